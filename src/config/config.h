@@ -1,0 +1,241 @@
+/*
+ * config.h — the scenario as plain structs, loaded from YAML (spec/scenario.md).
+ *
+ * config_load() parses the file with libyaml into a node tree that keeps line:column for every
+ * node, applies `--set KEY=VALUE` overrides to that tree, then validates it against the schema
+ * and fills a `scenario` with every key's documented default (docs/scenario.md). Units are parsed
+ * by units.h; all quantities are integers in the struct (ps, bits/s, bytes, ppm).
+ *
+ * Errors: unknown keys, wrong types, out-of-range values and impossible combinations fill the
+ * `err` with file:line:col of the offending node and a message of the form
+ *     fabric.host_link: expected a rate like "400Gbps", got "400"
+ * and the function returns ERR_INVALID (ERR_IO when the file cannot be read).
+ *
+ * Ownership: everything a scenario points to lives in its arena (sc->mem); scenario_free()
+ * releases it. The scenario also keeps the node tree so that later stages (topology builders)
+ * can report errors at the position of a key: config_locate().
+ */
+#ifndef WR_CONFIG_CONFIG_H
+#define WR_CONFIG_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/arena.h"
+#include "../core/err.h"
+#include "../core/time.h"
+
+enum fabric_preset {
+    PRESET_SINGLE_SWITCH,
+    PRESET_LEAF_SPINE,
+    PRESET_FAT_TREE,
+    PRESET_RAIL_OPTIMIZED,
+    PRESET_RAIL_ONLY,
+    PRESET_CUSTOM,
+};
+
+typedef struct cfg_custom_switch { const char *name; } cfg_custom_switch;
+typedef struct cfg_custom_host { const char *name; uint32_t gpus; } cfg_custom_host;
+typedef struct cfg_custom_link {
+    const char *a, *b;
+    uint64_t speed_bps;     /* 0 = fabric.fabric_link */
+    sim_time latency_ps;    /* SIM_TIME_MAX = fabric.link_latency */
+    int line, col;          /* position of this link in the file, for builder errors */
+} cfg_custom_link;
+
+typedef struct cfg_fabric {
+    enum fabric_preset preset;      /* default single-switch */
+    uint32_t servers;               /* default 8 */
+    uint32_t gpus_per_server;       /* default 8 */
+    uint32_t gpus_per_nic;          /* default 1 */
+    uint32_t nic_ports;             /* default 1 (1..2) */
+    uint32_t rails_per_leaf;        /* default 1 */
+    uint64_t host_link_bps;         /* default 400 Gbps */
+    uint64_t fabric_link_bps;       /* default 400 Gbps */
+    uint32_t oversub_down, oversub_up;  /* default 1:1 (reduced ratio as given) */
+    uint32_t leaf_radix;            /* default 64 */
+    uint32_t spine_radix;           /* default 64 */
+    uint32_t spines;                /* 0 = derive from the preset (leaf-spine: one per uplink) */
+    uint32_t pods;                  /* default 1 */
+    uint32_t k;                     /* fat-tree k, default 4 (even, >= 2) */
+    sim_time link_latency_ps;       /* default 1 us; or cable_length × 5 ns/m */
+    uint64_t cable_length_mm;       /* 0 when link_latency was given / defaulted */
+    sim_time switch_latency_ps;     /* default 600 ns */
+    bool cut_through;               /* default false (store-and-forward) */
+    uint64_t scale_up_bps;          /* default 450 GBps = 3.6 Tbps */
+    sim_time scale_up_latency_ps;   /* default 1 us */
+    uint32_t n_custom_switches, n_custom_hosts, n_custom_links;
+    cfg_custom_switch *custom_switches;
+    cfg_custom_host *custom_hosts;
+    cfg_custom_link *custom_links;
+} cfg_fabric;
+
+enum wd_action { WD_DROP, WD_FORWARD };
+enum sched_kind { SCHED_STRICT, SCHED_DWRR };
+
+typedef struct cfg_switch {
+    uint64_t buffer_bytes;          /* default 64 MiB */
+    double alpha;                   /* default 1 (dynamic threshold) */
+    bool ecn_enabled;               /* default true */
+    uint64_t ecn_kmin_bytes;        /* default 100 KB */
+    uint64_t ecn_kmax_bytes;        /* default 400 KB */
+    double ecn_pmax;                /* default 0.2 */
+    bool pfc_enabled;               /* default true */
+    uint8_t pfc_priorities;         /* bitmask of lossless classes, default 1<<3 */
+    uint64_t pfc_xoff_bytes;        /* 0 = auto */
+    uint64_t pfc_headroom_bytes;    /* 0 = auto */
+    sim_time wd_detect_ps;          /* default 200 ms */
+    sim_time wd_restore_ps;         /* default 400 ms */
+    enum wd_action wd_action;       /* default drop */
+    enum sched_kind scheduler;      /* default strict */
+} cfg_switch;
+
+enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
+enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC };
+enum retx_kind { RETX_GO_BACK_N, RETX_SELECTIVE };
+
+typedef struct cfg_dcqcn {
+    double g;                       /* default 1/256 */
+    uint64_t rai_bps;               /* default 40 Mbps */
+    uint64_t rhai_bps;              /* default 200 Mbps */
+    sim_time timer_ps;              /* default 55 us */
+    uint64_t byte_counter_bytes;    /* default 10 MB */
+    uint32_t fast_recovery;         /* default 5 */
+    sim_time cnp_interval_ps;       /* default 50 us */
+    uint64_t min_rate_bps;          /* default 100 Mbps */
+} cfg_dcqcn;
+
+typedef struct cfg_nic {
+    uint32_t mtu;                   /* default 4096 (256..4096) */
+    enum transport_kind transport;  /* default rocev2 */
+    enum cc_kind cc;                /* default dcqcn */
+    cfg_dcqcn dcqcn;
+    uint32_t qps_per_connection;    /* default 1 */
+    enum retx_kind retransmit;      /* default go-back-n */
+    sim_time rto_ps;                /* default 4 ms */
+    uint8_t priority;               /* traffic class of RoCE data, default 3 */
+} cfg_nic;
+
+enum lb_mode { LB_ECMP, LB_FLOWLET, LB_SPRAY, LB_ADAPTIVE, LB_COLLECTIVE };
+enum hash_kind { HASH_CRC16, HASH_CRC32, HASH_XOR, HASH_RANDOM };
+enum {
+    HF_SRC_IP = 1 << 0, HF_DST_IP = 1 << 1, HF_SRC_PORT = 1 << 2,
+    HF_DST_PORT = 1 << 3, HF_PROTOCOL = 1 << 4,
+};
+enum adaptive_metric { ADAPT_QUEUE, ADAPT_UTILIZATION };
+
+typedef struct cfg_lb {
+    enum lb_mode mode;              /* default ecmp */
+    enum hash_kind hash;            /* default crc32 */
+    uint32_t fields;                /* HF_* bitmask, default all five */
+    sim_time flowlet_gap_ps;        /* default 4 us */
+    enum adaptive_metric adaptive_metric; /* default queue */
+} cfg_lb;
+
+enum job_kind { JOB_COLLECTIVE, JOB_TRAINING, JOB_TRAFFIC };
+enum coll_op { OP_ALL_REDUCE, OP_REDUCE_SCATTER, OP_ALL_GATHER, OP_ALL_TO_ALL, OP_BROADCAST, OP_REDUCE };
+enum coll_algo { ALGO_RING, ALGO_TREE, ALGO_HALVING_DOUBLING, ALGO_DIRECT, ALGO_HIERARCHICAL };
+enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM };
+
+/* A list of indices: `all`, an explicit list, or a range string "0-63". */
+typedef struct cfg_index_set {
+    bool all;                       /* default true */
+    uint32_t n;
+    uint32_t *idx;                  /* sorted as given; validated against the topology later */
+    int line, col;                  /* position of the value, for range errors at build time */
+} cfg_index_set;
+
+typedef struct cfg_model {
+    const char *preset;             /* NULL when explicit */
+    double params;
+    uint32_t layers, hidden, seq_len, vocab;
+} cfg_model;
+
+typedef struct cfg_job {
+    const char *name;               /* default "job<i>" */
+    enum job_kind kind;             /* required */
+    int line, col;                  /* position of the job in the file */
+    sim_time start_ps;              /* default 0 */
+    uint32_t iterations;            /* default 1 */
+    /* collective */
+    enum coll_op op;                /* default all_reduce */
+    enum coll_algo algorithm;       /* default ring */
+    uint64_t size_bytes;            /* collective: default 64 MiB; traffic: default 1 MB */
+    cfg_index_set ranks;            /* default all */
+    uint32_t channels;              /* default 1 */
+    /* training */
+    cfg_model model;
+    uint32_t tp, pp, dp;            /* default 1 */
+    uint32_t micro_batch, global_batch;
+    double gpu_peak_tflops, gpu_mfu;
+    /* traffic */
+    enum traffic_pattern pattern;   /* default permutation */
+    cfg_index_set hosts;            /* default all */
+    double load;                    /* uniform: fraction of host link rate, default 0.5 */
+} cfg_job;
+
+enum fault_kind { FAULT_LINK_DOWN, FAULT_LINK_UP, FAULT_GPU_SLOW, FAULT_PFC_STORM };
+typedef struct cfg_fault {
+    sim_time at_ps;
+    enum fault_kind kind;
+    const char *link;               /* link-down/up: "leaf0-spine1" */
+    uint32_t gpu, nic;
+    double factor;
+    sim_time duration_ps;
+    int line, col;
+} cfg_fault;
+
+enum {
+    OUT_JSON = 1 << 0, OUT_CSV = 1 << 1, OUT_PROM = 1 << 2, OUT_TRACE = 1 << 3,
+    OUT_PCAP = 1 << 4, OUT_HTML = 1 << 5, OUT_SQLITE = 1 << 6,
+};
+
+typedef struct scenario {
+    arena mem;                      /* owns every string and array below */
+    const char *file;               /* path as given */
+    const char *name;               /* default: file's base name without extension */
+    uint64_t seed;                  /* default 1 */
+    sim_time stop_at_ps;            /* SIM_TIME_MAX when absent */
+    cfg_fabric fabric;
+    cfg_switch sw;
+    cfg_nic nic;
+    cfg_lb lb;
+    uint32_t n_jobs;
+    cfg_job *jobs;
+    uint32_t n_faults;
+    cfg_fault *faults;
+    sim_time sample_interval_ps;    /* default 10 us */
+    uint64_t pcap_max_packets;      /* default 100000 */
+    const char *output_dir;         /* default "out/<name>" */
+    uint32_t output_formats;        /* OUT_* mask, default OUT_JSON */
+    struct cfg_tree *tree;          /* parsed YAML kept for config_locate() */
+} scenario;
+
+/* One `--set KEY=VALUE` override; the value is parsed as a YAML scalar or flow collection. */
+typedef struct cfg_override {
+    const char *key;                /* dotted path, e.g. "fabric.host_link" or "workload.0.size" */
+    const char *value;
+} cfg_override;
+
+/*
+ * Load and validate `path`, apply `n_over` overrides, fill *sc. On failure returns the error
+ * code (ERR_INVALID / ERR_IO), sets *e and leaves *sc freed. Never prints.
+ */
+int config_load(scenario *sc, const char *path, const cfg_override *over, int n_over, err *e);
+/* Same, from a buffer (used by the fuzzer and tests); `name` stands in for the file name. */
+int config_load_buffer(scenario *sc, const char *name, const char *buf, size_t len,
+                       const cfg_override *over, int n_over, err *e);
+/* Find the line/col of a dotted key (e.g. "fabric.leaf_radix"); returns false if absent. */
+bool config_locate(const scenario *sc, const char *dotted, int *line, int *col);
+/* Set *e at the position of `dotted` (or the file start if absent) with ERR_INVALID. */
+int config_error_at(const scenario *sc, err *e, const char *dotted, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void scenario_free(scenario *sc);
+
+const char *preset_name(enum fabric_preset p);
+const char *job_kind_name(enum job_kind k);
+const char *coll_op_name(enum coll_op o);
+const char *coll_algo_name(enum coll_algo a);
+const char *pattern_name(enum traffic_pattern p);
+
+#endif

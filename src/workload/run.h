@@ -1,0 +1,119 @@
+/*
+ * run.h — one simulation run of a scenario: build the network, start the jobs, run the event
+ * loop, collect results. This is the library's top-level entry point; the CLI, tests and
+ * benchmarks drive it.
+ *
+ *   run *r = run_new(sc, &e);          // builds topology, routing, jobs; NULL + err on bad input
+ *   run_execute(r, progress, user);    // simulate to completion / stop_at
+ *   const run_stats *st = run_result(r);
+ *   run_free(r);
+ *
+ * Byte conservation holds at the end of every run and is checked by run_execute (SIM_ASSERT):
+ *   sent_bytes == delivered_bytes + dropped_bytes + inflight_bytes   (payload bytes)
+ */
+#ifndef WR_WORKLOAD_RUN_H
+#define WR_WORKLOAD_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../config/config.h"
+#include "../core/err.h"
+#include "../core/sim.h"
+#include "../core/time.h"
+
+/* Drop reasons, in summary.json order. */
+enum drop_reason {
+    DROP_BUFFER_FULL,
+    DROP_LINK_DOWN,
+    DROP_BIT_ERROR,
+    DROP_NO_ROUTE,
+    DROP_PFC_WATCHDOG,
+    DROP_TTL,
+    DROP_REASONS
+};
+const char *drop_reason_name(enum drop_reason r);
+
+typedef struct iter_result {
+    sim_time time_ps;
+    double algbw_GBps, busbw_GBps;
+} iter_result;
+
+typedef struct job_result {
+    const char *name;
+    enum job_kind kind;
+    enum coll_op op;            /* collective jobs */
+    enum coll_algo algorithm;   /* collective jobs */
+    enum traffic_pattern pattern; /* traffic jobs */
+    uint32_t ranks;             /* ranks (collective/training) or hosts taking part (traffic) */
+    uint64_t size_bytes;
+    sim_time start_ps, end_ps, jct_ps;  /* end/jct are 0 when the job did not complete */
+    bool completed;
+    uint32_t n_iterations;
+    iter_result *iterations;    /* n_iterations entries */
+    double algbw_GBps, busbw_GBps;
+    uint64_t flows, flows_completed;
+} job_result;
+
+/* One flow's record (for flows.csv and FCT statistics). */
+typedef struct flow_record {
+    uint32_t job;               /* index into jobs */
+    uint32_t src_host, dst_host;
+    uint64_t size_bytes;
+    uint64_t delivered_bytes;
+    sim_time start_ps, end_ps;  /* end_ps = 0 when not completed */
+} flow_record;
+
+/* Per-port figures for the human summary's "top congested ports" and ports.csv. */
+typedef struct port_record {
+    char name[48];              /* "leaf0:p33->spine1" */
+    uint64_t tx_bytes, tx_packets;
+    uint64_t max_queue_bytes;
+    double utilization;         /* busy time / end time */
+    uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
+    uint64_t drops[DROP_REASONS];
+} port_record;
+
+typedef struct run_stats {
+    sim_time end_ps;
+    uint64_t events;
+    double wall_s, events_per_s;
+    uint64_t peak_rss_bytes;
+    uint64_t packet_hops;       /* packets serialized onto any link */
+
+    uint32_t n_jobs;
+    job_result *jobs;
+
+    uint64_t n_flows;
+    flow_record *flows;
+    uint64_t flows_completed;
+    sim_time fct_p50_ps, fct_p99_ps, fct_max_ps;  /* over completed flows; 0 if none */
+
+    uint32_t n_ports;
+    port_record *ports;         /* switch egress ports and host NIC ports */
+
+    /* fabric */
+    uint64_t tx_bytes;          /* wire bytes serialized by all ports (frames incl. overhead) */
+    double max_link_utilization;
+    uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps, pfc_watchdog_events;
+    uint64_t drops[DROP_REASONS];       /* packets */
+
+    /* nics */
+    uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
+
+    /* conservation, payload bytes */
+    uint64_t sent_bytes, delivered_bytes, dropped_bytes, inflight_bytes;
+    bool hit_stop_at;           /* ended by stop_at rather than running out of events */
+} run_stats;
+
+typedef struct run run;
+
+/* Build everything for `sc` (borrowed; must outlive the run). NULL + *e on invalid input. */
+run *run_new(const scenario *sc, err *e);
+/* Simulate. `progress` (may be NULL) is called every ~1M events with the sim context. */
+void run_execute(run *r, sim_progress_fn progress, void *user);
+const run_stats *run_result(const run *r);
+const sim *run_sim(const run *r);
+void run_free(run *r);
+
+#endif
