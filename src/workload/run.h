@@ -21,18 +21,9 @@
 #include "../core/err.h"
 #include "../core/sim.h"
 #include "../core/time.h"
+#include "../net/drop.h"
 
-/* Drop reasons, in summary.json order. */
-enum drop_reason {
-    DROP_BUFFER_FULL,
-    DROP_LINK_DOWN,
-    DROP_BIT_ERROR,
-    DROP_NO_ROUTE,
-    DROP_PFC_WATCHDOG,
-    DROP_TTL,
-    DROP_REASONS
-};
-const char *drop_reason_name(enum drop_reason r);
+/* Drop reasons (enum drop_reason, drop_reason_name) come from net/drop.h. */
 
 typedef struct iter_result {
     sim_time time_ps;

@@ -1,0 +1,163 @@
+/*
+ * net.h — the network: nodes (hosts and switches), egress ports with the link direction they
+ * drive, switch buffers, forwarding tables.
+ *
+ * Model (models.md "Switch", DESIGN.md "hot path"):
+ * - A `port` is the egress side of one link direction: 8 priority queues, a scheduler, the
+ *   packet being serialized, and the packets in flight on the wire to the peer (a FIFO).
+ *   It owns at most two events: `tx_done` (serialization of the current frame ends) and
+ *   `arrive` (the head of the in-flight FIFO reaches the peer). Packets are not events.
+ * - Store-and-forward: a frame is handed to the peer node when its last bit has arrived
+ *   (tx end + propagation) plus the peer switch's pipeline latency; hosts add no latency.
+ *   The frame occupies no buffer during the pipeline (it enters the egress queue after it).
+ * - Output-queued switches with one shared buffer per switch. Admission by dynamic threshold
+ *   (Choudhury & Hahne 1998): a queue takes a frame only if its length < α·(B − occupied) and
+ *   the buffer has room; otherwise the frame is dropped with reason buffer_full. A frame holds
+ *   buffer from enqueue until its transmission ends.
+ * - Strict priority between the 8 classes (highest first); FIFO within a class.
+ * - Host NIC ports have no queue: when the port is free it pulls the next frame from the host's
+ *   transport (`pull`), so packets are created only when the wire can take them.
+ */
+#ifndef WR_NET_NET_H
+#define WR_NET_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../config/config.h"
+#include "../core/arena.h"
+#include "../core/err.h"
+#include "../core/evq.h"
+#include "../core/pool.h"
+#include "../core/rng.h"
+#include "../core/sim.h"
+#include "drop.h"
+#include "packet.h"
+
+#define NET_PRIOS 8
+
+typedef struct node node;
+typedef struct port port;
+typedef struct net net;
+
+enum node_kind { NODE_HOST, NODE_SWITCH };
+enum switch_tier { TIER_NONE, TIER_LEAF, TIER_SPINE, TIER_SUPER_SPINE, TIER_SCALE_UP };
+
+typedef struct pkt_fifo {
+    packet *head, *tail;
+} pkt_fifo;
+
+struct port {
+    event tx_done;             /* serialization of tx_pkt ends */
+    event arrive;              /* head of `fly` reaches the peer */
+    node *owner;
+    port *peer;                /* the port at the other end (its egress towards us) */
+    uint32_t index;            /* index within owner->ports */
+    uint32_t id;               /* index within net->ports */
+    uint64_t rate_bps;
+    sim_time prop_ps;          /* propagation delay of the cable */
+    sim_time deliver_ps;       /* prop + the peer's pipeline latency */
+    bool up;
+
+    packet *tx_pkt;            /* frame being serialized, or NULL */
+    pkt_fifo fly;              /* frames on the wire, in arrival order */
+    pkt_fifo q[NET_PRIOS];     /* egress queues (switch ports only) */
+    uint64_t q_bytes[NET_PRIOS];
+    uint64_t q_total_bytes;
+    uint8_t q_nonempty;        /* bit p set when q[p] has frames */
+
+    /* counters (telemetry reads them; the hot path only increments) */
+    uint64_t tx_bytes;         /* line bytes serialized */
+    uint64_t tx_packets;
+    uint64_t busy_ps;          /* serialization time */
+    uint64_t max_q_bytes;
+    uint64_t drops[DROP_REASONS];
+    uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
+};
+
+/* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
+ * then idle until it calls net_port_kick). `rx` takes ownership of a frame that arrived. */
+typedef packet *(*host_pull_fn)(void *ctx, node *host, port *p);
+typedef void (*host_rx_fn)(void *ctx, node *host, packet *pkt);
+
+typedef struct switch_buf {
+    uint64_t size_bytes;       /* B */
+    uint64_t used_bytes;       /* frames held */
+    uint64_t alpha_q16;        /* α in 16.16 fixed point */
+    uint64_t max_used_bytes;
+} switch_buf;
+
+struct node {
+    enum node_kind kind;
+    enum switch_tier tier;
+    uint32_t id;               /* index in net->nodes */
+    uint32_t index;            /* host index (hosts) or switch index (switches) */
+    char name[24];
+    uint32_t n_ports;
+    port *ports;
+    net *owner;
+    /* switch */
+    switch_buf buf;
+    sim_time pipeline_ps;
+    uint32_t *fib;             /* [n_hosts] -> ECMP group id (UINT32_MAX = no route) */
+    uint32_t hash_seed;        /* per-switch ECMP seed */
+    rng rng;                   /* per-switch stream (spray, random hash) */
+    uint32_t rr;               /* round-robin state for spray */
+    /* host */
+    uint32_t ip;               /* IPv4 address (hashed by ECMP) */
+    uint32_t server, gpu;      /* which server and first GPU this NIC port serves */
+    void *host_ctx;
+};
+
+/* An ECMP group: the egress ports (indices within the switch) on shortest paths. */
+typedef struct ecmp_group {
+    uint32_t n;
+    uint32_t *member;
+} ecmp_group;
+
+struct net {
+    sim *sim;
+    const scenario *sc;
+    arena mem;                 /* topology, FIBs, groups: the sim arena */
+    pool pkts;                 /* the packet pool */
+    uint32_t n_nodes, n_hosts, n_switches, n_ports;
+    node *nodes;               /* hosts first (index == host index), then switches */
+    node **hosts;
+    node **switches;
+    port **ports;              /* every egress port (host NIC ports and switch ports) */
+    uint32_t n_groups, cap_groups;
+    ecmp_group *groups;
+    const cfg_lb *lb;
+    /* host transport hooks */
+    host_pull_fn pull;
+    host_rx_fn rx;
+    void *host_ctx;
+    /* run-wide counters */
+    uint64_t packet_hops;
+    uint64_t dropped_payload_bytes;
+    uint64_t tiers[5];         /* switches per tier */
+};
+
+/* Build the topology of sc->fabric (sc borrowed, must outlive the net) and its routing.
+ * Returns NULL and sets *e (at the offending key's position) when the numbers cannot work. */
+net *net_build(const scenario *sc, sim *s, err *e);
+void net_free(net *n);
+
+/* Routing: (re)compute every switch's FIB over the links that are up (route.c). */
+void net_route(net *n);
+
+/* Hot path (port.c). */
+/* Wake a host port whose transport has new data: starts serialization if the port is idle. */
+void net_port_kick(net *n, port *p);
+/* Take a frame that has fully arrived at switch `sw` through ingress port index `in_port`. */
+void net_switch_receive(net *n, node *sw, packet *pkt);
+
+/* Frames (and their payload bytes) still inside the network: queues, wires, serializers. */
+uint64_t net_inflight_payload(const net *n, uint64_t *packets);
+/* Drop a frame at port p with reason r: counts it and returns it to the pool. */
+void net_drop(net *n, port *p, packet *pkt, enum drop_reason r);
+
+/* Name of a port for reports: "leaf0->spine3" (with "#k" for the k-th parallel link). */
+void net_port_name(const port *p, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * packet.h — the one packet struct: data, ACK, NAK, CNP and PAUSE frames alike.
+ *
+ * Packets are fixed-size objects from a pool (core/pool.h); exactly one component owns a packet
+ * at a time (a NIC building it, an egress queue, the port serializing it, a link carrying it,
+ * the receiver consuming it); whoever drops or consumes it returns it to the pool. A packet
+ * carries its own entropy (UDP source port) and hop state, never a private route.
+ *
+ * Wire sizes follow RoCEv2 (IBTA RoCEv2 annex; models.md "Wire and packets"):
+ *   Ethernet 14 + IPv4 20 + UDP 8 (dst port 4791) + BTH 12 [+ RETH 16 on the first packet of an
+ *   RDMA WRITE] [+ AETH 4 on ACK/NAK] + payload + ICRC 4 + FCS 4, padded to the 64-byte Ethernet
+ *   minimum, plus preamble/SFD 8 and inter-frame gap 12 of line time.
+ * `frame_bytes` is what a switch buffer holds (Ethernet header through FCS); serialization uses
+ * frame_bytes + WIRE_LINE_EXTRA. Goodput counts `payload_bytes` only.
+ */
+#ifndef WR_NET_PACKET_H
+#define WR_NET_PACKET_H
+
+#include <stdint.h>
+
+#include "../core/pool.h"
+#include "../core/time.h"
+
+enum {
+    WIRE_ETH = 14, WIRE_IPV4 = 20, WIRE_UDP = 8, WIRE_BTH = 12, WIRE_RETH = 16, WIRE_AETH = 4,
+    WIRE_ICRC = 4, WIRE_FCS = 4, WIRE_PREAMBLE = 8, WIRE_IFG = 12,
+    WIRE_MIN_FRAME = 64,
+    WIRE_LINE_EXTRA = WIRE_PREAMBLE + WIRE_IFG,
+    /* Frame bytes of a RoCEv2 packet around its payload (no RETH/AETH). */
+    WIRE_ROCE_OVERHEAD = WIRE_ETH + WIRE_IPV4 + WIRE_UDP + WIRE_BTH + WIRE_ICRC + WIRE_FCS,
+    ROCEV2_UDP_PORT = 4791,
+    IP_PROTO_UDP = 17,
+};
+
+enum pkt_kind { PKT_DATA, PKT_ACK, PKT_NAK, PKT_CNP, PKT_PAUSE };
+
+/* ECN field (RFC 3168). */
+enum { ECN_NOT_ECT = 0, ECN_ECT1 = 1, ECN_ECT0 = 2, ECN_CE = 3 };
+
+typedef struct packet {
+    pool_hdr hdr;              /* pool bookkeeping; must stay first */
+    struct packet *next;       /* queue / link FIFO linkage */
+    sim_time t_arrive;         /* while on a link: when its last bit (plus pipeline) arrives */
+    uint64_t flow;             /* owning flow / QP id (transport's index) */
+    uint32_t src, dst;         /* host (NIC port) indices */
+    uint32_t psn;              /* sequence number of the first payload byte's packet */
+    uint32_t payload_bytes;
+    uint32_t frame_bytes;      /* Ethernet header .. FCS, padded to 64 */
+    uint16_t sport;            /* UDP source port: the flow's entropy */
+    uint16_t in_port;          /* ingress port index at the current switch */
+    uint8_t kind;              /* enum pkt_kind */
+    uint8_t prio;              /* traffic class 0..7 */
+    uint8_t ecn;               /* ECN_* */
+    uint8_t hops;              /* switches traversed */
+    uint8_t first;             /* first packet of a message (carries RETH) */
+    uint8_t last;              /* last packet of a message */
+} packet;
+
+/* Frame bytes of a RoCEv2 data packet with `payload` bytes. */
+static inline uint32_t wire_data_frame(uint32_t payload, int first)
+{
+    uint32_t f = WIRE_ROCE_OVERHEAD + payload + (first ? WIRE_RETH : 0);
+    return f < WIRE_MIN_FRAME ? WIRE_MIN_FRAME : f;
+}
+
+/* Bytes of line time a frame occupies (adds preamble/SFD and inter-frame gap). */
+static inline uint32_t wire_line_bytes(const packet *p) { return p->frame_bytes + WIRE_LINE_EXTRA; }
+
+#endif
