@@ -80,6 +80,10 @@ struct port {
 typedef packet *(*host_pull_fn)(void *ctx, node *host, port *p);
 typedef void (*host_rx_fn)(void *ctx, node *host, packet *pkt);
 
+typedef struct ecmp_group ecmp_group;
+/* Load balancer hook (lb/ sits above net): choose a member index in [0, g->n) for pkt at sw. */
+typedef uint32_t (*lb_pick_fn)(void *ctx, node *sw, const ecmp_group *g, const packet *pkt);
+
 typedef struct switch_buf {
     uint64_t size_bytes;       /* B */
     uint64_t used_bytes;       /* frames held */
@@ -110,10 +114,10 @@ struct node {
 };
 
 /* An ECMP group: the egress ports (indices within the switch) on shortest paths. */
-typedef struct ecmp_group {
+struct ecmp_group {
     uint32_t n;
-    uint32_t *member;
-} ecmp_group;
+    uint32_t *member;          /* egress port indices within the switch, ascending */
+};
 
 struct net {
     sim *sim;
@@ -127,7 +131,8 @@ struct net {
     port **ports;              /* every egress port (host NIC ports and switch ports) */
     uint32_t n_groups, cap_groups;
     ecmp_group *groups;
-    const cfg_lb *lb;
+    lb_pick_fn pick;
+    void *pick_ctx;
     /* host transport hooks */
     host_pull_fn pull;
     host_rx_fn rx;
@@ -156,6 +161,9 @@ void net_switch_receive(net *n, node *sw, packet *pkt);
 uint64_t net_inflight_payload(const net *n, uint64_t *packets);
 /* Drop a frame at port p with reason r: counts it and returns it to the pool. */
 void net_drop(net *n, port *p, packet *pkt, enum drop_reason r);
+
+/* Set up a port's two events (topology builders call it once per port). */
+void net_port_init_events(port *p);
 
 /* Name of a port for reports: "leaf0->spine3" (with "#k" for the k-th parallel link). */
 void net_port_name(const port *p, char *buf, size_t len);

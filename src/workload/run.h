@@ -105,6 +105,9 @@ run *run_new(const scenario *sc, err *e);
 void run_execute(run *r, sim_progress_fn progress, void *user);
 const run_stats *run_result(const run *r);
 const sim *run_sim(const run *r);
+/* The run's simulation context, for tests that step the clock (e.g. run to a time, measure,
+ * continue with sim_run). */
+sim *run_sim_mut(run *r);
 void run_free(run *r);
 
 #endif

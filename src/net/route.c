@@ -1,0 +1,131 @@
+/*
+ * route.c — shortest-path ECMP routing, built once and shared.
+ *
+ * For every destination host h, a breadth-first search from h over links that are up gives each
+ * switch its distance to h; a switch's next hops towards h are the ports whose peer is one hop
+ * closer (another switch, or h itself — hosts never forward). In a Clos these are exactly the
+ * up-down shortest paths. Next-hop sets are interned into ECMP groups shared by every switch and
+ * destination that has the same member list, so a FIB entry is one uint32 (group id) per
+ * (switch, host). Cost: O(hosts × links) per (re)build, done at start and after topology changes,
+ * never per packet.
+ */
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "net.h"
+
+#define NO_DIST UINT32_MAX
+
+typedef struct intern_table {
+    uint32_t *slot;            /* group id + 1, 0 = empty */
+    uint32_t cap;              /* power of two */
+} intern_table;
+
+static uint64_t members_hash(const uint32_t *m, uint32_t k)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ k;
+    for (uint32_t i = 0; i < k; i++) {
+        h ^= m[i];
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+static void intern_grow(net *n, intern_table *t)
+{
+    uint32_t cap = t->cap ? t->cap * 2 : 1024;
+    uint32_t *slot = xcalloc(cap, sizeof(uint32_t), "ECMP group table");
+    for (uint32_t i = 0; i < t->cap; i++)
+        if (t->slot[i]) {
+            const ecmp_group *g = &n->groups[t->slot[i] - 1];
+            uint32_t j = (uint32_t)members_hash(g->member, g->n) & (cap - 1);
+            while (slot[j])
+                j = (j + 1) & (cap - 1);
+            slot[j] = t->slot[i];
+        }
+    xfree(t->slot);
+    t->slot = slot;
+    t->cap = cap;
+}
+
+static uint32_t intern(net *n, intern_table *t, const uint32_t *m, uint32_t k)
+{
+    if ((n->n_groups + 1) * 2 > t->cap)
+        intern_grow(n, t);
+    uint32_t j = (uint32_t)members_hash(m, k) & (t->cap - 1);
+    while (t->slot[j]) {
+        const ecmp_group *g = &n->groups[t->slot[j] - 1];
+        if (g->n == k && memcmp(g->member, m, k * sizeof(uint32_t)) == 0)
+            return t->slot[j] - 1;
+        j = (j + 1) & (t->cap - 1);
+    }
+    if (n->n_groups == n->cap_groups) {
+        n->cap_groups = n->cap_groups ? n->cap_groups * 2 : 256;
+        n->groups = xrealloc(n->groups, sizeof(ecmp_group) * n->cap_groups, "ECMP groups");
+    }
+    ecmp_group *g = &n->groups[n->n_groups];
+    g->n = k;
+    g->member = ARENA_NEW_ARRAY(&n->mem, uint32_t, k);
+    memcpy(g->member, m, k * sizeof(uint32_t));
+    t->slot[j] = ++n->n_groups;
+    return n->n_groups - 1;
+}
+
+void net_route(net *n)
+{
+    uint32_t *dist = xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances");
+    uint32_t *queue = xmalloc(sizeof(uint32_t) * n->n_nodes, "routing queue");
+    uint32_t max_ports = 1;
+    for (uint32_t i = 0; i < n->n_switches; i++)
+        if (n->switches[i]->n_ports > max_ports)
+            max_ports = n->switches[i]->n_ports;
+    uint32_t *members = xmalloc(sizeof(uint32_t) * max_ports, "next-hop scratch");
+    intern_table t = {0};
+    n->n_groups = 0; /* old groups' member arrays stay in the arena until the run ends */
+
+    for (uint32_t h = 0; h < n->n_hosts; h++) {
+        for (uint32_t i = 0; i < n->n_nodes; i++)
+            dist[i] = NO_DIST;
+        uint32_t qh = 0, qt = 0;
+        dist[h] = 0;
+        queue[qt++] = h;
+        while (qh < qt) {
+            const node *x = &n->nodes[queue[qh++]];
+            if (x->kind == NODE_HOST && x->id != h)
+                continue; /* hosts do not forward */
+            for (uint32_t p = 0; p < x->n_ports; p++) {
+                const port *pp = &x->ports[p];
+                if (!pp->up)
+                    continue;
+                uint32_t v = pp->peer->owner->id;
+                if (dist[v] == NO_DIST) {
+                    dist[v] = dist[x->id] + 1;
+                    queue[qt++] = v;
+                }
+            }
+        }
+        for (uint32_t s = 0; s < n->n_switches; s++) {
+            node *sw = n->switches[s];
+            if (dist[sw->id] == NO_DIST) {
+                sw->fib[h] = UINT32_MAX;
+                continue;
+            }
+            uint32_t k = 0;
+            for (uint32_t p = 0; p < sw->n_ports; p++) {
+                const port *pp = &sw->ports[p];
+                const node *v = pp->peer->owner;
+                if (!pp->up || dist[v->id] + 1 != dist[sw->id])
+                    continue;
+                if (v->kind == NODE_HOST && v->id != h)
+                    continue;
+                members[k++] = p;
+            }
+            sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
+        }
+    }
+    xfree(t.slot);
+    xfree(members);
+    xfree(queue);
+    xfree(dist);
+}

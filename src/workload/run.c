@@ -1,0 +1,270 @@
+/*
+ * run.c — one run: build the network and the jobs, simulate, collect the results (run.h).
+ *
+ * Jobs start from one event each at their `start` time. A traffic job completes when its last
+ * flow does; its JCT is from its start to that moment. FCT percentiles are nearest-rank over
+ * completed flows (p50 = the ⌈0.50·n⌉-th smallest). Link utilization of a port is its
+ * serialization time over the simulated time.
+ */
+#include "run.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/alloc.h"
+#include "../lb/lb.h"
+#include "../net/net.h"
+#include "../transport/nic.h"
+#include "traffic.h"
+
+typedef struct job_state {
+    event start;
+    run *owner;
+    uint32_t index;
+    uint64_t first_flow, n_flows, done_flows;
+    sim_time end_ps;
+} job_state;
+
+struct run {
+    const scenario *sc;
+    sim sim;
+    net *net;
+    transport *tp;
+    job_state *jobs;
+    run_stats st;
+};
+
+static void job_start(void *ctx, event *ev)
+{
+    job_state *js = (job_state *)((char *)ev - offsetof(job_state, start));
+    transport *t = js->owner->tp;
+    (void)ctx;
+    for (uint64_t i = 0; i < js->n_flows; i++)
+        transport_flow_start(t, &t->flows[js->first_flow + i]);
+}
+
+static void on_flow_done(void *ctx, flow *f)
+{
+    run *r = ctx;
+    job_state *js = &r->jobs[f->job];
+    js->done_flows++;
+    if (f->end_ps > js->end_ps)
+        js->end_ps = f->end_ps;
+}
+
+typedef struct add_ctx {
+    transport *tp;
+    uint32_t job;
+    uint64_t size;
+} add_ctx;
+
+static void add_pair(void *ctx, uint32_t src, uint32_t dst)
+{
+    add_ctx *a = ctx;
+    transport_flow_add(a->tp, a->job, src, dst, a->size);
+}
+
+run *run_new(const scenario *sc, err *e)
+{
+    run *r = xcalloc(1, sizeof *r, "run");
+    r->sc = sc;
+    sim_init(&r->sim, sc->seed);
+    r->sim.stop_at = sc->stop_at_ps;
+    r->net = net_build(sc, &r->sim, e);
+    if (!r->net)
+        goto fail;
+    if (lb_install(r->net, sc, e))
+        goto fail;
+    uint64_t total = 0;
+    for (uint32_t j = 0; j < sc->n_jobs; j++) {
+        const cfg_job *job = &sc->jobs[j];
+        if (job->kind != JOB_TRAFFIC) {
+            err_set(e, ERR_INVALID, sc->file, job->line, job->col,
+                    "workload[%u].kind: \"%s\" jobs are not available yet in this version "
+                    "(available: traffic)",
+                    j, job_kind_name(job->kind));
+            goto fail;
+        }
+        uint64_t c = traffic_flow_count(sc, j, r->net->n_hosts, e);
+        if (e->code)
+            goto fail;
+        total += c;
+    }
+    r->tp = transport_new(r->net, sc, total);
+    r->tp->on_done = on_flow_done;
+    r->tp->on_done_ctx = r;
+    r->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_state), "job states");
+    for (uint32_t j = 0; j < sc->n_jobs; j++) {
+        job_state *js = &r->jobs[j];
+        js->owner = r;
+        js->index = j;
+        js->first_flow = r->tp->n_flows;
+        add_ctx a = {r->tp, j, sc->jobs[j].size_bytes};
+        traffic_pairs(sc, j, r->net->n_hosts, add_pair, &a);
+        js->n_flows = r->tp->n_flows - js->first_flow;
+        event_init(&js->start, job_start);
+        sim_at(&r->sim, &js->start, sc->jobs[j].start_ps);
+    }
+    return r;
+fail:
+    run_free(r);
+    return NULL;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    sim_time x = *(const sim_time *)a, y = *(const sim_time *)b;
+    return x < y ? -1 : x > y;
+}
+
+static sim_time nearest_rank(const sim_time *v, uint64_t n, double q)
+{
+    if (!n)
+        return 0;
+    uint64_t k = (uint64_t)(q * (double)n + 0.999999999);
+    if (k < 1)
+        k = 1;
+    if (k > n)
+        k = n;
+    return v[k - 1];
+}
+
+static void collect(run *r)
+{
+    run_stats *st = &r->st;
+    const scenario *sc = r->sc;
+    net *n = r->net;
+    transport *t = r->tp;
+    st->end_ps = r->sim.now;
+    st->events = r->sim.events;
+    st->packet_hops = n->packet_hops;
+
+    st->n_jobs = sc->n_jobs;
+    st->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_result), "job results");
+    for (uint32_t j = 0; j < sc->n_jobs; j++) {
+        const cfg_job *cj = &sc->jobs[j];
+        const job_state *js = &r->jobs[j];
+        job_result *jr = &st->jobs[j];
+        jr->name = cj->name;
+        jr->kind = cj->kind;
+        jr->op = cj->op;
+        jr->algorithm = cj->algorithm;
+        jr->pattern = cj->pattern;
+        jr->size_bytes = cj->size_bytes;
+        jr->start_ps = cj->start_ps;
+        jr->flows = js->n_flows;
+        jr->flows_completed = js->done_flows;
+        jr->completed = js->done_flows == js->n_flows;
+        if (jr->completed) {
+            jr->end_ps = js->n_flows ? js->end_ps : cj->start_ps;
+            jr->jct_ps = jr->end_ps - jr->start_ps;
+        }
+        /* hosts taking part */
+        uint8_t *seen = xcalloc(n->n_hosts ? n->n_hosts : 1, 1, "job hosts");
+        for (uint64_t i = 0; i < js->n_flows; i++) {
+            const flow *f = &t->flows[js->first_flow + i];
+            jr->ranks += !seen[f->src] + (!seen[f->dst] && f->dst != f->src);
+            seen[f->src] = seen[f->dst] = 1;
+        }
+        xfree(seen);
+    }
+
+    st->n_flows = t->n_flows;
+    st->flows = xcalloc(t->n_flows ? t->n_flows : 1, sizeof(flow_record), "flow records");
+    sim_time *fct = xmalloc(sizeof(sim_time) * (t->n_flows ? t->n_flows : 1), "FCTs");
+    uint64_t nc = 0;
+    for (uint64_t i = 0; i < t->n_flows; i++) {
+        const flow *f = &t->flows[i];
+        flow_record *fr = &st->flows[i];
+        fr->job = f->job;
+        fr->src_host = f->src;
+        fr->dst_host = f->dst;
+        fr->size_bytes = f->size_bytes;
+        fr->delivered_bytes = f->delivered_bytes;
+        fr->start_ps = f->start_ps;
+        if (f->done) {
+            fr->end_ps = f->end_ps;
+            fct[nc++] = f->end_ps - f->start_ps;
+        }
+    }
+    qsort(fct, nc, sizeof(sim_time), cmp_time);
+    st->flows_completed = nc;
+    st->fct_p50_ps = nearest_rank(fct, nc, 0.50);
+    st->fct_p99_ps = nearest_rank(fct, nc, 0.99);
+    st->fct_max_ps = nc ? fct[nc - 1] : 0;
+    xfree(fct);
+
+    st->n_ports = n->n_ports;
+    st->ports = xcalloc(n->n_ports ? n->n_ports : 1, sizeof(port_record), "port records");
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        const port *p = n->ports[i];
+        port_record *pr = &st->ports[i];
+        net_port_name(p, pr->name, sizeof pr->name);
+        pr->tx_bytes = p->tx_bytes;
+        pr->tx_packets = p->tx_packets;
+        pr->max_queue_bytes = p->max_q_bytes;
+        pr->utilization = st->end_ps ? (double)p->busy_ps / (double)st->end_ps : 0.0;
+        pr->ecn_marked = p->ecn_marked;
+        pr->pfc_pause_sent = p->pfc_pause_sent;
+        pr->pfc_paused_ps = p->pfc_paused_ps;
+        st->tx_bytes += p->tx_bytes;
+        if (pr->utilization > st->max_link_utilization)
+            st->max_link_utilization = pr->utilization;
+        st->ecn_marked += p->ecn_marked;
+        st->pfc_pause_sent += p->pfc_pause_sent;
+        st->pfc_paused_ps += p->pfc_paused_ps;
+        for (int d = 0; d < DROP_REASONS; d++) {
+            pr->drops[d] = p->drops[d];
+            st->drops[d] += p->drops[d];
+        }
+    }
+
+    st->sent_bytes = t->sent_payload_bytes;
+    st->delivered_bytes = t->delivered_payload_bytes;
+    st->dropped_bytes = n->dropped_payload_bytes;
+    st->inflight_bytes = net_inflight_payload(n, NULL);
+    SIM_ASSERT(st->sent_bytes == st->delivered_bytes + st->dropped_bytes + st->inflight_bytes,
+               "byte conservation: sent %llu != delivered %llu + dropped %llu + in flight %llu",
+               (unsigned long long)st->sent_bytes, (unsigned long long)st->delivered_bytes,
+               (unsigned long long)st->dropped_bytes, (unsigned long long)st->inflight_bytes);
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void run_execute(run *r, sim_progress_fn progress, void *user)
+{
+    r->sim.progress = progress;
+    r->sim.progress_user = user;
+    double t0 = wall_now();
+    sim_run(&r->sim);
+    double wall = wall_now() - t0;
+    r->st.hit_stop_at = evq_size(&r->sim.q) > 0;
+    collect(r);
+    r->st.wall_s = wall;
+    r->st.events_per_s = wall > 0 ? (double)r->st.events / wall : 0.0;
+}
+
+const run_stats *run_result(const run *r) { return &r->st; }
+const sim *run_sim(const run *r) { return &r->sim; }
+sim *run_sim_mut(run *r) { return &r->sim; }
+
+void run_free(run *r)
+{
+    if (!r)
+        return;
+    xfree(r->st.jobs);
+    xfree(r->st.flows);
+    xfree(r->st.ports);
+    xfree(r->jobs);
+    transport_free(r->tp);
+    net_free(r->net);
+    sim_free(&r->sim);
+    xfree(r);
+}
