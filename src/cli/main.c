@@ -1,0 +1,73 @@
+/*
+ * main.c — `wirerate COMMAND ...`: dispatch, --help, --version.
+ *
+ * Only `run` is built. The other commands of spec/scenario.md (perf, check, plan, sweep, report)
+ * are recognised and answer honestly that they are not available yet (exit 2, a usage error),
+ * rather than being unknown or printing placeholder results a script might trust.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/err.h"
+#include "cli.h"
+#include "diag.h"
+
+static const char *const planned[] = {"perf", "check", "plan", "sweep", "report"};
+
+static void usage(FILE *f)
+{
+    fputs("wirerate " WR_VERSION " - packet-level simulator of AI training network fabrics\n"
+          "\n"
+          "usage: wirerate run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--json]"
+          " [--quiet]\n"
+          "       wirerate --version | --help | COMMAND --help\n"
+          "\n"
+          "commands:\n"
+          "  run      simulate a scenario; summary on stdout, results in the output folder\n"
+          "\n"
+          "planned, not available yet in this version:\n"
+          "  perf     nccl-tests-style bandwidth table for a simulated fabric\n"
+          "  check    design and configuration checks of a fabric\n"
+          "  plan     build sheet: bill of materials, addressing, switch configs\n"
+          "  sweep    a grid of runs in parallel\n"
+          "  report   HTML report of an output folder\n"
+          "\n"
+          "exit codes: 0 ok, 1 run failed, 2 usage error, 3 invalid scenario, 4 I/O error\n"
+          "scenario format: docs/scenario.md\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return ERR_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "run") == 0) {
+            cmd_run_help();
+            return ERR_OK;
+        }
+        usage(stdout);
+        return ERR_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        puts("wirerate " WR_VERSION);
+        return ERR_OK;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++) {
+        if (strcmp(cmd, planned[i]) == 0) {
+            diag_msg(stderr, "'%s' is not available yet in this version", cmd);
+            return ERR_USAGE;
+        }
+    }
+    if (cmd[0] == '-')
+        diag_msg(stderr, "unknown option '%s'", cmd);
+    else
+        diag_msg(stderr, "unknown command '%s'", cmd);
+    fputs("Try 'wirerate --help'.\n", stderr);
+    return ERR_USAGE;
+}

@@ -1,0 +1,60 @@
+/*
+ * csv.c — flows.csv and ports.csv (RFC 4180: header row, comma-separated, fields quoted only
+ * when they contain a comma, quote or line break). Units are in the column names; integers are
+ * exact; ratios use "%.6g" like summary.json so the files are as deterministic as the JSON.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "summary.h"
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int summary_write_flows_csv(FILE *f, const run_stats *st)
+{
+    fputs("job,src_host,dst_host,size_bytes,delivered_bytes,start_ps,end_ps,fct_ps\n", f);
+    for (uint64_t i = 0; i < st->n_flows; i++) {
+        const flow_record *r = &st->flows[i];
+        csv_field(f, r->job < st->n_jobs ? st->jobs[r->job].name : "");
+        fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", r->src_host,
+                r->dst_host, r->size_bytes, r->delivered_bytes, r->start_ps);
+        if (r->end_ps)
+            fprintf(f, "%" PRIu64 ",%" PRIu64 "\n", r->end_ps, r->end_ps - r->start_ps);
+        else
+            fputs(",\n", f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int summary_write_ports_csv(FILE *f, const run_stats *st)
+{
+    fputs("port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,"
+          "pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,"
+          "drop_pfc_watchdog,drop_ttl\n",
+          f);
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const port_record *p = &st->ports[i];
+        double u = p->utilization == 0.0 ? 0.0 : p->utilization;
+        csv_field(f, p->name);
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+                p->tx_bytes, p->tx_packets, p->max_queue_bytes, u, p->ecn_marked, p->pfc_pause_sent,
+                p->pfc_paused_ps);
+        for (int r = 0; r < DROP_REASONS; r++)
+            fprintf(f, ",%" PRIu64, p->drops[r]);
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}

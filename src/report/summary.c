@@ -1,0 +1,390 @@
+/*
+ * summary.c — summary.json and the human summary of a run (see summary.h).
+ *
+ * summary.json follows spec/scenario.md key for key and in that order; additions (documented in
+ * README.md "Output files") come after the spec's keys of the same object so that a reader of
+ * the spec finds what it expects where it expects it:
+ *   sim.packet_hops, sim.hit_stop_at; jobs[].completed, .flows, .flows_completed; drops.ttl;
+ *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
+ * Collective jobs carry "op" and "algorithm", traffic jobs "pattern", training jobs neither.
+ *
+ * The human summary is for a person at a terminal: quantities are scaled to readable units, only
+ * non-zero drop reasons are listed, and the five ports with the deepest queues are shown because
+ * that is where a network engineer looks first for the cause of a long JCT.
+ */
+#include "summary.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+
+/* JSON names of drop reasons, in enum drop_reason order. Kept here (not drop_reason_name())
+ * because these strings are a published contract of summary.json. */
+static const char *const drop_keys[DROP_REASONS] = {
+    [DROP_BUFFER_FULL] = "buffer_full",   [DROP_LINK_DOWN] = "link_down",
+    [DROP_BIT_ERROR] = "bit_error",       [DROP_NO_ROUTE] = "no_route",
+    [DROP_PFC_WATCHDOG] = "pfc_watchdog", [DROP_TTL] = "ttl",
+};
+
+static int stream_status(FILE *f)
+{
+    return ferror(f) ? -1 : 0;
+}
+
+static void key_u64(jsonw *w, const char *k, uint64_t v)
+{
+    jsonw_key(w, k);
+    jsonw_u64(w, v);
+}
+
+static void key_double(jsonw *w, const char *k, double v)
+{
+    jsonw_key(w, k);
+    jsonw_double(w, v);
+}
+
+static void key_str(jsonw *w, const char *k, const char *v)
+{
+    jsonw_key(w, k);
+    jsonw_str(w, v);
+}
+
+static void write_job(jsonw *w, const job_result *j)
+{
+    jsonw_obj_begin(w);
+    key_str(w, "name", j->name);
+    key_str(w, "kind", job_kind_name(j->kind));
+    if (j->kind == JOB_COLLECTIVE) {
+        key_str(w, "op", coll_op_name(j->op));
+        key_str(w, "algorithm", coll_algo_name(j->algorithm));
+    } else if (j->kind == JOB_TRAFFIC) {
+        key_str(w, "pattern", pattern_name(j->pattern));
+    }
+    key_u64(w, "ranks", j->ranks);
+    key_u64(w, "size_bytes", j->size_bytes);
+    key_u64(w, "start_ps", j->start_ps);
+    key_u64(w, "end_ps", j->end_ps);
+    key_u64(w, "jct_ps", j->jct_ps);
+    jsonw_key(w, "iterations");
+    jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < j->n_iterations; i++) {
+        const iter_result *it = &j->iterations[i];
+        jsonw_obj_begin(w);
+        key_u64(w, "time_ps", it->time_ps);
+        key_double(w, "algbw_GBps", it->algbw_GBps);
+        key_double(w, "busbw_GBps", it->busbw_GBps);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    key_double(w, "algbw_GBps", j->algbw_GBps);
+    key_double(w, "busbw_GBps", j->busbw_GBps);
+    jsonw_key(w, "completed");
+    jsonw_bool(w, j->completed);
+    key_u64(w, "flows", j->flows);
+    key_u64(w, "flows_completed", j->flows_completed);
+    jsonw_obj_end(w);
+}
+
+int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
+{
+    jsonw w;
+    jsonw_init(&w, f, true);
+    jsonw_obj_begin(&w);
+    key_str(&w, "tool", "wirerate");
+    key_str(&w, "version", WR_VERSION);
+    key_str(&w, "scenario", sc->name);
+    key_u64(&w, "seed", sc->seed);
+
+    jsonw_key(&w, "sim");
+    jsonw_obj_begin(&w);
+    key_u64(&w, "end_ps", st->end_ps);
+    key_u64(&w, "events", st->events);
+    key_double(&w, "wall_s", st->wall_s);
+    key_double(&w, "events_per_s", st->events_per_s);
+    key_u64(&w, "peak_rss_bytes", st->peak_rss_bytes);
+    key_u64(&w, "packet_hops", st->packet_hops);
+    jsonw_key(&w, "hit_stop_at");
+    jsonw_bool(&w, st->hit_stop_at);
+    jsonw_obj_end(&w);
+
+    jsonw_key(&w, "jobs");
+    jsonw_arr_begin(&w);
+    for (uint32_t i = 0; i < st->n_jobs; i++)
+        write_job(&w, &st->jobs[i]);
+    jsonw_arr_end(&w);
+
+    jsonw_key(&w, "flows");
+    jsonw_obj_begin(&w);
+    key_u64(&w, "count", st->n_flows);
+    key_u64(&w, "completed", st->flows_completed);
+    jsonw_key(&w, "fct_ps");
+    jsonw_obj_begin(&w);
+    key_u64(&w, "p50", st->fct_p50_ps);
+    key_u64(&w, "p99", st->fct_p99_ps);
+    key_u64(&w, "max", st->fct_max_ps);
+    jsonw_obj_end(&w);
+    jsonw_obj_end(&w);
+
+    jsonw_key(&w, "fabric");
+    jsonw_obj_begin(&w);
+    key_u64(&w, "tx_bytes", st->tx_bytes);
+    key_double(&w, "max_link_utilization", st->max_link_utilization);
+    key_u64(&w, "ecn_marked", st->ecn_marked);
+    key_u64(&w, "pfc_pause_sent", st->pfc_pause_sent);
+    key_u64(&w, "pfc_paused_ps", st->pfc_paused_ps);
+    key_u64(&w, "pfc_watchdog_events", st->pfc_watchdog_events);
+    jsonw_key(&w, "drops");
+    jsonw_obj_begin(&w);
+    for (int r = 0; r < DROP_REASONS; r++)
+        key_u64(&w, drop_keys[r], st->drops[r]);
+    jsonw_obj_end(&w);
+    jsonw_obj_end(&w);
+
+    jsonw_key(&w, "nics");
+    jsonw_obj_begin(&w);
+    key_u64(&w, "cnp_sent", st->cnp_sent);
+    key_u64(&w, "cnp_handled", st->cnp_handled);
+    key_u64(&w, "retransmitted_packets", st->retransmitted_packets);
+    key_u64(&w, "out_of_sequence", st->out_of_sequence);
+    key_u64(&w, "rto_events", st->rto_events);
+    jsonw_obj_end(&w);
+
+    jsonw_key(&w, "conservation");
+    jsonw_obj_begin(&w);
+    key_u64(&w, "sent_bytes", st->sent_bytes);
+    key_u64(&w, "delivered_bytes", st->delivered_bytes);
+    key_u64(&w, "dropped_bytes", st->dropped_bytes);
+    key_u64(&w, "inflight_bytes", st->inflight_bytes);
+    jsonw_obj_end(&w);
+
+    jsonw_obj_end(&w);
+    jsonw_end(&w);
+    return stream_status(f);
+}
+
+/* ---- human summary ------------------------------------------------------------------------ */
+
+char *summary_fmt_time(char *buf, size_t len, sim_time ps)
+{
+    static const struct {
+        sim_time div;
+        const char *unit;
+    } u[] = {
+        {SIM_S, "s"},
+        {SIM_MS, "ms"},
+        {SIM_US, "us"},
+        {SIM_NS, "ns"},
+    };
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+        if (ps >= u[i].div) {
+            snprintf(buf, len, "%.3f %s", (double)ps / (double)u[i].div, u[i].unit);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "%" PRIu64 " ps", ps);
+    return buf;
+}
+
+/* Decimal prefixes, as the spec's units (KB = 10^3). */
+char *summary_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+    static const char *const unit[] = {"KB", "MB", "GB", "TB", "PB"};
+    if (bytes < 1000) {
+        snprintf(buf, len, "%" PRIu64 " B", bytes);
+        return buf;
+    }
+    double v = (double)bytes / 1000.0;
+    size_t i = 0;
+    while (v >= 1000.0 && i + 1 < sizeof unit / sizeof unit[0]) {
+        v /= 1000.0;
+        i++;
+    }
+    snprintf(buf, len, "%.2f %s", v, unit[i]);
+    return buf;
+}
+
+/* A count with SI suffix for large magnitudes: 987, 12.3 k, 4.56 M, 7.89 G. */
+static char *fmt_count(char *buf, size_t len, double v)
+{
+    if (v < 1e3)
+        snprintf(buf, len, "%.0f", v);
+    else if (v < 1e6)
+        snprintf(buf, len, "%.1f k", v / 1e3);
+    else if (v < 1e9)
+        snprintf(buf, len, "%.2f M", v / 1e6);
+    else
+        snprintf(buf, len, "%.2f G", v / 1e9);
+    return buf;
+}
+
+static uint64_t port_drops(const port_record *p)
+{
+    uint64_t n = 0;
+    for (int r = 0; r < DROP_REASONS; r++)
+        n += p->drops[r];
+    return n;
+}
+
+/* Deepest queue first; ties by port index so the listing is deterministic. */
+static const port_record *sort_base;
+static int cmp_port_queue(const void *a, const void *b)
+{
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    uint64_t qa = sort_base[ia].max_queue_bytes, qb = sort_base[ib].max_queue_bytes;
+    if (qa != qb)
+        return qa > qb ? -1 : 1;
+    return ia < ib ? -1 : (ia > ib);
+}
+
+#define TOP_PORTS 5
+
+static void write_top_ports(FILE *f, const run_stats *st)
+{
+    /* Partial selection into a fixed array: at most TOP_PORTS kept, O(ports × 5). A full sort
+     * would need an allocation proportional to the port count for five lines of output. */
+    uint32_t top[TOP_PORTS];
+    int n = 0;
+    sort_base = st->ports;
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        if (st->ports[i].max_queue_bytes == 0)
+            continue;
+        if (n < TOP_PORTS) {
+            top[n++] = i;
+        } else if (cmp_port_queue(&i, &top[n - 1]) < 0) {
+            top[n - 1] = i;
+        } else {
+            continue;
+        }
+        qsort(top, (size_t)n, sizeof top[0], cmp_port_queue);
+    }
+    fprintf(f, "\nports (%" PRIu32 "), deepest queues\n", st->n_ports);
+    if (n == 0) {
+        fputs("  no port ever queued a packet\n", f);
+        return;
+    }
+    int wname = 4;
+    for (int i = 0; i < n; i++) {
+        int l = (int)strlen(st->ports[top[i]].name);
+        if (l > wname)
+            wname = l;
+    }
+    fprintf(f, "  %-*s  %12s  %10s  %8s  %10s\n", wname, "port", "max queue", "drops", "util",
+            "ECN marks");
+    for (int i = 0; i < n; i++) {
+        const port_record *p = &st->ports[top[i]];
+        char q[32];
+        fprintf(f, "  %-*s  %12s  %10" PRIu64 "  %6.1f %%  %10" PRIu64 "\n", wname, p->name,
+                summary_fmt_bytes(q, sizeof q, p->max_queue_bytes), port_drops(p),
+                100.0 * p->utilization, p->ecn_marked);
+    }
+}
+
+static void job_kind_text(char *buf, size_t len, const job_result *j)
+{
+    if (j->kind == JOB_COLLECTIVE)
+        snprintf(buf, len, "%s/%s", coll_op_name(j->op), coll_algo_name(j->algorithm));
+    else if (j->kind == JOB_TRAFFIC)
+        snprintf(buf, len, "traffic/%s", pattern_name(j->pattern));
+    else
+        snprintf(buf, len, "%s", job_kind_name(j->kind));
+}
+
+static void write_jobs(FILE *f, const run_stats *st)
+{
+    fprintf(f, "\njobs (%" PRIu32 ")\n", st->n_jobs);
+    if (st->n_jobs == 0)
+        return;
+    int wname = 4, wkind = 4;
+    for (uint32_t i = 0; i < st->n_jobs; i++) {
+        char k[64];
+        job_kind_text(k, sizeof k, &st->jobs[i]);
+        int ln = (int)strlen(st->jobs[i].name), lk = (int)strlen(k);
+        wname = ln > wname ? ln : wname;
+        wkind = lk > wkind ? lk : wkind;
+    }
+    fprintf(f, "  %-*s  %-*s  %6s  %8s  %12s  %15s  %10s  %10s\n", wname, "name", wkind, "kind",
+            "ranks", "size", "JCT", "flows done", "algbw", "busbw");
+    for (uint32_t i = 0; i < st->n_jobs; i++) {
+        const job_result *j = &st->jobs[i];
+        char k[64], sz[32], jct[32], fl[48], alg[32], bus[32];
+        job_kind_text(k, sizeof k, j);
+        summary_fmt_bytes(sz, sizeof sz, j->size_bytes);
+        if (j->completed)
+            summary_fmt_time(jct, sizeof jct, j->jct_ps);
+        else
+            snprintf(jct, sizeof jct, "not done");
+        snprintf(fl, sizeof fl, "%" PRIu64 "/%" PRIu64, j->flows_completed, j->flows);
+        if (j->kind == JOB_COLLECTIVE && j->completed) {
+            snprintf(alg, sizeof alg, "%.2f GB/s", j->algbw_GBps);
+            snprintf(bus, sizeof bus, "%.2f GB/s", j->busbw_GBps);
+        } else {
+            snprintf(alg, sizeof alg, "-");
+            snprintf(bus, sizeof bus, "-");
+        }
+        fprintf(f, "  %-*s  %-*s  %6" PRIu32 "  %8s  %12s  %15s  %10s  %10s\n", wname, j->name,
+                wkind, k, j->ranks, sz, jct, fl, alg, bus);
+    }
+}
+
+int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const char *const *files,
+                       int n_files)
+{
+    char a[32], b[32], c[32], d[32];
+
+    fprintf(f, "wirerate %s  scenario \"%s\"  seed %" PRIu64 "\n", WR_VERSION, sc->name, sc->seed);
+    fprintf(f, "  simulated  %s  (%s)\n", summary_fmt_time(a, sizeof a, st->end_ps),
+            st->hit_stop_at ? "stopped at stop_at" : "all events done");
+    fprintf(f, "  events     %s in %.3f s wall, %s events/s, %s packet hops, peak RSS %s\n",
+            fmt_count(a, sizeof a, (double)st->events), st->wall_s,
+            fmt_count(b, sizeof b, st->events_per_s),
+            fmt_count(c, sizeof c, (double)st->packet_hops),
+            summary_fmt_bytes(d, sizeof d, st->peak_rss_bytes));
+
+    write_jobs(f, st);
+
+    fprintf(f, "\nflows      %" PRIu64 " of %" PRIu64 " completed", st->flows_completed,
+            st->n_flows);
+    if (st->flows_completed)
+        fprintf(f, "; FCT p50 %s, p99 %s, max %s", summary_fmt_time(a, sizeof a, st->fct_p50_ps),
+                summary_fmt_time(b, sizeof b, st->fct_p99_ps),
+                summary_fmt_time(c, sizeof c, st->fct_max_ps));
+    fputc('\n', f);
+
+    fprintf(f, "fabric     tx %s on the wire, max link utilization %.1f %%\n",
+            summary_fmt_bytes(a, sizeof a, st->tx_bytes), 100.0 * st->max_link_utilization);
+    fprintf(f,
+            "           ECN marked %" PRIu64 " packets, PFC pauses sent %" PRIu64
+            " (%s paused), watchdog events %" PRIu64 "\n",
+            st->ecn_marked, st->pfc_pause_sent, summary_fmt_time(a, sizeof a, st->pfc_paused_ps),
+            st->pfc_watchdog_events);
+    fputs("drops      ", f);
+    int shown = 0;
+    for (int r = 0; r < DROP_REASONS; r++) {
+        if (!st->drops[r])
+            continue;
+        fprintf(f, "%s%s %" PRIu64, shown ? ", " : "", drop_keys[r], st->drops[r]);
+        shown++;
+    }
+    fputs(shown ? " packets\n" : "none\n", f);
+    fprintf(f,
+            "nics       CNPs sent %" PRIu64 " / handled %" PRIu64 ", retransmitted %" PRIu64
+            " packets, out-of-sequence %" PRIu64 ", RTO %" PRIu64 "\n",
+            st->cnp_sent, st->cnp_handled, st->retransmitted_packets, st->out_of_sequence,
+            st->rto_events);
+    fprintf(f, "bytes      sent %s = delivered %s + dropped %s + in flight %s\n",
+            summary_fmt_bytes(a, sizeof a, st->sent_bytes),
+            summary_fmt_bytes(b, sizeof b, st->delivered_bytes),
+            summary_fmt_bytes(c, sizeof c, st->dropped_bytes),
+            summary_fmt_bytes(d, sizeof d, st->inflight_bytes));
+
+    write_top_ports(f, st);
+
+    if (n_files > 0) {
+        fputs("\noutput\n", f);
+        for (int i = 0; i < n_files; i++)
+            fprintf(f, "  %s\n", files[i]);
+    }
+    return stream_status(f);
+}

@@ -1,0 +1,40 @@
+/*
+ * summary.h — the results of one run, for people and for scripts:
+ *   summary.json  (the stable contract of spec/scenario.md "summary.json", plus additions)
+ *   the human summary the CLI prints on stdout
+ *   flows.csv and ports.csv (output.formats: csv)
+ *
+ * Every figure comes from run_stats (workload/run.h); nothing is recomputed here except
+ * presentation (unit scaling, ranking ports by queue depth). These functions write to a stream
+ * the caller owns and never print anywhere else; they return 0, or -1 when the stream reports an
+ * error (errno is left as the failing stdio call set it).
+ */
+#ifndef WR_REPORT_SUMMARY_H
+#define WR_REPORT_SUMMARY_H
+
+#include <stdio.h>
+
+#include "../config/config.h"
+#include "../workload/run.h"
+
+/* summary.json, pretty-printed, key order as in the spec. `sc` and `st` are borrowed. */
+int summary_write_json(FILE *f, const scenario *sc, const run_stats *st);
+
+/* The human summary. `files` (n_files paths, may be 0) are listed as the output written. */
+int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const char *const *files,
+                       int n_files);
+
+/* flows.csv: job,src_host,dst_host,size_bytes,delivered_bytes,start_ps,end_ps,fct_ps
+ * (end_ps and fct_ps empty for flows that did not complete). */
+int summary_write_flows_csv(FILE *f, const run_stats *st);
+
+/* ports.csv: port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,
+ * pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,drop_pfc_watchdog,
+ * drop_ttl (drops in packets; utilization = busy time / simulated time, 0..1). */
+int summary_write_ports_csv(FILE *f, const run_stats *st);
+
+/* Human-readable quantities into buf (returns buf): "1.234 ms", "4.19 MB" (10^3), "400 Gbps". */
+char *summary_fmt_time(char *buf, size_t len, sim_time ps);
+char *summary_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
+#endif

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# test_cli.sh — the command-line contract of spec/scenario.md "CLI": exit codes, error format
+# with source line and caret, nothing written on failure, --json, -o, --seed, --set.
+# Usage: test_cli.sh WIRERATE_BINARY SOURCE_DIR
+set -u
+WR=${1:?usage: test_cli.sh WIRERATE SOURCE_DIR}
+SRC=${2:?usage: test_cli.sh WIRERATE SOURCE_DIR}
+case $WR in /*) ;; *) WR=$PWD/$WR ;; esac
+case $SRC in /*) ;; *) SRC=$PWD/$SRC ;; esac
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/wr-cli.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1   # runs without -o would write out/<name> here, never into the source tree
+
+fails=0
+checks=0
+ok()   { checks=$((checks + 1)); echo "ok   $1"; }
+fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL $1"; }
+# expect_rc NAME WANT GOT
+expect_rc() { if [ "$3" = "$2" ]; then ok "$1 (exit $3)"; else fail "$1: exit $3, want $2"; fi; }
+# expect_grep NAME FILE REGEX
+expect_grep() {
+    if grep -Eq -- "$3" "$2"; then ok "$1"; else
+        fail "$1: /$3/ not found in:"; sed 's/^/     | /' "$2"; fi
+}
+expect_no_path() { if [ -e "$2" ]; then fail "$1: $2 exists"; else ok "$1"; fi; }
+
+# A small valid scenario: one switch, four hosts, a permutation of 64 KB flows.
+cat > small.yaml <<'EOF'
+name: small
+fabric:
+  preset: single-switch
+  servers: 4
+  gpus_per_server: 1
+workload:
+  - name: perm
+    kind: traffic
+    pattern: permutation
+    size: 64KB
+EOF
+# The same with a unit error on line 6, column 14 (the value "400").
+cat > bad.yaml <<'EOF'
+name: bad
+fabric:
+  preset: single-switch
+  servers: 4
+  gpus_per_server: 1
+  host_link: 400
+workload:
+  - { name: perm, kind: traffic, pattern: permutation, size: 64KB }
+EOF
+
+echo "== version and help"
+"$WR" --version > v.out 2> v.err; expect_rc "--version" 0 $?
+expect_grep "--version prints 'wirerate 0.1.0'" v.out '^wirerate 0\.1\.0$'
+"$WR" --help > h.out 2> h.err; expect_rc "--help" 0 $?
+expect_grep "--help shows the synopsis" h.out 'usage: wirerate run SCENARIO\.yaml'
+"$WR" run --help > rh.out 2> rh.err; expect_rc "run --help" 0 $?
+expect_grep "run --help lists --set" rh.out '--set KEY=VALUE'
+"$WR" > /dev/null 2> n.err; expect_rc "no arguments" 2 $?
+
+echo "== usage errors"
+"$WR" frobnicate > /dev/null 2> u.err; expect_rc "unknown command" 2 $?
+expect_grep "unknown command named" u.err "unknown command 'frobnicate'"
+"$WR" run small.yaml --bogus > /dev/null 2> u2.err; expect_rc "unknown run option" 2 $?
+"$WR" run > /dev/null 2> u3.err; expect_rc "run without scenario" 2 $?
+"$WR" run small.yaml --seed abc > /dev/null 2> u4.err; expect_rc "--seed abc" 2 $?
+"$WR" run small.yaml --set nokey > /dev/null 2> u5.err; expect_rc "--set without '='" 2 $?
+for c in perf check plan sweep report; do
+    "$WR" $c small.yaml > na.out 2> na.err; expect_rc "$c is not available yet" 2 $?
+    expect_grep "$c says so" na.err "'$c' is not available yet in this version"
+    [ -s na.out ] && fail "$c printed on stdout" || ok "$c prints nothing on stdout"
+done
+
+echo "== missing scenario file -> I/O error"
+"$WR" run does-not-exist.yaml -o out-missing > m.out 2> m.err; expect_rc "missing file" 4 $?
+expect_grep "missing file: message names it" m.err '^wirerate: does-not-exist\.yaml.*error:'
+expect_no_path "missing file: no output dir" out-missing
+
+echo "== invalid scenario -> exit 3, file:line:col, source line, caret, nothing written"
+"$WR" run bad.yaml -o out-bad > b.out 2> b.err; expect_rc "bad scenario" 3 $?
+expect_grep "error header file:line:col" b.err '^wirerate: bad\.yaml:6:[0-9]+: error: .*host_link'
+expect_grep "source line shown" b.err '^ +6 \|   host_link: 400$'
+expect_grep "caret line shown" b.err '^ +\| +\^$'
+expect_no_path "bad scenario: no output dir" out-bad
+expect_no_path "bad scenario: no default output dir" out
+[ -s b.out ] && fail "bad scenario printed on stdout" || ok "bad scenario: stdout empty"
+
+echo "== --set error -> exit 3, the override shown with a caret"
+"$WR" run small.yaml -o out-set --set fabric.host_link=400 > s.out 2> s.err
+expect_rc "bad --set" 3 $?
+expect_grep "--set error header" s.err '^wirerate: --set:1:[0-9]+: error: .*host_link'
+expect_grep "--set override text shown" s.err '\| fabric\.host_link=400$'
+expect_grep "--set caret" s.err '^ +\| +\^$'
+expect_no_path "bad --set: no output dir" out-set
+
+echo "== unwritable output dir -> exit 4 before anything is written"
+: > plainfile
+"$WR" run small.yaml --quiet -o plainfile/sub > w.out 2> w.err; expect_rc "output under a file" 4 $?
+expect_grep "I/O error names the path" w.err 'plainfile.*error'
+
+echo "== a good run: -o DIR, summary.json, no temp files, --quiet keeps stderr clean"
+"$WR" run small.yaml --quiet -o out-good > g.out 2> g.err; expect_rc "good run" 0 $?
+if [ -s out-good/summary.json ]; then ok "summary.json written in -o DIR"; else fail "no out-good/summary.json"; fi
+if ls -A out-good | grep -q '\.tmp-'; then fail "temp files left in out-good"; else ok "no temp files left"; fi
+[ -s g.err ] && { fail "--quiet run wrote to stderr:"; cat g.err; } || ok "--quiet: stderr empty"
+expect_grep "human summary names the scenario" g.out 'scenario "small"'
+expect_grep "human summary lists the output" g.out 'out-good/summary\.json'
+"$WR" run small.yaml --quiet > /dev/null 2>&1; expect_rc "run without -o" 0 $?
+if [ -s out/small/summary.json ]; then ok "default output dir out/<name>"; else fail "no out/small/summary.json"; fi
+
+echo "== --json: only JSON on stdout"
+"$WR" run small.yaml --quiet --json -o out-json > j.out 2> j.err; expect_rc "--json run" 0 $?
+if command -v python3 > /dev/null; then
+    if python3 -m json.tool j.out > /dev/null 2> jt.err; then ok "--json stdout is valid JSON"
+    else fail "--json stdout is not valid JSON:"; cat jt.err; fi
+    if python3 -m json.tool out-json/summary.json > /dev/null; then ok "summary.json is valid JSON"
+    else fail "summary.json is not valid JSON"; fi
+    keys=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(d))' j.out)
+    want="tool version scenario seed sim jobs flows fabric nics"
+    case "$keys" in "$want"*) ok "top-level keys in spec order";;
+        *) fail "top-level keys: '$keys', want prefix '$want'";; esac
+else
+    echo "skip JSON validation: python3 not found"
+fi
+if cmp -s j.out out-json/summary.json; then ok "--json stdout = summary.json"
+else fail "--json stdout differs from summary.json"; fi
+
+echo "== --seed and --set reach the scenario"
+"$WR" run small.yaml --quiet --json --seed 7 -o out-seed > seed.out 2>/dev/null
+expect_rc "--seed 7" 0 $?
+expect_grep "--seed 7 sets the seed" seed.out '^  "seed": 7,$'
+"$WR" run small.yaml --quiet --json --set seed=9 -o out-seed > seed9.out 2>/dev/null
+expect_grep "--set seed=9 sets the seed" seed9.out '^  "seed": 9,$'
+"$WR" run small.yaml --quiet --json --set name=renamed -o out-seed > nm.out 2>/dev/null
+expect_grep "--set name=renamed" nm.out '^  "scenario": "renamed",$'
+
+echo "$checks checks, $fails failed"
+[ "$fails" = 0 ]
