@@ -57,7 +57,7 @@ static void test_permutation_leaf_spine(void)
 
 static void test_incast_at_threshold(void)
 {
-    steady_state("fabric: {preset: single-switch, servers: 1, gpus_per_server: 8,\n"
+    steady_state("fabric: {preset: single-switch, servers: 8, gpus_per_server: 1,\n"
                  "         host_link: 100Gbps}\n"
                  "switch: {buffer: 1MiB}\n"
                  "workload: [{name: i, kind: traffic, pattern: incast, size: 8MB}]\n",

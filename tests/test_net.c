@@ -70,7 +70,7 @@ static void test_single_flow_exact(void)
 {
     /* One 40960-byte flow h1 -> h0 through one switch: 10 packets of 4096 B. */
     static const char y[] =
-        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 2, host_link: 400Gbps,\n"
+        "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1, host_link: 400Gbps,\n"
         "         link_latency: 1us, switch_latency: 600ns}\n"
         "nic: {mtu: 4096}\n"
         "workload:\n"
@@ -104,7 +104,7 @@ static void test_odd_size_exact(void)
 {
     /* 10000 B = 4096 + 4096 + 1808: the small tail waits behind its predecessor at the switch. */
     static const char y[] =
-        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 2, host_link: 100Gbps,\n"
+        "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1, host_link: 100Gbps,\n"
         "         cable_length: 30m, switch_latency: 450ns}\n"
         "workload:\n"
         "  - {name: one, kind: traffic, pattern: incast, size: 10000}\n";
@@ -126,7 +126,7 @@ static void test_leaf_spine_exact(void)
 {
     /* 2 leaves of 4 downlinks, 4 spines: h0 -> h7 crosses leaf0, a spine, leaf1 (4 links). */
     static const char y[] =
-        "fabric: {preset: leaf-spine, servers: 1, gpus_per_server: 8, leaf_radix: 8,\n"
+        "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 1, leaf_radix: 8,\n"
         "         spine_radix: 8, host_link: 400Gbps, fabric_link: 400Gbps,\n"
         "         link_latency: 500ns, switch_latency: 600ns}\n"
         "workload:\n"
@@ -152,7 +152,7 @@ static void test_incast_lossless_buffer(void)
      * link is the bottleneck: the job takes the receiver link's serialization of every frame,
      * plus the first frame's path latency. */
     static const char y[] =
-        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8, host_link: 100Gbps,\n"
+        "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 100Gbps,\n"
         "         link_latency: 1us, switch_latency: 600ns}\n"
         "switch: {buffer: 64MiB}\n"
         "workload:\n"
@@ -183,7 +183,7 @@ static void test_incast_drops_and_conservation(void)
     /* Same incast into a 200 KiB buffer: the receiver's queue overflows, frames are dropped
      * with reason buffer_full and bytes are conserved. */
     static const char y[] =
-        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8, host_link: 100Gbps}\n"
+        "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 100Gbps}\n"
         "switch: {buffer: 200KiB, alpha: 1}\n"
         "workload:\n"
         "  - {name: in, kind: traffic, pattern: incast, size: 256KiB}\n";
@@ -222,7 +222,7 @@ static void test_all_to_all_conservation(void)
 {
     static const char y[] =
         "seed: 7\n"
-        "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8, leaf_radix: 8,\n"
+        "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 1, leaf_radix: 8,\n"
         "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
         "switch: {buffer: 1MiB}\n"
         "workload:\n"
@@ -254,7 +254,7 @@ static void test_stop_at_inflight(void)
     /* Stopping mid-transfer leaves bytes in flight, and conservation still holds. */
     static const char y[] =
         "stop_at: 20us\n"
-        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 4, host_link: 100Gbps}\n"
+        "fabric: {preset: single-switch, servers: 4, gpus_per_server: 1, host_link: 100Gbps}\n"
         "workload:\n"
         "  - {name: p, kind: traffic, pattern: permutation, size: 1MB}\n";
     scenario sc;
@@ -277,7 +277,7 @@ static void test_permutation_is_derangement(void)
 {
     static const char y[] =
         "seed: 3\n"
-        "fabric: {preset: single-switch, servers: 4, gpus_per_server: 8}\n"
+        "fabric: {preset: single-switch, servers: 32, gpus_per_server: 1}\n"
         "workload:\n"
         "  - {name: p, kind: traffic, pattern: permutation, size: 4KiB}\n";
     scenario sc;

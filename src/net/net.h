@@ -15,8 +15,12 @@
  *   the buffer has room; otherwise the frame is dropped with reason buffer_full. A frame holds
  *   buffer from enqueue until its transmission ends.
  * - Strict priority between the 8 classes (highest first); FIFO within a class.
- * - Host NIC ports have no queue: when the port is free it pulls the next frame from the host's
- *   transport (`pull`), so packets are created only when the wire can take them.
+ * - Host NIC ports pull: when the port is free it takes the next frame from the host's transport
+ *   (`pull`), so packets are created only when the wire can take them. A host port's queues hold
+ *   only frames it relays for a peer GPU of its server (rail-only PXN); they go first.
+ * - The scale-up domain (NVLink/NVSwitch) of a server is a switch of tier TIER_SCALE_UP joined to
+ *   each of the server's hosts at the scale-up bandwidth; traffic between GPUs of one server
+ *   takes it, as NCCL does.
  */
 #ifndef WR_NET_NET_H
 #define WR_NET_NET_H
@@ -110,6 +114,9 @@ struct node {
     /* host */
     uint32_t ip;               /* IPv4 address (hashed by ECMP) */
     uint32_t server, gpu;      /* which server and first GPU this NIC port serves */
+    uint32_t rail;             /* local NIC index within the server (rail-optimized: the rail) */
+    uint32_t net_port;         /* index of the fabric-facing port (UINT32_MAX if none) */
+    uint32_t nvl_port;         /* index of the scale-up (NVLink) port (UINT32_MAX if none) */
     void *host_ctx;
 };
 
@@ -137,6 +144,8 @@ struct net {
     host_pull_fn pull;
     host_rx_fn rx;
     void *host_ctx;
+    bool hosts_relay;          /* rail-only: cross-rail traffic relays through a peer NIC (PXN) */
+    uint32_t n_servers;
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;
@@ -150,6 +159,9 @@ void net_free(net *n);
 
 /* Routing: (re)compute every switch's FIB over the links that are up (route.c). */
 void net_route(net *n);
+/* The port a host sends a frame for `dst` on: NVLink inside the server, the NIC port when the
+ * fabric reaches dst, else (rail-only) NVLink towards the relay NIC on dst's rail. */
+uint32_t net_host_egress(const net *n, const node *host, uint32_t dst);
 
 /* Hot path (port.c). */
 /* Wake a host port whose transport has new data: starts serialization if the port is idle. */

@@ -72,18 +72,23 @@ static inline int port_pick_prio(const port *p)
 static void port_next(net *n, port *p)
 {
     node *o = p->owner;
-    if (o->kind == NODE_HOST) {
-        packet *pkt = n->pull(n->host_ctx, o, p);
-        if (pkt)
-            port_start_tx(n, p, pkt);
+    if (!p->q_nonempty) {
+        if (o->kind == NODE_HOST) {
+            packet *pkt = n->pull(n->host_ctx, o, p);
+            if (pkt)
+                port_start_tx(n, p, pkt);
+        }
         return;
     }
-    if (!p->q_nonempty)
-        return;
     int prio = port_pick_prio(p);
     packet *pkt = fifo_pop(&p->q[prio]);
     if (!p->q[prio].head)
         p->q_nonempty &= (uint8_t)~(1u << prio);
+    if (o->kind == NODE_HOST) {
+        /* relayed frames hold no switch buffer: account them off the queue now */
+        p->q_bytes[prio] -= pkt->frame_bytes;
+        p->q_total_bytes -= pkt->frame_bytes;
+    }
     port_start_tx(n, p, pkt);
 }
 
@@ -115,6 +120,31 @@ static void port_tx_done(void *ctx, event *ev)
     port_next(n, p);
 }
 
+static inline void enqueue(port *out, packet *pkt)
+{
+    uint32_t fb = pkt->frame_bytes;
+    out->q_bytes[pkt->prio] += fb;
+    out->q_total_bytes += fb;
+    if (out->q_total_bytes > out->max_q_bytes)
+        out->max_q_bytes = out->q_total_bytes;
+    fifo_push(&out->q[pkt->prio], pkt);
+    out->q_nonempty |= (uint8_t)(1u << pkt->prio);
+}
+
+/*
+ * A frame for another host reached a host: rail-only PXN, the GPU of the destination's rail
+ * forwards what its server's peer GPU handed it over NVLink. It queues in GPU memory (no drop)
+ * ahead of the NIC's own traffic. Anything else arriving at the wrong host is a routing bug.
+ */
+static void host_relay(net *n, node *host, packet *pkt)
+{
+    SIM_ASSERT(n->hosts_relay, "frame for host %u delivered to host %u", pkt->dst, host->index);
+    port *out = &host->ports[net_host_egress(n, host, pkt->dst)];
+    enqueue(out, pkt);
+    if (!out->tx_pkt && out->up)
+        port_next(n, out);
+}
+
 static void port_arrive(void *ctx, event *ev)
 {
     port *p = CONTAINER_OF(ev, port, arrive);
@@ -125,7 +155,10 @@ static void port_arrive(void *ctx, event *ev)
         sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
     node *peer = p->peer->owner;
     if (peer->kind == NODE_HOST) {
-        n->rx(n->host_ctx, peer, pkt);
+        if (pkt->dst == peer->index)
+            n->rx(n->host_ctx, peer, pkt);
+        else
+            host_relay(n, peer, pkt);
     } else {
         pkt->in_port = (uint16_t)p->peer->index;
         net_switch_receive(n, peer, pkt);
@@ -176,12 +209,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
     sw->buf.used_bytes += fb;
     if (sw->buf.used_bytes > sw->buf.max_used_bytes)
         sw->buf.max_used_bytes = sw->buf.used_bytes;
-    out->q_bytes[pkt->prio] += fb;
-    out->q_total_bytes += fb;
-    if (out->q_total_bytes > out->max_q_bytes)
-        out->max_q_bytes = out->q_total_bytes;
-    fifo_push(&out->q[pkt->prio], pkt);
-    out->q_nonempty |= (uint8_t)(1u << pkt->prio);
+    enqueue(out, pkt);
     if (!out->tx_pkt)
         port_next(n, out);
 }

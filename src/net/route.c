@@ -72,6 +72,54 @@ static uint32_t intern(net *n, intern_table *t, const uint32_t *m, uint32_t k)
     return n->n_groups - 1;
 }
 
+/* True when the fabric behind host x's NIC port has a route to dst. */
+static bool nic_reaches(const net *n, const node *x, uint32_t dst)
+{
+    if (x->net_port == UINT32_MAX || !x->ports[x->net_port].up)
+        return false;
+    const node *leaf = x->ports[x->net_port].peer->owner;
+    return leaf->kind == NODE_SWITCH && leaf->fib[dst] != UINT32_MAX;
+}
+
+/*
+ * A scale-up switch delivers to the GPUs (hosts) of its server; in rail-only fabrics it also
+ * carries cross-rail traffic to the relay: the local NIC whose fabric reaches dst, preferring
+ * the NIC on dst's rail (PXN), so the frame leaves the server on the destination's rail.
+ */
+static void route_scale_up(net *n, intern_table *t, node *nvs)
+{
+    for (uint32_t d = 0; d < n->n_hosts; d++) {
+        const node *dst = n->hosts[d];
+        uint32_t best = UINT32_MAX;
+        for (uint32_t p = 0; p < nvs->n_ports; p++) {
+            const port *pp = &nvs->ports[p];
+            const node *x = pp->peer->owner;
+            if (!pp->up)
+                continue;
+            if (x->id == d) {
+                best = p;
+                break;
+            }
+            if (!n->hosts_relay || dst->server == x->server || !nic_reaches(n, x, d))
+                continue;
+            if (best == UINT32_MAX || (x->rail == dst->rail &&
+                                       nvs->ports[best].peer->owner->rail != dst->rail))
+                best = p;
+        }
+        nvs->fib[d] = best == UINT32_MAX ? UINT32_MAX : intern(n, t, &best, 1);
+    }
+}
+
+uint32_t net_host_egress(const net *n, const node *host, uint32_t dst)
+{
+    if (host->nvl_port != UINT32_MAX && n->hosts[dst]->server == host->server)
+        return host->nvl_port;
+    if (host->net_port != UINT32_MAX && (nic_reaches(n, host, dst) || !n->hosts_relay ||
+                                         host->nvl_port == UINT32_MAX))
+        return host->net_port;
+    return host->nvl_port != UINT32_MAX ? host->nvl_port : 0;
+}
+
 void net_route(net *n)
 {
     uint32_t *dist = xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances");
@@ -92,8 +140,8 @@ void net_route(net *n)
         queue[qt++] = h;
         while (qh < qt) {
             const node *x = &n->nodes[queue[qh++]];
-            if (x->kind == NODE_HOST && x->id != h)
-                continue; /* hosts do not forward */
+            if ((x->kind == NODE_HOST && x->id != h) || x->tier == TIER_SCALE_UP)
+                continue; /* hosts and scale-up domains are not fabric transit */
             for (uint32_t p = 0; p < x->n_ports; p++) {
                 const port *pp = &x->ports[p];
                 if (!pp->up)
@@ -107,6 +155,8 @@ void net_route(net *n)
         }
         for (uint32_t s = 0; s < n->n_switches; s++) {
             node *sw = n->switches[s];
+            if (sw->tier == TIER_SCALE_UP)
+                continue;
             if (dist[sw->id] == NO_DIST) {
                 sw->fib[h] = UINT32_MAX;
                 continue;
@@ -124,6 +174,9 @@ void net_route(net *n)
             sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
         }
     }
+    for (uint32_t s = 0; s < n->n_switches; s++)
+        if (n->switches[s]->tier == TIER_SCALE_UP)
+            route_scale_up(n, &t, n->switches[s]);
     xfree(t.slot);
     xfree(members);
     xfree(queue);

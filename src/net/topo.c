@@ -1,20 +1,34 @@
 /*
  * topo.c — topology builders: turn cfg_fabric into nodes, ports and links.
  *
- * Every preset first produces an edge list (node pairs with speed and latency), then one
- * generic pass counts ports per node, allocates them from the sim arena and wires both
- * directions. Hosts are NIC ports (spec: "host = NIC port index") and come first in net->nodes,
- * so a host's node id equals its host index. Errors name the key whose value cannot work and
- * sit at its position in the scenario file (config_error_at).
+ * Every preset first produces an edge list (node pairs with speed and latency), then one generic
+ * pass counts ports per node, allocates them from the sim arena and wires both directions.
+ * Hosts are NIC ports (spec: "host = NIC port index") and come first in net->nodes, so a host's
+ * node id equals its host index. Host h belongs to server h / (nics_per_server × nic_ports),
+ * local NIC (rail) (h / nic_ports) mod nics_per_server, NIC port h mod nic_ports. Errors name the
+ * key whose value cannot work, at its position in the scenario (config_error_at).
  *
- * Presets here:
+ * Presets:
  *  - single-switch: every host on one switch (needs leaf_radix ≥ hosts).
  *  - leaf-spine: 2-tier Clos. A leaf's leaf_radix ports split into D down and U up in the
- *    oversubscription ratio D:U; leaves = ceil(hosts / D); by default one spine per leaf uplink
- *    (each leaf connects once to every spine), or `fabric.spines` spines with U/spines parallel
- *    links each. Needs leaves × (U/spines) ≤ spine_radix.
- *  - fat-tree: k-ary 3-tier fat tree (Al-Fares et al., SIGCOMM'08): k pods of k/2 leaves
- *    (edge) and k/2 spines (aggregation), (k/2)² super-spines (core), k³/4 hosts.
+ *    oversubscription ratio D:U; hosts fill leaves in order; leaves = ⌈hosts / D⌉; by default
+ *    one spine per leaf uplink (each leaf connects once to every spine), or `fabric.spines`
+ *    spines with U/spines parallel links each; needs leaves × (U/spines) ≤ spine_radix.
+ *  - rail-optimized: NIC (local rank) r of every server → rail r. A leaf serves rails_per_leaf
+ *    rails with D/rails_per_leaf ports each, one per server, so a scalable unit (SU) is
+ *    D/rails_per_leaf servers and has (rails / rails_per_leaf) × nic_ports leaves; with
+ *    nic_ports = 2 the two ports of a NIC go to two different leaves of the same rail (dual-rail,
+ *    MLAG-style dual homing). Spines as in leaf-spine, over all leaves of a pod. pods > 1 splits
+ *    the SUs evenly over pods, each with its own spines (1:1 at the spine), and adds
+ *    super-spines in planes: spine i of every pod joins plane i (a 3-tier, 5-stage Clos).
+ *  - rail-only: the leaves of the rails and no spine; cross-rail traffic relays over the
+ *    scale-up domain to the NIC on the destination's rail (PXN). Needs one SU.
+ *  - fat-tree: k-ary 3-tier fat tree (Al-Fares et al., SIGCOMM'08): k pods of k/2 leaves (edge)
+ *    and k/2 spines (aggregation), (k/2)² super-spines (core), k³/4 hosts.
+ *  - custom: the switches, hosts and links listed in fabric.custom; each host is a server of
+ *    its own.
+ * Every preset but custom adds each server's scale-up domain (NVSwitch) when the server has
+ * more than one host and fabric.scale_up.bandwidth > 0.
  */
 #include <stdio.h>
 #include <string.h>
@@ -42,67 +56,151 @@ static void edges_add(edge_list *l, uint32_t a, uint32_t b, uint64_t bps, sim_ti
     l->e[l->n++] = (edge){a, b, bps, lat};
 }
 
-/* Hosts (NIC ports) a fabric has. */
-static uint64_t fabric_hosts(const cfg_fabric *f)
+typedef struct shape {
+    uint32_t nics_per_server;  /* = rails */
+    uint32_t hosts_per_server; /* nics × nic_ports */
+    uint64_t hosts;
+} shape;
+
+static shape fabric_shape(const cfg_fabric *f)
 {
-    return (uint64_t)f->servers * (f->gpus_per_server / f->gpus_per_nic) * f->nic_ports;
+    shape s;
+    s.nics_per_server = f->gpus_per_server / f->gpus_per_nic;
+    s.hosts_per_server = s.nics_per_server * f->nic_ports;
+    s.hosts = (uint64_t)f->servers * s.hosts_per_server;
+    return s;
 }
 
-static void name_switch(node *sw, const char *prefix, uint32_t i)
+static void name_node(node *x, const char *prefix, uint32_t i)
 {
-    snprintf(sw->name, sizeof sw->name, "%s%u", prefix, i);
+    snprintf(x->name, sizeof x->name, "%s%u", prefix, i);
 }
 
-/* Allocate nodes: n_hosts hosts then n_sw switches. */
-static void alloc_nodes(net *n, uint32_t n_hosts, uint32_t n_sw)
+/* Allocate nodes: n_hosts hosts, then n_sw fabric switches, then one scale-up switch per server
+ * when `scale_up`. */
+static void alloc_nodes(net *n, uint32_t n_hosts, uint32_t n_sw, bool scale_up)
 {
+    const cfg_fabric *f = &n->sc->fabric;
+    shape sh = fabric_shape(f);
+    bool custom = f->preset == PRESET_CUSTOM;
+    n->n_servers = custom ? n_hosts : f->servers;
+    uint32_t n_nvs = scale_up ? n->n_servers : 0;
     n->n_hosts = n_hosts;
-    n->n_switches = n_sw;
-    n->n_nodes = n_hosts + n_sw;
+    n->n_switches = n_sw + n_nvs;
+    n->n_nodes = n_hosts + n->n_switches;
     n->nodes = ARENA_NEW_ARRAY(&n->mem, node, n->n_nodes);
     n->hosts = ARENA_NEW_ARRAY(&n->mem, node *, n_hosts ? n_hosts : 1);
-    n->switches = ARENA_NEW_ARRAY(&n->mem, node *, n_sw ? n_sw : 1);
-    const cfg_fabric *f = &n->sc->fabric;
-    uint32_t nics_per_server = f->gpus_per_server / f->gpus_per_nic;
+    n->switches = ARENA_NEW_ARRAY(&n->mem, node *, n->n_switches ? n->n_switches : 1);
     for (uint32_t i = 0; i < n->n_nodes; i++) {
         node *x = &n->nodes[i];
         x->id = i;
         x->owner = n;
+        x->net_port = x->nvl_port = UINT32_MAX;
         if (i < n_hosts) {
             x->kind = NODE_HOST;
             x->index = i;
-            x->ip = 0x0A000000u + 2u * i + 1u; /* 10.0.0.1, 10.0.0.3, ...: /31 per host link */
-            uint32_t nic = i / f->nic_ports;
-            x->server = nic / nics_per_server;
-            x->gpu = x->server * f->gpus_per_server + (nic % nics_per_server) * f->gpus_per_nic;
-            snprintf(x->name, sizeof x->name, "h%u", i);
+            x->ip = 0x0A000000u + 2u * i + 1u; /* 10.0.0.1, 10.0.0.3, ...: a /31 per host link */
+            if (custom) {
+                x->server = i;
+                x->rail = 0;
+                x->gpu = 0; /* set by the custom builder */
+            } else {
+                uint32_t nic = i / f->nic_ports;
+                x->server = nic / sh.nics_per_server;
+                x->rail = nic % sh.nics_per_server;
+                x->gpu = x->server * f->gpus_per_server + x->rail * f->gpus_per_nic;
+            }
+            name_node(x, "h", i);
             n->hosts[i] = x;
         } else {
             x->kind = NODE_SWITCH;
             x->index = i - n_hosts;
             n->switches[x->index] = x;
+            if (x->index >= n_sw) {
+                x->tier = TIER_SCALE_UP;
+                name_node(x, "nvs", x->index - n_sw);
+            }
         }
     }
 }
 
 static node *sw_at(net *n, uint32_t idx) { return &n->nodes[n->n_hosts + idx]; }
 
+static void set_tier(net *n, uint32_t first, uint32_t count, enum switch_tier t, const char *p)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        node *x = sw_at(n, first + i);
+        x->tier = t;
+        name_node(x, p, i);
+    }
+}
+
+static bool want_scale_up(const cfg_fabric *f)
+{
+    return f->preset != PRESET_CUSTOM && f->scale_up_bps > 0 && fabric_shape(f).hosts_per_server > 1;
+}
+
+static uint64_t ull(uint64_t x) { return x; }
+
 static int build_single_switch(net *n, edge_list *el, err *e)
 {
     const scenario *sc = n->sc;
     const cfg_fabric *f = &sc->fabric;
-    uint64_t hosts = fabric_hosts(f);
+    uint64_t hosts = fabric_shape(f).hosts;
     if (hosts > f->leaf_radix)
         return config_error_at(sc, e, "fabric.leaf_radix",
                                "fabric.leaf_radix: single-switch needs a port per host: %llu hosts "
                                "need leaf_radix >= %llu, got %u",
-                               (unsigned long long)hosts, (unsigned long long)hosts, f->leaf_radix);
-    alloc_nodes(n, (uint32_t)hosts, 1);
-    node *sw = sw_at(n, 0);
-    sw->tier = TIER_LEAF;
-    name_switch(sw, "sw", 0);
+                               (unsigned long long)ull(hosts), (unsigned long long)ull(hosts),
+                               f->leaf_radix);
+    alloc_nodes(n, (uint32_t)hosts, 1, want_scale_up(f));
+    set_tier(n, 0, 1, TIER_LEAF, "sw");
     for (uint32_t h = 0; h < hosts; h++)
-        edges_add(el, h, sw->id, f->host_link_bps, f->link_latency_ps);
+        edges_add(el, h, sw_at(n, 0)->id, f->host_link_bps, f->link_latency_ps);
+    return 0;
+}
+
+/* Split leaf_radix into downlinks and uplinks by the oversubscription ratio. */
+static int leaf_split(net *n, uint32_t *down, uint32_t *up, err *e)
+{
+    const scenario *sc = n->sc;
+    const cfg_fabric *f = &sc->fabric;
+    uint32_t d = f->oversub_down, u = f->oversub_up;
+    if (((uint64_t)f->leaf_radix * d) % (d + u) != 0)
+        return config_error_at(sc, e, "fabric.oversubscription",
+                               "fabric.oversubscription: %u:%u does not divide leaf_radix %u into "
+                               "whole downlink and uplink port counts",
+                               d, u, f->leaf_radix);
+    *down = (uint32_t)((uint64_t)f->leaf_radix * d / (d + u));
+    *up = f->leaf_radix - *down;
+    if (*down == 0 || *up == 0)
+        return config_error_at(sc, e, "fabric.leaf_radix",
+                               "fabric.leaf_radix: %u ports leave no %s ports at %u:%u",
+                               f->leaf_radix, *down == 0 ? "downlink" : "uplink", d, u);
+    return 0;
+}
+
+/* Spines per pod and parallel links from each leaf to each spine. */
+static int spine_count(net *n, uint32_t up, uint32_t leaves_per_pod, uint32_t *spines,
+                       uint32_t *par, err *e)
+{
+    const scenario *sc = n->sc;
+    const cfg_fabric *f = &sc->fabric;
+    *spines = f->spines ? f->spines : up;
+    if (up % *spines != 0)
+        return config_error_at(sc, e, "fabric.spines",
+                               "fabric.spines: %u uplinks per leaf cannot be spread evenly over %u "
+                               "spines",
+                               up, *spines);
+    *par = up / *spines;
+    uint64_t need = (uint64_t)leaves_per_pod * *par * (f->pods > 1 ? 2 : 1);
+    if (need > f->spine_radix)
+        return config_error_at(sc, e, "fabric.spine_radix",
+                               "fabric.spine_radix: %u leaves x %u link(s) to each spine%s need "
+                               "spine_radix >= %llu, got %u%s",
+                               leaves_per_pod, *par, f->pods > 1 ? ", plus as many uplinks," : "",
+                               (unsigned long long)need, f->spine_radix,
+                               f->pods > 1 ? "" : " (use pods > 1 for more)");
     return 0;
 }
 
@@ -110,43 +208,20 @@ static int build_leaf_spine(net *n, edge_list *el, err *e)
 {
     const scenario *sc = n->sc;
     const cfg_fabric *f = &sc->fabric;
-    uint64_t hosts = fabric_hosts(f);
-    uint32_t d = f->oversub_down, u = f->oversub_up;
-    if (((uint64_t)f->leaf_radix * d) % (d + u) != 0)
-        return config_error_at(sc, e, "fabric.oversubscription",
-                               "fabric.oversubscription: %u:%u does not divide leaf_radix %u into "
-                               "whole downlink and uplink port counts",
-                               d, u, f->leaf_radix);
-    uint32_t down = (uint32_t)((uint64_t)f->leaf_radix * d / (d + u));
-    uint32_t up = f->leaf_radix - down;
-    if (down == 0 || up == 0)
-        return config_error_at(sc, e, "fabric.leaf_radix",
-                               "fabric.leaf_radix: %u ports leave no %s ports at %u:%u",
-                               f->leaf_radix, down == 0 ? "downlink" : "uplink", d, u);
+    uint64_t hosts = fabric_shape(f).hosts;
+    uint32_t down, up, spines, par;
+    if (f->pods > 1)
+        return config_error_at(sc, e, "fabric.pods",
+                               "fabric.pods: leaf-spine is 2-tier; use preset rail-optimized or "
+                               "fat-tree for a super-spine tier");
+    if (leaf_split(n, &down, &up, e))
+        return e->code;
     uint32_t leaves = (uint32_t)((hosts + down - 1) / down);
-    uint32_t spines = f->spines ? f->spines : up;
-    if (up % spines != 0)
-        return config_error_at(sc, e, "fabric.spines",
-                               "fabric.spines: %u uplinks per leaf cannot be spread evenly over %u "
-                               "spines",
-                               up, spines);
-    uint32_t par = up / spines;
-    if ((uint64_t)leaves * par > f->spine_radix)
-        return config_error_at(sc, e, "fabric.spine_radix",
-                               "fabric.spine_radix: %u leaves x %u link(s) to each spine need "
-                               "spine_radix >= %llu, got %u (use pods > 1 or a fat-tree for more)",
-                               leaves, par, (unsigned long long)leaves * par, f->spine_radix);
-    alloc_nodes(n, (uint32_t)hosts, leaves + spines);
-    for (uint32_t l = 0; l < leaves; l++) {
-        node *x = sw_at(n, l);
-        x->tier = TIER_LEAF;
-        name_switch(x, "leaf", l);
-    }
-    for (uint32_t s = 0; s < spines; s++) {
-        node *x = sw_at(n, leaves + s);
-        x->tier = TIER_SPINE;
-        name_switch(x, "spine", s);
-    }
+    if (spine_count(n, up, leaves, &spines, &par, e))
+        return e->code;
+    alloc_nodes(n, (uint32_t)hosts, leaves + spines, want_scale_up(f));
+    set_tier(n, 0, leaves, TIER_LEAF, "leaf");
+    set_tier(n, leaves, spines, TIER_SPINE, "spine");
     for (uint32_t h = 0; h < hosts; h++)
         edges_add(el, h, sw_at(n, h / down)->id, f->host_link_bps, f->link_latency_ps);
     for (uint32_t l = 0; l < leaves; l++)
@@ -157,32 +232,117 @@ static int build_leaf_spine(net *n, edge_list *el, err *e)
     return 0;
 }
 
+/* Rail-optimized (with spines, pods) and rail-only (no spines). */
+static int build_rails(net *n, edge_list *el, err *e, bool rail_only)
+{
+    const scenario *sc = n->sc;
+    const cfg_fabric *f = &sc->fabric;
+    shape sh = fabric_shape(f);
+    uint32_t rails = sh.nics_per_server, rpl = f->rails_per_leaf, np = f->nic_ports;
+    uint32_t down, up = 0;
+    if (rpl > rails || rails % rpl != 0)
+        return config_error_at(sc, e, "fabric.rails_per_leaf",
+                               "fabric.rails_per_leaf: %u rails per leaf must divide the %u rails "
+                               "(NICs per server = gpus_per_server / gpus_per_nic)",
+                               rpl, rails);
+    if (rail_only) {
+        down = f->leaf_radix;
+    } else if (leaf_split(n, &down, &up, e)) {
+        return e->code;
+    }
+    if (down < rpl)
+        return config_error_at(sc, e, "fabric.leaf_radix",
+                               "fabric.leaf_radix: %u downlink ports cannot serve %u rails per leaf",
+                               down, rpl);
+    if (down % rpl != 0)
+        return config_error_at(sc, e, "fabric.rails_per_leaf",
+                               "fabric.rails_per_leaf: %u downlink ports per leaf do not split "
+                               "evenly into %u rails",
+                               down, rpl);
+    uint32_t su_servers = down / rpl;               /* servers per scalable unit */
+    uint32_t su_leaves = (rails / rpl) * np;
+    uint32_t n_su = (f->servers + su_servers - 1) / su_servers;
+    if (rail_only && n_su > 1)
+        return config_error_at(sc, e, "fabric.leaf_radix",
+                               "fabric.leaf_radix: rail-only has no spine, so each rail must fit on "
+                               "one leaf: %u servers x %u rail(s) per leaf need leaf_radix >= %llu, "
+                               "got %u",
+                               f->servers, rpl, (unsigned long long)f->servers * rpl,
+                               f->leaf_radix);
+    uint32_t pods = rail_only ? 1 : f->pods;
+    if (n_su < pods || n_su % pods != 0)
+        return config_error_at(sc, e, "fabric.pods",
+                               "fabric.pods: %u scalable unit(s) of %u servers cannot be split "
+                               "evenly into %u pods",
+                               n_su, su_servers, pods);
+    uint32_t su_per_pod = n_su / pods;
+    uint32_t leaves_per_pod = su_per_pod * su_leaves, leaves = leaves_per_pod * pods;
+    uint32_t spines = 0, par = 0, plane = 0, par2 = 0;
+    if (!rail_only) {
+        if (spine_count(n, up, leaves_per_pod, &spines, &par, e))
+            return e->code;
+        if (pods > 1) {
+            /* Each spine has `sup` uplinks (1:1). Plane i's super-spines each take `par2`
+             * parallel links from spine i of every pod; the smallest plane that fits the radix. */
+            uint32_t sup = leaves_per_pod * par;
+            for (plane = 1; plane <= sup; plane++)
+                if (sup % plane == 0 && (uint64_t)pods * (sup / plane) <= f->spine_radix)
+                    break;
+            if (plane > sup)
+                return config_error_at(sc, e, "fabric.pods",
+                                       "fabric.pods: %u pods need super-spines with at least %u "
+                                       "ports, but spine_radix is %u",
+                                       pods, pods, f->spine_radix);
+            par2 = sup / plane;
+        }
+    }
+    uint32_t n_spines = spines * pods, n_super = pods > 1 ? spines * plane : 0;
+    alloc_nodes(n, (uint32_t)sh.hosts, leaves + n_spines + n_super, want_scale_up(f));
+    set_tier(n, 0, leaves, TIER_LEAF, "leaf");
+    set_tier(n, leaves, n_spines, TIER_SPINE, "spine");
+    set_tier(n, leaves + n_spines, n_super, TIER_SUPER_SPINE, "super");
+    for (uint32_t h = 0; h < sh.hosts; h++) {
+        const node *x = n->hosts[h];
+        uint32_t su = x->server / su_servers;
+        uint32_t leaf = su * su_leaves + (x->rail / rpl) * np + h % np;
+        edges_add(el, h, sw_at(n, leaf)->id, f->host_link_bps, f->link_latency_ps);
+    }
+    for (uint32_t p = 0; p < pods && !rail_only; p++)
+        for (uint32_t l = 0; l < leaves_per_pod; l++)
+            for (uint32_t s = 0; s < spines; s++)
+                for (uint32_t k = 0; k < par; k++)
+                    edges_add(el, sw_at(n, p * leaves_per_pod + l)->id,
+                              sw_at(n, leaves + p * spines + s)->id, f->fabric_link_bps,
+                              f->link_latency_ps);
+    if (n_super)
+        for (uint32_t pod = 0; pod < pods; pod++)
+            for (uint32_t s = 0; s < spines; s++)
+                for (uint32_t q = 0; q < plane; q++)
+                    for (uint32_t k = 0; k < par2; k++)
+                        edges_add(el, sw_at(n, leaves + pod * spines + s)->id,
+                                  sw_at(n, leaves + n_spines + s * plane + q)->id,
+                                  f->fabric_link_bps, f->link_latency_ps);
+    n->hosts_relay = rail_only;
+    return 0;
+}
+
 static int build_fat_tree(net *n, edge_list *el, err *e)
 {
     const scenario *sc = n->sc;
     const cfg_fabric *f = &sc->fabric;
     uint32_t k = f->k, h2 = k / 2;
     uint64_t want = (uint64_t)k * k * k / 4;
-    uint64_t hosts = fabric_hosts(f);
+    uint64_t hosts = fabric_shape(f).hosts;
     if (hosts != want)
         return config_error_at(sc, e, "fabric.k",
                                "fabric.k: a k=%u fat tree has k^3/4 = %llu hosts, but servers x "
                                "NIC ports give %llu; set servers so they match",
                                k, (unsigned long long)want, (unsigned long long)hosts);
     uint32_t leaves = k * h2, aggs = k * h2, cores = h2 * h2;
-    alloc_nodes(n, (uint32_t)hosts, leaves + aggs + cores);
-    for (uint32_t i = 0; i < leaves; i++) {
-        sw_at(n, i)->tier = TIER_LEAF;
-        name_switch(sw_at(n, i), "leaf", i);
-    }
-    for (uint32_t i = 0; i < aggs; i++) {
-        sw_at(n, leaves + i)->tier = TIER_SPINE;
-        name_switch(sw_at(n, leaves + i), "spine", i);
-    }
-    for (uint32_t i = 0; i < cores; i++) {
-        sw_at(n, leaves + aggs + i)->tier = TIER_SUPER_SPINE;
-        name_switch(sw_at(n, leaves + aggs + i), "super", i);
-    }
+    alloc_nodes(n, (uint32_t)hosts, leaves + aggs + cores, want_scale_up(f));
+    set_tier(n, 0, leaves, TIER_LEAF, "leaf");
+    set_tier(n, leaves, aggs, TIER_SPINE, "spine");
+    set_tier(n, leaves + aggs, cores, TIER_SUPER_SPINE, "super");
     for (uint32_t h = 0; h < hosts; h++)
         edges_add(el, h, sw_at(n, h / h2)->id, f->host_link_bps, f->link_latency_ps);
     for (uint32_t pod = 0; pod < k; pod++)
@@ -199,6 +359,84 @@ static int build_fat_tree(net *n, edge_list *el, err *e)
     return 0;
 }
 
+/* Node id for a custom name: hosts first, then switches; UINT32_MAX if unknown. */
+static uint32_t custom_lookup(const net *n, const char *name)
+{
+    const cfg_fabric *f = &n->sc->fabric;
+    for (uint32_t i = 0; i < f->n_custom_hosts; i++)
+        if (strcmp(f->custom_hosts[i].name, name) == 0)
+            return i;
+    for (uint32_t i = 0; i < f->n_custom_switches; i++)
+        if (strcmp(f->custom_switches[i].name, name) == 0)
+            return f->n_custom_hosts + i;
+    return UINT32_MAX;
+}
+
+static int build_custom(net *n, edge_list *el, err *e)
+{
+    const scenario *sc = n->sc;
+    const cfg_fabric *f = &sc->fabric;
+    if (f->n_custom_hosts == 0)
+        return config_error_at(sc, e, "fabric.custom.hosts",
+                               "fabric.custom.hosts: a custom fabric needs at least one host");
+    for (uint32_t i = 0; i < f->n_custom_hosts + f->n_custom_switches; i++) {
+        const char *a = i < f->n_custom_hosts ? f->custom_hosts[i].name
+                                              : f->custom_switches[i - f->n_custom_hosts].name;
+        if (strlen(a) >= sizeof(((node *)0)->name))
+            return config_error_at(sc, e, "fabric.custom",
+                                   "fabric.custom: name \"%s\" is longer than %zu characters", a,
+                                   sizeof(((node *)0)->name) - 1);
+        if (custom_lookup(n, a) != i)
+            return config_error_at(sc, e, "fabric.custom",
+                                   "fabric.custom: name \"%s\" is used twice", a);
+    }
+    alloc_nodes(n, f->n_custom_hosts, f->n_custom_switches, false);
+    uint32_t gpu = 0;
+    for (uint32_t i = 0; i < f->n_custom_hosts; i++) {
+        node *x = n->hosts[i];
+        snprintf(x->name, sizeof x->name, "%s", f->custom_hosts[i].name);
+        x->gpu = gpu;
+        gpu += f->custom_hosts[i].gpus;
+    }
+    for (uint32_t i = 0; i < f->n_custom_switches; i++) {
+        node *x = sw_at(n, i);
+        x->tier = TIER_LEAF;
+        snprintf(x->name, sizeof x->name, "%s", f->custom_switches[i].name);
+    }
+    for (uint32_t i = 0; i < f->n_custom_links; i++) {
+        const cfg_custom_link *l = &f->custom_links[i];
+        uint32_t a = custom_lookup(n, l->a), b = custom_lookup(n, l->b);
+        if (a == UINT32_MAX || b == UINT32_MAX)
+            return err_set(e, ERR_INVALID, sc->file, l->line, l->col,
+                           "fabric.custom.links[%u]: unknown node \"%s\" (not a listed switch or "
+                           "host)",
+                           i, a == UINT32_MAX ? l->a : l->b);
+        if (a == b)
+            return err_set(e, ERR_INVALID, sc->file, l->line, l->col,
+                           "fabric.custom.links[%u]: a link from \"%s\" to itself", i, l->a);
+        if (a < f->n_custom_hosts && b < f->n_custom_hosts)
+            return err_set(e, ERR_INVALID, sc->file, l->line, l->col,
+                           "fabric.custom.links[%u]: hosts \"%s\" and \"%s\" cannot be linked "
+                           "directly; connect each to a switch",
+                           i, l->a, l->b);
+        edges_add(el, a, b, l->speed_bps ? l->speed_bps : f->fabric_link_bps,
+                  l->latency_ps != SIM_TIME_MAX ? l->latency_ps : f->link_latency_ps);
+    }
+    return 0;
+}
+
+/* Join each server's hosts to its scale-up switch (the last n_servers switches). */
+static void add_scale_up(net *n, edge_list *el)
+{
+    const cfg_fabric *f = &n->sc->fabric;
+    uint32_t first = n->n_switches - n->n_servers;
+    /* Half the domain's latency on each side, so GPU to GPU takes scale_up.latency. */
+    sim_time lat = f->scale_up_latency_ps / 2;
+    for (uint32_t h = 0; h < n->n_hosts; h++)
+        edges_add(el, h, sw_at(n, first + n->hosts[h]->server)->id,
+                  f->scale_up_bps * f->gpus_per_nic, lat);
+}
+
 /* Allocate ports from the edge list and wire both directions of every link. */
 static void wire(net *n, const edge_list *el)
 {
@@ -213,7 +451,7 @@ static void wire(net *n, const edge_list *el)
     for (uint32_t i = 0; i < n->n_nodes; i++) {
         node *x = &n->nodes[i];
         x->ports = ARENA_NEW_ARRAY(&n->mem, port, deg[i] ? deg[i] : 1);
-        if (x->kind == NODE_SWITCH)
+        if (x->kind == NODE_SWITCH && x->tier != TIER_SCALE_UP)
             x->pipeline_ps = f->switch_latency_ps;
     }
     uint32_t pid = 0;
@@ -238,6 +476,8 @@ static void wire(net *n, const edge_list *el)
         n->ports[pid++] = pa;
         pb->id = pid;
         n->ports[pid++] = pb;
+        if (a->kind == NODE_HOST)
+            *(b->tier == TIER_SCALE_UP ? &a->nvl_port : &a->net_port) = pa->index;
     }
     xfree(deg);
 }
@@ -254,25 +494,38 @@ net *net_build(const scenario *sc, sim *s, err *e)
     switch (sc->fabric.preset) {
     case PRESET_SINGLE_SWITCH: rc = build_single_switch(n, &el, e); break;
     case PRESET_LEAF_SPINE: rc = build_leaf_spine(n, &el, e); break;
+    case PRESET_RAIL_OPTIMIZED: rc = build_rails(n, &el, e, false); break;
+    case PRESET_RAIL_ONLY: rc = build_rails(n, &el, e, true); break;
     case PRESET_FAT_TREE: rc = build_fat_tree(n, &el, e); break;
-    default:
-        rc = config_error_at(sc, e, "fabric.preset",
-                             "fabric.preset: \"%s\" is not available yet in this version "
-                             "(available: single-switch, leaf-spine, fat-tree)",
-                             preset_name(sc->fabric.preset));
-        break;
+    case PRESET_CUSTOM: rc = build_custom(n, &el, e); break;
+    default: rc = err_set(e, ERR_INVALID, sc->file, 0, 0, "fabric.preset: unknown preset"); break;
     }
     if (rc) {
         xfree(el.e);
         net_free(n);
         return NULL;
     }
+    if (want_scale_up(&sc->fabric))
+        add_scale_up(n, &el);
     wire(n, &el);
     xfree(el.e);
+    for (uint32_t i = 0; i < n->n_hosts; i++) {
+        const node *x = n->hosts[i];
+        if (x->n_ports == 1 + (x->nvl_port != UINT32_MAX) && x->net_port != UINT32_MAX)
+            continue;
+        config_error_at(sc, e, "fabric.custom.links",
+                        "fabric.custom.links: host \"%s\" must have exactly one link to a switch, "
+                        "has %u",
+                        x->name, x->n_ports);
+        net_free(n);
+        return NULL;
+    }
     for (uint32_t i = 0; i < n->n_switches; i++) {
         node *sw = n->switches[i];
         n->tiers[sw->tier]++;
-        sw->buf.size_bytes = sc->sw.buffer_bytes;
+        /* NVLink is credit-based and never drops: a scale-up domain gets an effectively
+         * unbounded buffer (1 TiB), so only the fabric's buffers decide losses. */
+        sw->buf.size_bytes = sw->tier == TIER_SCALE_UP ? (1ull << 40) : sc->sw.buffer_bytes;
         sw->buf.alpha_q16 = (uint64_t)(sc->sw.alpha * 65536.0 + 0.5);
         rng_init(&sw->rng, sc->seed, RNG_ID(RNG_KIND_SWITCH, sw->index));
         sw->hash_seed = (uint32_t)rng_next(&sw->rng);

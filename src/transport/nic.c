@@ -66,21 +66,22 @@ void transport_flow_start(transport *t, flow *f)
             t->on_done(t->on_done_ctx, f);
         return;
     }
+    uint32_t e = f->egress = net_host_egress(t->net, c->host, f->dst);
     f->next_active = NULL;
-    if (c->active_tail)
-        c->active_tail->next_active = f;
+    if (c->active_tail[e])
+        c->active_tail[e]->next_active = f;
     else
-        c->active_head = f;
-    c->active_tail = f;
-    net_port_kick(t->net, &c->host->ports[0]);
+        c->active_head[e] = f;
+    c->active_tail[e] = f;
+    net_port_kick(t->net, &c->host->ports[e]);
 }
 
 static packet *nic_pull(void *ctx, node *host, port *p)
 {
     transport *t = ctx;
     nic *c = host->host_ctx;
-    flow *f = c->active_head;
-    (void)p;
+    uint32_t e = p->index;
+    flow *f = c->active_head[e];
     if (!f)
         return NULL;
     uint64_t left = f->size_bytes - f->sent_bytes;
@@ -104,16 +105,16 @@ static packet *nic_pull(void *ctx, node *host, port *p)
     f->sent_bytes += payload;
     t->sent_payload_bytes += payload;
     /* Round robin: the flow goes to the tail, or leaves when all its bytes are out. */
-    c->active_head = f->next_active;
-    if (!c->active_head)
-        c->active_tail = NULL;
+    c->active_head[e] = f->next_active;
+    if (!c->active_head[e])
+        c->active_tail[e] = NULL;
     if (f->sent_bytes < f->size_bytes) {
         f->next_active = NULL;
-        if (c->active_tail)
-            c->active_tail->next_active = f;
+        if (c->active_tail[e])
+            c->active_tail[e]->next_active = f;
         else
-            c->active_head = f;
-        c->active_tail = f;
+            c->active_head[e] = f;
+        c->active_tail[e] = f;
     }
     return pkt;
 }

@@ -1,8 +1,9 @@
 /*
  * nic.h — the host NIC and its transport for this version: line-rate senders, counting receivers.
  *
- * Each host (NIC port) keeps a round-robin list of active flows; whenever its port is free it
- * builds the next frame of the flow at the head of the list (one MTU of payload, consecutive
+ * Each host (NIC port) keeps a round-robin list of active flows per port (its fabric port, and
+ * its scale-up port for traffic to GPUs of the same server); whenever a port is free it builds
+ * the next frame of the flow at the head of that port's list (one MTU of payload, consecutive
  * PSNs) and moves that flow to the tail, so competing flows share the port packet by packet at
  * line rate. A flow is one RDMA WRITE message: its first packet carries the RETH. Frames are
  * marked ECN-capable (ECT(0)) and sent in traffic class `nic.priority`.
@@ -37,14 +38,17 @@ struct flow {
     uint64_t sent_bytes;       /* payload handed to the wire */
     uint64_t delivered_bytes;  /* payload arrived at the receiver */
     uint32_t next_psn;
+    uint32_t egress;           /* sender's port index (NIC port, or NVLink inside a server) */
     sim_time start_ps, end_ps;
     bool started, done;
     flow *next_active;
 };
 
+#define NIC_PORTS 2 /* a host's fabric port and its scale-up (NVLink) port */
+
 typedef struct nic {
     node *host;
-    flow *active_head, *active_tail;
+    flow *active_head[NIC_PORTS], *active_tail[NIC_PORTS]; /* round robin per port */
     rng rng;
 } nic;
 
