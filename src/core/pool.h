@@ -6,14 +6,29 @@
  * carries a 32-bit magic word at offset 0 (POOL_LIVE / POOL_FREE): pool_free of a free object or
  * of a foreign pointer aborts. In debug builds (WR_POOL_DEBUG) a freed object is poisoned with
  * 0xDB bytes after the header, so a use-after-free reads garbage that asserts trip over.
+ * Under AddressSanitizer the body of every free object is also ASan-poisoned, so a use-after-free
+ * is reported while the object sits on the free list, with no per-object malloc.
  * In pass-through builds (WR_POOL_PASSTHROUGH, used with ASan) every object is its own xmalloc
- * so the sanitizer sees each lifetime; the zero-allocation test is skipped there.
+ * so the sanitizer sees each lifetime, even after reuse; the zero-allocation test is skipped.
  */
 #ifndef WR_CORE_POOL_H
 #define WR_CORE_POOL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* POOL_ASAN is 1 when compiled under AddressSanitizer (gcc or clang): free objects' bodies are
+ * then poisoned so ASan reports a use-after-free of a pooled object. */
+#if defined(__SANITIZE_ADDRESS__)
+#define POOL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOL_ASAN 1
+#endif
+#endif
+#ifndef POOL_ASAN
+#define POOL_ASAN 0
+#endif
 
 #define POOL_LIVE 0x4C495645u /* "LIVE" */
 #define POOL_FREE 0x46524545u /* "FREE" */

@@ -1,0 +1,187 @@
+/*
+ * test_evq.c — the event queue against an O(n) reference under random push/pop/cancel/
+ * reschedule with many equal times: pop order must equal the reference's (time, seq) order
+ * exactly (FIFO among equal times), and evq_check must hold after every operation.
+ */
+#include "core/evq.h"
+#include "core/rng.h"
+#include "testlib.h"
+
+#define M 600 /* events in play: more than fit comfortably, fewer than the initial capacity */
+
+typedef struct ref {
+    int queued;
+    sim_time time;
+    uint64_t seq;
+} ref;
+
+static event evs[M];
+static ref refs[M];
+static uint64_t ref_seq;
+static uint32_t ref_n;
+
+static void ref_sched(int k, sim_time t)
+{
+    if (!refs[k].queued)
+        ref_n++;
+    refs[k].queued = 1;
+    refs[k].time = t;
+    refs[k].seq = ref_seq++;
+}
+
+static int ref_min(void)
+{
+    int best = -1;
+    for (int k = 0; k < M; k++) {
+        if (!refs[k].queued)
+            continue;
+        if (best < 0 || refs[k].time < refs[best].time ||
+            (refs[k].time == refs[best].time && refs[k].seq < refs[best].seq))
+            best = k;
+    }
+    return best;
+}
+
+static void test_random_ops(void)
+{
+    evq q;
+    evq_init(&q);
+    rng r;
+    rng_init(&r, 7, RNG_ID(RNG_KIND_TEST, 1));
+    for (int k = 0; k < M; k++)
+        event_init(&evs[k], NULL);
+    ref_seq = 0;
+    ref_n = 0;
+    sim_time now = 0;
+    int bad_order = 0, bad_check = 0, pops = 0;
+    const int ops = 300000;
+    for (int op = 0; op < ops; op++) {
+        int k = (int)rng_below(&r, M);
+        /* Few distinct times: many ties, so FIFO order is exercised constantly. */
+        sim_time t = now + rng_below(&r, 4);
+        uint64_t what = rng_below(&r, 100);
+        /* Drift the mix so the queue both fills up and drains over the run. */
+        int fill = (op / 20000) % 2 == 0;
+        if (what < (fill ? 40u : 25u)) {
+            if (!event_queued(&evs[k])) {
+                evq_push(&q, &evs[k], t);
+                ref_sched(k, t);
+            }
+        } else if (what < 70) {
+            sim_time pt = 0;
+            event *ev = evq_pop(&q, &pt);
+            int want = ref_min();
+            if (want < 0) {
+                if (ev != NULL)
+                    bad_order++;
+            } else {
+                pops++;
+                if (ev != &evs[want] || pt != refs[want].time || event_queued(ev))
+                    bad_order++;
+                refs[want].queued = 0;
+                ref_n--;
+                now = pt;
+            }
+        } else if (what < 85) {
+            evq_cancel(&q, &evs[k]);
+            if (refs[k].queued) {
+                refs[k].queued = 0;
+                ref_n--;
+            }
+            if (event_queued(&evs[k]))
+                bad_order++;
+        } else {
+            evq_reschedule(&q, &evs[k], t);
+            ref_sched(k, t);
+        }
+        if (!evq_check(&q) || evq_size(&q) != ref_n || q.next_seq != ref_seq)
+            bad_check++;
+        int w = ref_min();
+        if (evq_peek_time(&q) != (w < 0 ? SIM_TIME_MAX : refs[w].time))
+            bad_check++;
+    }
+    CHECK_EQ_U64(bad_order, 0);
+    CHECK_EQ_U64(bad_check, 0);
+    CHECK(pops > ops / 5);
+    /* Drain: the rest comes out in reference order too. */
+    sim_time pt;
+    event *ev;
+    while ((ev = evq_pop(&q, &pt)) != NULL) {
+        int want = ref_min();
+        CHECK(ev == &evs[want]);
+        refs[want].queued = 0;
+    }
+    CHECK_EQ_U64(ref_min(), (uint64_t)-1);
+    evq_free(&q);
+}
+
+static void test_fifo_ties(void)
+{
+    evq q;
+    evq_init(&q);
+    event e[10];
+    for (int k = 0; k < 10; k++) {
+        event_init(&e[k], NULL);
+        evq_push(&q, &e[k], 5 * SIM_NS);
+    }
+    evq_reschedule(&q, &e[3], 5 * SIM_NS); /* same time, fresh seq: now last */
+    evq_cancel(&q, &e[7]);
+    evq_cancel(&q, &e[7]); /* not queued: no-op */
+    CHECK(evq_check(&q));
+    static const int want[] = {0, 1, 2, 4, 5, 6, 8, 9, 3};
+    sim_time t;
+    for (int k = 0; k < 9; k++) {
+        event *ev = evq_pop(&q, &t);
+        CHECK(ev == &e[want[k]]);
+        CHECK_EQ_U64(t, 5 * SIM_NS);
+        CHECK(!event_queued(ev));
+    }
+    CHECK(evq_pop(&q, &t) == NULL);
+    CHECK_EQ_U64(evq_peek_time(&q), SIM_TIME_MAX);
+    evq_free(&q);
+}
+
+static void test_growth(void)
+{
+    enum { N = 5000 };
+    static event e[N];
+    evq q;
+    evq_init(&q);
+    rng r;
+    rng_init(&r, 3, RNG_ID(RNG_KIND_TEST, 2));
+    for (int k = 0; k < N; k++) {
+        event_init(&e[k], NULL);
+        evq_push(&q, &e[k], rng_below(&r, 1000));
+    }
+    CHECK(evq_check(&q));
+    CHECK_EQ_U64(evq_size(&q), N);
+    /* Reschedule every third event later, cancel every seventh. */
+    for (int k = 0; k < N; k += 3)
+        evq_reschedule(&q, &e[k], 500 + rng_below(&r, 1000));
+    for (int k = 0; k < N; k += 7)
+        evq_cancel(&q, &e[k]);
+    CHECK(evq_check(&q));
+    sim_time t, last = 0;
+    uint64_t last_seq = 0, popped = 0;
+    int order_ok = 1;
+    while (evq_size(&q)) {
+        uint64_t seq = q.heap[0].seq;
+        event *ev = evq_pop(&q, &t);
+        if (t < last || (t == last && popped && seq < last_seq) || event_queued(ev))
+            order_ok = 0;
+        last = t;
+        last_seq = seq;
+        popped++;
+    }
+    CHECK(order_ok);
+    CHECK_EQ_U64(popped, N - (N + 6) / 7);
+    evq_free(&q);
+}
+
+int main(void)
+{
+    TEST_RUN(test_fifo_ties);
+    TEST_RUN(test_growth);
+    TEST_RUN(test_random_ops);
+    return tl_finish();
+}

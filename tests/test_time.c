@@ -1,0 +1,48 @@
+/*
+ * test_time.c — integer line-rate arithmetic: exact serialization times, rounding up, no
+ * overflow at extreme values, and sim_bytes_in as its inverse (rounding down).
+ */
+#include "core/time.h"
+#include "testlib.h"
+
+static void test_ser_time(void)
+{
+    const uint64_t G = 1000000000ULL;
+    CHECK_EQ_U64(sim_ser_time(4178, 400 * G), 83560);       /* 4178 B at 400 Gbps */
+    CHECK_EQ_U64(sim_ser_time(1500, 100 * G), 120 * SIM_NS); /* 1500 B at 100 Gbps */
+    CHECK_EQ_U64(sim_ser_time(64, 800 * G), 640);
+    CHECK_EQ_U64(sim_ser_time(1, 8), SIM_S);                 /* 1 B at 8 bps = 1 s */
+    CHECK_EQ_U64(sim_ser_time(1, 3), 2666666666667ULL);      /* 8/3 s, rounded up */
+    CHECK_EQ_U64(sim_ser_time(3, 3), 8 * SIM_S);             /* exact: no spurious +1 */
+    CHECK_EQ_U64(sim_ser_time(0, 400 * G), 0);
+    CHECK_EQ_U64(sim_ser_time(1, 1000 * G), 8);
+    CHECK_EQ_U64(sim_ser_time(1, 3 * G), 2667);              /* 2666.67 ps → 2667 */
+    /* Huge values: 2^40 bytes (1 TiB) at 1 bps would overflow 64-bit intermediates. */
+    CHECK_EQ_U64(sim_ser_time(1ULL << 40, 1ULL << 40), 8 * SIM_S);
+    CHECK_EQ_U64(sim_ser_time(UINT64_MAX / 8000000000000ULL, 1),
+                 (UINT64_MAX / 8000000000000ULL) * 8000000000000ULL);
+    /* 2^63·10^12/(2^64-1) is a hair above 5·10^11: rounds up to the next ps. */
+    CHECK_EQ_U64(sim_ser_time(1ULL << 60, UINT64_MAX), 500000000001ULL);
+}
+
+static void test_bytes_in(void)
+{
+    const uint64_t G = 1000000000ULL;
+    CHECK_EQ_U64(sim_bytes_in(83560, 400 * G), 4178);
+    CHECK_EQ_U64(sim_bytes_in(83559, 400 * G), 4177); /* rounds down */
+    CHECK_EQ_U64(sim_bytes_in(SIM_S, 400 * G), 50 * G);
+    CHECK_EQ_U64(sim_bytes_in(SIM_US, 8), 0);
+    CHECK_EQ_U64(sim_bytes_in(SIM_TIME_MAX, 800 * G), UINT64_MAX / 10); /* no overflow */
+    /* Inverse: bytes_in(ser_time(b)) == b for every b at an awkward rate. */
+    int inverse = 1;
+    for (uint64_t b = 0; b < 20000; b++)
+        inverse &= sim_bytes_in(sim_ser_time(b, 3 * G + 7), 3 * G + 7) == b;
+    CHECK(inverse);
+}
+
+int main(void)
+{
+    TEST_RUN(test_ser_time);
+    TEST_RUN(test_bytes_in);
+    return tl_finish();
+}
