@@ -1,0 +1,373 @@
+/*
+ * test_topo.c — topology presets and routing: exact counts against the closed forms, every host
+ * pair reachable over every ECMP branch, hop counts as the topology dictates, rail-only
+ * cross-rail traffic through the scale-up domain, and topology errors at the right key.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "core/sim.h"
+#include "net/net.h"
+#include "testlib.h"
+
+typedef struct built {
+    scenario sc;
+    sim s;
+    net *n;
+} built;
+
+static int build(built *b, const char *yaml, err *e)
+{
+    err_clear(e);
+    b->n = NULL;
+    if (config_load_buffer(&b->sc, "topo.yaml", yaml, strlen(yaml), NULL, 0, e))
+        return e->code;
+    sim_init(&b->s, b->sc.seed);
+    b->n = net_build(&b->sc, &b->s, e);
+    if (!b->n) {
+        sim_free(&b->s);
+        scenario_free(&b->sc);
+        return e->code;
+    }
+    return 0;
+}
+
+static void unbuild(built *b)
+{
+    net_free(b->n);
+    sim_free(&b->s);
+    scenario_free(&b->sc);
+}
+
+static uint32_t count_tier(const net *n, enum switch_tier t)
+{
+    uint32_t c = 0;
+    for (uint32_t i = 0; i < n->n_switches; i++)
+        c += n->switches[i]->tier == t;
+    return c;
+}
+
+/* Links (counted once) between a node of kind/tier A and one of B. */
+static uint32_t count_links(const net *n, int a_host, enum switch_tier a, enum switch_tier b)
+{
+    uint32_t c = 0;
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        const port *p = n->ports[i];
+        const node *x = p->owner, *y = p->peer->owner;
+        int xa = a_host ? x->kind == NODE_HOST : (x->kind == NODE_SWITCH && x->tier == a);
+        int yb = y->kind == NODE_SWITCH && y->tier == b;
+        c += xa && yb;
+    }
+    return c;
+}
+
+/*
+ * Follow every ECMP branch from node x towards host d, `hops` links so far. Records the minimum
+ * and maximum path length in links, whether any branch dead-ends, and whether some path went
+ * through a scale-up switch.
+ */
+typedef struct walk {
+    uint32_t min_hops, max_hops;
+    int dead_end, via_scale_up, paths;
+} walk;
+
+static void walk_from(const net *n, const node *x, uint32_t d, uint32_t hops, walk *w)
+{
+    if (hops > 16) {
+        w->dead_end = 1;
+        return;
+    }
+    if (x->kind == NODE_HOST) {
+        if (x->index == d) {
+            w->paths++;
+            if (hops < w->min_hops)
+                w->min_hops = hops;
+            if (hops > w->max_hops)
+                w->max_hops = hops;
+            return;
+        }
+        if (hops > 0 && !n->hosts_relay) {
+            w->dead_end = 1;
+            return;
+        }
+        const port *p = &x->ports[net_host_egress(n, x, d)];
+        walk_from(n, p->peer->owner, d, hops + 1, w);
+        return;
+    }
+    if (x->tier == TIER_SCALE_UP)
+        w->via_scale_up = 1;
+    uint32_t g = x->fib[d];
+    if (g == UINT32_MAX) {
+        w->dead_end = 1;
+        return;
+    }
+    const ecmp_group *grp = &n->groups[g];
+    for (uint32_t i = 0; i < grp->n; i++)
+        walk_from(n, x->ports[grp->member[i]].peer->owner, d, hops + 1, w);
+}
+
+static walk walk_pair(const net *n, uint32_t s, uint32_t d)
+{
+    walk w = {UINT32_MAX, 0, 0, 0, 0};
+    walk_from(n, n->hosts[s], d, 0, &w);
+    return w;
+}
+
+/* Every ordered pair (or every `step`-th source) reaches its destination on every branch. */
+static void check_all_reachable(const net *n, uint32_t step)
+{
+    int bad = 0;
+    for (uint32_t s = 0; s < n->n_hosts; s += step)
+        for (uint32_t d = 0; d < n->n_hosts; d++) {
+            if (s == d)
+                continue;
+            walk w = walk_pair(n, s, d);
+            if (w.dead_end || !w.paths)
+                bad++;
+        }
+    CHECK(bad == 0);
+}
+
+static void test_fat_tree_counts_and_hops(void)
+{
+    built b;
+    err e;
+    CHECK(build(&b, "fabric: {preset: fat-tree, k: 8, servers: 128, gpus_per_server: 1}\n", &e) ==
+          0);
+    if (!b.n)
+        return;
+    const net *n = b.n;
+    uint32_t k = 8;
+    CHECK_EQ_U64(n->n_hosts, k * k * k / 4);
+    CHECK_EQ_U64(count_tier(n, TIER_LEAF), k * k / 2);
+    CHECK_EQ_U64(count_tier(n, TIER_SPINE), k * k / 2);
+    CHECK_EQ_U64(count_tier(n, TIER_SUPER_SPINE), k * k / 4);
+    CHECK_EQ_U64(count_tier(n, TIER_SCALE_UP), 0);
+    CHECK_EQ_U64(count_links(n, 1, 0, TIER_LEAF), k * k * k / 4);
+    CHECK_EQ_U64(count_links(n, 0, TIER_LEAF, TIER_SPINE), k * k * k / 4);
+    CHECK_EQ_U64(count_links(n, 0, TIER_SPINE, TIER_SUPER_SPINE), k * k * k / 4);
+    check_all_reachable(n, 7);
+    /* same leaf: 2 links; same pod: 4 links over k/2 spines; across pods: 6 over (k/2)^2 */
+    walk w = walk_pair(n, 0, 1);
+    CHECK(w.min_hops == 2 && w.max_hops == 2 && w.paths == 1);
+    w = walk_pair(n, 0, 4);
+    CHECK(w.min_hops == 4 && w.max_hops == 4 && w.paths == 4);
+    w = walk_pair(n, 0, 127);
+    CHECK(w.min_hops == 6 && w.max_hops == 6 && w.paths == 16);
+    unbuild(&b);
+}
+
+static void test_rail_optimized_counts(void)
+{
+    /* 32 servers x 8 GPUs, radix 64 at 1:1 -> 32 down / 32 up per leaf. */
+    static const struct {
+        uint32_t rpl, leaves;
+    } cases[] = {{1, 8}, {2, 8}, {8, 8}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char y[512];
+        snprintf(y, sizeof y,
+                 "fabric: {preset: rail-optimized, servers: 32, gpus_per_server: 8, "
+                 "leaf_radix: 64, spine_radix: 64, rails_per_leaf: %u}\n",
+                 cases[c].rpl);
+        built b;
+        err e;
+        CHECK(build(&b, y, &e) == 0);
+        if (!b.n) {
+            fprintf(stderr, "%s\n", e.msg);
+            continue;
+        }
+        const net *n = b.n;
+        CHECK_EQ_U64(n->n_hosts, 256);
+        CHECK_EQ_U64(count_tier(n, TIER_LEAF), cases[c].leaves);
+        CHECK_EQ_U64(count_tier(n, TIER_SPINE), 32);
+        CHECK_EQ_U64(count_tier(n, TIER_SCALE_UP), 32);
+        CHECK_EQ_U64(count_links(n, 1, 0, TIER_LEAF), 256);
+        CHECK_EQ_U64(count_links(n, 0, TIER_LEAF, TIER_SPINE), cases[c].leaves * 32);
+        /* rail r of every server lands on a leaf serving rail r */
+        for (uint32_t h = 0; h < n->n_hosts; h++) {
+            const node *x = n->hosts[h];
+            CHECK_EQ_U64(x->rail, h % 8);
+            const node *leaf = x->ports[x->net_port].peer->owner;
+            uint32_t want_leaf = (x->server / (32 / cases[c].rpl)) * (8 / cases[c].rpl) +
+                                 x->rail / cases[c].rpl;
+            CHECK_EQ_U64(leaf->index, want_leaf);
+        }
+        check_all_reachable(n, 13);
+        if (cases[c].rpl == 1) {
+            /* same rail, other server: one leaf, 2 links; other rail: over a spine, 4 links on
+             * 32 paths; same server: NVLink, 2 links through the scale-up switch */
+            walk w = walk_pair(n, 0, 8);
+            CHECK(w.min_hops == 2 && w.max_hops == 2 && !w.via_scale_up);
+            w = walk_pair(n, 0, 9);
+            CHECK(w.min_hops == 4 && w.max_hops == 4 && w.paths == 32);
+            w = walk_pair(n, 0, 1);
+            CHECK(w.min_hops == 2 && w.via_scale_up);
+        }
+        unbuild(&b);
+    }
+}
+
+static void test_rail_optimized_pods(void)
+{
+    built b;
+    err e;
+    CHECK(build(&b,
+                "fabric: {preset: rail-optimized, servers: 64, gpus_per_server: 8, leaf_radix: 64,\n"
+                "         spine_radix: 64, pods: 2}\n",
+                &e) == 0);
+    if (!b.n) {
+        fprintf(stderr, "%s\n", e.msg);
+        return;
+    }
+    const net *n = b.n;
+    CHECK_EQ_U64(n->n_hosts, 512);
+    CHECK_EQ_U64(count_tier(n, TIER_LEAF), 16);
+    CHECK_EQ_U64(count_tier(n, TIER_SPINE), 64);
+    /* each spine: 8 leaf links down and 8 up (1:1); 32 planes of one super-spine each */
+    CHECK_EQ_U64(count_tier(n, TIER_SUPER_SPINE), 32);
+    CHECK_EQ_U64(count_links(n, 0, TIER_SPINE, TIER_SUPER_SPINE), 64 * 8);
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        const node *x = n->switches[i];
+        if (x->tier == TIER_SPINE)
+            CHECK_EQ_U64(x->n_ports, 16);
+        if (x->tier == TIER_SUPER_SPINE)
+            CHECK(x->n_ports <= 64);
+    }
+    check_all_reachable(n, 61);
+    /* across pods: leaf, spine, super-spine, spine, leaf: 6 links */
+    walk w = walk_pair(n, 0, 511);
+    CHECK(w.min_hops == 6 && w.max_hops == 6);
+    unbuild(&b);
+}
+
+static void test_dual_homed(void)
+{
+    built b;
+    err e;
+    CHECK(build(&b,
+                "fabric: {preset: rail-optimized, servers: 4, gpus_per_server: 8, nic_ports: 2,\n"
+                "         leaf_radix: 16, spine_radix: 64}\n",
+                &e) == 0);
+    if (!b.n) {
+        fprintf(stderr, "%s\n", e.msg);
+        return;
+    }
+    const net *n = b.n;
+    CHECK_EQ_U64(n->n_hosts, 64);
+    /* the two ports of a NIC reach two different leaves */
+    for (uint32_t h = 0; h < n->n_hosts; h += 2) {
+        const node *a = n->hosts[h], *c = n->hosts[h + 1];
+        CHECK(a->rail == c->rail && a->server == c->server);
+        CHECK(a->ports[a->net_port].peer->owner != c->ports[c->net_port].peer->owner);
+    }
+    CHECK_EQ_U64(count_tier(n, TIER_LEAF), 16);
+    check_all_reachable(n, 5);
+    unbuild(&b);
+}
+
+static void test_rail_only_pxn(void)
+{
+    built b;
+    err e;
+    CHECK(build(&b,
+                "fabric: {preset: rail-only, servers: 8, gpus_per_server: 8, leaf_radix: 64}\n",
+                &e) == 0);
+    if (!b.n) {
+        fprintf(stderr, "%s\n", e.msg);
+        return;
+    }
+    const net *n = b.n;
+    CHECK_EQ_U64(count_tier(n, TIER_LEAF), 8);
+    CHECK_EQ_U64(count_tier(n, TIER_SPINE), 0);
+    check_all_reachable(n, 1);
+    /* same rail: one leaf; cross-rail: NVLink to the peer GPU on the destination's rail, then
+     * that rail's leaf: host - nvs - host - leaf - host = 4 links */
+    walk w = walk_pair(n, 0, 8);
+    CHECK(w.min_hops == 2 && !w.via_scale_up);
+    w = walk_pair(n, 0, 8 + 3);
+    CHECK(w.min_hops == 4 && w.max_hops == 4 && w.via_scale_up);
+    /* the leaf of rail 0 has no route to a rail-3 host: only the scale-up path exists */
+    const node *leaf0 = n->hosts[0]->ports[n->hosts[0]->net_port].peer->owner;
+    CHECK(leaf0->fib[11] == UINT32_MAX);
+    unbuild(&b);
+}
+
+static void test_custom(void)
+{
+    built b;
+    err e;
+    CHECK(build(&b,
+                "fabric:\n"
+                "  preset: custom\n"
+                "  custom:\n"
+                "    switches: [{name: a}, {name: b}, {name: c}]\n"
+                "    hosts: [{name: x, gpus: 8}, {name: y, gpus: 8}]\n"
+                "    links:\n"
+                "      - {a: x, b: a, speed: 100Gbps}\n"
+                "      - {a: a, b: b}\n"
+                "      - {a: a, b: c}\n"
+                "      - {a: b, b: c}\n"
+                "      - {a: c, b: y, speed: 100Gbps, latency: 2us}\n",
+                &e) == 0);
+    if (!b.n) {
+        fprintf(stderr, "%d:%d %s\n", e.line, e.col, e.msg);
+        return;
+    }
+    const net *n = b.n;
+    CHECK_EQ_U64(n->n_hosts, 2);
+    CHECK_EQ_U64(n->n_switches, 3);
+    CHECK_STR(n->hosts[1]->name, "y");
+    walk w = walk_pair(n, 0, 1);
+    CHECK(w.min_hops == 3 && w.max_hops == 3 && w.paths == 1); /* x-a-c-y, not via b */
+    CHECK_EQ_U64(n->hosts[1]->ports[0].prop_ps, 2 * SIM_US);
+    unbuild(&b);
+}
+
+static void expect_error(const char *yaml, const char *needle, int line)
+{
+    built b;
+    err e;
+    int rc = build(&b, yaml, &e);
+    CHECK(rc == ERR_INVALID);
+    if (rc == 0) {
+        unbuild(&b);
+        return;
+    }
+    if (!strstr(e.msg, needle))
+        fprintf(stderr, "  got \"%s\", expected it to contain \"%s\"\n", e.msg, needle);
+    CHECK(strstr(e.msg, needle) != NULL);
+    CHECK(e.line == line);
+}
+
+static void test_topology_errors(void)
+{
+    expect_error("fabric: {preset: single-switch, servers: 16, gpus_per_server: 8}\n",
+                 "single-switch needs a port per host", 1);
+    expect_error("fabric:\n  preset: rail-optimized\n  leaf_radix: 64\n  rails_per_leaf: 3\n",
+                 "rails_per_leaf: 3 rails per leaf must divide", 4);
+    expect_error("fabric:\n  preset: leaf-spine\n  leaf_radix: 64\n  oversubscription: 2:1\n",
+                 "does not divide leaf_radix 64", 4);
+    expect_error("fabric:\n  preset: leaf-spine\n  servers: 64\n  spine_radix: 8\n",
+                 "spine_radix >= 16", 4);
+    expect_error("fabric:\n  preset: rail-only\n  servers: 128\n  leaf_radix: 64\n",
+                 "rail-only has no spine", 4);
+    expect_error("fabric:\n  preset: fat-tree\n  k: 8\n", "k^3/4 = 128 hosts", 3);
+    expect_error("fabric:\n  preset: rail-optimized\n  servers: 96\n  pods: 2\n",
+                 "cannot be split evenly into 2 pods", 4);
+    expect_error("fabric:\n  preset: custom\n  custom:\n    switches: [{name: s}]\n"
+                 "    hosts: [{name: h}]\n    links:\n      - {a: h, b: t}\n",
+                 "unknown node \"t\"", 7);
+}
+
+int main(void)
+{
+    TEST_RUN(test_fat_tree_counts_and_hops);
+    TEST_RUN(test_rail_optimized_counts);
+    TEST_RUN(test_rail_optimized_pods);
+    TEST_RUN(test_dual_homed);
+    TEST_RUN(test_rail_only_pxn);
+    TEST_RUN(test_custom);
+    TEST_RUN(test_topology_errors);
+    return tl_finish();
+}
