@@ -478,6 +478,8 @@ static void wire(net *n, const edge_list *el)
         n->ports[pid++] = pb;
         if (a->kind == NODE_HOST)
             *(b->tier == TIER_SCALE_UP ? &a->nvl_port : &a->net_port) = pa->index;
+        if (b->kind == NODE_HOST)
+            *(a->tier == TIER_SCALE_UP ? &b->nvl_port : &b->net_port) = pb->index;
     }
     xfree(deg);
 }

@@ -262,9 +262,10 @@ void run_free(run *r)
     xfree(r->st.jobs);
     xfree(r->st.flows);
     xfree(r->st.ports);
+    /* The queue may still hold events embedded in jobs and ports: free it first. */
+    sim_free(&r->sim);
     xfree(r->jobs);
     transport_free(r->tp);
     net_free(r->net);
-    sim_free(&r->sim);
     xfree(r);
 }
