@@ -225,9 +225,22 @@ int config_load(scenario *sc, const char *path, const cfg_override *over, int n_
 /* Same, from a buffer (used by the fuzzer and tests); `name` stands in for the file name. */
 int config_load_buffer(scenario *sc, const char *name, const char *buf, size_t len,
                        const cfg_override *over, int n_over, err *e);
-/* Find the line/col of a dotted key (e.g. "fabric.leaf_radix"); returns false if absent. */
+/*
+ * Find the line/col of a dotted key (e.g. "fabric.leaf_radix"; list elements as "workload.1.size"
+ * or "workload[1].size"); returns false if absent or null. The position is the key's *value*
+ * (where config errors about a bad value point), or the element's node for list elements.
+ */
 bool config_locate(const scenario *sc, const char *dotted, int *line, int *col);
-/* Set *e at the position of `dotted` (or the file start if absent) with ERR_INVALID. */
+/* Same, also giving the source name: the scenario file, or "--set" when the value came from an
+ * override (then line is the override's 1-based index and col the column in "KEY=VALUE"). */
+bool config_locate_at(const scenario *sc, const char *dotted, const char **file, int *line,
+                      int *col);
+/*
+ * Set *e at the position of `dotted` with ERR_INVALID and return ERR_INVALID. If the key is
+ * absent, the position is that of its closest enclosing section present in the file (e.g.
+ * `fabric:`), else the file start (line 1, col 1). The message is prefixed with "KEY: " (KEY in
+ * the display form "workload[1].size") unless it already starts with the key.
+ */
 int config_error_at(const scenario *sc, err *e, const char *dotted, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void scenario_free(scenario *sc);

@@ -1,0 +1,1736 @@
+/*
+ * config.c — the scenario schema: walks the YAML node tree (tree.h), fills a `scenario` with
+ * every documented default (docs/scenario.md), and rejects unknown keys, wrong types, values
+ * out of range and combinations the config alone can decide are impossible.
+ *
+ * Conventions, so that every message reads the same:
+ *  - a message starts with the key's full path; list elements are written `workload[1].size`
+ *    (the same form `--set` and config_locate() accept, next to `workload.1.size`);
+ *  - bad values are reported at the value's node, unknown keys at the key's node, a missing
+ *    required key at the mapping that lacks it;
+ *  - the text is "expected <what>, got <found>", with `(did you mean "x"?)` when a close name
+ *    exists (edit distance <= 2);
+ *  - a key whose value is empty, `~` or `null` takes its default, like an absent key;
+ *  - quantities with units may be quoted or not (they are strings to YAML anyway), but plain
+ *    integers, numbers and booleans must not be quoted: `seed: "1"` is a string, an error.
+ *
+ * The first error wins and the walk stops there. Nothing here prints or exits.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "tree.h"
+#include "units.h"
+
+#define PATHLEN 256
+#define MAX_FILE_BYTES (16u << 20)
+#define MAX_INDEX 16777215u     /* largest rank / host index accepted in a list */
+#define MAX_INDEX_COUNT (1u << 20)
+
+#define TRY(x)                                                                             \
+    do {                                                                                   \
+        int rc_ = (x);                                                                     \
+        if (rc_)                                                                           \
+            return rc_;                                                                    \
+    } while (0)
+
+typedef struct ld {
+    scenario *sc;
+    arena *a;
+    err *e;
+} ld;
+
+/* --- names ---------------------------------------------------------------------------------- */
+
+static const char *const PRESETS[] = {"single-switch", "leaf-spine", "fat-tree", "rail-optimized",
+                                      "rail-only", "custom", NULL};
+static const char *const JOB_KINDS[] = {"collective", "training", "traffic", NULL};
+static const char *const OPS[] = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all",
+                                  "broadcast", "reduce", NULL};
+static const char *const ALGOS[] = {"ring", "tree", "halving-doubling", "direct", "hierarchical",
+                                    NULL};
+static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
+static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
+static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
+static const char *const TRANSPORTS[] = {"rocev2", "uet", NULL};
+static const char *const CCS[] = {"dcqcn", "none", "nscc", NULL};
+static const char *const RETX[] = {"go-back-n", "selective", NULL};
+static const char *const LB_MODES[] = {"ecmp", "flowlet", "spray", "adaptive", "collective", NULL};
+static const char *const HASHES[] = {"crc16", "crc32", "xor", "random", NULL};
+static const char *const HASH_FIELDS[] = {"src_ip", "dst_ip", "src_port", "dst_port", "protocol",
+                                          NULL};
+static const char *const METRICS[] = {"queue", "utilization", NULL};
+static const char *const FAULT_KINDS[] = {"link-down", "link-up", "gpu-slow", "pfc-storm", NULL};
+static const char *const FORMATS[] = {"json", "csv", "prom", "trace", "pcap", "html", "sqlite",
+                                      NULL};
+static const char *const MODEL_PRESETS[] = {"llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b",
+                                            NULL};
+
+const char *preset_name(enum fabric_preset p)
+{
+    return (unsigned)p < 6 ? PRESETS[p] : "?";
+}
+const char *job_kind_name(enum job_kind k)
+{
+    return (unsigned)k < 3 ? JOB_KINDS[k] : "?";
+}
+const char *coll_op_name(enum coll_op o)
+{
+    return (unsigned)o < 6 ? OPS[o] : "?";
+}
+const char *coll_algo_name(enum coll_algo a)
+{
+    return (unsigned)a < 5 ? ALGOS[a] : "?";
+}
+const char *pattern_name(enum traffic_pattern p)
+{
+    return (unsigned)p < 4 ? PATTERNS[p] : "?";
+}
+
+/* --- allowed keys --------------------------------------------------------------------------- */
+
+static const char *const K_TOP[] = {"name", "seed", "stop_at", "fabric", "switch", "nic",
+                                    "loadbalance", "workload", "faults", "telemetry", "output",
+                                    NULL};
+static const char *const K_FABRIC[] = {
+    "preset", "servers", "gpus_per_server", "gpus_per_nic", "nic_ports", "rails_per_leaf",
+    "host_link", "fabric_link", "oversubscription", "leaf_radix", "spine_radix", "spines", "pods",
+    "k", "link_latency", "cable_length", "switch_latency", "cut_through", "scale_up", "custom",
+    NULL};
+static const char *const K_SCALE_UP[] = {"bandwidth", "latency", NULL};
+static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
+static const char *const K_CSWITCH[] = {"name", NULL};
+static const char *const K_CHOST[] = {"name", "gpus", NULL};
+static const char *const K_CLINK[] = {"a", "b", "speed", "latency", NULL};
+static const char *const K_SWITCH[] = {"buffer", "alpha", "ecn", "pfc", "scheduler", NULL};
+static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", NULL};
+static const char *const K_PFC[] = {"enabled", "priorities", "xoff", "headroom", "watchdog", NULL};
+static const char *const K_WD[] = {"detect", "restore", "action", NULL};
+static const char *const K_NIC[] = {"mtu", "transport", "cc", "dcqcn", "qps_per_connection",
+                                    "retransmit", "rto", "priority", NULL};
+static const char *const K_DCQCN[] = {"g", "rai", "rhai", "timer", "byte_counter",
+                                      "fast_recovery", "cnp_interval", "min_rate", NULL};
+static const char *const K_LB[] = {"mode", "hash", "fields", "flowlet_gap", "adaptive", NULL};
+static const char *const K_ADAPTIVE[] = {"metric", NULL};
+static const char *const K_JOB_COLL[] = {"name", "kind", "start", "iterations", "op", "algorithm",
+                                         "size", "ranks", "channels", NULL};
+static const char *const K_JOB_TRAIN[] = {"name", "kind", "start", "iterations", "model",
+                                          "parallelism", "micro_batch", "global_batch", "gpu",
+                                          NULL};
+static const char *const K_JOB_TRAFFIC[] = {"name", "kind", "start", "iterations", "pattern",
+                                            "size", "hosts", "load", NULL};
+static const char *const K_MODEL[] = {"preset", "params", "layers", "hidden", "seq_len", "vocab",
+                                      NULL};
+static const char *const K_PAR[] = {"tp", "pp", "dp", NULL};
+static const char *const K_GPU[] = {"peak_tflops", "mfu", NULL};
+static const char *const K_FAULT_LINK[] = {"at", "kind", "link", NULL};
+static const char *const K_FAULT_GPU[] = {"at", "kind", "gpu", "factor", NULL};
+static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NULL};
+static const char *const K_TELEMETRY[] = {"sample_interval", "pcap", NULL};
+static const char *const K_PCAP[] = {"max_packets", NULL};
+static const char *const K_OUTPUT[] = {"dir", "formats", NULL};
+
+/* --- messages ------------------------------------------------------------------------------- */
+
+/* User text for a message: control bytes escaped, cut at 60 bytes. */
+static const char *show(char *dst, size_t cap, const char *s)
+{
+    size_t o = 0;
+    for (size_t i = 0; s[i] && o + 8 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i >= 60) {
+            memcpy(dst + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            snprintf(dst + o, cap - o, "\\x%02x", c);
+            o += 4;
+        } else if (c == '"') {
+            dst[o++] = '\\';
+            dst[o++] = '"';
+        } else {
+            dst[o++] = (char)c;
+        }
+    }
+    dst[o] = '\0';
+    return dst;
+}
+
+static int failv(ld *L, const cfg_node *n, const char *path, const char *fmt, va_list ap)
+{
+    char msg[ERR_MSG_MAX];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    const char *src = n ? n->src : L->sc->file;
+    int line = n ? n->line : 1, col = n ? n->col : 1;
+    if (path && *path)
+        return err_set(L->e, ERR_INVALID, src, line, col, "%s: %s", path, msg);
+    return err_set(L->e, ERR_INVALID, src, line, col, "%s", msg);
+}
+
+static int fail(ld *L, const cfg_node *n, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(ld *L, const cfg_node *n, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = failv(L, n, path, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* parent.key, or key at the top; parent[i] for list elements. Long user keys are cut. */
+static void sub(char *dst, const char *parent, const char *key)
+{
+    char k[80];
+    show(k, sizeof k, key);
+    if (parent && *parent)
+        snprintf(dst, PATHLEN, "%s.%s", parent, k);
+    else
+        snprintf(dst, PATHLEN, "%s", k);
+}
+
+static void subi(char *dst, const char *parent, uint32_t i)
+{
+    snprintf(dst, PATHLEN, "%s[%u]", parent, i);
+}
+
+/* Levenshtein distance, capped inputs (keys are short). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40)
+        return 99;
+    unsigned row[41];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            unsigned best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The closest name within distance 2 (and closer than the word's own length), or NULL. */
+static const char *suggest(const char *word, const char *const *names)
+{
+    const char *best = NULL;
+    unsigned bd = 3;
+    size_t wl = strlen(word);
+    for (const char *const *n = names; *n; n++) {
+        unsigned d = edit_distance(word, *n);
+        if (d < bd && d < wl) {
+            bd = d;
+            best = *n;
+        }
+    }
+    return best;
+}
+
+static void join_names(char *dst, size_t cap, const char *const *names, const char *sep)
+{
+    size_t o = 0;
+    dst[0] = '\0';
+    for (const char *const *n = names; *n; n++) {
+        int w = snprintf(dst + o, cap - o, "%s%s", n == names ? "" : sep, *n);
+        if (w < 0 || (size_t)w >= cap - o)
+            break;
+        o += (size_t)w;
+    }
+}
+
+/* --- shape checks --------------------------------------------------------------------------- */
+
+static bool present(const cfg_node *n) { return n && !cfg_is_null(n); }
+
+/* Every key of `map` must be in `allowed`. `what` qualifies the message ("for a traffic job"). */
+static int check_keys(ld *L, const cfg_node *map, const char *path, const char *const *allowed,
+                      const char *what)
+{
+    for (uint32_t i = 0; i < map->n; i++) {
+        const cfg_node *k = map->keys[i];
+        bool ok = false;
+        for (const char *const *a = allowed; *a && !ok; a++)
+            ok = strcmp(k->str, *a) == 0;
+        if (ok)
+            continue;
+        char kp[PATHLEN];
+        sub(kp, path, k->str);
+        const char *s = suggest(k->str, allowed);
+        const char *kw = (path && *path) ? "key" : "top-level key";
+        const char *sp = what ? " " : "";
+        if (s)
+            return fail(L, k, kp, "unknown %s%s%s (did you mean \"%s\"?)", kw, sp,
+                        what ? what : "", s);
+        char list[400];
+        join_names(list, sizeof list, allowed, ", ");
+        return fail(L, k, kp, "unknown %s%s%s (expected one of: %s)", kw, sp, what ? what : "",
+                    list);
+    }
+    return ERR_OK;
+}
+
+/* map[key] as a mapping (NULL when absent or null). */
+static int get_map(ld *L, const cfg_node *map, const char *path, const char *key,
+                   const char *const *allowed, const cfg_node **out, char *kp)
+{
+    *out = NULL;
+    sub(kp, path, key);
+    const cfg_node *v = cfg_map_get(map, key, NULL);
+    if (!present(v))
+        return ERR_OK;
+    if (v->kind != CFG_MAP)
+        return fail(L, v, kp, "expected a mapping, got %s", cfg_kind_name(v->kind));
+    if (allowed)
+        TRY(check_keys(L, v, kp, allowed, NULL));
+    *out = v;
+    return ERR_OK;
+}
+
+/* map[key] as a scalar; *out NULL when absent or null. `what` is the expected-phrase. */
+static int get_scalar(ld *L, const cfg_node *map, const char *path, const char *key,
+                      const char *what, const cfg_node **out, char *kp)
+{
+    *out = NULL;
+    sub(kp, path, key);
+    const cfg_node *v = cfg_map_get(map, key, NULL);
+    if (!present(v))
+        return ERR_OK;
+    if (v->kind != CFG_SCALAR)
+        return fail(L, v, kp, "expected %s, got %s", what, cfg_kind_name(v->kind));
+    *out = v;
+    return ERR_OK;
+}
+
+/* A plain (unquoted) scalar for integer/number/boolean values. */
+static int want_plain(ld *L, const cfg_node *v, const char *kp, const char *what)
+{
+    char s[200];
+    if (v->quoted)
+        return fail(L, v, kp, "expected %s, got the string \"%s\" (remove the quotes)", what,
+                    show(s, sizeof s, v->str));
+    return ERR_OK;
+}
+
+/* --- typed getters: leave *out alone when the key is absent ---------------------------------- */
+
+/* Parse a decimal integer; neg and overflow say why it does not fit. False if not an integer. */
+static bool parse_int(const char *s, uint64_t *v, bool *neg, bool *overflow)
+{
+    *neg = *overflow = false;
+    if (*s == '-') {
+        *neg = true;
+        s++;
+    } else if (*s == '+') {
+        s++;
+    }
+    if (!*s)
+        return false;
+    uint64_t x = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        unsigned d = (unsigned)(*s - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            *overflow = true;
+        else
+            x = x * 10 + d;
+    }
+    *v = x;
+    if (*neg && x == 0)
+        *neg = false;
+    return true;
+}
+
+static int int_node(ld *L, const cfg_node *v, const char *kp, uint64_t lo, uint64_t hi,
+                    uint64_t *out)
+{
+    char s[200];
+    TRY(want_plain(L, v, kp, "an integer"));
+    uint64_t x = 0;
+    bool neg, ovf;
+    if (!parse_int(v->str, &x, &neg, &ovf))
+        return fail(L, v, kp, "expected an integer, got \"%s\"", show(s, sizeof s, v->str));
+    if (neg || ovf || x < lo || x > hi) {
+        if (neg && hi == UINT64_MAX)
+            return fail(L, v, kp, "expected an integer >= %llu, got %s", (unsigned long long)lo,
+                        show(s, sizeof s, v->str));
+        if (hi == UINT64_MAX)
+            return fail(L, v, kp, "expected an integer <= %llu, got %s",
+                        (unsigned long long)UINT64_MAX, show(s, sizeof s, v->str));
+        return fail(L, v, kp, "expected %llu..%llu, got %s", (unsigned long long)lo,
+                    (unsigned long long)hi, show(s, sizeof s, v->str));
+    }
+    *out = x;
+    return ERR_OK;
+}
+
+static int get_u64(ld *L, const cfg_node *map, const char *path, const char *key, uint64_t lo,
+                   uint64_t hi, uint64_t *out, const cfg_node **node)
+{
+    const cfg_node *v;
+    char kp[PATHLEN];
+    if (node)
+        *node = NULL;
+    TRY(get_scalar(L, map, path, key, "an integer", &v, kp));
+    if (!v)
+        return ERR_OK;
+    if (node)
+        *node = v;
+    return int_node(L, v, kp, lo, hi, out);
+}
+
+static int get_u32(ld *L, const cfg_node *map, const char *path, const char *key, uint32_t lo,
+                   uint32_t hi, uint32_t *out, const cfg_node **node)
+{
+    uint64_t x = *out;
+    TRY(get_u64(L, map, path, key, lo, hi, &x, node));
+    *out = (uint32_t)x;
+    return ERR_OK;
+}
+
+/* A finite decimal number (also "70e9"); range [lo, hi] with open ends as flagged. */
+static int num_node(ld *L, const cfg_node *v, const char *kp, double lo, bool lo_open, double hi,
+                    bool hi_open, const char *range, double *out)
+{
+    char s[200];
+    TRY(want_plain(L, v, kp, "a number"));
+    const char *p = v->str;
+    bool ok = *p != '\0';
+    for (const char *q = p; *q && ok; q++)
+        ok = (*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' || *q == '-' ||
+             *q == '+';
+    char *end = NULL;
+    double x = ok ? strtod(p, &end) : 0;
+    if (!ok || !end || *end || !isfinite(x))
+        return fail(L, v, kp, "expected a number, got \"%s\"", show(s, sizeof s, v->str));
+    if (x < lo || (lo_open && x == lo) || x > hi || (hi_open && x == hi))
+        return fail(L, v, kp, "expected %s, got %s", range, show(s, sizeof s, v->str));
+    *out = x;
+    return ERR_OK;
+}
+
+static int get_num(ld *L, const cfg_node *map, const char *path, const char *key, double lo,
+                   bool lo_open, double hi, bool hi_open, const char *range, double *out)
+{
+    const cfg_node *v;
+    char kp[PATHLEN];
+    TRY(get_scalar(L, map, path, key, "a number", &v, kp));
+    if (!v)
+        return ERR_OK;
+    return num_node(L, v, kp, lo, lo_open, hi, hi_open, range, out);
+}
+
+static int get_bool(ld *L, const cfg_node *map, const char *path, const char *key, bool *out)
+{
+    const cfg_node *v;
+    char kp[PATHLEN], s[200];
+    TRY(get_scalar(L, map, path, key, "true or false", &v, kp));
+    if (!v)
+        return ERR_OK;
+    TRY(want_plain(L, v, kp, "true or false"));
+    if (!strcmp(v->str, "true") || !strcmp(v->str, "True") || !strcmp(v->str, "TRUE"))
+        *out = true;
+    else if (!strcmp(v->str, "false") || !strcmp(v->str, "False") || !strcmp(v->str, "FALSE"))
+        *out = false;
+    else
+        return fail(L, v, kp, "expected true or false, got \"%s\"", show(s, sizeof s, v->str));
+    return ERR_OK;
+}
+
+static int get_str(ld *L, const cfg_node *map, const char *path, const char *key,
+                   const char **out, const cfg_node **node)
+{
+    const cfg_node *v;
+    char kp[PATHLEN];
+    if (node)
+        *node = NULL;
+    TRY(get_scalar(L, map, path, key, "a string", &v, kp));
+    if (!v)
+        return ERR_OK;
+    if (v->len == 0)
+        return fail(L, v, kp, "expected a non-empty string, got \"\"");
+    *out = v->str;
+    if (node)
+        *node = v;
+    return ERR_OK;
+}
+
+static int enum_node(ld *L, const cfg_node *v, const char *kp, const char *const *names, int *out)
+{
+    char s[200], list[300];
+    for (int i = 0; names[i]; i++) {
+        if (!strcmp(v->str, names[i])) {
+            *out = i;
+            return ERR_OK;
+        }
+    }
+    join_names(list, sizeof list, names, " | ");
+    const char *sg = suggest(v->str, names);
+    if (sg)
+        return fail(L, v, kp, "expected one of %s, got \"%s\" (did you mean \"%s\"?)", list,
+                    show(s, sizeof s, v->str), sg);
+    return fail(L, v, kp, "expected one of %s, got \"%s\"", list, show(s, sizeof s, v->str));
+}
+
+static int get_enum(ld *L, const cfg_node *map, const char *path, const char *key,
+                    const char *const *names, int *out, const cfg_node **node)
+{
+    const cfg_node *v;
+    char kp[PATHLEN], what[320], list[300];
+    if (node)
+        *node = NULL;
+    join_names(list, sizeof list, names, " | ");
+    snprintf(what, sizeof what, "one of %s", list);
+    TRY(get_scalar(L, map, path, key, what, &v, kp));
+    if (!v)
+        return ERR_OK;
+    if (node)
+        *node = v;
+    return enum_node(L, v, kp, names, out);
+}
+
+typedef bool (*unit_fn)(const char *s, uint64_t *out, char *why, size_t why_len);
+
+static int get_unit(ld *L, const cfg_node *map, const char *path, const char *key, unit_fn fn,
+                    const char *what, uint64_t *out, const cfg_node **node)
+{
+    const cfg_node *v;
+    char kp[PATHLEN], why[400];
+    if (node)
+        *node = NULL;
+    TRY(get_scalar(L, map, path, key, what, &v, kp));
+    if (!v)
+        return ERR_OK;
+    if (node)
+        *node = v;
+    if (!fn(v->str, out, why, sizeof why))
+        return fail(L, v, kp, "%s", why);
+    return ERR_OK;
+}
+
+#define RATE units_rate, "a rate like \"400Gbps\""
+#define TIME units_time, "a time like \"2us\""
+#define SIZE units_size, "a size like \"4KiB\""
+#define LENGTH units_length, "a length like \"30m\""
+
+/* A quantity that must be positive: 0 is rejected with the key's own wording. */
+static int get_unit_pos(ld *L, const cfg_node *map, const char *path, const char *key, unit_fn fn,
+                        const char *what, uint64_t *out, const cfg_node **node)
+{
+    const cfg_node *v;
+    uint64_t x = *out;
+    TRY(get_unit(L, map, path, key, fn, what, &x, &v));
+    if (node)
+        *node = v;
+    if (v && x == 0) {
+        char kp[PATHLEN], s[200];
+        sub(kp, path, key);
+        char noun[64];
+        snprintf(noun, sizeof noun, "%.*s", (int)strcspn(what, " ") + 1 +
+                 (int)strcspn(what + strcspn(what, " ") + 1, " "), what);
+        return fail(L, v, kp, "expected %s greater than 0, got \"%s\"", noun,
+                    show(s, sizeof s, v->str));
+    }
+    *out = x;
+    return ERR_OK;
+}
+
+/* A size, or the word `auto` (stored as 0). */
+static int get_size_auto(ld *L, const cfg_node *map, const char *path, const char *key,
+                         uint64_t *out)
+{
+    const cfg_node *v;
+    char kp[PATHLEN];
+    TRY(get_scalar(L, map, path, key, "auto or a size like \"4KiB\"", &v, kp));
+    if (!v)
+        return ERR_OK;
+    if (!strcmp(v->str, "auto")) {
+        *out = 0;
+        return ERR_OK;
+    }
+    return get_unit_pos(L, map, path, key, SIZE, out, NULL);
+}
+
+/* map[key] as a sequence; *out NULL when absent. */
+static int get_seq(ld *L, const cfg_node *map, const char *path, const char *key,
+                   const char *what, const cfg_node **out, char *kp)
+{
+    *out = NULL;
+    sub(kp, path, key);
+    const cfg_node *v = cfg_map_get(map, key, NULL);
+    if (!present(v))
+        return ERR_OK;
+    if (v->kind != CFG_SEQ)
+        return fail(L, v, kp, "expected %s, got %s", what, cfg_kind_name(v->kind));
+    *out = v;
+    return ERR_OK;
+}
+
+/* A list of enum names turned into a bitmask; must not be empty. */
+static int get_enum_list(ld *L, const cfg_node *map, const char *path, const char *key,
+                         const char *const *names, const char *what, uint32_t *mask)
+{
+    const cfg_node *seq;
+    char kp[PATHLEN], ep[PATHLEN];
+    TRY(get_seq(L, map, path, key, what, &seq, kp));
+    if (!seq)
+        return ERR_OK;
+    if (seq->n == 0)
+        return fail(L, seq, kp, "expected %s, got an empty list", what);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < seq->n; i++) {
+        const cfg_node *v = seq->vals[i];
+        subi(ep, kp, i);
+        char list[300];
+        join_names(list, sizeof list, names, " | ");
+        if (v->kind != CFG_SCALAR)
+            return fail(L, v, ep, "expected one of %s, got %s", list, cfg_kind_name(v->kind));
+        int x;
+        TRY(enum_node(L, v, ep, names, &x));
+        m |= 1u << x;
+    }
+    *mask = m;
+    return ERR_OK;
+}
+
+/* --- index sets (ranks / hosts) ------------------------------------------------------------- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define SET_WHAT "all, a list like [0, 1, 2] or a range like \"0-63\""
+
+/* Parse "a-b,c,d-e" (blanks allowed around items) into idx (arena); false when malformed. */
+static bool parse_ranges(ld *L, const char *s, uint32_t **idx, uint32_t *n, const char **why)
+{
+    uint64_t total = 0;
+    *why = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        const char *p = s;
+        uint32_t o = 0;
+        for (;;) {
+            uint64_t a = 0, b;
+            int digits = 0;
+            while (*p == ' ')
+                p++;
+            for (; *p >= '0' && *p <= '9'; p++, digits++)
+                if ((a = a * 10 + (uint64_t)(*p - '0')) > MAX_INDEX)
+                    return (*why = "index too large"), false;
+            if (!digits)
+                return false;
+            b = a;
+            while (*p == ' ')
+                p++;
+            if (*p == '-') {
+                p++;
+                while (*p == ' ')
+                    p++;
+                b = 0;
+                digits = 0;
+                for (; *p >= '0' && *p <= '9'; p++, digits++)
+                    if ((b = b * 10 + (uint64_t)(*p - '0')) > MAX_INDEX)
+                        return (*why = "index too large"), false;
+                if (!digits)
+                    return false;
+                if (b < a)
+                    return (*why = "the range is backwards"), false;
+            }
+            if (pass == 0) {
+                total += b - a + 1;
+                if (total > MAX_INDEX_COUNT)
+                    return (*why = "too many indices"), false;
+            } else {
+                for (uint64_t x = a; x <= b; x++)
+                    (*idx)[o++] = (uint32_t)x;
+            }
+            while (*p == ' ')
+                p++;
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (*p)
+                return false;
+            break;
+        }
+        if (pass == 0) {
+            *idx = ARENA_NEW_ARRAY(L->a, uint32_t, total);
+            *n = (uint32_t)total;
+        }
+    }
+    return true;
+}
+
+static int get_index_set(ld *L, const cfg_node *map, const char *path, const char *key,
+                         cfg_index_set *out)
+{
+    char kp[PATHLEN], s[200];
+    sub(kp, path, key);
+    const cfg_node *v = cfg_map_get(map, key, NULL);
+    out->all = true;
+    out->n = 0;
+    out->idx = NULL;
+    if (!present(v))
+        return ERR_OK;
+    out->line = v->line;
+    out->col = v->col;
+    if (v->kind == CFG_MAP)
+        return fail(L, v, kp, "expected %s, got a mapping", SET_WHAT);
+    if (v->kind == CFG_SCALAR) {
+        if (!strcmp(v->str, "all"))
+            return ERR_OK;
+        uint64_t x;
+        bool neg, ovf;
+        if (!v->quoted && parse_int(v->str, &x, &neg, &ovf)) {
+            if (neg || ovf || x == 0 || x > MAX_INDEX)
+                return fail(L, v, kp, "expected %s, got %s", SET_WHAT, show(s, sizeof s, v->str));
+            return fail(L, v, kp,
+                        "expected %s, got %llu (one index is written [%llu]; the first %llu "
+                        "are \"0-%llu\")",
+                        SET_WHAT, (unsigned long long)x, (unsigned long long)x,
+                        (unsigned long long)x, (unsigned long long)(x - 1));
+        }
+        const char *why;
+        if (!parse_ranges(L, v->str, &out->idx, &out->n, &why))
+            return why ? fail(L, v, kp, "expected %s, got \"%s\" (%s)", SET_WHAT,
+                              show(s, sizeof s, v->str), why)
+                       : fail(L, v, kp, "expected %s, got \"%s\"", SET_WHAT,
+                              show(s, sizeof s, v->str));
+        out->all = false;
+    } else {
+        if (v->n == 0)
+            return fail(L, v, kp, "expected %s, got an empty list", SET_WHAT);
+        if (v->n > MAX_INDEX_COUNT)
+            return fail(L, v, kp, "expected at most %u indices", MAX_INDEX_COUNT);
+        out->idx = ARENA_NEW_ARRAY(L->a, uint32_t, v->n);
+        out->n = v->n;
+        for (uint32_t i = 0; i < v->n; i++) {
+            char ep[PATHLEN];
+            uint64_t x = 0;
+            subi(ep, kp, i);
+            const cfg_node *it = v->vals[i];
+            if (it->kind != CFG_SCALAR)
+                return fail(L, it, ep, "expected an integer, got %s", cfg_kind_name(it->kind));
+            TRY(int_node(L, it, ep, 0, MAX_INDEX, &x));
+            out->idx[i] = (uint32_t)x;
+        }
+        out->all = false;
+    }
+    /* Duplicates are a mistake in any of the three forms. */
+    uint32_t *sorted = ARENA_NEW_ARRAY(L->a, uint32_t, out->n);
+    memcpy(sorted, out->idx, sizeof *sorted * out->n);
+    qsort(sorted, out->n, sizeof *sorted, cmp_u32);
+    for (uint32_t i = 1; i < out->n; i++)
+        if (sorted[i] == sorted[i - 1])
+            return fail(L, v, kp, "index %u is listed twice", sorted[i]);
+    return ERR_OK;
+}
+
+/* --- sections ------------------------------------------------------------------------------- */
+
+static int parse_custom(ld *L, const cfg_node *cm, const char *path)
+{
+    cfg_fabric *f = &L->sc->fabric;
+    const cfg_node *sw, *ho, *li;
+    char kp[PATHLEN], ep[PATHLEN];
+
+    TRY(get_seq(L, cm, path, "switches", "a list of switches like [{name: s0}]", &sw, kp));
+    if (!sw || sw->n == 0)
+        return fail(L, sw ? sw : cm, sw ? kp : path,
+                    "expected at least one switch in %s.switches", path);
+    f->n_custom_switches = sw->n;
+    f->custom_switches = ARENA_NEW_ARRAY(L->a, cfg_custom_switch, sw->n);
+    for (uint32_t i = 0; i < sw->n; i++) {
+        const cfg_node *it = sw->vals[i];
+        subi(ep, kp, i);
+        if (it->kind != CFG_MAP)
+            return fail(L, it, ep, "expected a mapping like {name: s0}, got %s",
+                        cfg_kind_name(it->kind));
+        TRY(check_keys(L, it, ep, K_CSWITCH, NULL));
+        TRY(get_str(L, it, ep, "name", &f->custom_switches[i].name, NULL));
+        if (!f->custom_switches[i].name)
+            return fail(L, it, ep, "missing required key \"name\"");
+    }
+
+    TRY(get_seq(L, cm, path, "hosts", "a list of hosts like [{name: h0, gpus: 8}]", &ho, kp));
+    if (!ho || ho->n == 0)
+        return fail(L, ho ? ho : cm, ho ? kp : path, "expected at least one host in %s.hosts",
+                    path);
+    f->n_custom_hosts = ho->n;
+    f->custom_hosts = ARENA_NEW_ARRAY(L->a, cfg_custom_host, ho->n);
+    for (uint32_t i = 0; i < ho->n; i++) {
+        const cfg_node *it = ho->vals[i];
+        subi(ep, kp, i);
+        if (it->kind != CFG_MAP)
+            return fail(L, it, ep, "expected a mapping like {name: h0, gpus: 8}, got %s",
+                        cfg_kind_name(it->kind));
+        TRY(check_keys(L, it, ep, K_CHOST, NULL));
+        TRY(get_str(L, it, ep, "name", &f->custom_hosts[i].name, NULL));
+        if (!f->custom_hosts[i].name)
+            return fail(L, it, ep, "missing required key \"name\"");
+        f->custom_hosts[i].gpus = f->gpus_per_server;
+        TRY(get_u32(L, it, ep, "gpus", 1, 1024, &f->custom_hosts[i].gpus, NULL));
+    }
+    /* Names are shared by switches and hosts: links refer to either. */
+    uint32_t nn = f->n_custom_switches + f->n_custom_hosts;
+    for (uint32_t i = 0; i < nn; i++) {
+        bool is_sw_i = i < f->n_custom_switches;
+        const char *ni = is_sw_i ? f->custom_switches[i].name
+                                 : f->custom_hosts[i - f->n_custom_switches].name;
+        for (uint32_t j = 0; j < i; j++) {
+            bool is_sw_j = j < f->n_custom_switches;
+            const char *nj = is_sw_j ? f->custom_switches[j].name
+                                     : f->custom_hosts[j - f->n_custom_switches].name;
+            if (strcmp(ni, nj) == 0) {
+                const cfg_node *list = is_sw_i ? sw : ho;
+                uint32_t li_ = is_sw_i ? i : i - f->n_custom_switches;
+                char np[PATHLEN], s[200];
+                snprintf(np, sizeof np, "%s.%s[%u].name", path, is_sw_i ? "switches" : "hosts",
+                         li_);
+                return fail(L, cfg_map_get(list->vals[li_], "name", NULL), np,
+                            "duplicate node name \"%s\"", show(s, sizeof s, ni));
+            }
+        }
+    }
+
+    TRY(get_seq(L, cm, path, "links",
+                "a list of links like [{a: h0, b: s0, speed: 400Gbps, latency: 500ns}]", &li, kp));
+    if (!li || li->n == 0)
+        return fail(L, li ? li : cm, li ? kp : path, "expected at least one link in %s.links",
+                    path);
+    f->n_custom_links = li->n;
+    f->custom_links = ARENA_NEW_ARRAY(L->a, cfg_custom_link, li->n);
+    for (uint32_t i = 0; i < li->n; i++) {
+        const cfg_node *it = li->vals[i];
+        cfg_custom_link *cl = &f->custom_links[i];
+        subi(ep, kp, i);
+        if (it->kind != CFG_MAP)
+            return fail(L, it, ep, "expected a mapping like {a: h0, b: s0}, got %s",
+                        cfg_kind_name(it->kind));
+        TRY(check_keys(L, it, ep, K_CLINK, NULL));
+        cl->line = it->line;
+        cl->col = it->col;
+        cl->latency_ps = SIM_TIME_MAX;
+        const char *ends[2] = {"a", "b"};
+        for (int e = 0; e < 2; e++) {
+            const char *nm = NULL;
+            const cfg_node *nv;
+            TRY(get_str(L, it, ep, ends[e], &nm, &nv));
+            if (!nm)
+                return fail(L, it, ep, "missing required key \"%s\"", ends[e]);
+            bool found = false;
+            for (uint32_t j = 0; j < f->n_custom_switches && !found; j++)
+                found = !strcmp(nm, f->custom_switches[j].name);
+            for (uint32_t j = 0; j < f->n_custom_hosts && !found; j++)
+                found = !strcmp(nm, f->custom_hosts[j].name);
+            if (!found) {
+                char np[PATHLEN], s[200];
+                sub(np, ep, ends[e]);
+                return fail(L, nv, np, "unknown node \"%s\" (not in %s.switches or %s.hosts)",
+                            show(s, sizeof s, nm), path, path);
+            }
+            if (e == 0)
+                cl->a = nm;
+            else
+                cl->b = nm;
+        }
+        if (!strcmp(cl->a, cl->b))
+            return fail(L, cfg_map_get(it, "b", NULL), ep, "a link needs two different ends");
+        TRY(get_unit_pos(L, it, ep, "speed", RATE, &cl->speed_bps, NULL));
+        TRY(get_unit(L, it, ep, "latency", TIME, &cl->latency_ps, NULL));
+    }
+    return ERR_OK;
+}
+
+static int parse_fabric(ld *L, const cfg_node *root)
+{
+    cfg_fabric *f = &L->sc->fabric;
+    const cfg_node *m, *n_gpn = NULL, *n_lat = NULL, *n_cable = NULL, *n_preset = NULL;
+    char p[PATHLEN];
+    TRY(get_map(L, root, "", "fabric", K_FABRIC, &m, p));
+    if (!m)
+        return ERR_OK;
+    int x = (int)f->preset;
+    TRY(get_enum(L, m, p, "preset", PRESETS, &x, &n_preset));
+    f->preset = (enum fabric_preset)x;
+    TRY(get_u32(L, m, p, "servers", 1, 1u << 20, &f->servers, NULL));
+    TRY(get_u32(L, m, p, "gpus_per_server", 1, 1024, &f->gpus_per_server, NULL));
+    TRY(get_u32(L, m, p, "gpus_per_nic", 1, 1024, &f->gpus_per_nic, &n_gpn));
+    if (f->gpus_per_server % f->gpus_per_nic != 0) {
+        const cfg_node *at = n_gpn;
+        char kp[PATHLEN];
+        sub(kp, p, at ? "gpus_per_nic" : "gpus_per_server");
+        if (!at)
+            at = cfg_map_get(m, "gpus_per_server", NULL);
+        if (n_gpn)
+            return fail(L, at, kp, "expected a divisor of gpus_per_server (%u), got %u",
+                        f->gpus_per_server, f->gpus_per_nic);
+        return fail(L, at, kp, "expected a multiple of gpus_per_nic (%u), got %u",
+                    f->gpus_per_nic, f->gpus_per_server);
+    }
+    TRY(get_u32(L, m, p, "nic_ports", 1, 2, &f->nic_ports, NULL));
+    TRY(get_u32(L, m, p, "rails_per_leaf", 1, 1024, &f->rails_per_leaf, NULL));
+    TRY(get_unit_pos(L, m, p, "host_link", RATE, &f->host_link_bps, NULL));
+    TRY(get_unit_pos(L, m, p, "fabric_link", RATE, &f->fabric_link_bps, NULL));
+    {
+        const cfg_node *v;
+        char kp[PATHLEN], why[400];
+        TRY(get_scalar(L, m, p, "oversubscription", "a ratio like \"3:1\"", &v, kp));
+        if (v && !units_ratio(v->str, &f->oversub_down, &f->oversub_up, why, sizeof why))
+            return fail(L, v, kp, "%s", why);
+    }
+    TRY(get_u32(L, m, p, "leaf_radix", 2, 65536, &f->leaf_radix, NULL));
+    TRY(get_u32(L, m, p, "spine_radix", 2, 65536, &f->spine_radix, NULL));
+    TRY(get_u32(L, m, p, "spines", 0, 65536, &f->spines, NULL));
+    TRY(get_u32(L, m, p, "pods", 1, 65536, &f->pods, NULL));
+    {
+        const cfg_node *kn;
+        TRY(get_u32(L, m, p, "k", 2, 256, &f->k, &kn));
+        if (kn && f->k % 2) {
+            char kp[PATHLEN];
+            sub(kp, p, "k");
+            return fail(L, kn, kp, "expected an even number (2..256), got %u", f->k);
+        }
+    }
+    TRY(get_unit(L, m, p, "link_latency", TIME, &f->link_latency_ps, &n_lat));
+    TRY(get_unit(L, m, p, "cable_length", LENGTH, &f->cable_length_mm, &n_cable));
+    if (n_lat && n_cable) {
+        char kp[PATHLEN];
+        sub(kp, p, "cable_length");
+        return fail(L, n_cable, kp,
+                    "give either link_latency or cable_length, not both (cable_length sets the "
+                    "latency at 5 ns/m)");
+    }
+    if (n_cable) {
+        /* 5 ns per metre = 5 ps per millimetre. */
+        if (f->cable_length_mm > UINT64_MAX / 5) {
+            char kp[PATHLEN];
+            sub(kp, p, "cable_length");
+            return fail(L, n_cable, kp, "expected a length like \"30m\", got \"%s\" (too long)",
+                        n_cable->str);
+        }
+        f->link_latency_ps = f->cable_length_mm * 5;
+    }
+    TRY(get_unit(L, m, p, "switch_latency", TIME, &f->switch_latency_ps, NULL));
+    TRY(get_bool(L, m, p, "cut_through", &f->cut_through));
+    {
+        const cfg_node *su;
+        char sp[PATHLEN];
+        TRY(get_map(L, m, p, "scale_up", K_SCALE_UP, &su, sp));
+        if (su) {
+            TRY(get_unit_pos(L, su, sp, "bandwidth", RATE, &f->scale_up_bps, NULL));
+            TRY(get_unit(L, su, sp, "latency", TIME, &f->scale_up_latency_ps, NULL));
+        }
+    }
+    {
+        const cfg_node *cm;
+        char cp[PATHLEN];
+        TRY(get_map(L, m, p, "custom", K_CUSTOM, &cm, cp));
+        /* `custom` is ignored by the other presets, like `k`, so a sweep can switch presets. */
+        if (cm && f->preset == PRESET_CUSTOM)
+            TRY(parse_custom(L, cm, cp));
+        if (!cm && f->preset == PRESET_CUSTOM) {
+            char kp[PATHLEN];
+            sub(kp, p, "preset");
+            return fail(L, n_preset, kp,
+                        "preset custom needs a fabric.custom section with switches, hosts and "
+                        "links");
+        }
+    }
+    return ERR_OK;
+}
+
+static int parse_switch(ld *L, const cfg_node *root)
+{
+    cfg_switch *s = &L->sc->sw;
+    const cfg_node *m, *ecn, *pfc, *wd, *n_kmin, *n_kmax;
+    char p[PATHLEN], ep[PATHLEN], pp[PATHLEN], wp[PATHLEN];
+    TRY(get_map(L, root, "", "switch", K_SWITCH, &m, p));
+    if (!m)
+        return ERR_OK;
+    TRY(get_unit_pos(L, m, p, "buffer", SIZE, &s->buffer_bytes, NULL));
+    TRY(get_num(L, m, p, "alpha", 0, true, INFINITY, false, "a number > 0", &s->alpha));
+    TRY(get_map(L, m, p, "ecn", K_ECN, &ecn, ep));
+    if (ecn) {
+        TRY(get_bool(L, ecn, ep, "enabled", &s->ecn_enabled));
+        TRY(get_unit(L, ecn, ep, "kmin", SIZE, &s->ecn_kmin_bytes, &n_kmin));
+        TRY(get_unit_pos(L, ecn, ep, "kmax", SIZE, &s->ecn_kmax_bytes, &n_kmax));
+        TRY(get_num(L, ecn, ep, "pmax", 0, false, 1, false, "0..1", &s->ecn_pmax));
+        if (s->ecn_kmin_bytes > s->ecn_kmax_bytes) {
+            char kp[PATHLEN];
+            sub(kp, ep, n_kmin ? "kmin" : "kmax");
+            return fail(L, n_kmin ? n_kmin : n_kmax, kp,
+                        n_kmin ? "expected at most kmax (%llu bytes), got %llu bytes"
+                               : "expected at least kmin (%llu bytes), got %llu bytes",
+                        (unsigned long long)(n_kmin ? s->ecn_kmax_bytes : s->ecn_kmin_bytes),
+                        (unsigned long long)(n_kmin ? s->ecn_kmin_bytes : s->ecn_kmax_bytes));
+        }
+    }
+    TRY(get_map(L, m, p, "pfc", K_PFC, &pfc, pp));
+    if (pfc) {
+        const cfg_node *pr;
+        char kp[PATHLEN];
+        TRY(get_bool(L, pfc, pp, "enabled", &s->pfc_enabled));
+        TRY(get_seq(L, pfc, pp, "priorities", "a list of priorities like [3]", &pr, kp));
+        if (pr) {
+            uint8_t mask = 0;
+            for (uint32_t i = 0; i < pr->n; i++) {
+                char ip[PATHLEN];
+                uint64_t x = 0;
+                subi(ip, kp, i);
+                if (pr->vals[i]->kind != CFG_SCALAR)
+                    return fail(L, pr->vals[i], ip, "expected an integer, got %s",
+                                cfg_kind_name(pr->vals[i]->kind));
+                TRY(int_node(L, pr->vals[i], ip, 0, 7, &x));
+                mask |= (uint8_t)(1u << x);
+            }
+            if (!mask && s->pfc_enabled)
+                return fail(L, pr, kp,
+                            "expected at least one lossless priority (or set enabled: false)");
+            s->pfc_priorities = mask;
+        }
+        TRY(get_size_auto(L, pfc, pp, "xoff", &s->pfc_xoff_bytes));
+        TRY(get_size_auto(L, pfc, pp, "headroom", &s->pfc_headroom_bytes));
+        TRY(get_map(L, pfc, pp, "watchdog", K_WD, &wd, wp));
+        if (wd) {
+            int a = (int)s->wd_action;
+            TRY(get_unit_pos(L, wd, wp, "detect", TIME, &s->wd_detect_ps, NULL));
+            TRY(get_unit_pos(L, wd, wp, "restore", TIME, &s->wd_restore_ps, NULL));
+            TRY(get_enum(L, wd, wp, "action", WD_ACTIONS, &a, NULL));
+            s->wd_action = (enum wd_action)a;
+        }
+    }
+    int sch = (int)s->scheduler;
+    TRY(get_enum(L, m, p, "scheduler", SCHEDULERS, &sch, NULL));
+    s->scheduler = (enum sched_kind)sch;
+    return ERR_OK;
+}
+
+/* DCQCN g: a fraction "1/256" or a number in (0, 1]. */
+static int get_fraction(ld *L, const cfg_node *map, const char *path, const char *key, double *out)
+{
+    const cfg_node *v;
+    char kp[PATHLEN], s[200];
+    TRY(get_scalar(L, map, path, key, "a fraction like 1/256", &v, kp));
+    if (!v)
+        return ERR_OK;
+    const char *slash = strchr(v->str, '/');
+    if (!slash)
+        return num_node(L, v, kp, 0, true, 1, false, "a fraction like 1/256 or a number in (0, 1]",
+                        out);
+    uint64_t a, b;
+    bool neg, ovf;
+    char num[32];
+    size_t nl = (size_t)(slash - v->str);
+    if (nl >= sizeof num)
+        nl = sizeof num - 1;
+    memcpy(num, v->str, nl);
+    num[nl] = '\0';
+    if (!parse_int(num, &a, &neg, &ovf) || neg || ovf || !parse_int(slash + 1, &b, &neg, &ovf) ||
+        neg || ovf || a == 0 || b == 0 || a > b)
+        return fail(L, v, kp, "expected a fraction like 1/256 or a number in (0, 1], got \"%s\"",
+                    show(s, sizeof s, v->str));
+    *out = (double)a / (double)b;
+    return ERR_OK;
+}
+
+static int parse_nic(ld *L, const cfg_node *root)
+{
+    cfg_nic *n = &L->sc->nic;
+    const cfg_node *m, *dq, *n_mtu, *n_cc = NULL, *n_tr = NULL;
+    char p[PATHLEN], dp[PATHLEN];
+    TRY(get_map(L, root, "", "nic", K_NIC, &m, p));
+    if (!m)
+        return ERR_OK;
+    TRY(get_u32(L, m, p, "mtu", 256, 4096, &n->mtu, &n_mtu));
+    if (n_mtu && (n->mtu & (n->mtu - 1))) {
+        char kp[PATHLEN];
+        sub(kp, p, "mtu");
+        return fail(L, n_mtu, kp,
+                    "expected a RoCE path MTU (256, 512, 1024, 2048 or 4096), got %u", n->mtu);
+    }
+    int t = (int)n->transport, c = -1, r = (int)n->retransmit;
+    TRY(get_enum(L, m, p, "transport", TRANSPORTS, &t, &n_tr));
+    n->transport = (enum transport_kind)t;
+    TRY(get_enum(L, m, p, "cc", CCS, &c, &n_cc));
+    if (c < 0) {
+        n->cc = n->transport == TRANSPORT_UET ? CC_NSCC : CC_DCQCN;
+    } else {
+        n->cc = (enum cc_kind)c;
+        char kp[PATHLEN];
+        sub(kp, p, "cc");
+        if (n->transport == TRANSPORT_ROCEV2 && n->cc == CC_NSCC)
+            return fail(L, n_cc, kp,
+                        "expected dcqcn | none for transport rocev2, got \"nscc\" (nscc is UET's)");
+        if (n->transport == TRANSPORT_UET && n->cc == CC_DCQCN)
+            return fail(L, n_cc, kp,
+                        "expected nscc | none for transport uet, got \"dcqcn\" (dcqcn is "
+                        "RoCEv2's)");
+    }
+    TRY(get_map(L, m, p, "dcqcn", K_DCQCN, &dq, dp));
+    if (dq) {
+        cfg_dcqcn *d = &n->dcqcn;
+        TRY(get_fraction(L, dq, dp, "g", &d->g));
+        TRY(get_unit_pos(L, dq, dp, "rai", RATE, &d->rai_bps, NULL));
+        TRY(get_unit_pos(L, dq, dp, "rhai", RATE, &d->rhai_bps, NULL));
+        TRY(get_unit_pos(L, dq, dp, "timer", TIME, &d->timer_ps, NULL));
+        TRY(get_unit_pos(L, dq, dp, "byte_counter", SIZE, &d->byte_counter_bytes, NULL));
+        TRY(get_u32(L, dq, dp, "fast_recovery", 1, 1000, &d->fast_recovery, NULL));
+        TRY(get_unit_pos(L, dq, dp, "cnp_interval", TIME, &d->cnp_interval_ps, NULL));
+        TRY(get_unit_pos(L, dq, dp, "min_rate", RATE, &d->min_rate_bps, NULL));
+    }
+    TRY(get_u32(L, m, p, "qps_per_connection", 1, 128, &n->qps_per_connection, NULL));
+    TRY(get_enum(L, m, p, "retransmit", RETX, &r, NULL));
+    n->retransmit = (enum retx_kind)r;
+    TRY(get_unit_pos(L, m, p, "rto", TIME, &n->rto_ps, NULL));
+    uint32_t prio = n->priority;
+    TRY(get_u32(L, m, p, "priority", 0, 7, &prio, NULL));
+    n->priority = (uint8_t)prio;
+    return ERR_OK;
+}
+
+static int parse_lb(ld *L, const cfg_node *root)
+{
+    cfg_lb *b = &L->sc->lb;
+    const cfg_node *m, *ad;
+    char p[PATHLEN], ap[PATHLEN];
+    TRY(get_map(L, root, "", "loadbalance", K_LB, &m, p));
+    if (!m)
+        return ERR_OK;
+    int mode = (int)b->mode, h = (int)b->hash, met = (int)b->adaptive_metric;
+    TRY(get_enum(L, m, p, "mode", LB_MODES, &mode, NULL));
+    b->mode = (enum lb_mode)mode;
+    TRY(get_enum(L, m, p, "hash", HASHES, &h, NULL));
+    b->hash = (enum hash_kind)h;
+    TRY(get_enum_list(L, m, p, "fields", HASH_FIELDS, "a list like [src_ip, dst_ip]", &b->fields));
+    TRY(get_unit_pos(L, m, p, "flowlet_gap", TIME, &b->flowlet_gap_ps, NULL));
+    TRY(get_map(L, m, p, "adaptive", K_ADAPTIVE, &ad, ap));
+    if (ad) {
+        TRY(get_enum(L, ad, ap, "metric", METRICS, &met, NULL));
+        b->adaptive_metric = (enum adaptive_metric)met;
+    }
+    return ERR_OK;
+}
+
+typedef struct model_preset {
+    const char *name;
+    double params;
+    uint32_t layers, hidden, seq_len, vocab;
+} model_preset;
+
+/* Published architectures (Llama 3 herd paper, Table 3; GPT-3 paper, Table 2.1). */
+static const model_preset MODELS[] = {
+    {"llama3-8b", 8.03e9, 32, 4096, 8192, 128256},
+    {"llama3-70b", 70.6e9, 80, 8192, 8192, 128256},
+    {"llama3-405b", 405.9e9, 126, 16384, 8192, 128256},
+    {"gpt3-175b", 175e9, 96, 12288, 2048, 50257},
+};
+
+static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    const cfg_node *mm, *par, *gpu, *n_gb = NULL;
+    char mp[PATHLEN], pp[PATHLEN], gp[PATHLEN];
+    TRY(get_map(L, jm, jp, "model", K_MODEL, &mm, mp));
+    if (!mm)
+        return fail(L, jm, jp,
+                    "missing required key \"model\" (e.g. {preset: llama3-70b} or {params: "
+                    "70e9, layers: 80, hidden: 8192})");
+    int pi = -1;
+    const cfg_node *n_preset;
+    TRY(get_enum(L, mm, mp, "preset", MODEL_PRESETS, &pi, &n_preset));
+    if (pi >= 0) {
+        const model_preset *mdl = &MODELS[pi];
+        j->model.preset = mdl->name;
+        j->model.params = mdl->params;
+        j->model.layers = mdl->layers;
+        j->model.hidden = mdl->hidden;
+        j->model.seq_len = mdl->seq_len;
+        j->model.vocab = mdl->vocab;
+    } else {
+        static const char *const need[] = {"params", "layers", "hidden"};
+        for (int i = 0; i < 3; i++)
+            if (!present(cfg_map_get(mm, need[i], NULL)))
+                return fail(L, mm, mp,
+                            "missing required key \"%s\" (give preset: llama3-8b | llama3-70b | "
+                            "llama3-405b | gpt3-175b, or params, layers and hidden)",
+                            need[i]);
+        j->model.seq_len = 4096;
+        j->model.vocab = 32000;
+    }
+    /* Explicit fields refine a preset (e.g. a shorter seq_len). */
+    TRY(get_num(L, mm, mp, "params", 0, true, 1e16, false, "a number of parameters > 0",
+                &j->model.params));
+    TRY(get_u32(L, mm, mp, "layers", 1, 100000, &j->model.layers, NULL));
+    TRY(get_u32(L, mm, mp, "hidden", 1, 1u << 20, &j->model.hidden, NULL));
+    TRY(get_u32(L, mm, mp, "seq_len", 1, 1u << 24, &j->model.seq_len, NULL));
+    TRY(get_u32(L, mm, mp, "vocab", 1, 1u << 24, &j->model.vocab, NULL));
+
+    TRY(get_map(L, jm, jp, "parallelism", K_PAR, &par, pp));
+    if (par) {
+        TRY(get_u32(L, par, pp, "tp", 1, 1u << 20, &j->tp, NULL));
+        TRY(get_u32(L, par, pp, "pp", 1, 1u << 20, &j->pp, NULL));
+        TRY(get_u32(L, par, pp, "dp", 1, 1u << 20, &j->dp, NULL));
+    }
+    TRY(get_u32(L, jm, jp, "micro_batch", 1, 1u << 20, &j->micro_batch, NULL));
+    uint64_t per_step = (uint64_t)j->micro_batch * j->dp;
+    uint64_t gb = per_step * j->pp;
+    if (gb > UINT32_MAX)
+        gb = UINT32_MAX;
+    j->global_batch = (uint32_t)gb;
+    TRY(get_u32(L, jm, jp, "global_batch", 1, UINT32_MAX, &j->global_batch, &n_gb));
+    if (n_gb && j->global_batch % per_step != 0) {
+        char kp[PATHLEN];
+        sub(kp, jp, "global_batch");
+        return fail(L, n_gb, kp,
+                    "expected a multiple of micro_batch x dp (%llu), got %u",
+                    (unsigned long long)per_step, j->global_batch);
+    }
+    TRY(get_map(L, jm, jp, "gpu", K_GPU, &gpu, gp));
+    if (gpu) {
+        TRY(get_num(L, gpu, gp, "peak_tflops", 0, true, 1e9, false, "a number > 0",
+                    &j->gpu_peak_tflops));
+        TRY(get_num(L, gpu, gp, "mfu", 0, true, 1, false, "a fraction in (0, 1]", &j->gpu_mfu));
+    }
+    return ERR_OK;
+}
+
+static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_job *j)
+{
+    const cfg_node *kn;
+    int kind = -1;
+    TRY(get_enum(L, jm, jp, "kind", JOB_KINDS, &kind, &kn));
+    if (kind < 0)
+        return fail(L, jm, jp, "missing required key \"kind\" (collective | training | traffic)");
+    j->kind = (enum job_kind)kind;
+    j->line = jm->line;
+    j->col = jm->col;
+    static const char *const *allowed[] = {K_JOB_COLL, K_JOB_TRAIN, K_JOB_TRAFFIC};
+    static const char *const what[] = {"for a collective job", "for a training job",
+                                       "for a traffic job"};
+    for (uint32_t q = 0; q < jm->n; q++) {
+        const char *k = jm->keys[q]->str;
+        bool mine = false;
+        for (const char *const *a = allowed[kind]; *a && !mine; a++)
+            mine = !strcmp(*a, k);
+        for (int o = 0; o < 3 && !mine; o++) {
+            for (const char *const *a = allowed[o]; *a; a++) {
+                if (!strcmp(*a, k)) {
+                    char kp[PATHLEN];
+                    sub(kp, jp, k);
+                    return fail(L, jm->keys[q], kp, "not a key %s (%s belongs to %s jobs)",
+                                what[kind], k, JOB_KINDS[o]);
+                }
+            }
+        }
+    }
+    TRY(check_keys(L, jm, jp, allowed[kind], what[kind]));
+
+    char name[32];
+    snprintf(name, sizeof name, "job%u", i);
+    j->name = arena_strdup(L->a, name);
+    TRY(get_str(L, jm, jp, "name", &j->name, NULL));
+    TRY(get_unit(L, jm, jp, "start", TIME, &j->start_ps, NULL));
+    j->iterations = 1;
+    TRY(get_u32(L, jm, jp, "iterations", 1, 1000000, &j->iterations, NULL));
+    j->ranks.all = j->hosts.all = true;
+    j->tp = j->pp = j->dp = 1;
+    j->micro_batch = 1;
+    j->gpu_peak_tflops = 989; /* H100 SXM dense BF16 */
+    j->gpu_mfu = 0.45;
+    j->load = 0.5;
+    switch (j->kind) {
+    case JOB_COLLECTIVE: {
+        int op = OP_ALL_REDUCE, al = ALGO_RING;
+        TRY(get_enum(L, jm, jp, "op", OPS, &op, NULL));
+        TRY(get_enum(L, jm, jp, "algorithm", ALGOS, &al, NULL));
+        j->op = (enum coll_op)op;
+        j->algorithm = (enum coll_algo)al;
+        j->size_bytes = 64ull << 20;
+        TRY(get_unit_pos(L, jm, jp, "size", SIZE, &j->size_bytes, NULL));
+        TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
+        j->channels = 1;
+        TRY(get_u32(L, jm, jp, "channels", 1, 64, &j->channels, NULL));
+        break;
+    }
+    case JOB_TRAINING:
+        TRY(parse_training(L, jm, jp, j));
+        break;
+    case JOB_TRAFFIC: {
+        int pat = PAT_PERMUTATION;
+        TRY(get_enum(L, jm, jp, "pattern", PATTERNS, &pat, NULL));
+        j->pattern = (enum traffic_pattern)pat;
+        j->size_bytes = 1000000;
+        TRY(get_unit_pos(L, jm, jp, "size", SIZE, &j->size_bytes, NULL));
+        TRY(get_index_set(L, jm, jp, "hosts", &j->hosts));
+        TRY(get_num(L, jm, jp, "load", 0, true, 1, false, "a fraction of the host link rate in "
+                                                          "(0, 1]", &j->load));
+        break;
+    }
+    }
+    return ERR_OK;
+}
+
+static int parse_workload(ld *L, const cfg_node *root)
+{
+    scenario *sc = L->sc;
+    const cfg_node *w;
+    char wp[PATHLEN];
+    TRY(get_seq(L, root, "", "workload", "a list of jobs", &w, wp));
+    if (!w) {
+        /* No workload: one permutation traffic job, so a fabric-only scenario still runs. */
+        sc->n_jobs = 1;
+        sc->jobs = ARENA_NEW_ARRAY(L->a, cfg_job, 1);
+        cfg_job *j = &sc->jobs[0];
+        j->name = "traffic";
+        j->kind = JOB_TRAFFIC;
+        j->line = j->col = 0;
+        j->iterations = 1;
+        j->pattern = PAT_PERMUTATION;
+        j->size_bytes = 1000000;
+        j->ranks.all = j->hosts.all = true;
+        j->tp = j->pp = j->dp = 1;
+        j->micro_batch = j->global_batch = 1;
+        j->load = 0.5;
+        return ERR_OK;
+    }
+    if (w->n == 0)
+        return fail(L, w, wp,
+                    "expected at least one job, got an empty list (omit workload for the default "
+                    "traffic job)");
+    sc->n_jobs = w->n;
+    sc->jobs = ARENA_NEW_ARRAY(L->a, cfg_job, w->n);
+    for (uint32_t i = 0; i < w->n; i++) {
+        const cfg_node *jm = w->vals[i];
+        char jp[PATHLEN];
+        subi(jp, wp, i);
+        if (jm->kind != CFG_MAP)
+            return fail(L, jm, jp, "expected a job mapping (with kind: ...), got %s",
+                        cfg_kind_name(jm->kind));
+        TRY(parse_job(L, jm, jp, i, &sc->jobs[i]));
+        for (uint32_t k = 0; k < i; k++) {
+            if (strcmp(sc->jobs[k].name, sc->jobs[i].name) == 0) {
+                const cfg_node *nn = cfg_map_get(jm, "name", NULL);
+                char np[PATHLEN], s[200];
+                sub(np, jp, "name");
+                return fail(L, present(nn) ? nn : jm, present(nn) ? np : jp,
+                            "duplicate job name \"%s\" (also workload[%u], line %d)",
+                            show(s, sizeof s, sc->jobs[i].name), k, sc->jobs[k].line);
+            }
+        }
+    }
+    return ERR_OK;
+}
+
+static int parse_faults(ld *L, const cfg_node *root)
+{
+    scenario *sc = L->sc;
+    const cfg_node *fl;
+    char fp[PATHLEN];
+    TRY(get_seq(L, root, "", "faults", "a list of faults", &fl, fp));
+    if (!fl)
+        return ERR_OK;
+    sc->n_faults = fl->n;
+    sc->faults = ARENA_NEW_ARRAY(L->a, cfg_fault, fl->n ? fl->n : 1);
+    for (uint32_t i = 0; i < fl->n; i++) {
+        const cfg_node *fm = fl->vals[i];
+        cfg_fault *f = &sc->faults[i];
+        char ip[PATHLEN];
+        subi(ip, fp, i);
+        if (fm->kind != CFG_MAP)
+            return fail(L, fm, ip, "expected a fault mapping like {at: 2ms, kind: link-down, "
+                                   "link: leaf0-spine1}, got %s",
+                        cfg_kind_name(fm->kind));
+        f->line = fm->line;
+        f->col = fm->col;
+        int kind = -1;
+        TRY(get_enum(L, fm, ip, "kind", FAULT_KINDS, &kind, NULL));
+        if (kind < 0)
+            return fail(L, fm, ip,
+                        "missing required key \"kind\" (link-down | link-up | gpu-slow | "
+                        "pfc-storm)");
+        f->kind = (enum fault_kind)kind;
+        static const char *const *allowed[] = {K_FAULT_LINK, K_FAULT_LINK, K_FAULT_GPU,
+                                               K_FAULT_STORM};
+        static const char *const what[] = {"for a link-down fault", "for a link-up fault",
+                                           "for a gpu-slow fault", "for a pfc-storm fault"};
+        TRY(check_keys(L, fm, ip, allowed[kind], what[kind]));
+        const cfg_node *at;
+        f->at_ps = SIM_TIME_MAX;
+        TRY(get_unit(L, fm, ip, "at", TIME, &f->at_ps, &at));
+        if (!at)
+            return fail(L, fm, ip, "missing required key \"at\" (e.g. at: 2ms)");
+        const char *req = NULL;
+        switch (f->kind) {
+        case FAULT_LINK_DOWN:
+        case FAULT_LINK_UP:
+            TRY(get_str(L, fm, ip, "link", &f->link, NULL));
+            if (!f->link)
+                req = "link\" (e.g. link: leaf0-spine1";
+            break;
+        case FAULT_GPU_SLOW: {
+            const cfg_node *g = NULL;
+            f->factor = 0;
+            TRY(get_u32(L, fm, ip, "gpu", 0, UINT32_MAX, &f->gpu, &g));
+            TRY(get_num(L, fm, ip, "factor", 1, false, 1e6, false, "a slowdown factor >= 1",
+                        &f->factor));
+            if (!g)
+                req = "gpu\" (the global GPU index";
+            else if (f->factor == 0)
+                req = "factor\" (e.g. factor: 1.3 for 30% slower";
+            break;
+        }
+        case FAULT_PFC_STORM: {
+            const cfg_node *nn = NULL;
+            f->duration_ps = SIM_TIME_MAX;
+            TRY(get_u32(L, fm, ip, "nic", 0, UINT32_MAX, &f->nic, &nn));
+            TRY(get_unit_pos(L, fm, ip, "duration", TIME, &f->duration_ps, NULL));
+            if (!nn)
+                req = "nic\" (the NIC port index";
+            break;
+        }
+        }
+        if (req)
+            return fail(L, fm, ip, "missing required key \"%s)", req);
+    }
+    return ERR_OK;
+}
+
+static int parse_telemetry(ld *L, const cfg_node *root)
+{
+    scenario *sc = L->sc;
+    const cfg_node *m, *pc;
+    char p[PATHLEN], pp[PATHLEN];
+    TRY(get_map(L, root, "", "telemetry", K_TELEMETRY, &m, p));
+    if (!m)
+        return ERR_OK;
+    TRY(get_unit_pos(L, m, p, "sample_interval", TIME, &sc->sample_interval_ps, NULL));
+    TRY(get_map(L, m, p, "pcap", K_PCAP, &pc, pp));
+    if (pc)
+        TRY(get_u64(L, pc, pp, "max_packets", 0, UINT64_MAX, &sc->pcap_max_packets, NULL));
+    return ERR_OK;
+}
+
+static int parse_output(ld *L, const cfg_node *root)
+{
+    scenario *sc = L->sc;
+    const cfg_node *m;
+    char p[PATHLEN];
+    TRY(get_map(L, root, "", "output", K_OUTPUT, &m, p));
+    if (!m)
+        return ERR_OK;
+    TRY(get_str(L, m, p, "dir", &sc->output_dir, NULL));
+    TRY(get_enum_list(L, m, p, "formats", FORMATS, "a list like [json, csv]",
+                      &sc->output_formats));
+    return ERR_OK;
+}
+
+/* --- defaults and the whole ----------------------------------------------------------------- */
+
+static void set_defaults(scenario *sc)
+{
+    sc->seed = 1;
+    sc->stop_at_ps = SIM_TIME_MAX;
+
+    cfg_fabric *f = &sc->fabric;
+    f->preset = PRESET_SINGLE_SWITCH;
+    f->servers = 8;
+    f->gpus_per_server = 8;
+    f->gpus_per_nic = 1;
+    f->nic_ports = 1;
+    f->rails_per_leaf = 1;
+    f->host_link_bps = 400000000000ULL;
+    f->fabric_link_bps = 400000000000ULL;
+    f->oversub_down = f->oversub_up = 1;
+    f->leaf_radix = 64;
+    f->spine_radix = 64;
+    f->spines = 0;
+    f->pods = 1;
+    f->k = 4;
+    f->link_latency_ps = 1 * SIM_US;
+    f->cable_length_mm = 0;
+    f->switch_latency_ps = 600 * SIM_NS;
+    f->cut_through = false;
+    f->scale_up_bps = 450ULL * 8000000000ULL;
+    f->scale_up_latency_ps = 1 * SIM_US;
+
+    cfg_switch *s = &sc->sw;
+    s->buffer_bytes = 64ULL << 20;
+    s->alpha = 1;
+    s->ecn_enabled = true;
+    s->ecn_kmin_bytes = 100000;
+    s->ecn_kmax_bytes = 400000;
+    s->ecn_pmax = 0.2;
+    s->pfc_enabled = true;
+    s->pfc_priorities = 1u << 3;
+    s->pfc_xoff_bytes = 0;
+    s->pfc_headroom_bytes = 0;
+    s->wd_detect_ps = 200 * SIM_MS;
+    s->wd_restore_ps = 400 * SIM_MS;
+    s->wd_action = WD_DROP;
+    s->scheduler = SCHED_STRICT;
+
+    cfg_nic *n = &sc->nic;
+    n->mtu = 4096;
+    n->transport = TRANSPORT_ROCEV2;
+    n->cc = CC_DCQCN;
+    n->dcqcn.g = 1.0 / 256;
+    n->dcqcn.rai_bps = 40000000ULL;
+    n->dcqcn.rhai_bps = 200000000ULL;
+    n->dcqcn.timer_ps = 55 * SIM_US;
+    n->dcqcn.byte_counter_bytes = 10000000ULL;
+    n->dcqcn.fast_recovery = 5;
+    n->dcqcn.cnp_interval_ps = 50 * SIM_US;
+    n->dcqcn.min_rate_bps = 100000000ULL;
+    n->qps_per_connection = 1;
+    n->retransmit = RETX_GO_BACK_N;
+    n->rto_ps = 4 * SIM_MS;
+    n->priority = 3;
+
+    cfg_lb *b = &sc->lb;
+    b->mode = LB_ECMP;
+    b->hash = HASH_CRC32;
+    b->fields = HF_SRC_IP | HF_DST_IP | HF_SRC_PORT | HF_DST_PORT | HF_PROTOCOL;
+    b->flowlet_gap_ps = 4 * SIM_US;
+    b->adaptive_metric = ADAPT_QUEUE;
+
+    sc->sample_interval_ps = 10 * SIM_US;
+    sc->pcap_max_packets = 100000;
+    sc->output_formats = OUT_JSON;
+}
+
+/* Base name of `path` without its last extension ("dir/rail64.yaml" -> "rail64"). */
+static const char *base_name(arena *a, const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    const char *dot = strrchr(b, '.');
+    if (dot && dot != b)
+        n = (size_t)(dot - b);
+    if (n == 0)
+        return "scenario";
+    char *s = arena_alloc(a, n + 1);
+    memcpy(s, b, n);
+    return s;
+}
+
+/* "out/<name>" with characters unsafe in a directory name replaced by '_'. */
+static const char *default_dir(arena *a, const char *name)
+{
+    size_t n = strlen(name);
+    char *d = arena_alloc(a, n + 5);
+    memcpy(d, "out/", 4);
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '_' || (c == '.' && i > 0);
+        d[4 + i] = ok ? c : '_';
+    }
+    return d;
+}
+
+static int parse_root(ld *L)
+{
+    scenario *sc = L->sc;
+    const cfg_node *root = sc->tree->root;
+    if (!root || cfg_is_null(root))
+        return err_set(L->e, ERR_INVALID, sc->file, 1, 1,
+                       "empty scenario (give at least one key, e.g. fabric: {preset: "
+                       "leaf-spine}; {} runs every default)");
+    if (root->kind != CFG_MAP)
+        return fail(L, root, "", "expected a mapping of scenario keys at the top level, got %s",
+                    cfg_kind_name(root->kind));
+    TRY(check_keys(L, root, "", K_TOP, NULL));
+
+    const cfg_node *nv;
+    TRY(get_str(L, root, "", "name", &sc->name, &nv));
+    TRY(get_u64(L, root, "", "seed", 0, UINT64_MAX, &sc->seed, NULL));
+    TRY(get_unit_pos(L, root, "", "stop_at", TIME, &sc->stop_at_ps, NULL));
+    TRY(parse_fabric(L, root));
+    TRY(parse_switch(L, root));
+    TRY(parse_nic(L, root));
+    TRY(parse_lb(L, root));
+    TRY(parse_workload(L, root));
+    TRY(parse_faults(L, root));
+    TRY(parse_telemetry(L, root));
+    TRY(parse_output(L, root));
+    if (!sc->output_dir)
+        sc->output_dir = default_dir(L->a, sc->name);
+    return ERR_OK;
+}
+
+int config_load_buffer(scenario *sc, const char *name, const char *buf, size_t len,
+                       const cfg_override *over, int n_over, err *e)
+{
+    memset(sc, 0, sizeof *sc);
+    arena_init(&sc->mem, "config");
+    err_clear(e);
+    ld L = {sc, &sc->mem, e};
+    sc->file = arena_strdup(&sc->mem, name ? name : "scenario");
+    sc->name = base_name(&sc->mem, sc->file);
+    set_defaults(sc);
+
+    int rc = cfg_tree_parse(&sc->mem, sc->file, buf ? buf : "", buf ? len : 0, &sc->tree, e);
+    if (!rc && (!sc->tree->root || cfg_is_null(sc->tree->root)))
+        rc = parse_root(&L); /* the empty-scenario error comes before any override */
+    for (int i = 0; !rc && i < n_over; i++)
+        rc = cfg_tree_override(&sc->mem, sc->tree, over[i].key, over[i].value, i, e);
+    if (!rc)
+        rc = parse_root(&L);
+    if (rc) {
+        scenario_free(sc);
+        return rc;
+    }
+    return ERR_OK;
+}
+
+int config_load(scenario *sc, const char *path, const cfg_override *over, int n_over, err *e)
+{
+    memset(sc, 0, sizeof *sc);
+    err_clear(e);
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return err_set(e, ERR_IO, path, 0, 0, "cannot open the scenario: %s", strerror(errno));
+    size_t cap = 1 << 14, len = 0;
+    char *buf = xmalloc(cap, "scenario file");
+    for (;;) {
+        if (len == cap) {
+            if (cap >= MAX_FILE_BYTES) {
+                xfree(buf);
+                fclose(fp);
+                return err_set(e, ERR_INVALID, path, 0, 0,
+                               "the scenario is larger than %u MiB; is this the right file?",
+                               MAX_FILE_BYTES >> 20);
+            }
+            cap *= 2;
+            buf = xrealloc(buf, cap, "scenario file");
+        }
+        size_t got = fread(buf + len, 1, cap - len, fp);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(fp);
+    int saved = errno;
+    fclose(fp);
+    if (bad) {
+        xfree(buf);
+        return err_set(e, ERR_IO, path, 0, 0, "cannot read the scenario: %s", strerror(saved));
+    }
+    int rc = config_load_buffer(sc, path, buf, len, over, n_over, e);
+    xfree(buf);
+    return rc;
+}
+
+void scenario_free(scenario *sc)
+{
+    if (!sc)
+        return;
+    arena_free(&sc->mem);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* --- positions for later stages ------------------------------------------------------------- */
+
+bool config_locate_at(const scenario *sc, const char *dotted, const char **file, int *line,
+                      int *col)
+{
+    const cfg_node *deepest = NULL;
+    const cfg_node *n = sc && sc->tree ? cfg_tree_find(sc->tree, dotted, NULL, &deepest) : NULL;
+    if (!n)
+        return false;
+    if (file)
+        *file = n->src;
+    if (line)
+        *line = n->line;
+    if (col)
+        *col = n->col;
+    return true;
+}
+
+bool config_locate(const scenario *sc, const char *dotted, int *line, int *col)
+{
+    return config_locate_at(sc, dotted, NULL, line, col);
+}
+
+/* "workload.1.size" -> "workload[1].size", the form messages use. */
+static void display_path(const char *dotted, char *dst, size_t cap)
+{
+    size_t o = 0;
+    const char *p = dotted;
+    while (*p && o + 4 < cap) {
+        const char *seg = p;
+        size_t n = strcspn(seg, ".");
+        bool numeric = n > 0;
+        for (size_t i = 0; i < n; i++)
+            numeric = numeric && seg[i] >= '0' && seg[i] <= '9';
+        if (numeric && o > 0) {
+            if (o && dst[o - 1] == '.')
+                o--;
+            int w = snprintf(dst + o, cap - o, "[%.*s]", (int)n, seg);
+            o += (w > 0 && (size_t)w < cap - o) ? (size_t)w : 0;
+        } else {
+            for (size_t i = 0; i < n && o + 2 < cap; i++)
+                dst[o++] = seg[i];
+        }
+        p = seg + n;
+        if (*p == '.') {
+            if (o + 2 < cap)
+                dst[o++] = '.';
+            p++;
+        }
+    }
+    dst[o] = '\0';
+}
+
+int config_error_at(const scenario *sc, err *e, const char *dotted, const char *fmt, ...)
+{
+    char msg[ERR_MSG_MAX], shown[PATHLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!dotted)
+        dotted = "";
+    display_path(dotted, shown, sizeof shown);
+
+    const char *file = sc && sc->file ? sc->file : "";
+    int line = 1, col = 1;
+    const cfg_node *deepest = NULL;
+    const cfg_node *n = sc && sc->tree ? cfg_tree_find(sc->tree, dotted, NULL, &deepest) : NULL;
+    if (!n)
+        n = deepest; /* absent: point at the closest enclosing section that exists */
+    if (n) {
+        file = n->src;
+        line = n->line;
+        col = n->col;
+    }
+    size_t dl = strlen(dotted), sl = strlen(shown);
+    bool has_prefix = (dl && !strncmp(msg, dotted, dl) && msg[dl] == ':') ||
+                      (sl && !strncmp(msg, shown, sl) && msg[sl] == ':');
+    if (!*shown || has_prefix)
+        return err_set(e, ERR_INVALID, file, line, col, "%s", msg);
+    return err_set(e, ERR_INVALID, file, line, col, "%s: %s", shown, msg);
+}
