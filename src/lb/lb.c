@@ -87,23 +87,72 @@ static uint32_t pick_spray(void *ctx, node *sw, const ecmp_group *g, const packe
     return (uint32_t)rng_below(&sw->rng, g->n);
 }
 
-static uint32_t pick_adaptive(void *ctx, node *sw, const ecmp_group *g, const packet *pkt)
+/* Load of a member port: egress queue bytes (plus one for a frame on the wire, so an idle port
+ * beats a busy one with an empty queue), or its recent line bytes. */
+static inline uint64_t member_load(const port *p, enum adaptive_metric m, sim_time now)
 {
-    const cfg_lb *cfg = ctx;
-    uint32_t start = lb_hash(cfg, sw, pkt) % g->n;
+    if (m == ADAPT_UTILIZATION)
+        return net_port_dre(p, now);
+    return p->q_total_bytes + (p->tx_pkt ? 1 : 0);
+}
+
+/* The least-loaded member, scanning from `start` so ties go to the hashed member. */
+static uint32_t least_loaded(const node *sw, const ecmp_group *g, uint32_t start,
+                             enum adaptive_metric m)
+{
+    sim_time now = sw->owner->sim->now;
     uint32_t best = start;
-    uint64_t best_q = sw->ports[g->member[start]].q_total_bytes +
-                      (sw->ports[g->member[start]].tx_pkt ? 1 : 0);
+    uint64_t best_load = member_load(&sw->ports[g->member[start]], m, now);
     for (uint32_t i = 1; i < g->n; i++) {
-        uint32_t m = (start + i) % g->n;
-        const port *p = &sw->ports[g->member[m]];
-        uint64_t q = p->q_total_bytes + (p->tx_pkt ? 1 : 0);
-        if (q < best_q) {
-            best_q = q;
-            best = m;
+        uint32_t k = start + i < g->n ? start + i : start + i - g->n;
+        uint64_t load = member_load(&sw->ports[g->member[k]], m, now);
+        if (load < best_load) {
+            best_load = load;
+            best = k;
         }
     }
     return best;
+}
+
+static uint32_t pick_adaptive(void *ctx, node *sw, const ecmp_group *g, const packet *pkt)
+{
+    const cfg_lb *cfg = ctx;
+    return least_loaded(sw, g, lb_hash(cfg, sw, pkt) % g->n, cfg->adaptive_metric);
+}
+
+/*
+ * Flowlets (Kandula et al., "Dynamic load balancing without packet reordering", CCR 2007; as in
+ * CONGA/LetFlow): a hash-indexed table per switch remembers, per flow hash, when the last packet
+ * passed and which member it took. A packet that follows within flowlet_gap keeps the member;
+ * after a longer gap the flowlet may move to the least-loaded member (queue bytes). Like switch
+ * hardware, the table has a fixed size and colliding flows share an entry.
+ */
+#define FLOWLET_TABLE 4096u
+
+struct flowlet_entry {
+    sim_time last_ps;
+    uint32_t group;            /* group id + 1 (0 = empty) */
+    uint32_t member;
+};
+
+static uint32_t pick_flowlet(void *ctx, node *sw, const ecmp_group *g, const packet *pkt)
+{
+    const cfg_lb *cfg = ctx;
+    const net *n = sw->owner;
+    sim_time now = n->sim->now;
+    uint8_t b[13];
+    cfg_lb key = *cfg;
+    key.hash = HASH_CRC32;
+    (void)tuple(&key, sw, pkt, b);
+    uint32_t h = lb_crc32(sw->hash_seed, b, sizeof b);
+    uint32_t gid = (uint32_t)(g - n->groups) + 1;
+    struct flowlet_entry *e = &sw->flowlets[h & (FLOWLET_TABLE - 1)];
+    if (e->group != gid || now - e->last_ps > cfg->flowlet_gap_ps) {
+        e->group = gid;
+        e->member = least_loaded(sw, g, h % g->n, ADAPT_QUEUE);
+    }
+    e->last_ps = now;
+    return e->member;
 }
 
 int lb_install(net *n, const scenario *sc, err *e)
@@ -114,16 +163,16 @@ int lb_install(net *n, const scenario *sc, err *e)
     switch (sc->lb.mode) {
     case LB_ECMP: n->pick = pick_ecmp; return 0;
     case LB_SPRAY: n->pick = pick_spray; return 0;
-    case LB_ADAPTIVE:
-        if (sc->lb.adaptive_metric != ADAPT_QUEUE)
-            return config_error_at(sc, e, "loadbalance.adaptive.metric",
-                                   "loadbalance.adaptive.metric: \"utilization\" is not available "
-                                   "yet in this version (available: queue)");
-        n->pick = pick_adaptive;
+    case LB_ADAPTIVE: n->pick = pick_adaptive; return 0;
+    case LB_FLOWLET:
+        for (uint32_t i = 0; i < n->n_switches; i++)
+            n->switches[i]->flowlets =
+                ARENA_NEW_ARRAY(&n->mem, struct flowlet_entry, FLOWLET_TABLE);
+        n->pick = pick_flowlet;
         return 0;
     default:
         return config_error_at(sc, e, "loadbalance.mode",
-                               "loadbalance.mode: this mode is not available yet in this version "
-                               "(available: ecmp, spray, adaptive)");
+                               "loadbalance.mode: \"collective\" is not available yet in this "
+                               "version (available: ecmp, flowlet, spray, adaptive)");
     }
 }

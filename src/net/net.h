@@ -39,6 +39,7 @@
 #include "packet.h"
 
 #define NET_PRIOS 8
+#define NET_DRE_HALF_LIFE_PS (10 * SIM_US)
 
 typedef struct node node;
 typedef struct port port;
@@ -69,6 +70,11 @@ struct port {
     uint64_t q_bytes[NET_PRIOS];
     uint64_t q_total_bytes;
     uint8_t q_nonempty;        /* bit p set when q[p] has frames */
+
+    /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
+     * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
+    uint64_t dre_bytes;
+    sim_time dre_last_ps;
 
     /* counters (telemetry reads them; the hot path only increments) */
     uint64_t tx_bytes;         /* line bytes serialized */
@@ -111,6 +117,7 @@ struct node {
     uint32_t hash_seed;        /* per-switch ECMP seed */
     rng rng;                   /* per-switch stream (spray, random hash) */
     uint32_t rr;               /* round-robin state for spray */
+    struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
     uint32_t ip;               /* IPv4 address (hashed by ECMP) */
     uint32_t server, gpu;      /* which server and first GPU this NIC port serves */
@@ -168,6 +175,13 @@ uint32_t net_host_egress(const net *n, const node *host, uint32_t dst);
 void net_port_kick(net *n, port *p);
 /* Take a frame that has fully arrived at switch `sw` through ingress port index `in_port`. */
 void net_switch_receive(net *n, node *sw, packet *pkt);
+
+/* A port's recent line bytes (DRE), decayed to `now` without changing the port. */
+static inline uint64_t net_port_dre(const port *p, sim_time now)
+{
+    uint64_t halvings = (now - p->dre_last_ps) / NET_DRE_HALF_LIFE_PS;
+    return halvings >= 64 ? 0 : p->dre_bytes >> halvings;
+}
 
 /* Frames (and their payload bytes) still inside the network: queues, wires, serializers. */
 uint64_t net_inflight_payload(const net *n, uint64_t *packets);

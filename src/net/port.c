@@ -57,6 +57,10 @@ void net_drop(net *n, port *p, packet *pkt, enum drop_reason r)
 static inline void port_start_tx(net *n, port *p, packet *pkt)
 {
     sim_time ser = sim_ser_time(wire_line_bytes(pkt), p->rate_bps);
+    sim_time now = n->sim->now;
+    uint64_t halvings = (now - p->dre_last_ps) / NET_DRE_HALF_LIFE_PS;
+    p->dre_bytes = (halvings >= 64 ? 0 : p->dre_bytes >> halvings) + wire_line_bytes(pkt);
+    p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
     p->tx_pkt = pkt;
     p->busy_ps += ser;
     sim_at(n->sim, &p->tx_done, n->sim->now + ser);

@@ -1,0 +1,187 @@
+/*
+ * test_lb.c — load balancing and the shared buffer on real packet runs.
+ *
+ * Low-entropy traffic (8 elephant flows, one per host, from leaf0's hosts to leaf1's) over 8
+ * equal uplinks: 5-tuple ECMP hashes some flows onto the same uplink and leaves others idle,
+ * and the job takes as long as the most loaded uplink; spraying, adaptive and flowlet balancing
+ * spread the same bytes evenly. The dynamic threshold gives N congested queues
+ * α·B / (1 + N·α) each (Choudhury & Hahne).
+ */
+#include <string.h>
+
+#include "config/config.h"
+#include "core/time.h"
+#include "testlib.h"
+#include "workload/run.h"
+
+#define FLOW_BYTES (4u * 1000 * 1000)
+
+static run *start(scenario *sc, const char *yaml)
+{
+    err e;
+    err_clear(&e);
+    if (config_load_buffer(sc, "lb.yaml", yaml, strlen(yaml), NULL, 0, &e)) {
+        fprintf(stderr, "config: %d:%d: %s\n", e.line, e.col, e.msg);
+        return NULL;
+    }
+    run *r = run_new(sc, &e);
+    if (!r) {
+        fprintf(stderr, "build: %d:%d: %s\n", e.line, e.col, e.msg);
+        scenario_free(sc);
+    }
+    return r;
+}
+
+typedef struct spread {
+    uint64_t up_bytes[8];
+    uint32_t used, crowded;    /* uplinks carrying any bytes / at least two flows' worth */
+    uint64_t min_b, max_b;
+    sim_time jct;
+} spread;
+
+static spread run_pairs(const char *mode)
+{
+    char y[2048];
+    int k = snprintf(y, sizeof y,
+                     "seed: 5\n"
+                     "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 1, leaf_radix: 16,\n"
+                     "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
+                     "loadbalance: %s\n"
+                     "workload:\n",
+                     mode);
+    for (int i = 0; i < 8; i++)
+        k += snprintf(y + k, sizeof y - (size_t)k,
+                      "  - {name: f%d, kind: traffic, pattern: incast, hosts: [%d, %d], size: %u}\n",
+                      i, 8 + i, i, FLOW_BYTES);
+    spread s;
+    memset(&s, 0, sizeof s);
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return s;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    CHECK_EQ_U64(st->flows_completed, 8);
+    CHECK_EQ_U64(st->delivered_bytes, 8ull * FLOW_BYTES);
+    uint64_t total = 0;
+    s.min_b = UINT64_MAX;
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        unsigned sp;
+        if (sscanf(st->ports[i].name, "leaf0->spine%u", &sp) == 1 && sp < 8) {
+            s.up_bytes[sp] = st->ports[i].tx_bytes;
+            total += st->ports[i].tx_bytes;
+        }
+    }
+    /* a flow's line bytes: 976 frames of 4096 B and one of 2304 B, 82 B of headers and line
+     * overhead each, and the RETH of the first */
+    uint64_t flow_line = (uint64_t)FLOW_BYTES + 977ull * 82 + 16;
+    CHECK_EQ_U64(total, 8 * flow_line);
+    for (int i = 0; i < 8; i++) {
+        s.used += s.up_bytes[i] > 0;
+        s.crowded += s.up_bytes[i] >= 2 * flow_line;
+        if (s.up_bytes[i] < s.min_b)
+            s.min_b = s.up_bytes[i];
+        if (s.up_bytes[i] > s.max_b)
+            s.max_b = s.up_bytes[i];
+    }
+    s.jct = st->end_ps;
+    fprintf(stderr, "  %-22s uplinks used %u/8, crowded %u, bytes min %.2f max %.2f MB, JCT %.1f us\n",
+            mode, s.used, s.crowded, (double)s.min_b / 1e6, (double)s.max_b / 1e6,
+            (double)s.jct / 1e6);
+    run_free(r);
+    scenario_free(&sc);
+    return s;
+}
+
+static void test_ecmp_collides_spray_spreads(void)
+{
+    spread ecmp = run_pairs("{mode: ecmp}");
+    spread spray = run_pairs("{mode: spray}");
+    spread adapt = run_pairs("{mode: adaptive}");
+    spread flowlet = run_pairs("{mode: flowlet}");
+    /* one line-rate flow alone: ~FLOW_BYTES x 8 / 100 Gbps = 320 us (+ overhead) */
+    sim_time alone = sim_ser_time((uint64_t)FLOW_BYTES * 4198 / 4096, 100000000000ull);
+    /* ECMP: whole flows per uplink. Each crowded uplink carries >= 2 flows, the job takes about
+     * (flows on the busiest uplink) x alone. */
+    CHECK(ecmp.used < 8);
+    CHECK(ecmp.crowded >= 1);
+    CHECK(ecmp.jct >= 2 * alone);
+    /* Spray: every uplink carries about 1/8 of the bytes, the job about as fast as one flow. */
+    CHECK(spray.used == 8);
+    CHECK(spray.min_b * 10 >= spray.max_b * 8);
+    CHECK(spray.jct < alone * 12 / 10);
+    CHECK(spray.jct < ecmp.jct);
+    /* Adaptive (least queue) and flowlet (first packets see each other's queues): no uplink
+     * ends up with two flows. */
+    CHECK(adapt.used == 8);
+    CHECK(adapt.jct < alone * 12 / 10);
+    CHECK(flowlet.used == 8);
+    CHECK(flowlet.crowded == 0);
+    CHECK(flowlet.jct < alone * 12 / 10);
+}
+
+static void test_utilization_metric(void)
+{
+    /* Least recent line bytes: the flows' first packets arrive together, so each later one sees
+     * the bytes the earlier ones just put on their uplinks and takes another. */
+    spread u = run_pairs("{mode: adaptive, adaptive: {metric: utilization}}");
+    CHECK(u.used == 8);
+    CHECK(u.crowded == 0);
+}
+
+/* N congested egress queues sharing one buffer each settle at α·B / (1 + N·α). */
+static void dt_case(unsigned n_queues, const char *alpha, double a)
+{
+    char y[2048];
+    uint64_t B = 1u << 20;
+    int k = snprintf(y, sizeof y,
+                     "fabric: {preset: single-switch, servers: %u, gpus_per_server: 1,\n"
+                     "         host_link: 100Gbps}\n"
+                     "switch: {buffer: 1MiB, alpha: %s}\n"
+                     "workload:\n",
+                     3 * n_queues, alpha);
+    for (unsigned q = 0; q < n_queues; q++)
+        k += snprintf(y + k, sizeof y - (size_t)k,
+                      "  - {name: q%u, kind: traffic, pattern: incast, hosts: [%u, %u, %u], "
+                      "size: 2MB}\n",
+                      q, q, n_queues + 2 * q, n_queues + 2 * q + 1);
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    double want = a * (double)B / (1.0 + n_queues * a);
+    for (unsigned q = 0; q < n_queues; q++) {
+        char name[32];
+        snprintf(name, sizeof name, "sw0->h%u", q);
+        for (uint32_t i = 0; i < st->n_ports; i++)
+            if (strcmp(st->ports[i].name, name) == 0) {
+                fprintf(stderr, "  N=%u alpha=%s %s max queue %llu B (model %.0f)\n", n_queues,
+                        alpha, name, (unsigned long long)st->ports[i].max_queue_bytes, want);
+                CHECK_NEAR((double)st->ports[i].max_queue_bytes, want, 2 * 4174.0);
+                CHECK(st->ports[i].drops[DROP_BUFFER_FULL] > 0);
+            }
+    }
+    CHECK_EQ_U64(st->sent_bytes, st->delivered_bytes + st->dropped_bytes + st->inflight_bytes);
+    run_free(r);
+    scenario_free(&sc);
+}
+
+static void test_dynamic_threshold_steady_state(void)
+{
+    dt_case(1, "1", 1.0);
+    dt_case(3, "1", 1.0);
+    dt_case(2, "2", 2.0);
+    dt_case(4, "0.5", 0.5);
+}
+
+int main(void)
+{
+    TEST_RUN(test_ecmp_collides_spray_spreads);
+    TEST_RUN(test_utilization_metric);
+    TEST_RUN(test_dynamic_threshold_steady_state);
+    return tl_finish();
+}
