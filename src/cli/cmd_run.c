@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,41 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, er
     return outdir_commit(od, e);
 }
 
+/*
+ * Fatal signals. A broken invariant (SIM_ASSERT) or an out-of-memory abort in the library ends
+ * in abort(); the spec wants exit code 1 for a failed run, and whatever temp files or folders
+ * the output stage had made must go. SIGINT/SIGTERM clean up the same way and then die of the
+ * signal as usual, so the shell sees the interruption. Only async-signal-safe calls here.
+ */
+static outdir *volatile cleanup_od;
+
+static void on_fatal_signal(int sig)
+{
+    outdir *od = cleanup_od;
+    if (od)
+        outdir_abort(od);
+    if (sig == SIGABRT) {
+        static const char msg[] = "wirerate: the run failed (internal error; see above)\n";
+        ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)ignored;
+        _exit(ERR_RUN);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGABRT, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
 static bool wants_files(uint32_t formats)
 {
     return (formats & (OUT_JSON | OUT_CSV)) != 0;
@@ -242,6 +278,7 @@ int cmd_run(int argc, char **argv)
         goto out_opts;
     }
 
+    install_signal_handlers();
     err e;
     err_clear(&e);
     scenario sc;
@@ -286,11 +323,14 @@ int cmd_run(int argc, char **argv)
     warn_unbuilt_formats(sc.output_formats);
     outdir od;
     memset(&od, 0, sizeof od);
+    cleanup_od = &od;
     if (wants_files(sc.output_formats) && (rc = write_outputs(&od, &sc, &st, &e))) {
         outdir_abort(&od);
+        cleanup_od = NULL;
         diag_print(stderr, &e, NULL, 0);
         goto out_run;
     }
+    cleanup_od = NULL;
 
     if (o.json)
         summary_write_json(stdout, &sc, &st);

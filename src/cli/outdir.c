@@ -124,6 +124,8 @@ FILE *outdir_begin(outdir *o, const char *name, err *e)
     char suffix[32];
     snprintf(suffix, sizeof suffix, ".tmp-%ld", (long)getpid());
     char *tmp = path_join(o->dir, name, ".", suffix);
+    /* Recorded before the file exists, so a signal arriving in between still removes it. */
+    o->tmp[o->n_files] = tmp;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
@@ -132,10 +134,10 @@ FILE *outdir_begin(outdir *o, const char *name, err *e)
             close(fd);
             unlink(tmp);
         }
+        o->tmp[o->n_files] = NULL;
         xfree(tmp);
         return NULL;
     }
-    o->tmp[o->n_files] = tmp;
     o->final[o->n_files] = path_join(o->dir, name, "", "");
     o->n_files++;
     return f;
@@ -177,9 +179,11 @@ int outdir_commit(outdir *o, err *e)
 
 void outdir_abort(outdir *o)
 {
+    /* Only unlink/rmdir and plain stores: this also runs from a signal handler. */
     if (!o->committed) {
-        for (int i = 0; i < o->n_files; i++)
-            unlink(o->tmp[i]);
+        for (int i = 0; i < OUTDIR_MAX_FILES; i++)
+            if (o->tmp[i])
+                unlink(o->tmp[i]);
         for (int i = o->n_created - 1; i >= 0; i--)
             rmdir(o->created[i]); /* fails harmlessly if someone else put files there */
     }

@@ -41,7 +41,8 @@ FILE *outdir_begin(outdir *o, const char *name, err *e);
 /* Closes f (always); ERR_OK or ERR_IO. */
 int outdir_end(outdir *o, FILE *f, err *e);
 int outdir_commit(outdir *o, err *e);
-/* Undo whatever was not committed; safe to call after commit (then only frees). */
+/* Undo whatever was not committed; safe to call after commit (then does nothing).
+ * Async-signal-safe: the CLI calls it from its SIGINT/SIGTERM/SIGABRT handler. */
 void outdir_abort(outdir *o);
 /* Final paths of the files, in the order they were begun (valid until outdir_free). */
 const char *const *outdir_files(const outdir *o);
