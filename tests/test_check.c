@@ -1,0 +1,130 @@
+/*
+ * test_check.c — topology checks: counts, per-tier oversubscription, non-blocking verdict and
+ * reachability on built fabrics.
+ */
+#include <string.h>
+
+#include "config/config.h"
+#include "core/sim.h"
+#include "net/net.h"
+#include "plan/check.h"
+#include "testlib.h"
+
+static int check_yaml(const char *yaml, check_report *r)
+{
+    scenario sc;
+    sim s;
+    err e;
+    err_clear(&e);
+    if (config_load_buffer(&sc, "check.yaml", yaml, strlen(yaml), NULL, 0, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        return -1;
+    }
+    sim_init(&s, 1);
+    net *n = net_build(&sc, &s, &e);
+    if (!n) {
+        fprintf(stderr, "%s\n", e.msg);
+        sim_free(&s);
+        scenario_free(&sc);
+        return -1;
+    }
+    check_fabric(n, r);
+    net_free(n);
+    sim_free(&s);
+    scenario_free(&sc);
+    return 0;
+}
+
+static const check_item *item(const check_report *r, const char *name)
+{
+    for (uint32_t i = 0; i < r->n_items; i++)
+        if (strcmp(r->items[i].name, name) == 0)
+            return &r->items[i];
+    return NULL;
+}
+
+static void test_leaf_spine_non_blocking(void)
+{
+    check_report r;
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8}\n", &r) == 0);
+    CHECK_EQ_U64(r.gpus, 64);
+    CHECK_EQ_U64(r.nics, 64);
+    CHECK_EQ_U64(r.host_ports, 64);
+    CHECK_EQ_U64(r.leaf, 2);
+    CHECK_EQ_U64(r.spine, 32);
+    CHECK_EQ_U64(r.super_spine, 0);
+    CHECK_EQ_U64(r.scale_up, 8);
+    CHECK_EQ_U64(r.links_host, 64);
+    CHECK_EQ_U64(r.links_leaf_spine, 64);
+    CHECK_EQ_U64(r.links_scale_up, 64);
+    CHECK_NEAR(r.oversub_leaf, 1.0, 1e-12);
+    CHECK(r.passed);
+    CHECK(item(&r, "non_blocking") && item(&r, "non_blocking")->status == CHECK_PASS);
+    CHECK(item(&r, "reachability") && item(&r, "reachability")->status == CHECK_PASS);
+}
+
+static void test_oversubscribed_fails(void)
+{
+    check_report r;
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8,\n"
+                     "         oversubscription: 3:1}\n",
+                     &r) == 0);
+    CHECK_NEAR(r.oversub_leaf, 3.0, 1e-12);
+    CHECK(!r.passed);
+    const check_item *it = item(&r, "non_blocking");
+    CHECK(it && it->status == CHECK_FAIL);
+    CHECK(it && strstr(it->detail, "leaf 3.00:1") != NULL);
+    /* faster uplinks make up for fewer of them: 48 x 400G down, 16 x 1.6T up */
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8,\n"
+                     "         oversubscription: 3:1, fabric_link: 1.6Tbps}\n",
+                     &r) == 0);
+    CHECK_NEAR(r.oversub_leaf, 0.75, 1e-12);
+    CHECK(r.passed);
+}
+
+static void test_three_tier(void)
+{
+    check_report r;
+    CHECK(check_yaml("fabric: {preset: fat-tree, k: 8, servers: 16, gpus_per_server: 8}\n", &r) ==
+          0);
+    CHECK_EQ_U64(r.leaf, 32);
+    CHECK_EQ_U64(r.spine, 32);
+    CHECK_EQ_U64(r.super_spine, 16);
+    CHECK_EQ_U64(r.links_spine_super, 128);
+    CHECK_NEAR(r.oversub_spine, 1.0, 1e-12);
+    CHECK(r.passed);
+}
+
+static void test_rail_only_detail(void)
+{
+    check_report r;
+    CHECK(check_yaml("fabric: {preset: rail-only, servers: 8, gpus_per_server: 8}\n", &r) == 0);
+    const check_item *it = item(&r, "non_blocking");
+    CHECK(it && strstr(it->detail, "rail-only") != NULL);
+    CHECK(item(&r, "reachability")->status == CHECK_PASS);
+    CHECK_EQ_U64(r.spine, 0);
+}
+
+static void test_unreachable_custom(void)
+{
+    check_report r;
+    CHECK(check_yaml("fabric:\n  preset: custom\n  custom:\n"
+                     "    switches: [{name: a}, {name: b}]\n"
+                     "    hosts: [{name: x}, {name: y}]\n"
+                     "    links: [{a: x, b: a}, {a: y, b: b}]\n",
+                     &r) == 0);
+    const check_item *it = item(&r, "reachability");
+    CHECK(it && it->status == CHECK_FAIL);
+    CHECK(!r.passed);
+    CHECK(it && strstr(it->detail, "2 of 2 host pairs unreachable") != NULL);
+}
+
+int main(void)
+{
+    TEST_RUN(test_leaf_spine_non_blocking);
+    TEST_RUN(test_oversubscribed_fails);
+    TEST_RUN(test_three_tier);
+    TEST_RUN(test_rail_only_detail);
+    TEST_RUN(test_unreachable_custom);
+    return tl_finish();
+}
