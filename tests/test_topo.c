@@ -324,6 +324,52 @@ static void test_custom(void)
     unbuild(&b);
 }
 
+static void test_reroute_after_link_down(void)
+{
+    /* Take one leaf0-spine link down (both directions) and rebuild routing: leaf0 stops using
+     * that spine, everything stays reachable with one path fewer. */
+    built b;
+    err e;
+    CHECK(build(&b,
+                "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 1, leaf_radix: 8}\n",
+                &e) == 0);
+    if (!b.n)
+        return;
+    net *n = b.n;
+    walk w = walk_pair(n, 0, 15);
+    CHECK(w.paths == 4);
+    const node *leaf0 = n->hosts[0]->ports[0].peer->owner;
+    port *up = NULL;
+    for (uint32_t p = 0; p < leaf0->n_ports; p++)
+        if (leaf0->ports[p].peer->owner->tier == TIER_SPINE) {
+            up = &leaf0->ports[p];
+            break;
+        }
+    CHECK(up != NULL);
+    if (!up) {
+        unbuild(&b);
+        return;
+    }
+    up->up = up->peer->up = false;
+    net_route(n);
+    w = walk_pair(n, 0, 15);
+    CHECK(w.paths == 3 && !w.dead_end);
+    check_all_reachable(n, 1);
+    /* The spine that lost its link to leaf0 still reaches h0, but only over a valley path
+     * (down to another leaf, up to another spine, down to leaf0): shortest-path routing allows
+     * it, as eBGP does when spines have distinct ASNs. Such detours are what can close a cyclic
+     * buffer dependency under PFC; `check` will look for them. */
+    const node *spine = up->peer->owner;
+    CHECK(spine->fib[0] != UINT32_MAX);
+    const ecmp_group *g = &n->groups[spine->fib[0]];
+    for (uint32_t i = 0; i < g->n; i++)
+        CHECK(spine->ports[g->member[i]].peer->owner != leaf0);
+    up->up = up->peer->up = true;
+    net_route(n);
+    CHECK(walk_pair(n, 0, 15).paths == 4);
+    unbuild(&b);
+}
+
 static void expect_error(const char *yaml, const char *needle, int line)
 {
     built b;
@@ -368,6 +414,7 @@ int main(void)
     TEST_RUN(test_dual_homed);
     TEST_RUN(test_rail_only_pxn);
     TEST_RUN(test_custom);
+    TEST_RUN(test_reroute_after_link_down);
     TEST_RUN(test_topology_errors);
     return tl_finish();
 }
