@@ -15,6 +15,7 @@
 #include "summary.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,16 @@ static char *fmt_count(char *buf, size_t len, double v)
     return buf;
 }
 
+/* Wall-clock seconds: milliseconds below one second, so short runs do not print "0.000 s". */
+static char *fmt_wall(char *buf, size_t len, double s)
+{
+    if (s < 1.0)
+        snprintf(buf, len, "%.1f ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.2f s", s);
+    return buf;
+}
+
 static uint64_t port_drops(const port_record *p)
 {
     uint64_t n = 0;
@@ -270,14 +281,18 @@ static void write_top_ports(FILE *f, const run_stats *st)
         if (l > wname)
             wname = l;
     }
-    fprintf(f, "  %-*s  %12s  %10s  %8s  %10s\n", wname, "port", "max queue", "drops", "util",
-            "ECN marks");
+    bool ecn = st->ecn_marked != 0;
+    fprintf(f, "  %-*s  %12s  %10s  %8s%s\n", wname, "port", "max queue", "drops", "util",
+            ecn ? "   ECN marks" : "");
     for (int i = 0; i < n; i++) {
         const port_record *p = &st->ports[top[i]];
         char q[32];
-        fprintf(f, "  %-*s  %12s  %10" PRIu64 "  %6.1f %%  %10" PRIu64 "\n", wname, p->name,
+        fprintf(f, "  %-*s  %12s  %10" PRIu64 "  %6.1f %%", wname, p->name,
                 summary_fmt_bytes(q, sizeof q, p->max_queue_bytes), port_drops(p),
-                100.0 * p->utilization, p->ecn_marked);
+                100.0 * p->utilization);
+        if (ecn)
+            fprintf(f, "  %10" PRIu64, p->ecn_marked);
+        fputc('\n', f);
     }
 }
 
@@ -336,8 +351,9 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
     fprintf(f, "wirerate %s  scenario \"%s\"  seed %" PRIu64 "\n", WR_VERSION, sc->name, sc->seed);
     fprintf(f, "  simulated  %s  (%s)\n", summary_fmt_time(a, sizeof a, st->end_ps),
             st->hit_stop_at ? "stopped at stop_at" : "all events done");
-    fprintf(f, "  events     %s in %.3f s wall, %s events/s, %s packet hops, peak RSS %s\n",
-            fmt_count(a, sizeof a, (double)st->events), st->wall_s,
+    char w[32];
+    fprintf(f, "  events     %s in %s wall, %s events/s, %s packet hops, peak RSS %s\n",
+            fmt_count(a, sizeof a, (double)st->events), fmt_wall(w, sizeof w, st->wall_s),
             fmt_count(b, sizeof b, st->events_per_s),
             fmt_count(c, sizeof c, (double)st->packet_hops),
             summary_fmt_bytes(d, sizeof d, st->peak_rss_bytes));
@@ -354,11 +370,15 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     fprintf(f, "fabric     tx %s on the wire, max link utilization %.1f %%\n",
             summary_fmt_bytes(a, sizeof a, st->tx_bytes), 100.0 * st->max_link_utilization);
-    fprintf(f,
-            "           ECN marked %" PRIu64 " packets, PFC pauses sent %" PRIu64
-            " (%s paused), watchdog events %" PRIu64 "\n",
-            st->ecn_marked, st->pfc_pause_sent, summary_fmt_time(a, sizeof a, st->pfc_paused_ps),
-            st->pfc_watchdog_events);
+    /* Counter lines that are all zero are left out of the text (summary.json keeps every key):
+     * a row of zeros reads as a measurement, and would also show for mechanisms a scenario
+     * does not exercise. */
+    if (st->ecn_marked || st->pfc_pause_sent || st->pfc_paused_ps || st->pfc_watchdog_events)
+        fprintf(f,
+                "           ECN marked %" PRIu64 " packets, PFC pauses sent %" PRIu64
+                " (%s paused), watchdog events %" PRIu64 "\n",
+                st->ecn_marked, st->pfc_pause_sent,
+                summary_fmt_time(a, sizeof a, st->pfc_paused_ps), st->pfc_watchdog_events);
     fputs("drops      ", f);
     int shown = 0;
     for (int r = 0; r < DROP_REASONS; r++) {
@@ -368,11 +388,13 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
         shown++;
     }
     fputs(shown ? " packets\n" : "none\n", f);
-    fprintf(f,
-            "nics       CNPs sent %" PRIu64 " / handled %" PRIu64 ", retransmitted %" PRIu64
-            " packets, out-of-sequence %" PRIu64 ", RTO %" PRIu64 "\n",
-            st->cnp_sent, st->cnp_handled, st->retransmitted_packets, st->out_of_sequence,
-            st->rto_events);
+    if (st->cnp_sent || st->cnp_handled || st->retransmitted_packets || st->out_of_sequence ||
+        st->rto_events)
+        fprintf(f,
+                "nics       CNPs sent %" PRIu64 " / handled %" PRIu64 ", retransmitted %" PRIu64
+                " packets, out-of-sequence %" PRIu64 ", RTO %" PRIu64 "\n",
+                st->cnp_sent, st->cnp_handled, st->retransmitted_packets, st->out_of_sequence,
+                st->rto_events);
     fprintf(f, "bytes      sent %s = delivered %s + dropped %s + in flight %s\n",
             summary_fmt_bytes(a, sizeof a, st->sent_bytes),
             summary_fmt_bytes(b, sizeof b, st->delivered_bytes),
