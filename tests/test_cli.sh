@@ -66,7 +66,7 @@ expect_grep "unknown command named" u.err "unknown command 'frobnicate'"
 "$WR" run > /dev/null 2> u3.err; expect_rc "run without scenario" 2 $?
 "$WR" run small.yaml --seed abc > /dev/null 2> u4.err; expect_rc "--seed abc" 2 $?
 "$WR" run small.yaml --set nokey > /dev/null 2> u5.err; expect_rc "--set without '='" 2 $?
-for c in perf check plan sweep report; do
+for c in perf plan sweep report; do
     "$WR" $c small.yaml > na.out 2> na.err; expect_rc "$c is not available yet" 2 $?
     expect_grep "$c says so" na.err "'$c' is not available yet in this version"
     [ -s na.out ] && fail "$c printed on stdout" || ok "$c prints nothing on stdout"
@@ -134,6 +134,25 @@ expect_grep "--seed 7 sets the seed" seed.out '^  "seed": 7,$'
 expect_grep "--set seed=9 sets the seed" seed9.out '^  "seed": 9,$'
 "$WR" run small.yaml --quiet --json --set name=renamed -o out-seed > nm.out 2>/dev/null
 expect_grep "--set name=renamed" nm.out '^  "scenario": "renamed",$'
+
+echo "== check: design checks, exit 0 when they pass, 5 when one fails"
+"$WR" check small.yaml > c.out 2> c.err; expect_rc "check small.yaml" 0 $?
+expect_grep "check lists non_blocking" c.out 'pass +non_blocking'
+"$WR" check small.yaml --json > cj.out 2> cj.err; expect_rc "check --json" 0 $?
+if command -v python3 > /dev/null; then
+    keys=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(d))' cj.out)
+    if [ "$keys" = "topology checks passed" ]; then ok "check --json keys"
+    else fail "check --json keys: '$keys'"; fi
+fi
+cat > oversub.yaml <<'EOF2'
+name: oversub
+fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8, leaf_radix: 16, oversubscription: 3:1 }
+EOF2
+"$WR" check oversub.yaml > co.out 2> co.err; expect_rc "check of a 3:1 fabric fails" 5 $?
+expect_grep "non_blocking fails" co.out 'fail +non_blocking'
+"$WR" check bad.yaml > /dev/null 2> cb.err; expect_rc "check of an invalid scenario" 3 $?
+expect_grep "check error has the caret" cb.err '^ +\| +\^$'
+"$WR" check --bogus > /dev/null 2>&1; expect_rc "check with an unknown option" 2 $?
 
 echo "$checks checks, $fails failed"
 [ "$fails" = 0 ]

@@ -28,6 +28,7 @@
 #include "../core/alloc.h"
 #include "../report/summary.h"
 #include "../workload/run.h"
+#include "args.h"
 #include "cli.h"
 #include "diag.h"
 #include "outdir.h"
@@ -37,9 +38,7 @@ typedef struct run_opts {
     const char *scenario_path;
     const char *out_dir; /* -o, NULL = output.dir */
     bool json, quiet;
-    int n_over;
-    cfg_override *over;     /* key/value split copies */
-    const char **over_text; /* "KEY=VALUE" as the user wrote it, for error carets */
+    cli_overrides ov; /* --seed and --set, in command-line order */
 } run_opts;
 
 void cmd_run_help(void)
@@ -63,77 +62,18 @@ void cmd_run_help(void)
           stdout);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fputs("wirerate: run: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\nTry 'wirerate run --help'.\n", stderr);
-    return ERR_USAGE;
-}
-
-/* Value of an option given as "--opt VALUE" or "--opt=VALUE"; NULL if `a` is not `name`. */
-static const char *opt_value(const char *a, const char *name, int argc, char **argv, int *i,
-                             bool *missing)
-{
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static bool is_uint(const char *s)
-{
-    if (!*s)
-        return false;
-    for (const char *p = s; *p; p++)
-        if (*p < '0' || *p > '9')
-            return false;
-    errno = 0;
-    (void)strtoull(s, NULL, 10);
-    return errno == 0;
-}
-
-static void add_override(run_opts *o, const char *text)
-{
-    char *key = xstrdup(text, "--set override");
-    char *eq = strchr(key, '=');
-    *eq = '\0';
-    o->over[o->n_over].key = key;
-    o->over[o->n_over].value = eq + 1;
-    o->over_text[o->n_over] = text;
-    o->n_over++;
-}
-
-static void free_opts(run_opts *o)
-{
-    for (int i = 0; i < o->n_over; i++)
-        xfree((char *)o->over[i].key); /* the value points into the same copy */
-    xfree(o->over);
-    xfree(o->over_text);
-}
-
-/* Returns ERR_OK or ERR_USAGE; -1 when help was printed. `seed_texts` collects the "seed=N"
- * strings built for --seed so the caller frees them. */
-static int parse(int argc, char **argv, run_opts *o, char **seed_texts, int *n_seed)
+/* Returns ERR_OK or ERR_USAGE; -1 when help was printed. */
+static int parse(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->over = xcalloc((size_t)argc, sizeof *o->over, "overrides");
-    o->over_text = xcalloc((size_t)argc, sizeof *o->over_text, "overrides");
+    cli_overrides_init(&o->ov, argc);
     bool opts_done = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         bool missing = false;
         if (opts_done || a[0] != '-' || a[1] == '\0') {
             if (o->scenario_path)
-                return usage_error("more than one scenario given ('%s')", a);
+                return cli_usage_error("run", "more than one scenario given ('%s')", a);
             o->scenario_path = a;
         } else if (strcmp(a, "--") == 0) {
             opts_done = true;
@@ -144,34 +84,30 @@ static int parse(int argc, char **argv, run_opts *o, char **seed_texts, int *n_s
             o->json = true;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             o->quiet = true;
-        } else if ((v = opt_value(a, "-o", argc, argv, &i, &missing)) ||
-                   (v = opt_value(a, "--output", argc, argv, &i, &missing))) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &missing)) ||
+                   (v = cli_opt_value(argc, argv, &i, "--output", &missing))) {
             if (!*v)
-                return usage_error("%s needs a directory", a);
+                return cli_usage_error("run", "%s needs a directory", a);
             o->out_dir = v;
-        } else if ((v = opt_value(a, "--seed", argc, argv, &i, &missing))) {
-            if (!is_uint(v))
-                return usage_error("--seed expects a non-negative integer, got '%s'", v);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--seed", &missing))) {
+            if (!cli_is_uint(v))
+                return cli_usage_error("run", "--seed expects a non-negative integer, got '%s'", v);
             size_t n = strlen(v) + 6;
             char *t = xmalloc(n, "--seed override");
             snprintf(t, n, "seed=%s", v);
-            seed_texts[(*n_seed)++] = t;
-            add_override(o, t);
-        } else if ((v = opt_value(a, "--set", argc, argv, &i, &missing))) {
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v)
-                return usage_error("--set expects KEY=VALUE, got '%s'", v);
-            add_override(o, v);
-        } else if (missing) {
-            return usage_error("option '%s' needs a value", a);
-        } else {
-            return usage_error("unknown option '%s'", a);
+            cli_overrides_add(&o->ov, t, true);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--set", &missing))) {
+            if (!cli_is_override(v))
+                return cli_usage_error("run", "--set expects KEY=VALUE, got '%s'", v);
+            cli_overrides_add(&o->ov, v, false);
+        } else if (!missing) {
+            return cli_usage_error("run", "unknown option '%s'", a);
         }
         if (missing)
-            return usage_error("option '%s' needs a value", a);
+            return cli_usage_error("run", "option '%s' needs a value", a);
     }
     if (!o->scenario_path)
-        return usage_error("%s", "missing SCENARIO.yaml");
+        return cli_usage_error("run", "missing SCENARIO.yaml");
     return ERR_OK;
 }
 
@@ -270,9 +206,7 @@ static bool wants_files(uint32_t formats)
 int cmd_run(int argc, char **argv)
 {
     run_opts o;
-    char **seed_texts = xcalloc((size_t)argc, sizeof *seed_texts, "--seed overrides");
-    int n_seed = 0;
-    int rc = parse(argc, argv, &o, seed_texts, &n_seed);
+    int rc = parse(argc, argv, &o);
     if (rc) {
         rc = rc < 0 ? ERR_OK : rc;
         goto out_opts;
@@ -282,11 +216,11 @@ int cmd_run(int argc, char **argv)
     err e;
     err_clear(&e);
     scenario sc;
-    rc = config_load(&sc, o.scenario_path, o.over, o.n_over, &e);
+    rc = config_load(&sc, o.scenario_path, o.ov.over, o.ov.n, &e);
     if (rc) {
         if (!e.code)
             e.code = rc;
-        diag_print(stderr, &e, o.over_text, o.n_over);
+        diag_print(stderr, &e, o.ov.text, o.ov.n);
         goto out_opts;
     }
     if (o.out_dir)
@@ -299,7 +233,7 @@ int cmd_run(int argc, char **argv)
     run *r = run_new(&sc, &e);
     if (!r) {
         rc = e.code ? e.code : ERR_INVALID;
-        diag_print(stderr, &e, o.over_text, o.n_over);
+        diag_print(stderr, &e, o.ov.text, o.ov.n);
         goto out_scenario;
     }
 
@@ -347,9 +281,6 @@ out_run:
 out_scenario:
     scenario_free(&sc);
 out_opts:
-    for (int i = 0; i < n_seed; i++)
-        xfree(seed_texts[i]);
-    xfree(seed_texts);
-    free_opts(&o);
+    cli_overrides_free(&o.ov);
     return rc;
 }
