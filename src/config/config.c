@@ -187,19 +187,30 @@ static int fail(ld *L, const cfg_node *n, const char *path, const char *fmt, ...
 }
 
 /* parent.key, or key at the top; parent[i] for list elements. Long user keys are cut. */
+/* snprintf for key paths: a path too long for the buffer is cut, which only shortens a message. */
+static void path_printf(char *dst, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void path_printf(char *dst, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+}
+
 static void sub(char *dst, const char *parent, const char *key)
 {
     char k[80];
     show(k, sizeof k, key);
     if (parent && *parent)
-        snprintf(dst, PATHLEN, "%s.%s", parent, k);
+        path_printf(dst, PATHLEN, "%s.%s", parent, k);
     else
-        snprintf(dst, PATHLEN, "%s", k);
+        path_printf(dst, PATHLEN, "%s", k);
 }
 
 static void subi(char *dst, const char *parent, uint32_t i)
 {
-    snprintf(dst, PATHLEN, "%s[%u]", parent, i);
+    path_printf(dst, PATHLEN, "%s[%u]", parent, i);
 }
 
 /* Levenshtein distance, capped inputs (keys are short). */
@@ -807,8 +818,8 @@ static int parse_custom(ld *L, const cfg_node *cm, const char *path)
                 const cfg_node *list = is_sw_i ? sw : ho;
                 uint32_t li_ = is_sw_i ? i : i - f->n_custom_switches;
                 char np[PATHLEN], s[200];
-                snprintf(np, sizeof np, "%s.%s[%u].name", path, is_sw_i ? "switches" : "hosts",
-                         li_);
+                path_printf(np, sizeof np, "%s.%s[%u].name", path,
+                            is_sw_i ? "switches" : "hosts", li_);
                 return fail(L, cfg_map_get(list->vals[li_], "name", NULL), np,
                             "duplicate node name \"%s\"", show(s, sizeof s, ni));
             }
