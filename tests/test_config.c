@@ -368,8 +368,8 @@ static void test_overrides(void)
         {"fabric.host_link", "800Gbps"},
         {"workload.0.size", "2MB"},
         {"workload[1].hosts", "[1, 2]"},
-        {"nic.dcqcn.g", "1/128"},                        /* creates nic and nic.dcqcn */
-        {"switch.ecn", "{kmin: 50KB, kmax: 200KB}"},     /* flow mapping */
+        {"nic.dcqcn.g", "1/128"},                                    /* creates nic and nic.dcqcn */
+        {"switch.ecn", "{kmin: 50KB, kmax: 200KB}"},                 /* flow mapping */
         {"workload.2", "{name: c, kind: traffic, pattern: incast}"}, /* appends */
         {"seed", "42"},
         {"name", "\"quoted name\""},
@@ -429,8 +429,7 @@ static void test_override_errors(void)
         {"fabric.host_link", "800", 2, 18,
          "fabric.host_link: expected a rate like \"400Gbps\", got \"800\""},
         {"nic.mtu", "9000", 2, 9, "nic.mtu: expected 256..4096, got 9000"},
-        {"fabrik.servers", "4", 2, 1,
-         "fabrik: unknown top-level key (did you mean \"fabric\"?)"},
+        {"fabrik.servers", "4", 2, 1, "fabrik: unknown top-level key (did you mean \"fabric\"?)"},
         {"workload.0.size", "[1]", 2, 17,
          "workload[0].size: expected a size like \"4KiB\", got a sequence"},
         {"switch.ecn", "{kmin: 1KB, kmax: x}", 2, 30,
@@ -496,9 +495,9 @@ static void test_locate(void)
     CHECK(!config_locate(&sc, "", &line, &col));
 
     err_clear(&e);
-    CHECK_EQ_U64(config_error_at(&sc, &e, "fabric.leaf_radix",
-                                 "%u ports cannot hold %u rails", 32u, 64u),
-                 ERR_INVALID);
+    CHECK_EQ_U64(
+        config_error_at(&sc, &e, "fabric.leaf_radix", "%u ports cannot hold %u rails", 32u, 64u),
+        ERR_INVALID);
     CHECK_STR(e.file, "t.yaml");
     CHECK_EQ_U64(e.line, 3);
     CHECK_EQ_U64(e.col, 15);

@@ -11,8 +11,8 @@ typedef struct ucase {
     enum kind k;
     const char *in;
     bool ok;
-    uint64_t want;       /* when ok */
-    const char *why;     /* when !ok: exact message, or NULL to only require failure */
+    uint64_t want;   /* when ok */
+    const char *why; /* when !ok: exact message, or NULL to only require failure */
 } ucase;
 
 #define G 1000000000ULL
@@ -75,8 +75,7 @@ static const ucase CASES[] = {
     {TIME, "2", false, 0, "expected a time like \"2us\", got \"2\""},
     {TIME, "0.5ps", false, 0,
      "expected a time like \"2us\", got \"0.5ps\" (not a whole number of ps)"},
-    {TIME, "18446745s", false, 0,
-     "expected a time like \"2us\", got \"18446745s\" (too large)"},
+    {TIME, "18446745s", false, 0, "expected a time like \"2us\", got \"18446745s\" (too large)"},
     {TIME, "-1us", false, 0, "expected a time like \"2us\", got \"-1us\" (must not be negative)"},
     {TIME, "2 sec", false, 0,
      "expected a time like \"2us\", got \"2 sec\" (unknown unit \"sec\"; use ps, ns, us (or "
@@ -171,12 +170,23 @@ typedef struct rcase {
 } rcase;
 
 static const rcase RCASES[] = {
-    {"1:1", true, 1, 1},     {"3:1", true, 3, 1},    {"6:2", true, 3, 1},
-    {"2.5", true, 5, 2},     {"1", true, 1, 1},      {"1.5:1", true, 3, 2},
-    {"3 : 1", true, 3, 1},   {"0.25", true, 1, 4},   {"4:3", true, 4, 3},
-    {"0:1", false, 0, 0},    {"1:0", false, 0, 0},   {"-3:1", false, 0, 0},
-    {"3:", false, 0, 0},     {"a:b", false, 0, 0},   {"", false, 0, 0},
-    {"3:1:1", false, 0, 0},  {"99999999999:1", false, 0, 0},
+    {"1:1", true, 1, 1},
+    {"3:1", true, 3, 1},
+    {"6:2", true, 3, 1},
+    {"2.5", true, 5, 2},
+    {"1", true, 1, 1},
+    {"1.5:1", true, 3, 2},
+    {"3 : 1", true, 3, 1},
+    {"0.25", true, 1, 4},
+    {"4:3", true, 4, 3},
+    {"0:1", false, 0, 0},
+    {"1:0", false, 0, 0},
+    {"-3:1", false, 0, 0},
+    {"3:", false, 0, 0},
+    {"a:b", false, 0, 0},
+    {"", false, 0, 0},
+    {"3:1:1", false, 0, 0},
+    {"99999999999:1", false, 0, 0},
 };
 
 static void test_ratio(void)

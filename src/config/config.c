@@ -31,14 +31,14 @@
 
 #define PATHLEN 256
 #define MAX_FILE_BYTES (16u << 20)
-#define MAX_INDEX 16777215u     /* largest rank / host index accepted in a list */
+#define MAX_INDEX 16777215u /* largest rank / host index accepted in a list */
 #define MAX_INDEX_COUNT (1u << 20)
 
-#define TRY(x)                                                                             \
-    do {                                                                                   \
-        int rc_ = (x);                                                                     \
-        if (rc_)                                                                           \
-            return rc_;                                                                    \
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        int rc_ = (x);                                                                             \
+        if (rc_)                                                                                   \
+            return rc_;                                                                            \
     } while (0)
 
 typedef struct ld {
@@ -50,12 +50,12 @@ typedef struct ld {
 /* --- names ---------------------------------------------------------------------------------- */
 
 static const char *const PRESETS[] = {"single-switch", "leaf-spine", "fat-tree", "rail-optimized",
-                                      "rail-only", "custom", NULL};
+                                      "rail-only",     "custom",     NULL};
 static const char *const JOB_KINDS[] = {"collective", "training", "traffic", NULL};
 static const char *const OPS[] = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all",
-                                  "broadcast", "reduce", NULL};
-static const char *const ALGOS[] = {"ring", "tree", "halving-doubling", "direct", "hierarchical",
-                                    NULL};
+                                  "broadcast",  "reduce",         NULL};
+static const char *const ALGOS[] = {"ring",   "tree",         "halving-doubling",
+                                    "direct", "hierarchical", NULL};
 static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
 static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
@@ -64,12 +64,12 @@ static const char *const CCS[] = {"dcqcn", "none", "nscc", NULL};
 static const char *const RETX[] = {"go-back-n", "selective", NULL};
 static const char *const LB_MODES[] = {"ecmp", "flowlet", "spray", "adaptive", "collective", NULL};
 static const char *const HASHES[] = {"crc16", "crc32", "xor", "random", NULL};
-static const char *const HASH_FIELDS[] = {"src_ip", "dst_ip", "src_port", "dst_port", "protocol",
-                                          NULL};
+static const char *const HASH_FIELDS[] = {"src_ip",   "dst_ip",   "src_port",
+                                          "dst_port", "protocol", NULL};
 static const char *const METRICS[] = {"queue", "utilization", NULL};
 static const char *const FAULT_KINDS[] = {"link-down", "link-up", "gpu-slow", "pfc-storm", NULL};
-static const char *const FORMATS[] = {"json", "csv", "prom", "trace", "pcap", "html", "sqlite",
-                                      NULL};
+static const char *const FORMATS[] = {"json", "csv",  "prom",   "trace",
+                                      "pcap", "html", "sqlite", NULL};
 static const char *const MODEL_PRESETS[] = {"llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b",
                                             NULL};
 
@@ -96,14 +96,30 @@ const char *pattern_name(enum traffic_pattern p)
 
 /* --- allowed keys --------------------------------------------------------------------------- */
 
-static const char *const K_TOP[] = {"name", "seed", "stop_at", "fabric", "switch", "nic",
-                                    "loadbalance", "workload", "faults", "telemetry", "output",
-                                    NULL};
-static const char *const K_FABRIC[] = {
-    "preset", "servers", "gpus_per_server", "gpus_per_nic", "nic_ports", "rails_per_leaf",
-    "host_link", "fabric_link", "oversubscription", "leaf_radix", "spine_radix", "spines", "pods",
-    "k", "link_latency", "cable_length", "switch_latency", "cut_through", "scale_up", "custom",
-    NULL};
+static const char *const K_TOP[] = {"name",   "seed",      "stop_at",     "fabric",
+                                    "switch", "nic",       "loadbalance", "workload",
+                                    "faults", "telemetry", "output",      NULL};
+static const char *const K_FABRIC[] = {"preset",
+                                       "servers",
+                                       "gpus_per_server",
+                                       "gpus_per_nic",
+                                       "nic_ports",
+                                       "rails_per_leaf",
+                                       "host_link",
+                                       "fabric_link",
+                                       "oversubscription",
+                                       "leaf_radix",
+                                       "spine_radix",
+                                       "spines",
+                                       "pods",
+                                       "k",
+                                       "link_latency",
+                                       "cable_length",
+                                       "switch_latency",
+                                       "cut_through",
+                                       "scale_up",
+                                       "custom",
+                                       NULL};
 static const char *const K_SCALE_UP[] = {"bandwidth", "latency", NULL};
 static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
 static const char *const K_CSWITCH[] = {"name", NULL};
@@ -113,21 +129,21 @@ static const char *const K_SWITCH[] = {"buffer", "alpha", "ecn", "pfc", "schedul
 static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", NULL};
 static const char *const K_PFC[] = {"enabled", "priorities", "xoff", "headroom", "watchdog", NULL};
 static const char *const K_WD[] = {"detect", "restore", "action", NULL};
-static const char *const K_NIC[] = {"mtu", "transport", "cc", "dcqcn", "qps_per_connection",
-                                    "retransmit", "rto", "priority", NULL};
-static const char *const K_DCQCN[] = {"g", "rai", "rhai", "timer", "byte_counter",
-                                      "fast_recovery", "cnp_interval", "min_rate", NULL};
+static const char *const K_NIC[] = {
+    "mtu", "transport", "cc", "dcqcn", "qps_per_connection", "retransmit", "rto", "priority", NULL};
+static const char *const K_DCQCN[] = {
+    "g", "rai", "rhai", "timer", "byte_counter", "fast_recovery", "cnp_interval", "min_rate", NULL};
 static const char *const K_LB[] = {"mode", "hash", "fields", "flowlet_gap", "adaptive", NULL};
 static const char *const K_ADAPTIVE[] = {"metric", NULL};
-static const char *const K_JOB_COLL[] = {"name", "kind", "start", "iterations", "op", "algorithm",
-                                         "size", "ranks", "channels", NULL};
-static const char *const K_JOB_TRAIN[] = {"name", "kind", "start", "iterations", "model",
-                                          "parallelism", "micro_batch", "global_batch", "gpu",
-                                          NULL};
-static const char *const K_JOB_TRAFFIC[] = {"name", "kind", "start", "iterations", "pattern",
-                                            "size", "hosts", "load", NULL};
-static const char *const K_MODEL[] = {"preset", "params", "layers", "hidden", "seq_len", "vocab",
-                                      NULL};
+static const char *const K_JOB_COLL[] = {"name",      "kind", "start", "iterations", "op",
+                                         "algorithm", "size", "ranks", "channels",   NULL};
+static const char *const K_JOB_TRAIN[] = {"name",  "kind",        "start",       "iterations",
+                                          "model", "parallelism", "micro_batch", "global_batch",
+                                          "gpu",   NULL};
+static const char *const K_JOB_TRAFFIC[] = {"name", "kind",  "start", "iterations", "pattern",
+                                            "size", "hosts", "load",  NULL};
+static const char *const K_MODEL[] = {"preset",  "params", "layers", "hidden",
+                                      "seq_len", "vocab",  NULL};
 static const char *const K_PAR[] = {"tp", "pp", "dp", NULL};
 static const char *const K_GPU[] = {"peak_tflops", "mfu", NULL};
 static const char *const K_FAULT_LINK[] = {"at", "kind", "link", NULL};
@@ -270,7 +286,10 @@ static void join_names(char *dst, size_t cap, const char *const *names, const ch
 
 /* --- shape checks --------------------------------------------------------------------------- */
 
-static bool present(const cfg_node *n) { return n && !cfg_is_null(n); }
+static bool present(const cfg_node *n)
+{
+    return n && !cfg_is_null(n);
+}
 
 /* Every key of `map` must be in `allowed`. `what` qualifies the message ("for a traffic job"). */
 static int check_keys(ld *L, const cfg_node *map, const char *path, const char *const *allowed,
@@ -289,8 +308,8 @@ static int check_keys(ld *L, const cfg_node *map, const char *path, const char *
         const char *kw = (path && *path) ? "key" : "top-level key";
         const char *sp = what ? " " : "";
         if (s)
-            return fail(L, k, kp, "unknown %s%s%s (did you mean \"%s\"?)", kw, sp,
-                        what ? what : "", s);
+            return fail(L, k, kp, "unknown %s%s%s (did you mean \"%s\"?)", kw, sp, what ? what : "",
+                        s);
         char list[400];
         join_names(list, sizeof list, allowed, ", ");
         return fail(L, k, kp, "unknown %s%s%s (expected one of: %s)", kw, sp, what ? what : "",
@@ -467,8 +486,8 @@ static int get_bool(ld *L, const cfg_node *map, const char *path, const char *ke
     return ERR_OK;
 }
 
-static int get_str(ld *L, const cfg_node *map, const char *path, const char *key,
-                   const char **out, const cfg_node **node)
+static int get_str(ld *L, const cfg_node *map, const char *path, const char *key, const char **out,
+                   const cfg_node **node)
 {
     const cfg_node *v;
     char kp[PATHLEN];
@@ -556,8 +575,9 @@ static int get_unit_pos(ld *L, const cfg_node *map, const char *path, const char
         char kp[PATHLEN], s[200];
         sub(kp, path, key);
         char noun[64];
-        snprintf(noun, sizeof noun, "%.*s", (int)strcspn(what, " ") + 1 +
-                 (int)strcspn(what + strcspn(what, " ") + 1, " "), what);
+        snprintf(noun, sizeof noun, "%.*s",
+                 (int)strcspn(what, " ") + 1 + (int)strcspn(what + strcspn(what, " ") + 1, " "),
+                 what);
         return fail(L, v, kp, "expected %s greater than 0, got \"%s\"", noun,
                     show(s, sizeof s, v->str));
     }
@@ -582,8 +602,8 @@ static int get_size_auto(ld *L, const cfg_node *map, const char *path, const cha
 }
 
 /* map[key] as a sequence; *out NULL when absent. */
-static int get_seq(ld *L, const cfg_node *map, const char *path, const char *key,
-                   const char *what, const cfg_node **out, char *kp)
+static int get_seq(ld *L, const cfg_node *map, const char *path, const char *key, const char *what,
+                   const cfg_node **out, char *kp)
 {
     *out = NULL;
     sub(kp, path, key);
@@ -769,8 +789,8 @@ static int parse_custom(ld *L, const cfg_node *cm, const char *path)
 
     TRY(get_seq(L, cm, path, "switches", "a list of switches like [{name: s0}]", &sw, kp));
     if (!sw || sw->n == 0)
-        return fail(L, sw ? sw : cm, sw ? kp : path,
-                    "expected at least one switch in %s.switches", path);
+        return fail(L, sw ? sw : cm, sw ? kp : path, "expected at least one switch in %s.switches",
+                    path);
     f->n_custom_switches = sw->n;
     f->custom_switches = ARENA_NEW_ARRAY(L->a, cfg_custom_switch, sw->n);
     for (uint32_t i = 0; i < sw->n; i++) {
@@ -808,8 +828,8 @@ static int parse_custom(ld *L, const cfg_node *cm, const char *path)
     uint32_t nn = f->n_custom_switches + f->n_custom_hosts;
     for (uint32_t i = 0; i < nn; i++) {
         bool is_sw_i = i < f->n_custom_switches;
-        const char *ni = is_sw_i ? f->custom_switches[i].name
-                                 : f->custom_hosts[i - f->n_custom_switches].name;
+        const char *ni =
+            is_sw_i ? f->custom_switches[i].name : f->custom_hosts[i - f->n_custom_switches].name;
         for (uint32_t j = 0; j < i; j++) {
             bool is_sw_j = j < f->n_custom_switches;
             const char *nj = is_sw_j ? f->custom_switches[j].name
@@ -818,8 +838,8 @@ static int parse_custom(ld *L, const cfg_node *cm, const char *path)
                 const cfg_node *list = is_sw_i ? sw : ho;
                 uint32_t li_ = is_sw_i ? i : i - f->n_custom_switches;
                 char np[PATHLEN], s[200];
-                path_printf(np, sizeof np, "%s.%s[%u].name", path,
-                            is_sw_i ? "switches" : "hosts", li_);
+                path_printf(np, sizeof np, "%s.%s[%u].name", path, is_sw_i ? "switches" : "hosts",
+                            li_);
                 return fail(L, cfg_map_get(list->vals[li_], "name", NULL), np,
                             "duplicate node name \"%s\"", show(s, sizeof s, ni));
             }
@@ -898,8 +918,8 @@ static int parse_fabric(ld *L, const cfg_node *root)
         if (n_gpn)
             return fail(L, at, kp, "expected a divisor of gpus_per_server (%u), got %u",
                         f->gpus_per_server, f->gpus_per_nic);
-        return fail(L, at, kp, "expected a multiple of gpus_per_nic (%u), got %u",
-                    f->gpus_per_nic, f->gpus_per_server);
+        return fail(L, at, kp, "expected a multiple of gpus_per_nic (%u), got %u", f->gpus_per_nic,
+                    f->gpus_per_server);
     }
     TRY(get_u32(L, m, p, "nic_ports", 1, 2, &f->nic_ports, NULL));
     TRY(get_u32(L, m, p, "rails_per_leaf", 1, 1024, &f->rails_per_leaf, NULL));
@@ -1079,8 +1099,8 @@ static int parse_nic(ld *L, const cfg_node *root)
     if (n_mtu && (n->mtu & (n->mtu - 1))) {
         char kp[PATHLEN];
         sub(kp, p, "mtu");
-        return fail(L, n_mtu, kp,
-                    "expected a RoCE path MTU (256, 512, 1024, 2048 or 4096), got %u", n->mtu);
+        return fail(L, n_mtu, kp, "expected a RoCE path MTU (256, 512, 1024, 2048 or 4096), got %u",
+                    n->mtu);
     }
     int t = (int)n->transport, c = -1, r = (int)n->retransmit;
     TRY(get_enum(L, m, p, "transport", TRANSPORTS, &t, &n_tr));
@@ -1214,8 +1234,7 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     if (n_gb && j->global_batch % per_step != 0) {
         char kp[PATHLEN];
         sub(kp, jp, "global_batch");
-        return fail(L, n_gb, kp,
-                    "expected a multiple of micro_batch x dp (%llu), got %u",
+        return fail(L, n_gb, kp, "expected a multiple of micro_batch x dp (%llu), got %u",
                     (unsigned long long)per_step, j->global_batch);
     }
     TRY(get_map(L, jm, jp, "gpu", K_GPU, &gpu, gp));
@@ -1295,8 +1314,10 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         j->size_bytes = 1000000;
         TRY(get_unit_pos(L, jm, jp, "size", SIZE, &j->size_bytes, NULL));
         TRY(get_index_set(L, jm, jp, "hosts", &j->hosts));
-        TRY(get_num(L, jm, jp, "load", 0, true, 1, false, "a fraction of the host link rate in "
-                                                          "(0, 1]", &j->load));
+        TRY(get_num(L, jm, jp, "load", 0, true, 1, false,
+                    "a fraction of the host link rate in "
+                    "(0, 1]",
+                    &j->load));
         break;
     }
     }
@@ -1370,8 +1391,9 @@ static int parse_faults(ld *L, const cfg_node *root)
         char ip[PATHLEN];
         subi(ip, fp, i);
         if (fm->kind != CFG_MAP)
-            return fail(L, fm, ip, "expected a fault mapping like {at: 2ms, kind: link-down, "
-                                   "link: leaf0-spine1}, got %s",
+            return fail(L, fm, ip,
+                        "expected a fault mapping like {at: 2ms, kind: link-down, "
+                        "link: leaf0-spine1}, got %s",
                         cfg_kind_name(fm->kind));
         f->line = fm->line;
         f->col = fm->col;
@@ -1452,8 +1474,7 @@ static int parse_output(ld *L, const cfg_node *root)
     if (!m)
         return ERR_OK;
     TRY(get_str(L, m, p, "dir", &sc->output_dir, NULL));
-    TRY(get_enum_list(L, m, p, "formats", FORMATS, "a list like [json, csv]",
-                      &sc->output_formats));
+    TRY(get_enum_list(L, m, p, "formats", FORMATS, "a list like [json, csv]", &sc->output_formats));
     return ERR_OK;
 }
 

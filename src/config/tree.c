@@ -109,8 +109,8 @@ typedef struct builder {
     const char *src;
     const char *buf;
     size_t len;
-    int line_fixed;  /* > 0: every node gets this line (overrides) */
-    int col_base;    /* added to columns on the first line (overrides) */
+    int line_fixed; /* > 0: every node gets this line (overrides) */
+    int col_base;   /* added to columns on the first line (overrides) */
     err *e;
     const char *prefix; /* path of the value being built (the override's key), or NULL */
 } builder;
@@ -198,8 +198,8 @@ static void key_path(const builder *b, cfg_node *const *stack, int depth, const 
         if (c->kind == CFG_SEQ)
             o += (size_t)snprintf(dst + o, cap - o, "[%u]", c->n - 1);
         else
-            o += (size_t)snprintf(dst + o, cap - o, "%s%.60s", o ? "." : "",
-                                  c->keys[c->n - 1]->str);
+            o +=
+                (size_t)snprintf(dst + o, cap - o, "%s%.60s", o ? "." : "", c->keys[c->n - 1]->str);
     }
     if (o < cap)
         snprintf(dst + o, cap - o, "%s%.60s", o ? "." : "", k->str);
@@ -231,8 +231,7 @@ static int attach(builder *b, cfg_node **stack, cfg_node **pending, int depth, c
             if (first->src == n->src && b->line_fixed == 0)
                 return err_set(b->e, ERR_INVALID, n->src, n->line, n->col,
                                "%s: duplicate key (first at line %d)", path, first->line);
-            return err_set(b->e, ERR_INVALID, n->src, n->line, n->col, "%s: duplicate key",
-                           path);
+            return err_set(b->e, ERR_INVALID, n->src, n->line, n->col, "%s: duplicate key", path);
         }
         *key = n;
         return ERR_OK;
@@ -311,14 +310,14 @@ static int build(builder *b, cfg_node **root)
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT: {
             bool is_map = ev.type == YAML_MAPPING_START_EVENT;
-            rc = check_props(b, is_map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor,
-                             is_map ? ev.data.mapping_start.tag : ev.data.sequence_start.tag, line,
-                             col);
+            rc = check_props(
+                b, is_map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor,
+                is_map ? ev.data.mapping_start.tag : ev.data.sequence_start.tag, line, col);
             if (rc)
                 break;
             if (depth == CFG_MAX_DEPTH) {
-                rc = err_set(b->e, ERR_INVALID, b->src, line, col,
-                             "nesting deeper than %d levels", CFG_MAX_DEPTH);
+                rc = err_set(b->e, ERR_INVALID, b->src, line, col, "nesting deeper than %d levels",
+                             CFG_MAX_DEPTH);
                 break;
             }
             cfg_node *c = new_node(b->a, is_map ? CFG_MAP : CFG_SEQ, b->src, line, col);
@@ -344,8 +343,7 @@ static int build(builder *b, cfg_node **root)
     return rc;
 }
 
-int cfg_tree_parse(arena *a, const char *file, const char *buf, size_t len, cfg_tree **out,
-                   err *e)
+int cfg_tree_parse(arena *a, const char *file, const char *buf, size_t len, cfg_tree **out, err *e)
 {
     builder b = {a, file, buf, len, 0, 0, e, NULL};
     cfg_tree *t = ARENA_NEW(a, cfg_tree);
@@ -456,8 +454,7 @@ cfg_node *cfg_tree_find(const cfg_tree *t, const char *path, cfg_node **key_node
 
 /* --- overrides ------------------------------------------------------------------------------ */
 
-int cfg_tree_override(arena *a, cfg_tree *t, const char *key, const char *value, int index,
-                      err *e)
+int cfg_tree_override(arena *a, cfg_tree *t, const char *key, const char *value, int index, err *e)
 {
     const char *src = "--set";
     int line = index + 1;
@@ -492,8 +489,7 @@ int cfg_tree_override(arena *a, cfg_tree *t, const char *key, const char *value,
         const char *seg = segs[i];
         uint32_t idx = 0;
         bool numeric = !last && seg_index(segs[i + 1], &idx);
-        cfg_node *next_fresh = last ? v
-                                    : new_node(a, numeric ? CFG_SEQ : CFG_MAP, src, line, 1);
+        cfg_node *next_fresh = last ? v : new_node(a, numeric ? CFG_SEQ : CFG_MAP, src, line, 1);
         if (cur->kind == CFG_MAP) {
             int at = map_index(cur, seg, strlen(seg));
             if (at >= 0) {

@@ -26,12 +26,12 @@ typedef enum cfg_kind { CFG_SCALAR, CFG_MAP, CFG_SEQ } cfg_kind;
 typedef struct cfg_node cfg_node;
 struct cfg_node {
     cfg_kind kind;
-    const char *src;     /* file name as given, or "--set" */
-    int line, col;       /* 1-based */
+    const char *src; /* file name as given, or "--set" */
+    int line, col;   /* 1-based */
     /* scalar */
-    const char *str;     /* NUL-terminated (scalars containing NUL are rejected) */
+    const char *str; /* NUL-terminated (scalars containing NUL are rejected) */
     size_t len;
-    bool quoted;         /* single- or double-quoted, or a block literal */
+    bool quoted; /* single- or double-quoted, or a block literal */
     /* mapping: keys[i] -> vals[i]; sequence: vals[i] */
     uint32_t n, cap;
     cfg_node **keys;
@@ -39,16 +39,15 @@ struct cfg_node {
 };
 
 typedef struct cfg_tree {
-    const char *file;    /* source name for positions in the file */
-    cfg_node *root;      /* NULL for an empty document */
+    const char *file; /* source name for positions in the file */
+    cfg_node *root;   /* NULL for an empty document */
 } cfg_tree;
 
 /*
  * Parse `len` bytes of YAML into a tree allocated in `a`. `file` is borrowed for the lifetime of
  * the arena (copy it there first). Returns ERR_OK, or ERR_INVALID with *e at the problem.
  */
-int cfg_tree_parse(arena *a, const char *file, const char *buf, size_t len, cfg_tree **out,
-                   err *e);
+int cfg_tree_parse(arena *a, const char *file, const char *buf, size_t len, cfg_tree **out, err *e);
 
 /*
  * Apply one `--set KEY=VALUE` override (index is 0-based; positions report index+1). KEY is a
@@ -56,8 +55,7 @@ int cfg_tree_parse(arena *a, const char *file, const char *buf, size_t len, cfg_
  * missing mapping keys are created, and index == length appends. VALUE is parsed as YAML (a
  * scalar or a flow collection such as "[3]" or "{a: 1}"). Errors: ERR_INVALID with file "--set".
  */
-int cfg_tree_override(arena *a, cfg_tree *t, const char *key, const char *value, int index,
-                      err *e);
+int cfg_tree_override(arena *a, cfg_tree *t, const char *key, const char *value, int index, err *e);
 
 /* Value of `key` in mapping `map` (NULL if absent or `map` is not a mapping); *key_node gets the
  * key's node when non-NULL. */

@@ -83,31 +83,33 @@ static const unit_def SIZE_UNITS[] = {
 };
 
 static const unit_def LENGTH_UNITS[] = {
-    {"mm", 1ULL},
-    {"cm", 10ULL},
-    {"m", 1000ULL},
-    {"km", 1000000ULL},
-    {NULL, 0},
+    {"mm", 1ULL}, {"cm", 10ULL}, {"m", 1000ULL}, {"km", 1000000ULL}, {NULL, 0},
 };
 
 /* What a quantity is called in messages, an example, and the accepted units for the hint. */
 typedef struct qty_kind {
     const char *what, *example, *units;
     const unit_def *table;
-    bool bare_ok;      /* a bare number means base units (size: bytes) */
-    const char *base;  /* base unit name for "not a whole number of ..." */
+    bool bare_ok;     /* a bare number means base units (size: bytes) */
+    const char *base; /* base unit name for "not a whole number of ..." */
 } qty_kind;
 
-static const qty_kind Q_RATE = {"rate", "400Gbps",
+static const qty_kind Q_RATE = {"rate",
+                                "400Gbps",
                                 "bps, Kbps, Mbps, Gbps, Tbps (or K, M, G, T), "
                                 "and Bps, KBps, MBps, GBps, TBps for bytes/s",
-                                RATE_UNITS, false, "bits/s"};
-static const qty_kind Q_TIME = {"time", "2us", "ps, ns, us (or \xc2\xb5s), ms, s", TIME_UNITS,
-                                false, "ps"};
-static const qty_kind Q_SIZE = {"size", "4KiB",
+                                RATE_UNITS,
+                                false,
+                                "bits/s"};
+static const qty_kind Q_TIME = {"time",     "2us", "ps, ns, us (or \xc2\xb5s), ms, s",
+                                TIME_UNITS, false, "ps"};
+static const qty_kind Q_SIZE = {"size",
+                                "4KiB",
                                 "B, KB, MB, GB, TB (powers of 10), KiB, MiB, GiB, TiB "
                                 "(powers of 2), or a plain number of bytes",
-                                SIZE_UNITS, true, "bytes"};
+                                SIZE_UNITS,
+                                true,
+                                "bytes"};
 static const qty_kind Q_LENGTH = {"length", "30m", "mm, cm, m, km", LENGTH_UNITS, false, "mm"};
 
 /* Copy `s` into dst for quoting in a message: control bytes escaped, long input cut with "...". */
@@ -127,7 +129,10 @@ static void quote_into(char *dst, size_t cap, const char *s)
             break;
         }
         if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
-            int w = snprintf(dst + o, cap - o, c == '"' ? "\\\"" : c == '\\' ? "\\\\" : "\\x%02x",
+            int w = snprintf(dst + o, cap - o,
+                             c == '"'    ? "\\\""
+                             : c == '\\' ? "\\\\"
+                                         : "\\x%02x",
                              c);
             if (w < 0 || (size_t)w >= cap - o)
                 break;
@@ -154,7 +159,10 @@ static bool fail(const qty_kind *q, const char *s, const char *detail, char *why
     return false;
 }
 
-static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
 
 /*
  * Parse the decimal at *p: digits with an optional '.' fraction. Returns the mantissa with
@@ -312,8 +320,9 @@ static bool ratio_fail(const char *s, const char *detail, char *why, size_t why_
     if (why && why_len) {
         char got[200];
         quote_into(got, sizeof got, s ? s : "");
-        snprintf(why, why_len, "expected a ratio like \"3:1\" or a number like 2.5, got \"%s\"%s%s%s",
-                 got, detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
+        snprintf(why, why_len,
+                 "expected a ratio like \"3:1\" or a number like 2.5, got \"%s\"%s%s%s", got,
+                 detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
     }
     return false;
 }
