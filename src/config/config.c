@@ -635,7 +635,7 @@ static int get_enum_list(ld *L, const cfg_node *map, const char *path, const cha
         join_names(list, sizeof list, names, " | ");
         if (v->kind != CFG_SCALAR)
             return fail(L, v, ep, "expected one of %s, got %s", list, cfg_kind_name(v->kind));
-        int x;
+        int x = 0;
         TRY(enum_node(L, v, ep, names, &x));
         m |= 1u << x;
     }

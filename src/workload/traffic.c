@@ -37,27 +37,33 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
     char path[32];
     job_path(j, path, sizeof path);
     if (job->pattern == PAT_UNIFORM) {
-        err_set(e, ERR_INVALID, sc->file, job->line, job->col,
-                "%s.pattern: \"uniform\" is not available yet in this version (available: "
-                "permutation, incast, all-to-all)",
-                path);
+        char key[48];
+        snprintf(key, sizeof key, "workload.%u.pattern", j);
+        config_error_at(sc, e, key,
+                        "%s.pattern: \"uniform\" is not available yet in this version "
+                        "(available: permutation, incast, all-to-all)",
+                        path);
         return 0;
     }
     if (!job->hosts.all)
         for (uint32_t i = 0; i < job->hosts.n; i++)
             if (job->hosts.idx[i] >= n_hosts) {
-                err_set(e, ERR_INVALID, sc->file, job->hosts.line, job->hosts.col,
-                        "%s.hosts: host %u does not exist: the fabric has %u hosts (0..%u)", path,
-                        job->hosts.idx[i], n_hosts, n_hosts ? n_hosts - 1 : 0);
+                char key[48];
+                snprintf(key, sizeof key, "workload.%u.hosts", j);
+                config_error_at(sc, e, key,
+                                "%s.hosts: host %u does not exist: the fabric has %u hosts "
+                                "(0..%u)",
+                                path, job->hosts.idx[i], n_hosts, n_hosts ? n_hosts - 1 : 0);
                 return 0;
             }
     uint32_t n;
     uint32_t *v = host_list(job, n_hosts, &n);
     xfree(v);
     if (n < 2) {
-        err_set(e, ERR_INVALID, sc->file, job->line, job->col,
-                "%s.hosts: a %s needs at least 2 hosts, got %u", path, pattern_name(job->pattern),
-                n);
+        char key[48];
+        snprintf(key, sizeof key, "workload.%u.hosts", j);
+        config_error_at(sc, e, key, "%s.hosts: a %s needs at least 2 hosts, got %u", path,
+                        pattern_name(job->pattern), n);
         return 0;
     }
     switch (job->pattern) {
