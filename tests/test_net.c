@@ -174,8 +174,51 @@ static void test_incast_lossless_buffer(void)
     sim_time want = first + 1000000 + 600000 + 7 * per_flow + 1000000;
     CHECK_EQ_U64(st->jobs[0].jct_ps, want);
     CHECK(st->max_link_utilization > 0.95 && st->max_link_utilization <= 1.0);
+    /* ECN: the receiver's queue passes Kmax (400 KB) early, so most of its frames are marked,
+     * and no other port ever queues. */
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        if (strcmp(st->ports[i].name, "sw0->h0") == 0) {
+            CHECK(st->ports[i].ecn_marked > st->ports[i].tx_packets / 2);
+            CHECK(st->ports[i].ecn_marked < st->ports[i].tx_packets);
+            CHECK_EQ_U64(st->ports[i].ecn_marked, st->ecn_marked);
+        }
+    }
     run_free(r);
     scenario_free(&sc);
+}
+
+static void test_ecn_thresholds(void)
+{
+    /* 2 -> 1 at equal rates: the queue grows by one frame per two arrivals. Below Kmin nothing
+     * is marked; with Kmax = 1 byte every frame that finds a queue is; with ECN off none is. */
+    static const char *const cases[] = {
+        "switch: {ecn: {kmin: 10MB, kmax: 20MB}}\n",
+        "switch: {ecn: {kmin: 0, kmax: 1}}\n",
+        "switch: {ecn: {enabled: false, kmin: 0, kmax: 1}}\n",
+    };
+    for (int c = 0; c < 3; c++) {
+        char y[512];
+        snprintf(y, sizeof y,
+                 "fabric: {preset: single-switch, servers: 3, gpus_per_server: 1}\n%s"
+                 "workload: [{name: i, kind: traffic, pattern: incast, size: 1MB}]\n",
+                 cases[c]);
+        scenario sc;
+        run *r = start(&sc, y);
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        run_execute(r, NULL, NULL);
+        const run_stats *st = run_result(r);
+        uint64_t frames = 2 * ((1000000 + 4095) / 4096);
+        /* kmax = 1 byte: every frame that found a non-empty queue (all but the first two) */
+        uint64_t want = c == 1 ? frames - 2 : 0;
+        if (c == 1)
+            CHECK(st->ecn_marked >= want && st->ecn_marked <= frames);
+        else
+            CHECK_EQ_U64(st->ecn_marked, 0);
+        run_free(r);
+        scenario_free(&sc);
+    }
 }
 
 static void test_incast_drops_and_conservation(void)
@@ -313,6 +356,7 @@ int main(void)
     TEST_RUN(test_odd_size_exact);
     TEST_RUN(test_leaf_spine_exact);
     TEST_RUN(test_incast_lossless_buffer);
+    TEST_RUN(test_ecn_thresholds);
     TEST_RUN(test_incast_drops_and_conservation);
     TEST_RUN(test_all_to_all_conservation);
     TEST_RUN(test_stop_at_inflight);

@@ -14,6 +14,10 @@
  *   (Choudhury & Hahne 1998): a queue takes a frame only if its length < α·(B − occupied) and
  *   the buffer has room; otherwise the frame is dropped with reason buffer_full. A frame holds
  *   buffer from enqueue until its transmission ends.
+ * - ECN (RED-style, as DCQCN's congestion point; Zhu et al. SIGCOMM'15 §3.1): when an
+ *   ECN-capable frame is enqueued, with the egress queue of its class at q bytes (before it),
+ *   it is marked CE with probability 0 below Kmin, Pmax·(q − Kmin)/(Kmax − Kmin) up to Kmax and
+ *   1 above Kmax; the draw comes from the switch's own random stream.
  * - Strict priority between the 8 classes (highest first); FIFO within a class.
  * - Host NIC ports pull: when the port is free it takes the next frame from the host's transport
  *   (`pull`), so packets are created only when the wire can take them. A host port's queues hold
@@ -151,6 +155,10 @@ struct net {
     host_pull_fn pull;
     host_rx_fn rx;
     void *host_ctx;
+    /* ECN marking (RED on egress queue depth, DCQCN's congestion point) */
+    bool ecn_on;
+    uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
+    uint64_t ecn_pmax_q32;     /* Pmax in 0.32 fixed point */
     bool hosts_relay;          /* rail-only: cross-rail traffic relays through a peer NIC (PXN) */
     uint32_t n_servers;
     /* run-wide counters */

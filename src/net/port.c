@@ -175,6 +175,18 @@ void net_port_kick(net *n, port *p)
         port_next(n, p);
 }
 
+/* RED marking decision for a queue of q bytes (integer probability, switch's stream). */
+static inline bool ecn_mark(net *n, node *sw, uint64_t q)
+{
+    if (q <= n->ecn_kmin_bytes)
+        return false;
+    if (q >= n->ecn_kmax_bytes)
+        return true;
+    uint64_t p = (uint64_t)(((unsigned __int128)n->ecn_pmax_q32 * (q - n->ecn_kmin_bytes)) /
+                            (n->ecn_kmax_bytes - n->ecn_kmin_bytes));
+    return (rng_next(&sw->rng) >> 32) < p;
+}
+
 /* Dynamic threshold admission: queue length < α·(B − used), and the frame fits in B. */
 static inline bool buf_admit(const switch_buf *b, uint64_t qlen, uint32_t frame)
 {
@@ -213,6 +225,12 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
     sw->buf.used_bytes += fb;
     if (sw->buf.used_bytes > sw->buf.max_used_bytes)
         sw->buf.max_used_bytes = sw->buf.used_bytes;
+    /* NVLink/NVSwitch does not mark: only fabric switches are congestion points. */
+    if (n->ecn_on && pkt->ecn != ECN_NOT_ECT && sw->tier != TIER_SCALE_UP &&
+        ecn_mark(n, sw, out->q_bytes[pkt->prio])) {
+        pkt->ecn = ECN_CE;
+        out->ecn_marked++;
+    }
     enqueue(out, pkt);
     if (!out->tx_pkt)
         port_next(n, out);

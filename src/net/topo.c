@@ -533,6 +533,10 @@ net *net_build(const scenario *sc, sim *s, err *e)
         sw->hash_seed = (uint32_t)rng_next(&sw->rng);
         sw->fib = ARENA_NEW_ARRAY(&n->mem, uint32_t, n->n_hosts ? n->n_hosts : 1);
     }
+    n->ecn_on = sc->sw.ecn_enabled;
+    n->ecn_kmin_bytes = sc->sw.ecn_kmin_bytes;
+    n->ecn_kmax_bytes = sc->sw.ecn_kmax_bytes;
+    n->ecn_pmax_q32 = (uint64_t)(sc->sw.ecn_pmax * 4294967296.0 + 0.5);
     net_route(n);
     return n;
 }
