@@ -74,6 +74,9 @@ struct port {
     uint64_t q_bytes[NET_PRIOS];
     uint64_t q_total_bytes;
     uint8_t q_nonempty;        /* bit p set when q[p] has frames */
+    uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
+                                * the port starts no new frame of that class (one on the wire
+                                * completes). Host ports: the NIC's pull must honour it. */
 
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
      * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
@@ -90,7 +93,9 @@ struct port {
 };
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
- * then idle until it calls net_port_kick). `rx` takes ownership of a frame that arrived. */
+ * then idle until it calls net_port_kick); it must not return a frame of a priority set in
+ * p->paused. net calls net_port_kick itself when a pause ends. `rx` takes ownership of a frame
+ * that arrived for this host. */
 typedef packet *(*host_pull_fn)(void *ctx, node *host, port *p);
 typedef void (*host_rx_fn)(void *ctx, node *host, packet *pkt);
 
