@@ -130,7 +130,8 @@ static void test_utilization_metric(void)
     CHECK(u.crowded == 0);
 }
 
-/* N congested egress queues sharing one buffer each settle at α·B / (1 + N·α). */
+/* N congested egress queues of a lossy class sharing one buffer each settle at
+ * α·B / (1 + N·α). */
 static void dt_case(unsigned n_queues, const char *alpha, double a)
 {
     char y[2048];
@@ -138,7 +139,7 @@ static void dt_case(unsigned n_queues, const char *alpha, double a)
     int k = snprintf(y, sizeof y,
                      "fabric: {preset: single-switch, servers: %u, gpus_per_server: 1,\n"
                      "         host_link: 100Gbps}\n"
-                     "switch: {buffer: 1MiB, alpha: %s}\n"
+                     "switch: {buffer: 1MiB, alpha: %s, pfc: {enabled: false}}\n"
                      "workload:\n",
                      3 * n_queues, alpha);
     for (unsigned q = 0; q < n_queues; q++)

@@ -223,11 +223,11 @@ static void test_ecn_thresholds(void)
 
 static void test_incast_drops_and_conservation(void)
 {
-    /* Same incast into a 200 KiB buffer: the receiver's queue overflows, frames are dropped
-     * with reason buffer_full and bytes are conserved. */
+    /* Same incast, lossy (PFC off), into a 200 KiB buffer: the receiver's queue overflows,
+     * frames are dropped with reason buffer_full and bytes are conserved. */
     static const char y[] =
         "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 100Gbps}\n"
-        "switch: {buffer: 200KiB, alpha: 1}\n"
+        "switch: {buffer: 200KiB, alpha: 1, pfc: {enabled: false}}\n"
         "workload:\n"
         "  - {name: in, kind: traffic, pattern: incast, size: 256KiB}\n";
     scenario sc;

@@ -125,12 +125,14 @@ static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
 static const char *const K_CSWITCH[] = {"name", NULL};
 static const char *const K_CHOST[] = {"name", "gpus", NULL};
 static const char *const K_CLINK[] = {"a", "b", "speed", "latency", NULL};
-static const char *const K_SWITCH[] = {"buffer", "alpha", "ecn", "pfc", "scheduler", NULL};
+static const char *const K_SWITCH[] = {"buffer", "alpha", "ecn", "pfc", "scheduler", "weights", NULL};
 static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", NULL};
-static const char *const K_PFC[] = {"enabled", "priorities", "xoff", "headroom", "watchdog", NULL};
+static const char *const K_PFC[] = {"enabled", "priorities", "xoff", "headroom", "watchdog",
+                                    "deadlock_detect", NULL};
 static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
-    "mtu", "transport", "cc", "dcqcn", "qps_per_connection", "retransmit", "rto", "priority", NULL};
+    "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
+    "retransmit", "rto",  "priority", "cnp_priority", "ack_every", NULL};
 static const char *const K_DCQCN[] = {
     "g", "rai", "rhai", "timer", "byte_counter", "fast_recovery", "cnp_interval", "min_rate", NULL};
 static const char *const K_LB[] = {"mode", "hash", "fields", "flowlet_gap", "adaptive", NULL};
@@ -1044,6 +1046,7 @@ static int parse_switch(ld *L, const cfg_node *root)
         }
         TRY(get_size_auto(L, pfc, pp, "xoff", &s->pfc_xoff_bytes));
         TRY(get_size_auto(L, pfc, pp, "headroom", &s->pfc_headroom_bytes));
+        TRY(get_unit_pos(L, pfc, pp, "deadlock_detect", TIME, &s->pfc_deadlock_ps, NULL));
         TRY(get_map(L, pfc, pp, "watchdog", K_WD, &wd, wp));
         if (wd) {
             int a = (int)s->wd_action;
@@ -1056,6 +1059,20 @@ static int parse_switch(ld *L, const cfg_node *root)
     int sch = (int)s->scheduler;
     TRY(get_enum(L, m, p, "scheduler", SCHEDULERS, &sch, NULL));
     s->scheduler = (enum sched_kind)sch;
+    const cfg_node *w;
+    char wpath[PATHLEN], ip[PATHLEN];
+    TRY(get_seq(L, m, p, "weights", "a list of 8 DWRR weights like [1, 1, 1, 4, 1, 1, 1, 1]", &w,
+                wpath));
+    if (w) {
+        if (w->n != 8)
+            return fail(L, w, wpath, "expected 8 weights (one per priority 0..7), got %u", w->n);
+        for (uint32_t i = 0; i < 8; i++) {
+            uint64_t v;
+            subi(ip, wpath, i);
+            TRY(int_node(L, w->vals[i], ip, 1, 255, &v));
+            s->weights[i] = (uint8_t)v;
+        }
+    }
     return ERR_OK;
 }
 
@@ -1139,6 +1156,10 @@ static int parse_nic(ld *L, const cfg_node *root)
     uint32_t prio = n->priority;
     TRY(get_u32(L, m, p, "priority", 0, 7, &prio, NULL));
     n->priority = (uint8_t)prio;
+    uint32_t cnp_prio = n->cnp_priority;
+    TRY(get_u32(L, m, p, "cnp_priority", 0, 7, &cnp_prio, NULL));
+    n->cnp_priority = (uint8_t)cnp_prio;
+    TRY(get_u32(L, m, p, "ack_every", 1, 65536, &n->ack_every, NULL));
     return ERR_OK;
 }
 
@@ -1521,6 +1542,9 @@ static void set_defaults(scenario *sc)
     s->wd_detect_ps = 200 * SIM_MS;
     s->wd_restore_ps = 400 * SIM_MS;
     s->wd_action = WD_DROP;
+    s->pfc_deadlock_ps = 10 * SIM_MS;
+    for (int i = 0; i < 8; i++)
+        s->weights[i] = 1;
     s->scheduler = SCHED_STRICT;
 
     cfg_nic *n = &sc->nic;
@@ -1539,6 +1563,8 @@ static void set_defaults(scenario *sc)
     n->retransmit = RETX_GO_BACK_N;
     n->rto_ps = 4 * SIM_MS;
     n->priority = 3;
+    n->cnp_priority = 6;
+    n->ack_every = 16;
 
     cfg_lb *b = &sc->lb;
     b->mode = LB_ECMP;

@@ -88,6 +88,8 @@ typedef struct cfg_switch {
     sim_time wd_restore_ps;         /* default 400 ms */
     enum wd_action wd_action;       /* default drop */
     enum sched_kind scheduler;      /* default strict */
+    uint8_t weights[8];             /* DWRR weight per priority, 1..255, default all 1 */
+    sim_time pfc_deadlock_ps;       /* no progress this long in a paused cycle = deadlock, 10 ms */
 } cfg_switch;
 
 enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
@@ -113,7 +115,9 @@ typedef struct cfg_nic {
     uint32_t qps_per_connection;    /* default 1 */
     enum retx_kind retransmit;      /* default go-back-n */
     sim_time rto_ps;                /* default 4 ms */
-    uint8_t priority;               /* traffic class of RoCE data, default 3 */
+    uint8_t priority;               /* traffic class of RoCE data and ACK/NAK, default 3 */
+    uint8_t cnp_priority;           /* traffic class of CNPs, default 6 */
+    uint32_t ack_every;             /* responder ACK coalescing (packets), default 16 */
 } cfg_nic;
 
 enum lb_mode { LB_ECMP, LB_FLOWLET, LB_SPRAY, LB_ADAPTIVE, LB_COLLECTIVE };

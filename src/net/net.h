@@ -77,6 +77,24 @@ struct port {
     uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
                                 * the port starts no new frame of that class (one on the wire
                                 * completes). Host ports: the NIC's pull must honour it. */
+    /* DWRR (switch.scheduler dwrr) */
+    uint32_t drr_deficit[NET_PRIOS];
+    uint8_t drr_cur, drr_fresh;
+
+    /* PFC, ingress side: frames the owner received from the peer, per class */
+    uint64_t ing_shared[NET_PRIOS];   /* bytes in the switch's shared pool */
+    uint64_t ing_hdrm[NET_PRIOS];     /* bytes in this ingress's headroom */
+    uint64_t hdrm_bytes;              /* headroom reserved per lossless class */
+    uint8_t xoff_sent;                /* classes we are holding the peer paused for */
+    uint8_t pfc_tx_pending;           /* classes whose PAUSE/RESUME waits for the wire */
+    event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
+    /* PFC, egress side */
+    sim_time pause_until[NET_PRIOS], pause_start[NET_PRIOS];
+    event pause_end;
+    /* PFC watchdog (switch ports) */
+    uint8_t wd_storm;                 /* classes in a storm: pause ignored, queue drained */
+    sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
+    event wd_ev;
 
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
      * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
@@ -90,6 +108,7 @@ struct port {
     uint64_t max_q_bytes;
     uint64_t drops[DROP_REASONS];
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
+    uint64_t pfc_pause_rx, wd_events;
 };
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
@@ -164,6 +183,22 @@ struct net {
     bool ecn_on;
     uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
     uint64_t ecn_pmax_q32;     /* Pmax in 0.32 fixed point */
+    /* PFC (IEEE 802.1Qbb) */
+    uint8_t lossless;          /* lossless classes (0 when PFC is off) */
+    uint64_t pfc_xoff_bytes;   /* fixed XOFF per ingress and class, 0 = dynamic threshold */
+    uint32_t max_frame_bytes;  /* largest data frame (MTU + headers) */
+    bool wd_on;
+    bool wd_forward;           /* action forward (else drop) */
+    sim_time wd_detect_ps, wd_restore_ps;
+    sim_time deadlock_ps;
+    event deadlock_ev;
+    bool deadlock;             /* a paused cycle made no progress: the run stopped */
+    sim_time deadlock_at_ps;
+    char deadlock_cycle[512];  /* "leaf0->spine1 -> spine1->leaf1 -> ..." */
+    uint32_t *dl_path, *dl_iter; /* deadlock search scratch, n_ports each */
+    uint8_t *dl_mark;
+    uint8_t dwrr;              /* scheduler is DWRR */
+    uint32_t drr_quantum[NET_PRIOS];
     bool hosts_relay;          /* rail-only: cross-rail traffic relays through a peer NIC (PXN) */
     uint32_t n_servers;
     /* run-wide counters */
@@ -201,8 +236,21 @@ uint64_t net_inflight_payload(const net *n, uint64_t *packets);
 /* Drop a frame at port p with reason r: counts it and returns it to the pool. */
 void net_drop(net *n, port *p, packet *pkt, enum drop_reason r);
 
-/* Set up a port's two events (topology builders call it once per port). */
+/* PFC headroom `auto` for an ingress port (models.md; IEEE 802.1Qbb delay budget): the bytes
+ * that can still arrive after the XOFF decision — a maximum frame being sent when it is made,
+ * the PAUSE frame, twice the cable, the pipeline, the upstream's frame in progress and the
+ * response delay the standard allows at this speed. */
+uint64_t net_pfc_headroom_auto(uint64_t rate_bps, sim_time prop_ps, sim_time pipeline_ps,
+                               uint32_t max_frame_bytes);
+/* Start (at `now`) or stop a NIC's PAUSE storm on host port p: it keeps its peer paused for
+ * every lossless class until stopped (the pfc-storm fault). */
+void net_pfc_storm(net *n, port *p, bool on);
+/* Close open pause intervals into pfc_paused_ps at the end of a run. */
+void net_pfc_finish(net *n);
+
+/* Set up a port's events (topology builders call it once per port), and the network's own. */
 void net_port_init_events(port *p);
+void net_init_events(net *n);
 
 /* Name of a port for reports: "leaf0->spine3" (with "#k" for the k-th parallel link). */
 void net_port_name(const port *p, char *buf, size_t len);

@@ -54,7 +54,16 @@ typedef struct packet {
     uint8_t hops;              /* switches traversed */
     uint8_t first;             /* first packet of a message (carries RETH) */
     uint8_t last;              /* last packet of a message */
+    uint8_t pfc_pool;          /* at a switch: PFC_POOL_* the frame's bytes are accounted in */
+    uint8_t pfc_vec;           /* PAUSE frames: class-enable vector (classes this frame names) */
+    uint8_t pfc_xoff;          /* PAUSE frames: classes paused (quanta 0xFFFF); others resumed */
 } packet;
+
+/* Where a switch accounts a buffered frame (PFC, models.md "Switch"). */
+enum { PFC_POOL_LOSSY = 0, PFC_POOL_SHARED = 1, PFC_POOL_HEADROOM = 2 };
+
+/* A PFC frame (IEEE 802.1Qbb MAC control, 64 bytes on the wire plus preamble and gap). */
+enum { WIRE_PFC_FRAME = 64, PFC_QUANTA_MAX = 0xFFFF, PFC_QUANTUM_BITS = 512 };
 
 /* Frame bytes of a RoCEv2 data packet with `payload` bytes. */
 static inline uint32_t wire_data_frame(uint32_t payload, int first)

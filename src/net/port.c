@@ -1,16 +1,37 @@
 /*
  * port.c — the packet hot path: egress scheduling and serialization, the wire, switch
- * forwarding and buffer admission (model in net.h; models.md "Switch").
+ * forwarding, buffer admission, ECN marking and PFC (model in net.h; models.md "Switch").
  *
  * Per frame and hop there are two event-queue operations: the port's tx_done (one per frame) and
  * the link's arrive (scheduled only when the in-flight FIFO was empty, otherwise the frame waits
  * behind the head and is picked up when the head is delivered). Time and byte arithmetic are
  * integers; α of the dynamic threshold is 16.16 fixed point.
+ *
+ * PFC (IEEE 802.1Qbb). Lossless classes are accounted per (ingress port, class): a frame goes
+ * to the shared pool while that ingress holds less than the XOFF threshold (fixed `xoff`, or the
+ * dynamic threshold α·(shared − used)), else into the ingress's own headroom; the first frame
+ * that needs headroom makes the switch send PAUSE upstream. When the ingress has emptied its
+ * headroom and is two maximum frames below the threshold (or empty) it sends RESUME (quanta 0).
+ * PAUSE carries quanta 0xFFFF (of 512 bit times) and is refreshed at half that while the
+ * condition lasts; a pause that is not refreshed expires. The upstream port stops *starting*
+ * frames of the class when the PAUSE arrives. PFC frames go out ahead of any queued frame
+ * (MAC control) and are never paused. A lossless frame that finds its headroom full is dropped
+ * (buffer_full) — that happens only when the headroom is smaller than the link needs.
+ *
+ * PFC watchdog (as SONiC PFC_WD): a switch queue paused continuously for `detect` is in a storm:
+ * the event is counted, the pause is ignored until no PAUSE has arrived for `restore`, and with
+ * action drop the queue's frames and new arrivals for it are discarded (reason pfc_watchdog).
+ *
+ * Deadlock detection: while any port is paused, every `deadlock_detect` the wait-for graph of
+ * paused queues is searched for a cycle (queue A→B waits on B's peer, whose bytes from A sit in
+ * its own paused queues); a cycle whose queues have all been paused for that long is a PFC
+ * deadlock: the run stops and names the cycle.
  */
 #include "net.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../core/err.h"
 #include "../core/hotpath.h"
@@ -25,6 +46,8 @@ const char *drop_reason_name(enum drop_reason r)
 {
     return (unsigned)r < DROP_REASONS ? drop_names[r] : "?";
 }
+
+static void port_next(net *n, port *p);
 
 static inline void fifo_push(pkt_fifo *f, packet *p)
 {
@@ -53,6 +76,72 @@ void net_drop(net *n, port *p, packet *pkt, enum drop_reason r)
     pool_free(&n->pkts, pkt);
 }
 
+static inline sim_time pause_quanta_ps(uint64_t rate_bps)
+{
+    return sim_ser_time((uint64_t)PFC_QUANTA_MAX * PFC_QUANTUM_BITS / 8, rate_bps);
+}
+
+/* ---- buffer accounting ------------------------------------------------------------------- */
+
+static inline uint64_t dt_limit(const switch_buf *b)
+{
+    uint64_t free_bytes = b->size_bytes - b->used_bytes;
+    return (uint64_t)(((unsigned __int128)free_bytes * b->alpha_q16) >> 16);
+}
+
+/* XOFF threshold of a lossless ingress at switch sw. */
+static inline uint64_t pfc_threshold(const net *n, const node *sw)
+{
+    return n->pfc_xoff_bytes ? n->pfc_xoff_bytes : dt_limit(&sw->buf);
+}
+
+/* Ask port p to send a PFC frame for `classes` (PAUSE for those in xoff_sent, else RESUME). */
+static inline void pfc_request(net *n, port *p, uint8_t classes)
+{
+    p->pfc_tx_pending |= classes;
+    if (!p->tx_pkt && p->up)
+        port_next(n, p);
+}
+
+static inline void xon_check(net *n, node *sw, port *ing, int prio)
+{
+    uint8_t bit = (uint8_t)(1u << prio);
+    if (!(ing->xoff_sent & bit) || ing->ing_hdrm[prio])
+        return;
+    if (ing->ing_shared[prio] && ing->ing_shared[prio] + 2ull * n->max_frame_bytes >
+                                     pfc_threshold(n, sw))
+        return;
+    ing->xoff_sent &= (uint8_t)~bit;
+    pfc_request(n, ing, bit);
+}
+
+/* A buffered frame leaves switch sw from port out (sent, or discarded by the watchdog). */
+static void release(net *n, node *sw, port *out, packet *pkt)
+{
+    uint32_t fb = pkt->frame_bytes;
+    int prio = pkt->prio;
+    out->q_bytes[prio] -= fb;
+    out->q_total_bytes -= fb;
+    switch (pkt->pfc_pool) {
+    case PFC_POOL_LOSSY: sw->buf.used_bytes -= fb; break;
+    case PFC_POOL_SHARED: {
+        port *ing = &sw->ports[pkt->in_port];
+        sw->buf.used_bytes -= fb;
+        ing->ing_shared[prio] -= fb;
+        xon_check(n, sw, ing, prio);
+        break;
+    }
+    default: {
+        port *ing = &sw->ports[pkt->in_port];
+        ing->ing_hdrm[prio] -= fb;
+        xon_check(n, sw, ing, prio);
+        break;
+    }
+    }
+}
+
+/* ---- transmission ------------------------------------------------------------------------ */
+
 /* Start serializing `pkt` on p at the current time. */
 static inline void port_start_tx(net *n, port *p, packet *pkt)
 {
@@ -63,20 +152,61 @@ static inline void port_start_tx(net *n, port *p, packet *pkt)
     p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
     p->tx_pkt = pkt;
     p->busy_ps += ser;
-    sim_at(n->sim, &p->tx_done, n->sim->now + ser);
+    sim_at(n->sim, &p->tx_done, now + ser);
 }
 
-/* Highest non-empty priority (strict priority scheduler). */
-static inline int port_pick_prio(const port *p)
+static void send_pfc_frame(net *n, port *p)
 {
-    return 31 - __builtin_clz((unsigned)p->q_nonempty);
+    packet *pkt = pool_alloc(&n->pkts);
+    memset((char *)pkt + sizeof(pool_hdr), 0, sizeof *pkt - sizeof(pool_hdr));
+    pkt->kind = PKT_PAUSE;
+    pkt->frame_bytes = WIRE_PFC_FRAME;
+    pkt->pfc_vec = p->pfc_tx_pending;
+    pkt->pfc_xoff = p->pfc_tx_pending & p->xoff_sent;
+    p->pfc_tx_pending = 0;
+    if (pkt->pfc_xoff) {
+        p->pfc_pause_sent++;
+        if (!event_queued(&p->pfc_refresh))
+            sim_at(n->sim, &p->pfc_refresh, n->sim->now + pause_quanta_ps(p->peer->rate_bps) / 2);
+    }
+    port_start_tx(n, p, pkt);
 }
 
-/* The port is free: start the next frame, if any. */
+/* DWRR among the classes in `ready` (Shreedhar & Varghese): each visit of a class adds its
+ * quantum to its deficit; it sends while its head frame fits in the deficit. */
+static int drr_pick(net *n, port *p, uint8_t ready)
+{
+    for (int guard = 0; guard < 4 * NET_PRIOS * 256; guard++) {
+        int c = p->drr_cur;
+        if (ready & (1u << c)) {
+            if (!p->drr_fresh) {
+                p->drr_deficit[c] += n->drr_quantum[c];
+                p->drr_fresh = 1;
+            }
+            uint32_t sz = p->q[c].head->frame_bytes;
+            if (sz <= p->drr_deficit[c]) {
+                p->drr_deficit[c] -= sz;
+                return c;
+            }
+        } else {
+            p->drr_deficit[c] = 0;
+        }
+        p->drr_cur = (uint8_t)((c + 1) % NET_PRIOS);
+        p->drr_fresh = 0;
+    }
+    return 31 - __builtin_clz((unsigned)ready); /* unreachable with quanta >= a frame */
+}
+
+/* The port is free: send a pending PFC frame, else the next eligible frame, if any. */
 static void port_next(net *n, port *p)
 {
     node *o = p->owner;
-    if (!p->q_nonempty) {
+    if (p->pfc_tx_pending) {
+        send_pfc_frame(n, p);
+        return;
+    }
+    uint8_t ready = p->q_nonempty & (uint8_t)~p->paused;
+    if (!ready) {
         if (o->kind == NODE_HOST) {
             packet *pkt = n->pull(n->host_ctx, o, p);
             if (pkt)
@@ -84,10 +214,14 @@ static void port_next(net *n, port *p)
         }
         return;
     }
-    int prio = port_pick_prio(p);
+    int prio = n->dwrr && o->kind == NODE_SWITCH ? drr_pick(n, p, ready)
+                                                 : 31 - __builtin_clz((unsigned)ready);
     packet *pkt = fifo_pop(&p->q[prio]);
-    if (!p->q[prio].head)
+    if (!p->q[prio].head) {
         p->q_nonempty &= (uint8_t)~(1u << prio);
+        if (n->dwrr)
+            p->drr_deficit[prio] = 0;
+    }
     if (o->kind == NODE_HOST) {
         /* relayed frames hold no switch buffer: account them off the queue now */
         p->q_bytes[prio] -= pkt->frame_bytes;
@@ -102,17 +236,14 @@ static void port_tx_done(void *ctx, event *ev)
     net *n = p->owner->owner;
     packet *pkt = p->tx_pkt;
     (void)ctx;
-    p->tx_pkt = NULL;
     p->tx_bytes += wire_line_bytes(pkt);
     p->tx_packets++;
     n->packet_hops++;
-    if (p->owner->kind == NODE_SWITCH) {
-        /* The frame leaves the buffer when its last bit is out. */
-        uint32_t fb = pkt->frame_bytes;
-        p->q_bytes[pkt->prio] -= fb;
-        p->q_total_bytes -= fb;
-        p->owner->buf.used_bytes -= fb;
-    }
+    /* tx_pkt stays set while the buffer is released, so a RESUME that the release triggers on
+     * this very port waits for port_next below instead of starting under the frame. */
+    if (p->owner->kind == NODE_SWITCH && pkt->kind != PKT_PAUSE)
+        release(n, p->owner, p, pkt);
+    p->tx_pkt = NULL;
     if (!p->up) {
         net_drop(n, p, pkt, DROP_LINK_DOWN);
     } else {
@@ -149,6 +280,159 @@ static void host_relay(net *n, node *host, packet *pkt)
         port_next(n, out);
 }
 
+/* ---- PFC: pause state at the receiving end of a PAUSE ------------------------------------ */
+
+static inline void unpause(port *q, int prio, sim_time now)
+{
+    q->pfc_paused_ps += now - q->pause_start[prio];
+    q->paused &= (uint8_t)~(1u << prio);
+}
+
+static void arm_pause_end(net *n, port *q)
+{
+    sim_time t = SIM_TIME_MAX;
+    for (int c = 0; c < NET_PRIOS; c++)
+        if ((q->paused >> c & 1) && q->pause_until[c] < t)
+            t = q->pause_until[c];
+    if (t == SIM_TIME_MAX)
+        evq_cancel(&n->sim->q, &q->pause_end);
+    else
+        evq_reschedule(&n->sim->q, &q->pause_end, t);
+}
+
+static void arm_watchdog(net *n, port *q)
+{
+    sim_time t = SIM_TIME_MAX;
+    for (int c = 0; c < NET_PRIOS; c++) {
+        uint8_t bit = (uint8_t)(1u << c);
+        sim_time due = SIM_TIME_MAX;
+        if (q->wd_storm & bit)
+            due = q->wd_last_rx[c] + n->wd_restore_ps;
+        else if (q->paused & bit)
+            due = q->pause_start[c] + n->wd_detect_ps;
+        if (due < t)
+            t = due;
+    }
+    if (t == SIM_TIME_MAX)
+        evq_cancel(&n->sim->q, &q->wd_ev);
+    else
+        evq_reschedule(&n->sim->q, &q->wd_ev, t);
+}
+
+static void pfc_receive(net *n, port *q, const packet *pkt)
+{
+    sim_time now = n->sim->now;
+    bool started = false, resumed = false;
+    if (pkt->pfc_xoff)
+        q->pfc_pause_rx++;
+    for (int c = 0; c < NET_PRIOS; c++) {
+        uint8_t bit = (uint8_t)(1u << c);
+        if (!(pkt->pfc_vec & bit))
+            continue;
+        if (pkt->pfc_xoff & bit) {
+            q->wd_last_rx[c] = now;
+            if (q->wd_storm & bit)
+                continue; /* the watchdog ignores this class's pauses */
+            if (!(q->paused & bit)) {
+                q->paused |= bit;
+                q->pause_start[c] = now;
+                started = true;
+            }
+            q->pause_until[c] = now + pause_quanta_ps(q->rate_bps);
+        } else if (q->paused & bit) {
+            unpause(q, c, now);
+            resumed = true;
+        }
+    }
+    arm_pause_end(n, q);
+    if (q->owner->kind == NODE_SWITCH && n->wd_on && (started || q->wd_storm))
+        arm_watchdog(n, q);
+    if (started && n->deadlock_ps && !event_queued(&n->deadlock_ev))
+        sim_at(n->sim, &n->deadlock_ev, now + n->deadlock_ps);
+    if (resumed && !q->tx_pkt && q->up)
+        port_next(n, q);
+}
+
+static void pause_end(void *ctx, event *ev)
+{
+    port *q = CONTAINER_OF(ev, port, pause_end);
+    net *n = q->owner->owner;
+    sim_time now = n->sim->now;
+    (void)ctx;
+    for (int c = 0; c < NET_PRIOS; c++)
+        if ((q->paused >> c & 1) && q->pause_until[c] <= now)
+            unpause(q, c, now);
+    arm_pause_end(n, q);
+    if (q->owner->kind == NODE_SWITCH && n->wd_on)
+        arm_watchdog(n, q);
+    if (!q->tx_pkt && q->up)
+        port_next(n, q);
+}
+
+static void pfc_refresh(void *ctx, event *ev)
+{
+    port *p = CONTAINER_OF(ev, port, pfc_refresh);
+    (void)ctx;
+    if (p->xoff_sent)
+        pfc_request(p->owner->owner, p, p->xoff_sent);
+}
+
+static void watchdog_fire(void *ctx, event *ev)
+{
+    port *q = CONTAINER_OF(ev, port, wd_ev);
+    net *n = q->owner->owner;
+    node *sw = q->owner;
+    sim_time now = n->sim->now;
+    (void)ctx;
+    for (int c = 0; c < NET_PRIOS; c++) {
+        uint8_t bit = (uint8_t)(1u << c);
+        if ((q->wd_storm & bit) && now - q->wd_last_rx[c] >= n->wd_restore_ps) {
+            q->wd_storm &= (uint8_t)~bit; /* quiet for `restore`: honour pauses again */
+        } else if (!(q->wd_storm & bit) && (q->paused & bit) &&
+                   now - q->pause_start[c] >= n->wd_detect_ps) {
+            q->wd_storm |= bit;
+            q->wd_events++;
+            unpause(q, c, now);
+            if (!n->wd_forward) {
+                while (q->q[c].head) {
+                    packet *pkt = fifo_pop(&q->q[c]);
+                    release(n, sw, q, pkt);
+                    net_drop(n, q, pkt, DROP_PFC_WATCHDOG);
+                }
+                q->q_nonempty &= (uint8_t)~bit;
+            }
+        }
+    }
+    arm_pause_end(n, q);
+    arm_watchdog(n, q);
+    if (!q->tx_pkt && q->up)
+        port_next(n, q);
+}
+
+void net_pfc_storm(net *n, port *p, bool on)
+{
+    if (on)
+        p->xoff_sent |= n->lossless;
+    else
+        p->xoff_sent &= (uint8_t)~n->lossless;
+    pfc_request(n, p, n->lossless);
+}
+
+void net_pfc_finish(net *n)
+{
+    sim_time now = n->sim->now;
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        port *q = n->ports[i];
+        for (int c = 0; c < NET_PRIOS; c++)
+            if (q->paused >> c & 1) {
+                q->pfc_paused_ps += now - q->pause_start[c];
+                q->pause_start[c] = now;
+            }
+    }
+}
+
+/* ---- arrival and forwarding -------------------------------------------------------------- */
+
 static void port_arrive(void *ctx, event *ev)
 {
     port *p = CONTAINER_OF(ev, port, arrive);
@@ -157,6 +441,11 @@ static void port_arrive(void *ctx, event *ev)
     (void)ctx;
     if (p->fly.head)
         sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
+    if (pkt->kind == PKT_PAUSE) {
+        pfc_receive(n, p->peer, pkt);
+        pool_free(&n->pkts, pkt);
+        return;
+    }
     node *peer = p->peer->owner;
     if (peer->kind == NODE_HOST) {
         if (pkt->dst == peer->index)
@@ -187,16 +476,6 @@ static inline bool ecn_mark(net *n, node *sw, uint64_t q)
     return (rng_next(&sw->rng) >> 32) < p;
 }
 
-/* Dynamic threshold admission: queue length < α·(B − used), and the frame fits in B. */
-static inline bool buf_admit(const switch_buf *b, uint64_t qlen, uint32_t frame)
-{
-    uint64_t free_bytes = b->size_bytes - b->used_bytes;
-    if (frame > free_bytes)
-        return false;
-    unsigned __int128 limit = ((unsigned __int128)free_bytes * b->alpha_q16) >> 16;
-    return (unsigned __int128)qlen < limit;
-}
-
 void net_switch_receive(net *n, node *sw, packet *pkt)
 {
     uint32_t gid = sw->fib[pkt->dst];
@@ -217,17 +496,47 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         net_drop(n, out, pkt, DROP_LINK_DOWN);
         return;
     }
-    uint32_t fb = pkt->frame_bytes;
-    if (!buf_admit(&sw->buf, out->q_bytes[pkt->prio], fb)) {
-        net_drop(n, out, pkt, DROP_BUFFER_FULL);
+    int prio = pkt->prio;
+    uint8_t bit = (uint8_t)(1u << prio);
+    if ((out->wd_storm & bit) && !n->wd_forward) {
+        net_drop(n, out, pkt, DROP_PFC_WATCHDOG);
         return;
     }
-    sw->buf.used_bytes += fb;
+    uint32_t fb = pkt->frame_bytes;
+    uint64_t free_sh = sw->buf.size_bytes - sw->buf.used_bytes;
+    if (n->lossless & bit) {
+        port *ing = &sw->ports[pkt->in_port];
+        if (ing->ing_shared[prio] < pfc_threshold(n, sw) && fb <= free_sh) {
+            pkt->pfc_pool = PFC_POOL_SHARED;
+            ing->ing_shared[prio] += fb;
+            sw->buf.used_bytes += fb;
+        } else if (ing->ing_hdrm[prio] + fb <= ing->hdrm_bytes) {
+            pkt->pfc_pool = PFC_POOL_HEADROOM;
+            ing->ing_hdrm[prio] += fb;
+            if (!(ing->xoff_sent & bit)) {
+                ing->xoff_sent |= bit;
+                pfc_request(n, ing, bit);
+            }
+        } else {
+            /* headroom exhausted: the configured headroom is below what the link needs */
+            net_drop(n, ing, pkt, DROP_BUFFER_FULL);
+            return;
+        }
+    } else {
+        /* lossy: dynamic threshold on the egress queue, and the frame must fit */
+        uint64_t limit = (uint64_t)(((unsigned __int128)free_sh * sw->buf.alpha_q16) >> 16);
+        if (fb > free_sh || out->q_bytes[prio] >= limit) {
+            net_drop(n, out, pkt, DROP_BUFFER_FULL);
+            return;
+        }
+        pkt->pfc_pool = PFC_POOL_LOSSY;
+        sw->buf.used_bytes += fb;
+    }
     if (sw->buf.used_bytes > sw->buf.max_used_bytes)
         sw->buf.max_used_bytes = sw->buf.used_bytes;
     /* NVLink/NVSwitch does not mark: only fabric switches are congestion points. */
     if (n->ecn_on && pkt->ecn != ECN_NOT_ECT && sw->tier != TIER_SCALE_UP &&
-        ecn_mark(n, sw, out->q_bytes[pkt->prio])) {
+        ecn_mark(n, sw, out->q_bytes[prio])) {
         pkt->ecn = ECN_CE;
         out->ecn_marked++;
     }
@@ -235,6 +544,102 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
     if (!out->tx_pkt)
         port_next(n, out);
 }
+
+/* ---- deadlock detection ------------------------------------------------------------------ */
+
+/* Does paused queue (a, c) wait on paused queue (b, c)? b belongs to a's peer switch and holds
+ * frames of class c that entered through a's peer port. */
+static bool waits_on(const port *a, const port *b, int c)
+{
+    if (!(b->paused >> c & 1) || !b->q[c].head)
+        return false;
+    uint32_t in = a->peer->index;
+    for (const packet *f = b->q[c].head; f; f = f->next)
+        if (f->in_port == in)
+            return true;
+    return false;
+}
+
+static bool stuck(const net *n, const port *q, int c, sim_time now)
+{
+    return q->owner->kind == NODE_SWITCH && (q->paused >> c & 1) && q->q[c].head &&
+           now - q->pause_start[c] >= n->deadlock_ps;
+}
+
+/* Depth-first search for a cycle of stuck queues of class c starting at `start`. The path is
+ * kept in n->dl_path (port ids); returns its length when a cycle back to start is found. */
+static uint32_t find_cycle(net *n, port *start, int c, sim_time now)
+{
+    uint32_t depth = 0;
+    n->dl_path[depth] = start->id;
+    n->dl_iter[depth] = 0;
+    n->dl_mark[start->id] = 1;
+    depth = 1;
+    while (depth) {
+        port *a = n->ports[n->dl_path[depth - 1]];
+        node *t = a->peer->owner;
+        bool pushed = false;
+        if (t->kind == NODE_SWITCH) {
+            while (n->dl_iter[depth - 1] < t->n_ports) {
+                port *b = &t->ports[n->dl_iter[depth - 1]++];
+                if (!stuck(n, b, c, now) || !waits_on(a, b, c))
+                    continue;
+                if (b == start)
+                    return depth;
+                if (n->dl_mark[b->id])
+                    continue;
+                n->dl_mark[b->id] = 1;
+                n->dl_path[depth] = b->id;
+                n->dl_iter[depth] = 0;
+                depth++;
+                pushed = true;
+                break;
+            }
+        }
+        if (!pushed)
+            depth--;
+    }
+    return 0;
+}
+
+static void deadlock_check(void *ctx, event *ev)
+{
+    net *n = CONTAINER_OF(ev, net, deadlock_ev);
+    sim_time now = n->sim->now;
+    bool any_paused = false;
+    (void)ctx;
+    for (int c = 0; c < NET_PRIOS; c++) {
+        if (!(n->lossless >> c & 1))
+            continue;
+        memset(n->dl_mark, 0, n->n_ports);
+        for (uint32_t i = 0; i < n->n_ports; i++) {
+            port *q = n->ports[i];
+            any_paused |= q->paused != 0;
+            if (!stuck(n, q, c, now) || n->dl_mark[q->id])
+                continue;
+            uint32_t len = find_cycle(n, q, c, now);
+            if (!len)
+                continue;
+            n->deadlock = true;
+            n->deadlock_at_ps = now;
+            size_t k = 0;
+            k += (size_t)snprintf(n->deadlock_cycle, sizeof n->deadlock_cycle, "priority %d: ",
+                                  c);
+            for (uint32_t j = 0; j <= len && k < sizeof n->deadlock_cycle; j++) {
+                char name[48];
+                net_port_name(n->ports[n->dl_path[j % len]], name, sizeof name);
+                k += (size_t)snprintf(n->deadlock_cycle + k, sizeof n->deadlock_cycle - k, "%s%s",
+                                      j ? " -> " : "", name);
+            }
+            sim_stop(n->sim);
+            return;
+        }
+    }
+    if (any_paused)
+        sim_at(n->sim, &n->deadlock_ev, now + n->deadlock_ps);
+}
+
+/* ---- bookkeeping ------------------------------------------------------------------------- */
 
 uint64_t net_inflight_payload(const net *n, uint64_t *packets)
 {
@@ -280,4 +685,26 @@ void net_port_init_events(port *p)
 {
     event_init(&p->tx_done, port_tx_done);
     event_init(&p->arrive, port_arrive);
+    event_init(&p->pfc_refresh, pfc_refresh);
+    event_init(&p->pause_end, pause_end);
+    event_init(&p->wd_ev, watchdog_fire);
+}
+
+void net_init_events(net *n)
+{
+    event_init(&n->deadlock_ev, deadlock_check);
+}
+
+uint64_t net_pfc_headroom_auto(uint64_t rate_bps, sim_time prop_ps, sim_time pipeline_ps,
+                               uint32_t max_frame_bytes)
+{
+    /* PFC response delay upper bounds in bit times (IEEE 802.1Qbb / 802.3, by speed). */
+    uint64_t resp_bits = rate_bps <= 10000000000ull    ? 30720
+                         : rate_bps <= 25000000000ull  ? 40960
+                         : rate_bps <= 40000000000ull  ? 60416
+                         : rate_bps <= 100000000000ull ? 201728
+                                                       : 463360;
+    uint64_t in_flight = sim_bytes_in(2 * prop_ps + pipeline_ps, rate_bps);
+    return in_flight + 2ull * (max_frame_bytes + WIRE_LINE_EXTRA) + WIRE_PFC_FRAME +
+           WIRE_LINE_EXTRA + (resp_bits + 7) / 8;
 }

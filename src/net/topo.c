@@ -484,6 +484,56 @@ static void wire(net *n, const edge_list *el)
     xfree(deg);
 }
 
+/*
+ * PFC and scheduler set-up: lossless classes, XOFF, per-ingress headroom (configured, or `auto`
+ * from the link's speed, cable and the receiving switch's pipeline), the shared pool that is
+ * left once headroom is reserved, watchdog and deadlock parameters, DWRR quanta.
+ */
+static int pfc_setup(net *n, err *e)
+{
+    const scenario *sc = n->sc;
+    const cfg_switch *c = &sc->sw;
+    n->max_frame_bytes = wire_data_frame(sc->nic.mtu, 1);
+    n->lossless = c->pfc_enabled ? c->pfc_priorities : 0;
+    n->pfc_xoff_bytes = c->pfc_xoff_bytes;
+    n->wd_on = n->lossless != 0;
+    n->wd_forward = c->wd_action == WD_FORWARD;
+    n->wd_detect_ps = c->wd_detect_ps;
+    n->wd_restore_ps = c->wd_restore_ps;
+    n->deadlock_ps = n->lossless ? c->pfc_deadlock_ps : 0;
+    n->dwrr = c->scheduler == SCHED_DWRR;
+    for (int i = 0; i < NET_PRIOS; i++)
+        n->drr_quantum[i] = (uint32_t)c->weights[i] * n->max_frame_bytes;
+    n->dl_path = ARENA_NEW_ARRAY(&n->mem, uint32_t, n->n_ports + 1);
+    n->dl_iter = ARENA_NEW_ARRAY(&n->mem, uint32_t, n->n_ports + 1);
+    n->dl_mark = ARENA_NEW_ARRAY(&n->mem, uint8_t, n->n_ports + 1);
+    net_init_events(n);
+    uint32_t classes = (uint32_t)__builtin_popcount(n->lossless);
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        node *sw = n->switches[i];
+        if (sw->tier == TIER_SCALE_UP || !classes)
+            continue;
+        uint64_t reserved = 0;
+        for (uint32_t p = 0; p < sw->n_ports; p++) {
+            port *ing = &sw->ports[p];
+            ing->hdrm_bytes = c->pfc_headroom_bytes
+                                  ? c->pfc_headroom_bytes
+                                  : net_pfc_headroom_auto(ing->rate_bps, ing->prop_ps,
+                                                          sw->pipeline_ps, n->max_frame_bytes);
+            reserved += ing->hdrm_bytes * classes;
+        }
+        if (reserved >= sw->buf.size_bytes)
+            return config_error_at(sc, e, "switch.buffer",
+                                   "switch.buffer: %llu bytes cannot hold the PFC headroom of %s "
+                                   "(%u ports x %u lossless class(es) = %llu bytes); use a bigger "
+                                   "buffer or fewer lossless classes",
+                                   (unsigned long long)sw->buf.size_bytes, sw->name, sw->n_ports,
+                                   classes, (unsigned long long)reserved);
+        sw->buf.size_bytes -= reserved;
+    }
+    return 0;
+}
+
 net *net_build(const scenario *sc, sim *s, err *e)
 {
     net *n = xcalloc(1, sizeof *n, "network");
@@ -532,6 +582,10 @@ net *net_build(const scenario *sc, sim *s, err *e)
         rng_init(&sw->rng, sc->seed, RNG_ID(RNG_KIND_SWITCH, sw->index));
         sw->hash_seed = (uint32_t)rng_next(&sw->rng);
         sw->fib = ARENA_NEW_ARRAY(&n->mem, uint32_t, n->n_hosts ? n->n_hosts : 1);
+    }
+    if (pfc_setup(n, e)) {
+        net_free(n);
+        return NULL;
     }
     n->ecn_on = sc->sw.ecn_enabled;
     n->ecn_kmin_bytes = sc->sw.ecn_kmin_bytes;
