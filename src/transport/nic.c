@@ -82,7 +82,7 @@ static packet *nic_pull(void *ctx, node *host, port *p)
     nic *c = host->host_ctx;
     uint32_t e = p->index;
     flow *f = c->active_head[e];
-    if (!f)
+    if (!f || (p->paused >> t->prio & 1))
         return NULL;
     uint64_t left = f->size_bytes - f->sent_bytes;
     uint32_t payload = left < t->mtu ? (uint32_t)left : t->mtu;
