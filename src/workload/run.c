@@ -18,6 +18,7 @@
 #include "../lb/lb.h"
 #include "../net/net.h"
 #include "../transport/nic.h"
+#include "fault.h"
 #include "traffic.h"
 
 typedef struct job_state {
@@ -33,6 +34,7 @@ struct run {
     sim sim;
     net *net;
     transport *tp;
+    faults *faults;
     job_state *jobs;
     run_stats st;
 };
@@ -78,13 +80,9 @@ run *run_new(const scenario *sc, err *e)
         goto fail;
     if (lb_install(r->net, sc, e))
         goto fail;
-    if (sc->n_faults) {
-        /* Faults are parsed and validated, but simulating them comes with the failures work:
-         * refuse rather than silently simulate a healthy fabric. */
-        config_error_at(sc, e, "faults",
-                        "faults: simulating faults is not available yet in this version");
+    r->faults = faults_new(r->net, sc, e);
+    if (!r->faults)
         goto fail;
-    }
     uint64_t total = 0;
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
         const cfg_job *job = &sc->jobs[j];
@@ -147,7 +145,11 @@ static void collect(run *r)
     const scenario *sc = r->sc;
     net *n = r->net;
     transport *t = r->tp;
+    net_pfc_finish(n);
     st->end_ps = r->sim.now;
+    st->deadlock = n->deadlock;
+    st->deadlock_at_ps = n->deadlock_at_ps;
+    snprintf(st->deadlock_cycle, sizeof st->deadlock_cycle, "%s", n->deadlock_cycle);
     st->events = r->sim.events;
     st->packet_hops = n->packet_hops;
 
@@ -223,6 +225,9 @@ static void collect(run *r)
         if (pr->utilization > st->max_link_utilization)
             st->max_link_utilization = pr->utilization;
         st->ecn_marked += p->ecn_marked;
+        st->pfc_watchdog_events += p->wd_events;
+        pr->pfc_pause_rx = p->pfc_pause_rx;
+        pr->wd_events = p->wd_events;
         st->pfc_pause_sent += p->pfc_pause_sent;
         st->pfc_paused_ps += p->pfc_paused_ps;
         for (int d = 0; d < DROP_REASONS; d++) {
@@ -255,7 +260,7 @@ void run_execute(run *r, sim_progress_fn progress, void *user)
     double t0 = wall_now();
     sim_run(&r->sim);
     double wall = wall_now() - t0;
-    r->st.hit_stop_at = evq_size(&r->sim.q) > 0;
+    r->st.hit_stop_at = evq_size(&r->sim.q) > 0 && !r->net->deadlock;
     collect(r);
     r->st.wall_s = wall;
     r->st.events_per_s = wall > 0 ? (double)r->st.events / wall : 0.0;
@@ -274,6 +279,7 @@ void run_free(run *r)
     xfree(r->st.ports);
     /* The queue may still hold events embedded in jobs and ports: free it first. */
     sim_free(&r->sim);
+    faults_free(r->faults);
     xfree(r->jobs);
     transport_free(r->tp);
     net_free(r->net);

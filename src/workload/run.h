@@ -62,6 +62,7 @@ typedef struct port_record {
     uint64_t max_queue_bytes;
     double utilization;         /* busy time / end time */
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
+    uint64_t pfc_pause_rx, wd_events;
     uint64_t drops[DROP_REASONS];
 } port_record;
 
@@ -95,6 +96,9 @@ typedef struct run_stats {
     /* conservation, payload bytes */
     uint64_t sent_bytes, delivered_bytes, dropped_bytes, inflight_bytes;
     bool hit_stop_at;           /* ended by stop_at rather than running out of events */
+    bool deadlock;              /* PFC deadlock detected: the run stopped there */
+    sim_time deadlock_at_ps;
+    char deadlock_cycle[512];   /* the paused cycle, "priority 3: a->b -> b->c -> c->a" */
 } run_stats;
 
 typedef struct run run;

@@ -1,0 +1,89 @@
+/*
+ * fault.c — fault events (see fault.h). Each fault owns its event; a storm flips between its
+ * start and end phase on the same event.
+ */
+#include "fault.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../core/alloc.h"
+
+typedef struct fault_ev {
+    event ev;
+    net *net;
+    const cfg_fault *cfg;
+    int phase;                 /* 0 = not started, 1 = active, 2 = over */
+} fault_ev;
+
+struct faults {
+    uint32_t n;
+    fault_ev *f;
+};
+
+static void fault_fire(void *ctx, event *ev)
+{
+    fault_ev *fe = (fault_ev *)((char *)ev - offsetof(fault_ev, ev));
+    net *n = fe->net;
+    node *h = n->hosts[fe->cfg->nic];
+    port *p = &h->ports[h->net_port];
+    (void)ctx;
+    if (fe->phase == 0) {
+        fe->phase = 1;
+        net_pfc_storm(n, p, true);
+        if (fe->cfg->duration_ps != SIM_TIME_MAX)
+            sim_at(n->sim, &fe->ev, n->sim->now + fe->cfg->duration_ps);
+    } else if (fe->phase == 1) {
+        fe->phase = 2;
+        net_pfc_storm(n, p, false);
+    }
+}
+
+faults *faults_new(net *n, const scenario *sc, err *e)
+{
+    faults *fs = xcalloc(1, sizeof *fs, "faults");
+    fs->n = sc->n_faults;
+    fs->f = xcalloc(fs->n ? fs->n : 1, sizeof(fault_ev), "fault events");
+    for (uint32_t i = 0; i < sc->n_faults; i++) {
+        const cfg_fault *c = &sc->faults[i];
+        char key[40];
+        snprintf(key, sizeof key, "faults.%u", i);
+        if (c->kind != FAULT_PFC_STORM) {
+            static const char *const names[] = {"link-down", "link-up", "gpu-slow"};
+            config_error_at(sc, e, key,
+                            "faults[%u].kind: \"%s\" faults are not available yet in this version "
+                            "(available: pfc-storm)",
+                            i, names[c->kind]);
+            faults_free(fs);
+            return NULL;
+        }
+        if (c->nic >= n->n_hosts || n->hosts[c->nic]->net_port == UINT32_MAX) {
+            snprintf(key, sizeof key, "faults.%u.nic", i);
+            config_error_at(sc, e, key,
+                            "faults[%u].nic: NIC port %u does not exist: the fabric has %u (0..%u)",
+                            i, c->nic, n->n_hosts, n->n_hosts ? n->n_hosts - 1 : 0);
+            faults_free(fs);
+            return NULL;
+        }
+        if (!n->lossless) {
+            config_error_at(sc, e, key,
+                            "faults[%u]: a pfc-storm needs PFC (switch.pfc.enabled is false)", i);
+            faults_free(fs);
+            return NULL;
+        }
+        fault_ev *fe = &fs->f[i];
+        fe->net = n;
+        fe->cfg = c;
+        event_init(&fe->ev, fault_fire);
+        sim_at(n->sim, &fe->ev, c->at_ps);
+    }
+    return fs;
+}
+
+void faults_free(faults *f)
+{
+    if (!f)
+        return;
+    xfree(f->f);
+    xfree(f);
+}
