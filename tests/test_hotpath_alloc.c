@@ -3,8 +3,9 @@
  *
  * A run is warmed up until every pool has reached its working size, then simulated further
  * while alloc_count() (every wirerate allocation goes through core/alloc) must not move.
- * Two workloads: a permutation on a leaf-spine (forwarding through three switches) and an
- * incast whose receiver queue sits at its dynamic-threshold limit (drops in steady state).
+ * Three workloads: a permutation on a leaf-spine (forwarding through three switches), a lossy
+ * incast whose receiver queue sits at its dynamic-threshold limit (drops in steady state), and
+ * a lossless incast held back by PFC (PAUSE/RESUME frames in steady state).
  */
 #include <string.h>
 
@@ -59,14 +60,25 @@ static void test_incast_at_threshold(void)
 {
     steady_state("fabric: {preset: single-switch, servers: 8, gpus_per_server: 1,\n"
                  "         host_link: 100Gbps}\n"
-                 "switch: {buffer: 1MiB}\n"
+                 "switch: {buffer: 1MiB, pfc: {enabled: false}}\n"
                  "workload: [{name: i, kind: traffic, pattern: incast, size: 8MB}]\n",
                  200 * SIM_US, 500 * SIM_US);
+}
+
+static void test_incast_pfc_pausing(void)
+{
+    /* Lossless: the receiver's leaf keeps pausing and resuming the senders. */
+    steady_state("fabric: {preset: single-switch, servers: 8, gpus_per_server: 1,\n"
+                 "         host_link: 100Gbps}\n"
+                 "switch: {buffer: 4MiB}\n"
+                 "workload: [{name: i, kind: traffic, pattern: incast, size: 8MB}]\n",
+                 500 * SIM_US, 2500 * SIM_US);
 }
 
 int main(void)
 {
     TEST_RUN(test_permutation_leaf_spine);
     TEST_RUN(test_incast_at_threshold);
+    TEST_RUN(test_incast_pfc_pausing);
     return tl_finish();
 }
