@@ -4,7 +4,7 @@
  * summary.json follows spec/scenario.md key for key and in that order; additions (documented in
  * README.md "Output files") come after the spec's keys of the same object so that a reader of
  * the spec finds what it expects where it expects it:
- *   sim.packet_hops, sim.hit_stop_at; jobs[].completed, .flows, .flows_completed; drops.ttl;
+ *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}; jobs[].completed, .flows, .flows_completed; drops.ttl;
  *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
  * Collective jobs carry "op" and "algorithm", traffic jobs "pattern", training jobs neither.
  *
@@ -108,6 +108,13 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "packet_hops", st->packet_hops);
     jsonw_key(&w, "hit_stop_at");
     jsonw_bool(&w, st->hit_stop_at);
+    jsonw_key(&w, "deadlock");
+    jsonw_obj_begin(&w);
+    jsonw_key(&w, "detected");
+    jsonw_bool(&w, st->deadlock);
+    key_u64(&w, "at_ps", st->deadlock_at_ps);
+    key_str(&w, "cycle", st->deadlock_cycle);
+    jsonw_obj_end(&w);
     jsonw_obj_end(&w);
 
     jsonw_key(&w, "jobs");
@@ -350,7 +357,12 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     fprintf(f, "wirerate %s  scenario \"%s\"  seed %" PRIu64 "\n", WR_VERSION, sc->name, sc->seed);
     fprintf(f, "  simulated  %s  (%s)\n", summary_fmt_time(a, sizeof a, st->end_ps),
-            st->hit_stop_at ? "stopped at stop_at" : "all events done");
+            st->deadlock      ? "stopped: PFC deadlock"
+            : st->hit_stop_at ? "stopped at stop_at"
+                              : "all events done");
+    if (st->deadlock)
+        fprintf(f, "  DEADLOCK   at %s, paused cycle with no progress: %s\n",
+                summary_fmt_time(a, sizeof a, st->deadlock_at_ps), st->deadlock_cycle);
     char w[32];
     fprintf(f, "  events     %s in %s wall, %s events/s, %s packet hops, peak RSS %s\n",
             fmt_count(a, sizeof a, (double)st->events), fmt_wall(w, sizeof w, st->wall_s),
