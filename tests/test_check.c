@@ -119,6 +119,61 @@ static void test_unreachable_custom(void)
     CHECK(it && strstr(it->detail, "2 of 2 host pairs unreachable") != NULL);
 }
 
+static void test_pfc_checks(void)
+{
+    check_report r;
+    /* defaults: lossless class 3, auto headroom, Kmax 400 KB far below XOFF, Clos: no cycle */
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8}\n", &r) == 0);
+    CHECK(item(&r, "pfc_lossless_class")->status == CHECK_PASS);
+    CHECK(item(&r, "pfc_headroom")->status == CHECK_PASS);
+    CHECK(item(&r, "ecn_before_pfc")->status == CHECK_PASS);
+    CHECK(item(&r, "pfc_deadlock_free")->status == CHECK_PASS);
+    CHECK(r.passed);
+    /* 2 km of fibre at 400G needs ~1 MB of headroom; 100 KB is not enough */
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8,\n"
+                     "         cable_length: 2km}\n"
+                     "switch: {pfc: {headroom: 100KB}}\n",
+                     &r) == 0);
+    CHECK(item(&r, "pfc_headroom")->status == CHECK_WARN);
+    CHECK(strstr(item(&r, "pfc_headroom")->detail, "will be dropped") != NULL);
+    /* data in class 4 while only 3 is lossless */
+    CHECK(check_yaml("fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
+                     "nic: {priority: 4}\n",
+                     &r) == 0);
+    CHECK(item(&r, "pfc_lossless_class")->status == CHECK_FAIL);
+    CHECK(!r.passed);
+    /* Kmax above a fixed XOFF */
+    CHECK(check_yaml("fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
+                     "switch: {ecn: {kmin: 100KB, kmax: 400KB}, pfc: {xoff: 200KB}}\n",
+                     &r) == 0);
+    CHECK(item(&r, "ecn_before_pfc")->status == CHECK_WARN);
+}
+
+static void test_ring_has_cycle(void)
+{
+    check_report r;
+    CHECK(check_yaml("fabric:\n  preset: custom\n  custom:\n"
+                     "    switches: [{name: s0}, {name: s1}, {name: s2}, {name: s3}, {name: s4}]\n"
+                     "    hosts: [{name: h0}, {name: h1}, {name: h2}, {name: h3}, {name: h4}]\n"
+                     "    links: [{a: h0, b: s0}, {a: h1, b: s1}, {a: h2, b: s2}, {a: h3, b: s3},\n"
+                     "            {a: h4, b: s4}, {a: s0, b: s1}, {a: s1, b: s2}, {a: s2, b: s3},\n"
+                     "            {a: s3, b: s4}, {a: s4, b: s0}]\n",
+                     &r) == 0);
+    const check_item *it = item(&r, "pfc_deadlock_free");
+    CHECK(it && it->status == CHECK_FAIL);
+    CHECK(it && strstr(it->detail, "cyclic buffer dependency over 5 links") != NULL);
+    if (it)
+        fprintf(stderr, "  %s\n", it->detail);
+    /* a 4-ring: 2-hop pairs split both ways, still a cycle; a line of switches has none */
+    CHECK(check_yaml("fabric:\n  preset: custom\n  custom:\n"
+                     "    switches: [{name: s0}, {name: s1}, {name: s2}]\n"
+                     "    hosts: [{name: h0}, {name: h1}, {name: h2}]\n"
+                     "    links: [{a: h0, b: s0}, {a: h1, b: s1}, {a: h2, b: s2},\n"
+                     "            {a: s0, b: s1}, {a: s1, b: s2}]\n",
+                     &r) == 0);
+    CHECK(item(&r, "pfc_deadlock_free")->status == CHECK_PASS);
+}
+
 int main(void)
 {
     TEST_RUN(test_leaf_spine_non_blocking);
@@ -126,5 +181,7 @@ int main(void)
     TEST_RUN(test_three_tier);
     TEST_RUN(test_rail_only_detail);
     TEST_RUN(test_unreachable_custom);
+    TEST_RUN(test_pfc_checks);
+    TEST_RUN(test_ring_has_cycle);
     return tl_finish();
 }

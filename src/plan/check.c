@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/alloc.h"
+
 const char *check_status_name(enum check_status s)
 {
     return s == CHECK_PASS ? "pass" : s == CHECK_WARN ? "warn" : "fail";
@@ -82,6 +84,214 @@ static bool reaches(const net *n, uint32_t s, uint32_t d)
         x = x->ports[n->groups[g].member[0]].peer->owner;
     }
     return false;
+}
+
+/*
+ * Cyclic buffer dependencies (Dally & Seitz; the PFC-deadlock condition of Hu et al., HotNets'16):
+ * a graph whose vertices are directed links and whose edges join link a→s to link s→t when
+ * some route enters switch s on the first and leaves on the second. Lossless traffic can
+ * deadlock only if this graph has a cycle. Up-down routing in a Clos never makes one; routing
+ * loops, rings and valley paths after failures can. Returns the cycle length (0 = none) and
+ * writes it into buf.
+ */
+static uint32_t dependency_cycle(const net *n, char *buf, size_t len)
+{
+    /* uses[s][in * ports + out]: some destination's traffic enters s on `in`, leaves on `out` */
+    uint8_t **uses = xcalloc(n->n_nodes, sizeof(uint8_t *), "dependency matrices");
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        const node *sw = n->switches[i];
+        uses[sw->id] = xcalloc((size_t)sw->n_ports * sw->n_ports, 1, "dependency matrix");
+    }
+    for (uint32_t d = 0; d < n->n_hosts; d++)
+        for (uint32_t i = 0; i < n->n_switches; i++) {
+            const node *sw = n->switches[i];
+            if (sw->fib[d] == UINT32_MAX)
+                continue;
+            const ecmp_group *g = &n->groups[sw->fib[d]];
+            for (uint32_t in = 0; in < sw->n_ports; in++) {
+                const port *ip = &sw->ports[in];
+                const node *up = ip->peer->owner;
+                /* does traffic for d arrive on `in`? the upstream must send it this way */
+                bool arrives;
+                if (up->kind == NODE_HOST)
+                    arrives = up->index != d && ip->peer->index == net_host_egress(n, up, d);
+                else if (up->fib[d] == UINT32_MAX)
+                    arrives = false;
+                else {
+                    const ecmp_group *ug = &n->groups[up->fib[d]];
+                    arrives = false;
+                    for (uint32_t k = 0; k < ug->n && !arrives; k++)
+                        arrives = ug->member[k] == ip->peer->index;
+                }
+                if (!arrives)
+                    continue;
+                for (uint32_t k = 0; k < g->n; k++)
+                    uses[sw->id][(size_t)in * sw->n_ports + g->member[k]] = 1;
+            }
+        }
+    /* iterative DFS over ports (directed links); colour 0 white, 1 on stack, 2 done */
+    uint8_t *colour = xcalloc(n->n_ports, 1, "dfs colours");
+    uint32_t *stack = xmalloc(sizeof(uint32_t) * n->n_ports, "dfs stack");
+    uint32_t *iter = xmalloc(sizeof(uint32_t) * n->n_ports, "dfs iterators");
+    uint32_t found = 0;
+    for (uint32_t root = 0; root < n->n_ports && !found; root++) {
+        if (colour[root])
+            continue;
+        uint32_t depth = 0;
+        stack[depth] = root;
+        iter[depth] = 0;
+        colour[root] = 1;
+        depth = 1;
+        while (depth && !found) {
+            const port *a = n->ports[stack[depth - 1]];
+            const node *s = a->peer->owner;
+            bool pushed = false;
+            if (s->kind == NODE_SWITCH) {
+                uint32_t in = a->peer->index;
+                while (iter[depth - 1] < s->n_ports) {
+                    uint32_t out = iter[depth - 1]++;
+                    if (!uses[s->id][(size_t)in * s->n_ports + out])
+                        continue;
+                    uint32_t b = s->ports[out].id;
+                    if (colour[b] == 1) {
+                        /* cycle: from b's position on the stack to the top */
+                        uint32_t from = 0;
+                        while (stack[from] != b)
+                            from++;
+                        size_t k = 0;
+                        for (uint32_t j = from; j <= depth && k < len; j++) {
+                            char name[48];
+                            net_port_name(n->ports[j < depth ? stack[j] : b], name, sizeof name);
+                            k += (size_t)snprintf(buf + k, len - k, "%s%s", j > from ? " -> " : "",
+                                                  name);
+                        }
+                        found = depth - from;
+                        break;
+                    }
+                    if (colour[b])
+                        continue;
+                    colour[b] = 1;
+                    stack[depth] = b;
+                    iter[depth] = 0;
+                    depth++;
+                    pushed = true;
+                    break;
+                }
+            }
+            if (!pushed && !found) {
+                colour[stack[depth - 1]] = 2;
+                depth--;
+            }
+        }
+    }
+    xfree(iter);
+    xfree(stack);
+    xfree(colour);
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        xfree(uses[i]);
+    xfree(uses);
+    return found;
+}
+
+/* PFC configuration checks: headroom vs what each link needs, ECN marking before XOFF, the
+ * NIC's data class lossless, and routing free of cyclic buffer dependencies. */
+static void check_pfc(const net *n, check_report *r)
+{
+    const scenario *sc = n->sc;
+    const cfg_switch *c = &sc->sw;
+    check_item *it;
+    if (!c->pfc_enabled) {
+        it = add_item(r, "pfc_lossless_class", CHECK_WARN);
+        if (it)
+            snprintf(it->detail, sizeof it->detail,
+                     "PFC is disabled: RoCEv2 traffic in class %u is lossy, so congestion drops "
+                     "packets and go-back-N retransmits",
+                     sc->nic.priority);
+        return;
+    }
+    bool data_lossless = c->pfc_priorities >> sc->nic.priority & 1;
+    it = add_item(r, "pfc_lossless_class", data_lossless ? CHECK_PASS : CHECK_FAIL);
+    if (it)
+        snprintf(it->detail, sizeof it->detail,
+                 data_lossless ? "NIC data class %u is lossless on the switches (pfc_enable)"
+                               : "NIC data class %u is not in switch.pfc.priorities: RoCE traffic "
+                                 "would be lossy while PFC protects other classes",
+                 sc->nic.priority);
+
+    /* headroom: configured value vs auto, worst port */
+    uint64_t worst_need = 0;
+    const port *wp = NULL;
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        const node *sw = n->switches[i];
+        if (sw->tier == TIER_SCALE_UP)
+            continue;
+        for (uint32_t p = 0; p < sw->n_ports; p++) {
+            const port *ing = &sw->ports[p];
+            uint64_t need = net_pfc_headroom_auto(ing->rate_bps, ing->prop_ps, sw->pipeline_ps,
+                                                  n->max_frame_bytes);
+            if (need > worst_need) {
+                worst_need = need;
+                wp = ing;
+            }
+        }
+    }
+    char wname[48] = "";
+    if (wp)
+        net_port_name(wp, wname, sizeof wname);
+    if (c->pfc_headroom_bytes) {
+        bool ok = c->pfc_headroom_bytes >= worst_need;
+        it = add_item(r, "pfc_headroom", ok ? CHECK_PASS : CHECK_WARN);
+        if (it)
+            snprintf(it->detail, sizeof it->detail,
+                     "headroom %llu B per port and class; the longest/fastest link (%s, %.0f Gbps, "
+                     "%.0f ns) needs %llu B%s",
+                     (unsigned long long)c->pfc_headroom_bytes, wname,
+                     wp ? (double)wp->rate_bps / 1e9 : 0.0, wp ? (double)wp->prop_ps / 1e3 : 0.0,
+                     (unsigned long long)worst_need,
+                     ok ? "" : ": frames in flight after XOFF will be dropped");
+    } else {
+        it = add_item(r, "pfc_headroom", CHECK_PASS);
+        if (it)
+            snprintf(it->detail, sizeof it->detail,
+                     "headroom auto: up to %llu B per port and class (%s)",
+                     (unsigned long long)worst_need, wname);
+    }
+
+    /* ECN must mark before PFC pauses: Kmax below a fixed XOFF; with the dynamic threshold the
+     * XOFF of one congested ingress in an empty buffer is α·shared/(1+α). */
+    if (c->ecn_enabled) {
+        uint64_t shared = UINT64_MAX;
+        for (uint32_t i = 0; i < n->n_switches; i++)
+            if (n->switches[i]->tier != TIER_SCALE_UP && n->switches[i]->buf.size_bytes < shared)
+                shared = n->switches[i]->buf.size_bytes;
+        double xoff = c->pfc_xoff_bytes ? (double)c->pfc_xoff_bytes
+                                        : c->alpha * (double)shared / (1.0 + c->alpha);
+        bool ok = (double)c->ecn_kmax_bytes < xoff;
+        it = add_item(r, "ecn_before_pfc", ok ? CHECK_PASS : CHECK_WARN);
+        if (it)
+            snprintf(it->detail, sizeof it->detail,
+                     "ECN Kmax %llu B %s XOFF %.0f B%s",
+                     (unsigned long long)c->ecn_kmax_bytes, ok ? "<" : ">=", xoff,
+                     ok ? ": DCQCN slows senders before PFC pauses them"
+                        : ": PFC would pause before ECN marks fully; lower kmax or raise xoff");
+    } else {
+        it = add_item(r, "ecn_before_pfc", CHECK_WARN);
+        if (it)
+            snprintf(it->detail, sizeof it->detail,
+                     "ECN is disabled: only PFC limits queues, and pauses will spread");
+    }
+
+    char cyc[300];
+    uint32_t len = dependency_cycle(n, cyc, sizeof cyc);
+    it = add_item(r, "pfc_deadlock_free", len ? CHECK_FAIL : CHECK_PASS);
+    if (it) {
+        if (len)
+            snprintf(it->detail, sizeof it->detail,
+                     "cyclic buffer dependency over %u links: %.250s", len, cyc);
+        else
+            snprintf(it->detail, sizeof it->detail,
+                     "no cyclic buffer dependency in the routing: PFC cannot deadlock");
+    }
 }
 
 void check_fabric(const net *n, check_report *r)
@@ -170,4 +380,5 @@ void check_fabric(const net *n, check_report *r)
             snprintf(it->detail, sizeof it->detail, "all %llu host pairs routed",
                      (unsigned long long)pairs);
     }
+    check_pfc(n, r);
 }

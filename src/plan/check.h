@@ -6,6 +6,12 @@
  * the super-spine-facing bandwidth, the worst switch of the tier reported — and the checks
  *   non_blocking   every leaf and spine ≤ 1:1 (rail-only: leaves have no uplinks by design)
  *   reachability   every host reaches every other host over the routed fabric
+ * PFC part (when PFC is on):
+ *   pfc_lossless_class  the NIC's RoCE class is one of the switches' lossless classes
+ *   pfc_headroom        configured headroom ≥ what the most demanding link needs (auto: shown)
+ *   ecn_before_pfc      ECN Kmax below the XOFF point, so DCQCN acts before PFC pauses
+ *   pfc_deadlock_free   no cyclic buffer dependency in the routing (link → link through a
+ *                       switch, as some route uses it); a cycle is named
  * Results go into a check_report that the CLI prints as text or as the JSON of the spec.
  */
 #ifndef WR_PLAN_CHECK_H
