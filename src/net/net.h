@@ -119,6 +119,9 @@ typedef packet *(*host_pull_fn)(void *ctx, node *host, port *p);
 typedef void (*host_rx_fn)(void *ctx, node *host, packet *pkt);
 
 typedef struct ecmp_group ecmp_group;
+/* Packet tap (telemetry: pcap capture): called when port p starts putting pkt on the wire at
+ * time t. Must not keep or change the packet. NULL = no tap (the hot path pays one branch). */
+typedef void (*net_tap_fn)(void *ctx, const port *p, const packet *pkt, sim_time t);
 /* Load balancer hook (lb/ sits above net): choose a member index in [0, g->n) for pkt at sw. */
 typedef uint32_t (*lb_pick_fn)(void *ctx, node *sw, const ecmp_group *g, const packet *pkt);
 
@@ -175,6 +178,8 @@ struct net {
     ecmp_group *groups;
     lb_pick_fn pick;
     void *pick_ctx;
+    net_tap_fn tap;
+    void *tap_ctx;
     /* host transport hooks */
     host_pull_fn pull;
     host_rx_fn rx;

@@ -153,6 +153,8 @@ static inline void port_start_tx(net *n, port *p, packet *pkt)
     p->tx_pkt = pkt;
     p->busy_ps += ser;
     sim_at(n->sim, &p->tx_done, now + ser);
+    if (n->tap)
+        n->tap(n->tap_ctx, p, pkt, now);
 }
 
 static void send_pfc_frame(net *n, port *p)
