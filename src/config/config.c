@@ -138,12 +138,13 @@ static const char *const K_DCQCN[] = {
 static const char *const K_LB[] = {"mode", "hash", "fields", "flowlet_gap", "adaptive", NULL};
 static const char *const K_ADAPTIVE[] = {"metric", NULL};
 static const char *const K_JOB_COLL[] = {"name",      "kind", "start", "iterations", "op",
-                                         "algorithm", "size", "ranks", "channels",   NULL};
+                                         "algorithm", "size", "ranks", "channels",   "priority",
+                                         NULL};
 static const char *const K_JOB_TRAIN[] = {"name",  "kind",        "start",       "iterations",
                                           "model", "parallelism", "micro_batch", "global_batch",
                                           "gpu",   NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name", "kind",  "start", "iterations", "pattern",
-                                            "size", "hosts", "load",  NULL};
+                                            "size", "hosts", "load",  "priority", NULL};
 static const char *const K_MODEL[] = {"preset",  "params", "layers", "hidden",
                                       "seq_len", "vocab",  NULL};
 static const char *const K_PAR[] = {"tp", "pp", "dp", NULL};
@@ -1267,6 +1268,16 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     return ERR_OK;
 }
 
+/* A job's traffic class: `priority: 0..7`; absent = the NIC's data class (nic.priority). */
+static int get_job_priority(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    const cfg_node *v = NULL;
+    uint32_t prio = 0;
+    TRY(get_u32(L, jm, jp, "priority", 0, 7, &prio, &v));
+    j->priority = v ? (int)prio : -1;
+    return ERR_OK;
+}
+
 static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_job *j)
 {
     const cfg_node *kn;
@@ -1306,6 +1317,7 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     j->iterations = 1;
     TRY(get_u32(L, jm, jp, "iterations", 1, 1000000, &j->iterations, NULL));
     j->ranks.all = j->hosts.all = true;
+    j->priority = -1;
     j->tp = j->pp = j->dp = 1;
     j->micro_batch = 1;
     j->gpu_peak_tflops = 989; /* H100 SXM dense BF16 */
@@ -1323,6 +1335,7 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
         j->channels = 1;
         TRY(get_u32(L, jm, jp, "channels", 1, 64, &j->channels, NULL));
+        TRY(get_job_priority(L, jm, jp, j));
         break;
     }
     case JOB_TRAINING:
@@ -1335,6 +1348,7 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         j->size_bytes = 1000000;
         TRY(get_unit_pos(L, jm, jp, "size", SIZE, &j->size_bytes, NULL));
         TRY(get_index_set(L, jm, jp, "hosts", &j->hosts));
+        TRY(get_job_priority(L, jm, jp, j));
         TRY(get_num(L, jm, jp, "load", 0, true, 1, false,
                     "a fraction of the host link rate in "
                     "(0, 1]",
@@ -1363,6 +1377,7 @@ static int parse_workload(ld *L, const cfg_node *root)
         j->pattern = PAT_PERMUTATION;
         j->size_bytes = 1000000;
         j->ranks.all = j->hosts.all = true;
+        j->priority = -1;
         j->tp = j->pp = j->dp = 1;
         j->micro_batch = j->global_batch = 1;
         j->load = 0.5;

@@ -160,6 +160,7 @@ typedef struct cfg_job {
     enum job_kind kind;             /* required */
     int line, col;                  /* position of the job in the file */
     sim_time start_ps;              /* default 0 */
+    int priority;                   /* traffic class 0..7; -1 (default) = nic.priority */
     uint32_t iterations;            /* default 1 */
     /* collective */
     enum coll_op op;                /* default all_reduce */
