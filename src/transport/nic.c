@@ -1,27 +1,74 @@
 /*
- * nic.c — line-rate NIC transport (see nic.h). pull and rx run once per frame.
+ * nic.c — RoCEv2 RC transport and the NIC egress scheduler (model in nic.h; DCQCN in dcqcn.h).
+ * pull and rx run once per frame, the timers once per period: none of them allocates (all QP
+ * state is allocated in transport_new; frames come from the net's packet pool).
  */
 #include "nic.h"
 
+#include <stddef.h>
+
 #include "../core/alloc.h"
+
+#define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define SACK_WORDS (NIC_SACK_WINDOW / 64)
 
 static packet *nic_pull(void *ctx, node *host, port *p);
 static void nic_rx(void *ctx, node *host, packet *pkt);
+static void qp_rto_fire(void *ctx, event *ev);
+static void qp_cc_fire(void *ctx, event *ev);
+static void nic_wake_fire(void *ctx, event *ev);
+
+uint16_t nic_qp_sport(uint32_t local_qpn, uint32_t remote_qpn)
+{
+    /* Linux include/rdma/ib_verbs.h: rdma_calc_flow_label and rdma_flow_label_to_udp_sport */
+    uint64_t v = (uint64_t)local_qpn * remote_qpn;
+    v ^= v >> 20;
+    v ^= v >> 40;
+    uint32_t fl = (uint32_t)(v & 0xFFFFF);
+    uint32_t lo = fl & 0x03FFF, hi = fl & 0xFC000;
+    lo ^= hi >> 14;
+    return (uint16_t)(lo | 0xC000);
+}
 
 transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
 {
     transport *t = xcalloc(1, sizeof *t, "transport");
     t->net = n;
+    t->sc = sc;
     t->mtu = sc->nic.mtu;
     t->prio = sc->nic.priority;
+    t->cnp_prio = sc->nic.cnp_priority;
+    t->dcqcn = sc->nic.cc == CC_DCQCN;
+    t->selective = sc->nic.retransmit == RETX_SELECTIVE;
+    t->ack_every = sc->nic.ack_every ? sc->nic.ack_every : 1;
+    t->rto_ps = sc->nic.rto_ps;
+    t->qps_per_flow = sc->nic.qps_per_connection ? sc->nic.qps_per_connection : 1;
     t->nics = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(nic), "NICs");
     for (uint32_t h = 0; h < n->n_hosts; h++) {
-        t->nics[h].host = n->hosts[h];
-        n->hosts[h]->host_ctx = &t->nics[h];
-        rng_init(&t->nics[h].rng, sc->seed, RNG_ID(RNG_KIND_NIC, h));
+        nic *c = &t->nics[h];
+        node *host = n->hosts[h];
+        SIM_ASSERT(host->n_ports <= NIC_PORTS, "host %u has %u ports, the NIC models %d", h,
+                   host->n_ports, NIC_PORTS);
+        c->host = host;
+        c->t = t;
+        host->host_ctx = c;
+        rng_init(&c->rng, sc->seed, RNG_ID(RNG_KIND_NIC, h));
+        /* QPNs 24 bits; 0 and 1 are special in InfiniBand */
+        c->next_qpn = 0x100 + (uint32_t)rng_below(&c->rng, 1u << 22);
+        for (uint32_t i = 0; i < host->n_ports; i++) {
+            nic_port *np = &c->ports[i];
+            np->owner = c;
+            np->p = &host->ports[i];
+            event_init(&np->wake, nic_wake_fire);
+            dcqcn_params_init(&np->dc, &sc->nic.dcqcn, np->p->rate_bps);
+        }
     }
     t->cap_flows = max_flows;
     t->flows = xcalloc(max_flows ? max_flows : 1, sizeof(flow), "flows");
+    t->cap_qps = (max_flows ? max_flows : 1) * t->qps_per_flow;
+    t->qps = xcalloc(t->cap_qps, sizeof(qp), "QPs");
+    if (t->selective)
+        t->sack_bits = xcalloc(t->cap_qps * SACK_WORDS, sizeof(uint64_t), "SACK windows");
     n->pull = nic_pull;
     n->rx = nic_rx;
     n->host_ctx = t;
@@ -32,6 +79,8 @@ void transport_free(transport *t)
 {
     if (!t)
         return;
+    xfree(t->sack_bits);
+    xfree(t->qps);
     xfree(t->flows);
     xfree(t->nics);
     xfree(t);
@@ -47,16 +96,439 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
     f->src = src;
     f->dst = dst;
     f->size_bytes = size;
-    /* NCCL-style entropy: an ephemeral UDP source port per QP, from the sender's stream. */
-    f->sport = (uint16_t)(49152 + rng_below(&t->nics[src].rng, 16384));
+    f->tp = t;
+    f->n_qps = t->qps_per_flow;
+    f->qps = &t->qps[t->n_qps];
+    nic *cs = &t->nics[src], *cd = &t->nics[dst];
+    uint32_t e = net_host_egress(t->net, cs->host, dst);
+    uint32_t re = net_host_egress(t->net, cd->host, src);
+    for (uint32_t i = 0; i < f->n_qps; i++) {
+        qp *q = &t->qps[t->n_qps];
+        q->id = (uint32_t)t->n_qps++;
+        q->f = f;
+        uint32_t lqpn = cs->next_qpn++ & 0xFFFFFF, rqpn = cd->next_qpn++ & 0xFFFFFF;
+        q->sport = nic_qp_sport(lqpn, rqpn);
+        q->egress = (uint8_t)e;
+        q->rev_egress = (uint8_t)re;
+        uint64_t lo = (uint64_t)((unsigned __int128)size * i / f->n_qps);
+        uint64_t hi = (uint64_t)((unsigned __int128)size * (i + 1) / f->n_qps);
+        q->offset = lo;
+        q->bytes = hi - lo;
+        q->n_pkts = (uint32_t)((q->bytes + t->mtu - 1) / t->mtu);
+        q->rate_bps = cs->ports[e].p->rate_bps;
+        dcqcn_rp_init(&q->rp, &cs->ports[e].dc);
+        event_init(&q->rto, qp_rto_fire);
+        event_init(&q->cc_timer, qp_cc_fire);
+        if (t->sack_bits)
+            q->sack = &t->sack_bits[(uint64_t)q->id * SACK_WORDS];
+    }
+    f->sport = f->qps[0].sport;
     return f;
 }
 
 #include "../core/hotpath.h"
 
+/* ---- egress: round robin, pacing, control frames ------------------------------------------ */
+
+static inline bool qp_can_send(const transport *t, const qp *q)
+{
+    if (q->rtx_pending)
+        return true;
+    if (q->snd_nxt >= q->n_pkts)
+        return false;
+    return !t->selective || q->snd_nxt - q->snd_una < NIC_SACK_WINDOW;
+}
+
+static inline void ring_push(nic_port *np, qp *q)
+{
+    q->next_active = NULL;
+    q->active = true;
+    if (np->tail)
+        np->tail->next_active = q;
+    else
+        np->head = q;
+    np->tail = q;
+    np->n_active++;
+}
+
+static inline qp *ring_pop(nic_port *np)
+{
+    qp *q = np->head;
+    np->head = q->next_active;
+    if (!np->head)
+        np->tail = NULL;
+    np->n_active--;
+    q->active = false;
+    return q;
+}
+
+/* Make q eligible for its port's round robin (if it can send) and wake the port. */
+static void qp_activate(transport *t, qp *q)
+{
+    if (q->active || !qp_can_send(t, q))
+        return;
+    nic_port *np = &t->nics[q->f->src].ports[q->egress];
+    ring_push(np, q);
+    net_port_kick(t->net, np->p);
+}
+
+/* The port must pull again no later than `when`. */
+static void nic_wake_at(transport *t, nic_port *np, sim_time when)
+{
+    evq *eq = &t->net->sim->q;
+    if (!event_queued(&np->wake)) {
+        np->wake_ps = when;
+        evq_push(eq, &np->wake, when);
+    } else if (when < np->wake_ps) {
+        np->wake_ps = when;
+        evq_reschedule(eq, &np->wake, when);
+    }
+}
+
+static void nic_wake_fire(void *ctx, event *ev)
+{
+    nic_port *np = CONTAINER_OF(ev, nic_port, wake);
+    (void)ctx;
+    net_port_kick(np->owner->t->net, np->p);
+}
+
+/* Payload bytes of q's packet `psn`. */
+static inline uint32_t qp_payload(const transport *t, const qp *q, uint32_t psn)
+{
+    uint64_t off = (uint64_t)psn * t->mtu;
+    uint64_t left = q->bytes - off;
+    return left < t->mtu ? (uint32_t)left : t->mtu;
+}
+
+/* Recompute the pacing time after RC changed. */
+static inline void qp_repace(transport *t, qp *q)
+{
+    q->rate_bps = dcqcn_rate_bps(&q->rp);
+    if (!q->last_line_bytes)
+        return;
+    if (!q->rp.limited) {
+        q->next_send_ps = 0;
+        return;
+    }
+    q->next_send_ps = q->last_send_ps + sim_ser_time(q->last_line_bytes, q->rate_bps);
+    if (q->active && q->next_send_ps > t->net->sim->now)
+        nic_wake_at(t, &t->nics[q->f->src].ports[q->egress], q->next_send_ps);
+}
+
+static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
+{
+    uint32_t psn;
+    if (q->rtx_pending) {
+        psn = q->rtx_psn;
+        q->rtx_pending = false;
+    } else {
+        psn = q->snd_nxt++;
+    }
+    bool idle = q->snd_una >= q->snd_max; /* nothing outstanding before this packet */
+    if (psn < q->snd_max)
+        t->retransmitted_packets++;
+    else
+        q->snd_max = psn + 1;
+    flow *f = q->f;
+    uint32_t payload = qp_payload(t, q, psn);
+    packet *pkt = pool_alloc(&t->net->pkts);
+    pkt->next = NULL;
+    pkt->flow = q->id;
+    pkt->src = f->src;
+    pkt->dst = f->dst;
+    pkt->psn = psn;
+    pkt->payload_bytes = payload;
+    pkt->first = psn == 0;
+    pkt->last = psn + 1 == q->n_pkts;
+    pkt->frame_bytes = wire_data_frame(payload, pkt->first);
+    pkt->sport = q->sport;
+    pkt->in_port = 0;
+    pkt->kind = PKT_DATA;
+    pkt->prio = t->prio;
+    pkt->ecn = ECN_ECT0;
+    pkt->hops = 0;
+    t->sent_payload_bytes += payload;
+    t->data_packets_sent++;
+
+    /* retransmission timer: lazily re-armed */
+    if (!event_queued(&q->rto)) {
+        q->rto_deadline = now + t->rto_ps;
+        sim_at(t->net->sim, &q->rto, q->rto_deadline);
+    } else if (idle) {
+        q->rto_deadline = now + t->rto_ps;
+    }
+
+    /* pacing at RC (DCQCN); line rate needs none: the port itself serializes at line rate */
+    q->last_send_ps = now;
+    q->last_line_bytes = wire_line_bytes(pkt);
+    if (t->dcqcn && q->rp.limited) {
+        if (dcqcn_on_bytes(&q->rp, &np->dc, payload))
+            q->rate_bps = dcqcn_rate_bps(&q->rp);
+        q->next_send_ps = q->rp.limited ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
+    }
+    return pkt;
+}
+
+static packet *nic_pull(void *ctx, node *host, port *p)
+{
+    transport *t = ctx;
+    nic *c = host->host_ctx;
+    nic_port *np = &c->ports[p->index];
+    uint8_t ready = np->ctrl_mask & (uint8_t)~p->paused;
+    if (ready) {
+        int prio = 31 - __builtin_clz((unsigned)ready);
+        pkt_fifo *fq = &np->ctrl[prio];
+        packet *pkt = fq->head;
+        fq->head = pkt->next;
+        if (!fq->head) {
+            fq->tail = NULL;
+            np->ctrl_mask &= (uint8_t)~(1u << prio);
+        }
+        pkt->next = NULL;
+        return pkt;
+    }
+    if (p->paused & (1u << t->prio))
+        return NULL; /* the pause's end kicks the port */
+    sim_time now = t->net->sim->now, earliest = SIM_TIME_MAX;
+    for (uint32_t n = np->n_active; n; n--) {
+        qp *q = ring_pop(np);
+        if (!qp_can_send(t, q))
+            continue; /* leaves the round robin; qp_activate brings it back */
+        if (q->next_send_ps > now) {
+            if (q->next_send_ps < earliest)
+                earliest = q->next_send_ps;
+            ring_push(np, q);
+            continue;
+        }
+        packet *pkt = qp_emit(t, np, q, now);
+        if (qp_can_send(t, q))
+            ring_push(np, q);
+        return pkt;
+    }
+    if (earliest != SIM_TIME_MAX)
+        nic_wake_at(t, np, earliest);
+    return NULL;
+}
+
+/* Queue a control frame from the responder of q (at q's dst) to its requester. */
+static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
+{
+    flow *f = q->f;
+    nic_port *np = &t->nics[f->dst].ports[q->rev_egress];
+    packet *pkt = pool_alloc(&t->net->pkts);
+    pkt->next = NULL;
+    pkt->flow = q->id;
+    pkt->src = f->dst;
+    pkt->dst = f->src;
+    pkt->psn = psn;
+    pkt->payload_bytes = 0;
+    pkt->first = pkt->last = 0;
+    pkt->frame_bytes = kind == PKT_CNP ? WIRE_CNP_FRAME : WIRE_ACK_FRAME;
+    pkt->sport = q->sport;
+    pkt->in_port = 0;
+    pkt->kind = (uint8_t)kind;
+    pkt->prio = kind == PKT_CNP ? t->cnp_prio : t->prio;
+    pkt->ecn = ECN_NOT_ECT;
+    pkt->hops = 0;
+    pkt_fifo *fq = &np->ctrl[pkt->prio];
+    if (fq->tail)
+        fq->tail->next = pkt;
+    else
+        fq->head = pkt;
+    fq->tail = pkt;
+    np->ctrl_mask |= (uint8_t)(1u << pkt->prio);
+    if (kind == PKT_ACK)
+        t->acks_sent++;
+    else if (kind == PKT_NAK)
+        t->naks_sent++;
+    net_port_kick(t->net, np->p);
+}
+
+/* ---- responder ------------------------------------------------------------------------------ */
+
+static inline bool sack_test(const qp *q, uint32_t psn)
+{
+    uint32_t b = psn % NIC_SACK_WINDOW;
+    return (q->sack[b / 64] >> (b % 64)) & 1;
+}
+
+static inline void sack_flip(qp *q, uint32_t psn)
+{
+    uint32_t b = psn % NIC_SACK_WINDOW;
+    q->sack[b / 64] ^= 1ull << (b % 64);
+}
+
+static void responder_data(transport *t, qp *q, packet *pkt)
+{
+    flow *f = q->f;
+    sim_time now = t->net->sim->now;
+    if (t->dcqcn && pkt->ecn == ECN_CE &&
+        dcqcn_np_may_send(&q->last_cnp_ps, &q->cnp_ever, now,
+                          t->nics[f->src].ports[q->egress].dc.cnp_interval_ps)) {
+        t->cnp_sent++;
+        send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
+    }
+    uint32_t psn = pkt->psn;
+    if (psn == q->rcv_nxt) {
+        uint64_t bytes = pkt->payload_bytes;
+        uint32_t n = 1;
+        q->rcv_nxt++;
+        if (q->sacked) {
+            while (q->rcv_nxt < q->n_pkts && sack_test(q, q->rcv_nxt)) {
+                sack_flip(q, q->rcv_nxt);
+                q->sacked--;
+                bytes += qp_payload(t, q, q->rcv_nxt);
+                q->rcv_nxt++;
+                n++;
+            }
+        }
+        q->nak_sent = q->dup_acked = false;
+        q->since_ack += n;
+        f->delivered_bytes += bytes;
+        if (q->rcv_nxt == q->n_pkts || q->since_ack >= t->ack_every) {
+            q->since_ack = 0;
+            send_ctrl(t, q, PKT_ACK, q->rcv_nxt);
+        }
+        if (q->sacked) {
+            /* selective: the next hole is known to be a hole */
+            q->nak_sent = true;
+            send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
+        }
+        if (f->delivered_bytes == f->size_bytes && !f->done) {
+            f->done = true;
+            f->end_ps = now;
+            if (t->on_done)
+                t->on_done(t->on_done_ctx, f);
+        }
+    } else if (psn > q->rcv_nxt) {
+        t->out_of_sequence++;
+        if (q->sack && psn - q->rcv_nxt < NIC_SACK_WINDOW && !sack_test(q, psn)) {
+            sack_flip(q, psn);
+            q->sacked++;
+        }
+        if (!q->nak_sent) {
+            q->nak_sent = true;
+            send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
+        }
+    } else if (!q->dup_acked) {
+        q->dup_acked = true;
+        send_ctrl(t, q, PKT_ACK, q->rcv_nxt);
+    }
+}
+
+/* ---- requester ------------------------------------------------------------------------------ */
+
+static void requester_ack(transport *t, qp *q, packet *pkt)
+{
+    sim_time now = t->net->sim->now;
+    uint32_t cum = pkt->psn;
+    if (cum > q->snd_una) {
+        q->snd_una = cum;
+        q->rto_deadline = now + t->rto_ps;
+        if (q->snd_nxt < q->snd_una)
+            q->snd_nxt = q->snd_una;
+        if (q->rtx_pending && q->rtx_psn < q->snd_una)
+            q->rtx_pending = false;
+    }
+    if (pkt->kind == PKT_NAK && cum < q->snd_max) {
+        q->rto_deadline = now + t->rto_ps;
+        if (t->selective) {
+            q->rtx_pending = true;
+            q->rtx_psn = cum;
+        } else if (cum < q->snd_nxt) {
+            q->snd_nxt = cum; /* go back N */
+        }
+    }
+    if (q->snd_una >= q->n_pkts) {
+        /* the whole chunk is acknowledged: this QP's timers are done */
+        evq_cancel(&t->net->sim->q, &q->rto);
+        evq_cancel(&t->net->sim->q, &q->cc_timer);
+        return;
+    }
+    qp_activate(t, q);
+}
+
+static void requester_cnp(transport *t, qp *q)
+{
+    t->cnp_handled++;
+    if (!t->dcqcn)
+        return;
+    sim_time now = t->net->sim->now;
+    nic_port *np = &t->nics[q->f->src].ports[q->egress];
+    dcqcn_on_cnp(&q->rp, &np->dc, now);
+    qp_repace(t, q);
+    if (q->snd_una >= q->n_pkts)
+        return;
+    q->cc_deadline = now + np->dc.timer_ps;
+    if (!event_queued(&q->cc_timer))
+        sim_at(t->net->sim, &q->cc_timer, q->cc_deadline);
+}
+
+/* Retransmission timer (local ACK timeout), re-armed lazily: see nic.h. */
+static void qp_rto_fire(void *ctx, event *ev)
+{
+    qp *q = CONTAINER_OF(ev, qp, rto);
+    transport *t = q->f->tp;
+    sim *s = t->net->sim;
+    (void)ctx;
+    if (q->snd_una >= q->snd_max)
+        return; /* nothing outstanding: the next packet re-arms it */
+    if (q->rto_deadline > s->now) {
+        sim_at(s, &q->rto, q->rto_deadline);
+        return;
+    }
+    t->rto_events++;
+    q->snd_nxt = q->snd_una; /* go back to the oldest unacknowledged PSN */
+    q->rtx_pending = false;
+    q->rto_deadline = s->now + t->rto_ps;
+    sim_at(s, &q->rto, q->rto_deadline);
+    qp_activate(t, q);
+}
+
+/* DCQCN period timer (α decay + rate-increase timer), re-armed lazily like the RTO. */
+static void qp_cc_fire(void *ctx, event *ev)
+{
+    qp *q = CONTAINER_OF(ev, qp, cc_timer);
+    transport *t = q->f->tp;
+    sim *s = t->net->sim;
+    (void)ctx;
+    if (q->cc_deadline > s->now) {
+        sim_at(s, &q->cc_timer, q->cc_deadline);
+        return;
+    }
+    nic_port *np = &t->nics[q->f->src].ports[q->egress];
+    if (dcqcn_on_timer(&q->rp, &np->dc, s->now)) {
+        q->cc_deadline = s->now + np->dc.timer_ps;
+        sim_at(s, &q->cc_timer, q->cc_deadline);
+    }
+    qp_repace(t, q);
+}
+
+static void nic_rx(void *ctx, node *host, packet *pkt)
+{
+    transport *t = ctx;
+    (void)host;
+    qp *q = &t->qps[pkt->flow];
+    switch (pkt->kind) {
+    case PKT_DATA:
+        t->delivered_payload_bytes += pkt->payload_bytes;
+        responder_data(t, q, pkt);
+        break;
+    case PKT_ACK:
+    case PKT_NAK:
+        requester_ack(t, q, pkt);
+        break;
+    case PKT_CNP:
+        requester_cnp(t, q);
+        break;
+    default:
+        break;
+    }
+    pool_free(&t->net->pkts, pkt);
+}
+
 void transport_flow_start(transport *t, flow *f)
 {
-    nic *c = &t->nics[f->src];
     f->started = true;
     f->start_ps = t->net->sim->now;
     if (f->size_bytes == 0) {
@@ -66,73 +538,6 @@ void transport_flow_start(transport *t, flow *f)
             t->on_done(t->on_done_ctx, f);
         return;
     }
-    uint32_t e = f->egress = net_host_egress(t->net, c->host, f->dst);
-    f->next_active = NULL;
-    if (c->active_tail[e])
-        c->active_tail[e]->next_active = f;
-    else
-        c->active_head[e] = f;
-    c->active_tail[e] = f;
-    net_port_kick(t->net, &c->host->ports[e]);
-}
-
-static packet *nic_pull(void *ctx, node *host, port *p)
-{
-    transport *t = ctx;
-    nic *c = host->host_ctx;
-    uint32_t e = p->index;
-    flow *f = c->active_head[e];
-    if (!f || (p->paused >> t->prio & 1))
-        return NULL;
-    uint64_t left = f->size_bytes - f->sent_bytes;
-    uint32_t payload = left < t->mtu ? (uint32_t)left : t->mtu;
-    packet *pkt = pool_alloc(&t->net->pkts);
-    pkt->next = NULL;
-    pkt->flow = f->id;
-    pkt->src = f->src;
-    pkt->dst = f->dst;
-    pkt->psn = f->next_psn++;
-    pkt->payload_bytes = payload;
-    pkt->first = f->sent_bytes == 0;
-    pkt->last = payload == left;
-    pkt->frame_bytes = wire_data_frame(payload, pkt->first);
-    pkt->sport = f->sport;
-    pkt->in_port = 0;
-    pkt->kind = PKT_DATA;
-    pkt->prio = t->prio;
-    pkt->ecn = ECN_ECT0;
-    pkt->hops = 0;
-    f->sent_bytes += payload;
-    t->sent_payload_bytes += payload;
-    /* Round robin: the flow goes to the tail, or leaves when all its bytes are out. */
-    c->active_head[e] = f->next_active;
-    if (!c->active_head[e])
-        c->active_tail[e] = NULL;
-    if (f->sent_bytes < f->size_bytes) {
-        f->next_active = NULL;
-        if (c->active_tail[e])
-            c->active_tail[e]->next_active = f;
-        else
-            c->active_head[e] = f;
-        c->active_tail[e] = f;
-    }
-    return pkt;
-}
-
-static void nic_rx(void *ctx, node *host, packet *pkt)
-{
-    transport *t = ctx;
-    (void)host;
-    if (pkt->kind == PKT_DATA) {
-        flow *f = &t->flows[pkt->flow];
-        f->delivered_bytes += pkt->payload_bytes;
-        t->delivered_payload_bytes += pkt->payload_bytes;
-        if (f->delivered_bytes == f->size_bytes) {
-            f->done = true;
-            f->end_ps = t->net->sim->now;
-            if (t->on_done)
-                t->on_done(t->on_done_ctx, f);
-        }
-    }
-    pool_free(&t->net->pkts, pkt);
+    for (uint32_t i = 0; i < f->n_qps; i++)
+        qp_activate(t, &f->qps[i]);
 }

@@ -1,18 +1,57 @@
 /*
- * nic.h — the host NIC and its transport for this version: line-rate senders, counting receivers.
+ * nic.h — the host NIC and its RoCEv2 reliable-connection (RC) transport with DCQCN.
+ * Models: spec models.md "NIC and RoCEv2 reliable connection", IBTA RoCEv2 annex (wire
+ * format), InfiniBand RC (PSN, ACK/NAK, sequence-error NAK, local ACK timeout), DCQCN (dcqcn.h).
  *
- * Each host (NIC port) keeps a round-robin list of active flows per port (its fabric port, and
- * its scale-up port for traffic to GPUs of the same server); whenever a port is free it builds
- * the next frame of the flow at the head of that port's list (one MTU of payload, consecutive
- * PSNs) and moves that flow to the tail, so competing flows share the port packet by packet at
- * line rate. A flow is one RDMA WRITE message: its first packet carries the RETH. Frames are
- * marked ECN-capable (ECT(0)) and sent in traffic class `nic.priority`.
+ * Flows and QPs. A flow is one RDMA WRITE message from src to dst. It runs over
+ * `nic.qps_per_connection` QPs; the message is cut into that many contiguous chunks (chunk i is
+ * bytes [i·S/Q, (i+1)·S/Q)), as NCCL spreads a transfer over its QPs, and each QP sends its
+ * chunk as its own WRITE (its first packet carries the RETH). Each QP has its own PSN space
+ * (PSNs count packets from 0; 24-bit wrap is not modelled) and its own UDP source port, derived
+ * as the Linux RoCE stack does (rdma_calc_flow_label + rdma_flow_label_to_udp_sport) from the
+ * local and remote QP numbers; QP numbers are allocated sequentially from a base each NIC draws
+ * from its own random stream. One `qp` object holds both halves of the connection: the
+ * requester state (used only at src) and the responder state (used only at dst).
  *
- * The receiver counts payload bytes; a flow completes when all of its bytes have arrived (FCT
- * = start to arrival of the last byte, spec "summary.json"). There is no loss recovery yet: a
- * flow that lost a packet stays incomplete and the loss shows in the drop counters. The RoCEv2
- * reliable connection (PSN checks, ACK/NAK, go-back-N, RTO) and DCQCN replace this in the
- * transport issue.
+ * Requester. Segments its chunk into MTU packets with consecutive PSNs. snd_una = oldest
+ * unacknowledged PSN, snd_nxt = next PSN to send, snd_max = one past the highest PSN ever sent;
+ * a packet with PSN < snd_max is a retransmission (counted in retransmitted_packets).
+ * ACK(psn) and NAK(psn) are cumulative: everything below psn has arrived.
+ * - go-back-n: NAK(psn) → snd_nxt = psn (resend everything from there).
+ * - selective: NAK(psn) → resend only PSN psn; the responder keeps out-of-order packets in a
+ *   window of NIC_SACK_WINDOW packets (a bitmap) and, when the resent packet fills the hole and
+ *   more packets are still buffered beyond the next missing PSN, NAKs that one at once. A burst of
+ *   k consecutive losses therefore costs k round trips but no duplicate of what arrived. The
+ *   requester never runs more than NIC_SACK_WINDOW packets beyond snd_una.
+ * - RTO (`nic.rto`, the local ACK timeout) covers lost tails and lost retransmissions: armed when
+ *   a packet goes out with nothing outstanding, pushed back on every cumulative progress and on
+ *   NAK, re-armed lazily (a deadline field; the event, when it fires early, moves itself to the
+ *   deadline — one heap operation per period, not per ACK). On expiry, go back to snd_una (both
+ *   modes) and count rto_events. Cancelled when the whole chunk is acknowledged.
+ * Responder. Accepts only PSN == rcv_nxt (selective: also buffers PSNs inside the window).
+ * A PSN above rcv_nxt counts out_of_sequence (every such packet); the first one of a gap sends a
+ * NAK(rcv_nxt) (sequence error), and no other NAK goes out until rcv_nxt advances. A duplicate
+ * (PSN below rcv_nxt) is re-acknowledged once (ACK(rcv_nxt)) until rcv_nxt advances. ACKs are
+ * coalesced: one per `nic.ack_every` accepted packets and one when the chunk is complete.
+ * A flow's delivered_bytes count bytes accepted in order (goodput); it completes when the last
+ * byte is accepted (FCT = start to that arrival).
+ *
+ * NIC egress. Per host port a round robin over the QPs that can send (data left or a
+ * retransmission pending) and whose pacing time has come; control frames (ACK/NAK/CNP) wait in a
+ * small per-port, per-class FIFO and go first. With DCQCN a QP's next packet may start at
+ * (start of its previous packet) + line bits / RC; when no QP is eligible but some are paced,
+ * the port's embedded wake event fires at the earliest allowed time. A class in p->paused (PFC)
+ * starts no frame. Wire sizes: data as wire_data_frame; ACK/NAK = Eth+IPv4+UDP+BTH+AETH+ICRC+FCS
+ * (66 B); CNP = Eth+IPv4+UDP+BTH+16 reserved+ICRC+FCS (78 B). Data and ACK/NAK travel in class
+ * `nic.priority`, CNPs in `nic.cnp_priority`; only data is ECN-capable (ECT(0)).
+ *
+ * DCQCN (nic.cc dcqcn). The responder is the notification point: a CE-marked data packet makes
+ * it send a CNP to the QP's requester, at most one per QP per `cnp_interval` (cnp_sent). The
+ * requester is the reaction point (cnp_handled; dcqcn.h). cc none: line rate, CNPs never sent.
+ *
+ * Conservation (payload bytes): sent_payload_bytes counts every data payload put on the wire,
+ * retransmissions included; delivered_payload_bytes every data payload reaching a receiver NIC,
+ * duplicates and discarded out-of-order packets included.
  */
 #ifndef WR_TRANSPORT_NIC_H
 #define WR_TRANSPORT_NIC_H
@@ -23,54 +62,122 @@
 #include "../config/config.h"
 #include "../core/rng.h"
 #include "../net/net.h"
+#include "dcqcn.h"
 
 typedef struct flow flow;
+typedef struct qp qp;
 typedef struct transport transport;
 /* Called when a flow's last byte has arrived (ctx = the callback's registered context). */
 typedef void (*flow_done_fn)(void *ctx, flow *f);
+
+#define NIC_PORTS 2 /* a host's fabric port and its scale-up (NVLink) port */
+#define NIC_SACK_WINDOW 512u /* selective retransmit: responder reorder window, packets */
+enum {
+    WIRE_ACK_FRAME = WIRE_ETH + WIRE_IPV4 + WIRE_UDP + WIRE_BTH + WIRE_AETH + WIRE_ICRC + WIRE_FCS,
+    WIRE_CNP_FRAME = WIRE_ETH + WIRE_IPV4 + WIRE_UDP + WIRE_BTH + 16 + WIRE_ICRC + WIRE_FCS,
+};
 
 struct flow {
     uint32_t id;
     uint32_t job;
     uint32_t src, dst;         /* host indices */
-    uint16_t sport;            /* UDP source port: the flow's entropy */
+    uint16_t sport;            /* UDP source port of its first QP */
+    uint32_t n_qps;
+    qp *qps;                   /* n_qps consecutive QPs */
+    transport *tp;             /* owner (timer handlers reach the transport through it) */
     uint64_t size_bytes;
-    uint64_t sent_bytes;       /* payload handed to the wire */
-    uint64_t delivered_bytes;  /* payload arrived at the receiver */
-    uint32_t next_psn;
-    uint32_t egress;           /* sender's port index (NIC port, or NVLink inside a server) */
+    uint64_t delivered_bytes;  /* payload accepted in order at the receiver (goodput) */
     sim_time start_ps, end_ps;
     bool started, done;
-    flow *next_active;
 };
 
-#define NIC_PORTS 2 /* a host's fabric port and its scale-up (NVLink) port */
+struct qp {
+    flow *f;
+    uint32_t id;               /* index in transport->qps; packets carry it in `flow` */
+    uint16_t sport;
+    uint8_t egress;            /* requester's port index towards dst */
+    uint8_t rev_egress;        /* responder's port index towards src */
+    /* requester */
+    uint64_t offset, bytes;    /* chunk of the message */
+    uint32_t n_pkts;
+    uint32_t snd_nxt, snd_una, snd_max;
+    uint32_t rtx_psn;          /* selective: the PSN to resend */
+    bool rtx_pending;
+    bool active;               /* in its port's round robin */
+    qp *next_active;
+    sim_time next_send_ps;     /* pacing: earliest start of the next packet */
+    sim_time last_send_ps;     /* start of the previous packet */
+    uint32_t last_line_bytes;  /* its line bytes */
+    uint64_t rate_bps;         /* pacing rate (DCQCN RC), line rate when not limited */
+    event rto;
+    sim_time rto_deadline;
+    event cc_timer;
+    sim_time cc_deadline;
+    dcqcn_rp rp;
+    /* responder */
+    uint32_t rcv_nxt;
+    uint32_t since_ack;        /* accepted since the last ACK */
+    uint32_t sacked;           /* selective: packets buffered beyond rcv_nxt */
+    bool nak_sent, dup_acked, cnp_ever;
+    sim_time last_cnp_ps;
+    uint64_t *sack;            /* selective: NIC_SACK_WINDOW bits, indexed psn % window */
+};
 
-typedef struct nic {
+typedef struct nic nic;
+typedef struct nic_port {
+    event wake;                /* a paced QP may send: pull again */
+    sim_time wake_ps;
+    nic *owner;
+    port *p;
+    qp *head, *tail;           /* round robin of QPs that can send */
+    uint32_t n_active;
+    pkt_fifo ctrl[NET_PRIOS];  /* ACK/NAK/CNP waiting for the wire */
+    uint8_t ctrl_mask;         /* bit p set when ctrl[p] is not empty */
+    dcqcn_params dc;           /* DCQCN parameters at this port's line rate */
+} nic_port;
+
+struct nic {
     node *host;
-    flow *active_head[NIC_PORTS], *active_tail[NIC_PORTS]; /* round robin per port */
+    transport *t;
+    nic_port ports[NIC_PORTS];
+    uint32_t next_qpn;         /* QP numbers are allocated sequentially */
     rng rng;
-} nic;
+};
 
 struct transport {
     net *net;
+    const scenario *sc;
     uint32_t mtu;
-    uint8_t prio;
+    uint8_t prio, cnp_prio;
+    bool dcqcn, selective;
+    uint32_t ack_every;
+    sim_time rto_ps;
     nic *nics;                 /* one per host */
     flow *flows;
     uint64_t n_flows, cap_flows;
+    qp *qps;
+    uint64_t n_qps, cap_qps;
+    uint32_t qps_per_flow;
+    uint64_t *sack_bits;       /* selective: the QPs' windows */
     flow_done_fn on_done;
     void *on_done_ctx;
     uint64_t sent_payload_bytes, delivered_payload_bytes;
+    /* NIC counters (summary.json "nics") */
+    uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
+    uint64_t acks_sent, naks_sent, data_packets_sent;
 };
 
-/* Create the transport for every host of n (installs net's pull/rx hooks). Capacity for
- * `max_flows` flows, allocated now. */
+/* Create the transport for every host of n (installs net's pull/rx hooks); sc borrowed. Capacity
+ * for `max_flows` flows and their QPs, allocated now (nothing is allocated per packet). */
 transport *transport_new(net *n, const scenario *sc, uint64_t max_flows);
 void transport_free(transport *t);
-/* Add a flow (not started). Returns it; its id is its index in t->flows. */
+/* Add a flow (not started) and its QPs. Returns it; its id is its index in t->flows. */
 flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst, uint64_t size);
-/* Start a flow now: it joins its NIC's round robin. */
+/* Start a flow now: its QPs join their NIC port's round robin. */
 void transport_flow_start(transport *t, flow *f);
+
+/* The UDP source port the Linux RoCE stack derives from a QP pair (rdma_calc_flow_label, then
+ * rdma_flow_label_to_udp_sport): in 0xC000..0xFFFF. */
+uint16_t nic_qp_sport(uint32_t local_qpn, uint32_t remote_qpn);
 
 #endif

@@ -236,6 +236,12 @@ static void collect(run *r)
         }
     }
 
+    st->cnp_sent = t->cnp_sent;
+    st->cnp_handled = t->cnp_handled;
+    st->retransmitted_packets = t->retransmitted_packets;
+    st->out_of_sequence = t->out_of_sequence;
+    st->rto_events = t->rto_events;
+
     st->sent_bytes = t->sent_payload_bytes;
     st->delivered_bytes = t->delivered_payload_bytes;
     st->dropped_bytes = n->dropped_payload_bytes;
