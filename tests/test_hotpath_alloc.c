@@ -61,6 +61,7 @@ static void test_incast_at_threshold(void)
     steady_state("fabric: {preset: single-switch, servers: 8, gpus_per_server: 1,\n"
                  "         host_link: 100Gbps}\n"
                  "switch: {buffer: 1MiB, pfc: {enabled: false}}\n"
+                 "nic: {cc: none}\n"
                  "workload: [{name: i, kind: traffic, pattern: incast, size: 8MB}]\n",
                  200 * SIM_US, 500 * SIM_US);
 }
@@ -71,6 +72,7 @@ static void test_incast_pfc_pausing(void)
     steady_state("fabric: {preset: single-switch, servers: 8, gpus_per_server: 1,\n"
                  "         host_link: 100Gbps}\n"
                  "switch: {buffer: 4MiB}\n"
+                 "nic: {cc: none}\n"
                  "workload: [{name: i, kind: traffic, pattern: incast, size: 8MB}]\n",
                  500 * SIM_US, 2500 * SIM_US);
 }

@@ -47,6 +47,7 @@ static spread run_pairs(const char *mode)
                      "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 1, leaf_radix: 16,\n"
                      "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
                      "loadbalance: %s\n"
+                     "nic: {retransmit: selective}\n"
                      "workload:\n",
                      mode);
     for (int i = 0; i < 8; i++)
@@ -63,7 +64,10 @@ static spread run_pairs(const char *mode)
     run_execute(r, NULL, NULL);
     const run_stats *st = run_result(r);
     CHECK_EQ_U64(st->flows_completed, 8);
-    CHECK_EQ_U64(st->delivered_bytes, 8ull * FLOW_BYTES);
+    uint64_t goodput = 0;
+    for (uint64_t i = 0; i < st->n_flows; i++)
+        goodput += st->flows[i].delivered_bytes;
+    CHECK_EQ_U64(goodput, 8ull * FLOW_BYTES);
     uint64_t total = 0;
     s.min_b = UINT64_MAX;
     for (uint32_t i = 0; i < st->n_ports; i++) {
@@ -76,7 +80,10 @@ static spread run_pairs(const char *mode)
     /* a flow's line bytes: 976 frames of 4096 B and one of 2304 B, 82 B of headers and line
      * overhead each, and the RETH of the first */
     uint64_t flow_line = (uint64_t)FLOW_BYTES + 977ull * 82 + 16;
-    CHECK_EQ_U64(total, 8 * flow_line);
+    /* every byte crossed leaf0's uplinks once; with spraying a few late packets may be resent */
+    CHECK(total >= 8 * flow_line);
+    CHECK(total - 8 * flow_line <= 8 * flow_line / 100);
+    CHECK(st->retransmitted_packets <= 8 * 977 / 100);
     for (int i = 0; i < 8; i++) {
         s.used += s.up_bytes[i] > 0;
         s.crowded += s.up_bytes[i] >= 2 * flow_line;
@@ -107,10 +114,11 @@ static void test_ecmp_collides_spray_spreads(void)
     CHECK(ecmp.used < 8);
     CHECK(ecmp.crowded >= 1);
     CHECK(ecmp.jct >= 2 * alone);
-    /* Spray: every uplink carries about 1/8 of the bytes, the job about as fast as one flow. */
+    /* Spray: every uplink carries about 1/8 of the bytes, the job about as fast as one flow
+     * (random per-packet choices make short queues that DCQCN reacts to, hence the slack). */
     CHECK(spray.used == 8);
     CHECK(spray.min_b * 10 >= spray.max_b * 8);
-    CHECK(spray.jct < alone * 12 / 10);
+    CHECK(spray.jct < alone * 13 / 10);
     CHECK(spray.jct < ecmp.jct);
     /* Adaptive (least queue) and flowlet (first packets see each other's queues): no uplink
      * ends up with two flows. */
@@ -140,6 +148,7 @@ static void dt_case(unsigned n_queues, const char *alpha, double a)
                      "fabric: {preset: single-switch, servers: %u, gpus_per_server: 1,\n"
                      "         host_link: 100Gbps}\n"
                      "switch: {buffer: 1MiB, alpha: %s, pfc: {enabled: false}}\n"
+                     "nic: {cc: none}\n"
                      "workload:\n",
                      3 * n_queues, alpha);
     for (unsigned q = 0; q < n_queues; q++)

@@ -63,6 +63,7 @@ static void test_lossless_incast(void)
     static const char y[] =
         "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 100Gbps}\n"
         "switch: {buffer: 2MiB}\n"
+        "nic: {cc: none}\n"
         "workload: [{name: in, kind: traffic, pattern: incast, size: 4MB}]\n";
     scenario sc;
     run *r = start(&sc, y);
@@ -96,6 +97,7 @@ static void test_lossy_incast_drops(void)
     static const char y[] =
         "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 100Gbps}\n"
         "switch: {buffer: 2MiB, pfc: {enabled: false}}\n"
+        "nic: {cc: none}\n"
         "workload: [{name: in, kind: traffic, pattern: incast, size: 4MB}]\n";
     scenario sc;
     run *r = start(&sc, y);
@@ -105,6 +107,8 @@ static void test_lossy_incast_drops(void)
     run_execute(r, NULL, NULL);
     const run_stats *st = run_result(r);
     CHECK(st->drops[DROP_BUFFER_FULL] > 0);
+    CHECK(st->retransmitted_packets > 0);
+    CHECK_EQ_U64(st->flows_completed, 7);
     CHECK_EQ_U64(st->pfc_pause_sent, 0);
     CHECK_EQ_U64(st->sent_bytes, st->delivered_bytes + st->dropped_bytes + st->inflight_bytes);
     run_free(r);
@@ -124,6 +128,7 @@ static void headroom_case(uint64_t headroom, int expect_loss)
              "fabric: {preset: single-switch, servers: 4, gpus_per_server: 1, host_link: 400Gbps,\n"
              "         cable_length: 100m, switch_latency: 600ns}\n"
              "switch: {buffer: 8MiB, pfc: {headroom: %llu}}\n"
+             "nic: {cc: none}\n"
              "workload: [{name: in, kind: traffic, pattern: incast, size: 8MB}]\n",
              (unsigned long long)headroom);
     scenario sc;
@@ -168,6 +173,7 @@ static void test_watchdog_storm(void)
         "stop_at: %s\n"
         "fabric: {preset: single-switch, servers: 4, gpus_per_server: 1, host_link: 100Gbps}\n"
         "switch: {buffer: 4MiB, pfc: {watchdog: {detect: 1ms, restore: 2ms}}}\n"
+        "nic: {cc: none}\n"
         "workload: [{name: in, kind: traffic, pattern: incast, size: 4MB}]\n"
         "faults: [{at: 0s, kind: pfc-storm, nic: 0, duration: 5ms}]\n";
     const char *stops[] = {"1000us", "1002us", "20ms"};

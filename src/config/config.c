@@ -132,7 +132,7 @@ static const char *const K_PFC[] = {"enabled", "priorities", "xoff", "headroom",
 static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
-    "retransmit", "rto",  "priority", "cnp_priority", "ack_every", NULL};
+    "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", NULL};
 static const char *const K_DCQCN[] = {
     "g", "rai", "rhai", "timer", "byte_counter", "fast_recovery", "cnp_interval", "min_rate", NULL};
 static const char *const K_LB[] = {"mode", "hash", "fields", "flowlet_gap", "adaptive", NULL};
@@ -1161,6 +1161,7 @@ static int parse_nic(ld *L, const cfg_node *root)
     TRY(get_u32(L, m, p, "cnp_priority", 0, 7, &cnp_prio, NULL));
     n->cnp_priority = (uint8_t)cnp_prio;
     TRY(get_u32(L, m, p, "ack_every", 1, 65536, &n->ack_every, NULL));
+    TRY(get_u32(L, m, p, "reorder_tolerance", 0, 512, &n->reorder_tolerance, NULL));
     return ERR_OK;
 }
 
@@ -1580,6 +1581,7 @@ static void set_defaults(scenario *sc)
     n->priority = 3;
     n->cnp_priority = 6;
     n->ack_every = 16;
+    n->reorder_tolerance = 64;
 
     cfg_lb *b = &sc->lb;
     b->mode = LB_ECMP;

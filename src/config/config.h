@@ -118,6 +118,7 @@ typedef struct cfg_nic {
     uint8_t priority;               /* traffic class of RoCE data and ACK/NAK, default 3 */
     uint8_t cnp_priority;           /* traffic class of CNPs, default 6 */
     uint32_t ack_every;             /* responder ACK coalescing (packets), default 16 */
+    uint32_t reorder_tolerance;     /* selective: packets past a hole before it is NAKed, 64 */
 } cfg_nic;
 
 enum lb_mode { LB_ECMP, LB_FLOWLET, LB_SPRAY, LB_ADAPTIVE, LB_COLLECTIVE };

@@ -41,6 +41,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->dcqcn = sc->nic.cc == CC_DCQCN;
     t->selective = sc->nic.retransmit == RETX_SELECTIVE;
     t->ack_every = sc->nic.ack_every ? sc->nic.ack_every : 1;
+    t->reorder_tol = sc->nic.reorder_tolerance;
     t->rto_ps = sc->nic.rto_ps;
     t->qps_per_flow = sc->nic.qps_per_connection ? sc->nic.qps_per_connection : 1;
     t->nics = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(nic), "NICs");
@@ -389,8 +390,8 @@ static void responder_data(transport *t, qp *q, packet *pkt)
             q->since_ack = 0;
             send_ctrl(t, q, PKT_ACK, q->rcv_nxt);
         }
-        if (q->sacked) {
-            /* selective: the next hole is known to be a hole */
+        if (q->sacked && (q->sacked >= t->reorder_tol || q->tail_seen)) {
+            /* selective: the next hole has waited out the reordering tolerance */
             q->nak_sent = true;
             send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
         }
@@ -406,7 +407,12 @@ static void responder_data(transport *t, qp *q, packet *pkt)
             sack_flip(q, psn);
             q->sacked++;
         }
-        if (!q->nak_sent) {
+        if (psn + 1 == q->n_pkts)
+            q->tail_seen = true;
+        /* go-back-N NAKs a gap at once; selective waits until reorder_tolerance packets have
+         * arrived past it (or the chunk's last one), so sprayed packets that are merely late
+         * are not retransmitted */
+        if (!q->nak_sent && (!t->selective || q->sacked >= t->reorder_tol || q->tail_seen)) {
             q->nak_sent = true;
             send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
         }

@@ -119,6 +119,7 @@ struct qp {
     uint32_t since_ack;        /* accepted since the last ACK */
     uint32_t sacked;           /* selective: packets buffered beyond rcv_nxt */
     bool nak_sent, dup_acked, cnp_ever;
+    bool tail_seen;            /* selective: the chunk's last packet has arrived */
     sim_time last_cnp_ps;
     uint64_t *sack;            /* selective: NIC_SACK_WINDOW bits, indexed psn % window */
 };
@@ -151,6 +152,7 @@ struct transport {
     uint8_t prio, cnp_prio;
     bool dcqcn, selective;
     uint32_t ack_every;
+    uint32_t reorder_tol;      /* selective: NAK a hole after this many packets past it */
     sim_time rto_ps;
     nic *nics;                 /* one per host */
     flow *flows;
