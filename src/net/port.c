@@ -677,10 +677,11 @@ void net_port_name(const port *p, char *buf, size_t len)
     for (uint32_t i = 0; i < p->index; i++)
         if (a->ports[i].peer->owner == b)
             k++;
+    /* callers pass 48-byte buffers: names are cut at 20 characters to fit */
     if (k)
-        snprintf(buf, len, "%s->%s#%u", a->name, b->name, k);
+        snprintf(buf, len, "%.20s->%.20s#%u", a->name, b->name, k % 1000u);
     else
-        snprintf(buf, len, "%s->%s", a->name, b->name);
+        snprintf(buf, len, "%.20s->%.20s", a->name, b->name);
 }
 
 void net_port_init_events(port *p)
