@@ -1,0 +1,448 @@
+/*
+ * test_training.c — the training-job planner: FLOPs and times by hand, preset sizes, placement
+ * and its errors, the 1F1B bubble emerging from the DAG, DP bucket overlap, a slow GPU, the
+ * aggregated-TP equivalence, and the task counts of llama3-70b on 1024 GPUs.
+ */
+#include <stdlib.h>
+
+#include "testlib.h"
+#include "workload/training.h"
+
+/* A GPT-style model with uniform stages: no embedding / LM head (vocab 0). */
+static train_opts small_opts(uint32_t layers, uint32_t tp, uint32_t pp, uint32_t dp, uint32_t m)
+{
+    train_opts o;
+    train_opts_default(&o);
+    memset(&o.model, 0, sizeof o.model);
+    o.model.name = "tiny";
+    o.model.layers = layers;
+    o.model.hidden = 1024;
+    o.model.seq_len = 512;
+    o.tp = tp, o.pp = pp, o.dp = dp;
+    o.micro_batch = 2;
+    o.global_batch = 2 * dp * m;
+    o.peak_tflops = 100;
+    o.mfu = 0.5;
+    o.n_ranks = tp * pp * dp;
+    return o;
+}
+
+static train_plan *build(const train_opts *o)
+{
+    err e;
+    err_clear(&e);
+    train_plan *p = train_plan_new(o, &e);
+    CHECK(p != NULL);
+    if (!p)
+        fprintf(stderr, "  error: %s\n", e.msg);
+    else
+        train_plan_check(p);
+    return p;
+}
+
+static void test_flops_by_hand(void)
+{
+    train_opts o = small_opts(4, 2, 2, 1, 3);
+    /* 24·b·s·h² + 4·b·s²·h with b 2, s 512, h 1024. */
+    double f = 24.0 * 2 * 512 * 1024.0 * 1024 + 4.0 * 2 * 512 * 512 * 1024;
+    CHECK_NEAR(train_layer_fwd_flops(&o.model, 2), 27917287424.0, 0.5);
+    CHECK_NEAR(train_layer_fwd_flops(&o.model, 2), f, 0.5);
+    /* Per GPU: half the FLOPs (tp 2) at 100 TFLOPS × 0.5 = 50 FLOP/ps: 279172874.24 ps. */
+    train_plan *p = build(&o);
+    if (!p)
+        return;
+    CHECK_EQ_U64(p->layer_fwd_ps, 279172874);
+    CHECK_EQ_U64(p->m, 3);
+    CHECK_EQ_U64(p->stage_layers[0], 2);
+    CHECK_EQ_U64(p->stage_fwd_ps[0], 2 * 279172874ull);
+    CHECK_EQ_U64(p->stage_bwd_ps[1], 4 * 279172874ull);
+    CHECK_EQ_U64(p->act_bytes, 2ull * 512 * 1024 * 2);
+    /* Gradient shard per rank: 2 layers × (12h² + 2h) / tp × 2 bytes. */
+    CHECK_EQ_U64(p->stage_grad_bytes[0], 2ull * (12ull * 1024 * 1024 + 2048) / 2 * 2);
+    CHECK_EQ_U64(train_flops_ps(1e12, 1000, 1), SIM_MS); /* 1e12 FLOP at 1 PFLOPS */
+    CHECK_EQ_U64(train_compute_ps(1000, 1.3), 1300);
+    /* Sum of compute durations = m × (fwd + bwd) per rank. */
+    uint64_t busy = 0;
+    for (uint32_t i = 0; i < p->n_tasks; i++)
+        if (p->tasks[i].kind == TRAIN_COMPUTE && p->tasks[i].rank == 0)
+            busy += p->tasks[i].dur_ps;
+    CHECK_EQ_U64(busy, 3ull * (2 + 4) * 279172874ull);
+    train_plan_free(p);
+    /* Recompute: backward = 3 × forward. */
+    o.recompute = true;
+    p = build(&o);
+    if (p)
+        CHECK_EQ_U64(p->stage_bwd_ps[0], 6 * 279172874ull);
+    train_plan_free(p);
+}
+
+static void test_presets(void)
+{
+    static const struct {
+        const char *name;
+        double params;
+    } want[] = {{"llama3-8b", 8.03e9},
+                {"llama3-70b", 70.6e9},
+                {"llama3-405b", 405.9e9},
+                {"gpt3-175b", 175e9}};
+    for (size_t i = 0; i < 4; i++) {
+        train_model m;
+        CHECK(train_model_preset(want[i].name, &m));
+        double got = train_model_params(&m);
+        CHECK_NEAR(got / want[i].params, 1.0, 0.01);
+    }
+    train_model m;
+    CHECK(!train_model_preset("llama2-7b", &m));
+    CHECK(train_model_preset("llama3-70b", &m));
+    /* From layers / hidden / ffn / vocab: 80 × (2h² + 2h·1024 + 3·h·28672) + 2·V·h ≈ 70e9. */
+    CHECK_NEAR(train_model_params(&m) / 70e9, 1.0, 0.03);
+    CHECK_EQ_U64(m.layers, 80);
+    CHECK_EQ_U64(m.ffn, 28672);
+    /* Explicit model from the config: params decide the per-layer weights. */
+    cfg_model c = {NULL, 70e9, 80, 8192, 8192, 128256};
+    train_model x;
+    train_model_from_cfg(&c, &x);
+    CHECK_STR(x.name, "custom");
+    CHECK_NEAR(train_model_params(&x) / 70e9, 1.0, 1e-6);
+    cfg_model cp = {"llama3-70b", 70.6e9, 80, 8192, 4096, 128256};
+    train_model_from_cfg(&cp, &x);
+    CHECK_EQ_U64(x.seq_len, 4096);
+    CHECK_EQ_U64(x.ffn, 28672);
+}
+
+/* Zero-cost communication, uniform stages: T = (m + p − 1)(t_f + t_b), bubble fraction
+ * (p − 1)/(m + p − 1) on every rank — from the DAG, for several p and m. */
+static void test_bubble_emerges(void)
+{
+    static const uint32_t ps[] = {1, 2, 3, 4, 8};
+    static const uint32_t ms[] = {1, 2, 3, 4, 7, 8, 16, 32};
+    for (size_t a = 0; a < sizeof ps / sizeof ps[0]; a++) {
+        for (size_t c = 0; c < sizeof ms / sizeof ms[0]; c++) {
+            for (uint32_t tp = 1; tp <= 2; tp++) {
+                uint32_t p = ps[a], m = ms[c];
+                train_opts o = small_opts(2 * p, tp, p, 1, m);
+                train_plan *pl = build(&o);
+                if (!pl)
+                    continue;
+                sim_time tf = pl->stage_fwd_ps[0], tb = pl->stage_bwd_ps[0];
+                train_rank_breakdown *br = calloc(pl->n_ranks, sizeof *br);
+                train_summary S;
+                sim_time T = train_eval_ideal(pl, NULL, NULL, NULL, NULL, NULL, br, &S);
+                CHECK_EQ_U64(T, (uint64_t)(m + p - 1) * (tf + tb));
+                CHECK_EQ_U64(S.iteration_ps, T);
+                for (uint32_t r = 0; r < pl->n_ranks; r++) {
+                    CHECK_EQ_U64(br[r].compute_ps, (uint64_t)m * (tf + tb));
+                    CHECK_EQ_U64(br[r].bubble_ps, (uint64_t)(p - 1) * (tf + tb));
+                    CHECK_EQ_U64(br[r].tp_ps + br[r].pp_ps + br[r].dp_ps, 0);
+                }
+                CHECK_NEAR((double)S.mean.bubble_ps / T, (double)(p - 1) / (m + p - 1), 1e-9);
+                free(br);
+                train_plan_free(pl);
+            }
+        }
+    }
+}
+
+static void test_placement(void)
+{
+    /* 4 servers × 8 GPUs: tp 8 inside servers, pp 2, dp 2 (Megatron order tp, dp, pp). */
+    train_opts o = small_opts(4, 8, 2, 2, 2);
+    train_plan *p = build(&o);
+    if (!p)
+        return;
+    CHECK_EQ_U64(p->n_tp_groups, 4);
+    CHECK_EQ_U64(p->n_dp_groups, 16);
+    CHECK_EQ_U64(p->n_groups, 4 + 16 + 16);
+    for (uint32_t r = 0; r < 32; r++) {
+        const train_rank *k = &p->ranks[r];
+        CHECK_EQ_U64(train_rank_of(p, k->tp, k->pp, k->dp), r);
+        CHECK_EQ_U64(r, k->tp + 8 * (k->dp + 2 * k->pp));
+        const train_group *tg = &p->groups[k->tp_group], *dg = &p->groups[k->dp_group];
+        CHECK_EQ_U64(tg->n, 8);
+        CHECK_EQ_U64(dg->n, 2);
+        for (uint32_t i = 0; i < tg->n; i++)
+            CHECK_EQ_U64(p->ranks[p->members[tg->off + i]].server, k->server);
+        for (uint32_t i = 0; i < dg->n; i++) {
+            uint32_t q = p->members[dg->off + i];
+            CHECK(q == r || p->ranks[q].server != k->server);
+            CHECK_EQ_U64(p->ranks[q].tp, k->tp);
+            CHECK_EQ_U64(p->ranks[q].pp, k->pp);
+        }
+        CHECK_EQ_U64(k->pp_prev, k->pp == 0 ? TRAIN_NONE : r - 16);
+        CHECK_EQ_U64(k->pp_next, k->pp == 1 ? TRAIN_NONE : r + 16);
+    }
+    train_plan_free(p);
+
+    /* tp-pp-dp order: pipeline neighbours one TP group apart. */
+    o.order = TRAIN_ORDER_TP_PP_DP;
+    p = build(&o);
+    if (p) {
+        CHECK_EQ_U64(p->ranks[0].pp_next, 8);
+        CHECK_EQ_U64(p->ranks[16].dp, 1);
+    }
+    train_plan_free(p);
+
+    /* Scattered: consecutive logical ranks on different servers, so TP groups span servers. */
+    o.order = TRAIN_ORDER_TP_DP_PP;
+    o.placement = TRAIN_PLACE_SCATTERED;
+    p = build(&o);
+    if (p) {
+        const train_group *g = &p->groups[0];
+        CHECK(p->ranks[p->members[g->off]].server != p->ranks[p->members[g->off + 1]].server);
+    }
+    train_plan_free(p);
+
+    /* An explicit GPU list: servers come from the GPU ids. */
+    train_opts o2 = small_opts(2, 4, 1, 2, 1);
+    uint32_t gpus[8] = {8, 9, 10, 11, 20, 21, 22, 23};
+    o2.gpus = gpus;
+    p = build(&o2);
+    if (p) {
+        CHECK_EQ_U64(p->ranks[0].server, 1);
+        CHECK_EQ_U64(p->ranks[4].server, 2);
+        CHECK_EQ_U64(p->ranks[5].gpu, 21);
+    }
+    train_plan_free(p);
+    uint32_t bad[8] = {6, 7, 8, 9, 20, 21, 22, 23};
+    o2.gpus = bad;
+    err e;
+    err_clear(&e);
+    CHECK(train_plan_new(&o2, &e) == NULL);
+    CHECK(strstr(e.msg, "spans servers 0 and 1") != NULL);
+}
+
+static void test_placement_errors(void)
+{
+    err e;
+    train_opts o = small_opts(4, 4, 2, 2, 1);
+    o.n_ranks = 32;
+    o.err_file = "job.yaml", o.err_line = 7, o.err_col = 5;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL);
+    CHECK_EQ_U64(e.code, ERR_INVALID);
+    CHECK_STR(e.msg, "parallelism: tp (4) x pp (2) x dp (2) = 16 ranks, but the job has 32 GPUs");
+    CHECK_STR(e.file, "job.yaml");
+    CHECK_EQ_U64(e.line, 7);
+
+    o = small_opts(4, 6, 1, 2, 1);
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL);
+    CHECK(
+        strstr(e.msg, "parallelism.tp: the TP group of ranks 6..11 (tp 6) spans servers 0 and 1") !=
+        NULL);
+    o.placement = TRAIN_PLACE_SCATTERED; /* 12 GPUs: not whole servers */
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL);
+    CHECK(strstr(e.msg, "placement: scattered needs whole servers") != NULL);
+
+    /* tp 16 fills two whole servers: allowed. */
+    o = small_opts(4, 16, 1, 2, 1);
+    train_plan *p = build(&o);
+    train_plan_free(p);
+
+    o = small_opts(2, 1, 4, 1, 1);
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL);
+    CHECK_STR(e.msg, "parallelism.pp: 4 pipeline stages need at least 4 layers, the model has 2");
+
+    o = small_opts(4, 1, 1, 4, 1);
+    o.global_batch = 10;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL);
+    CHECK_STR(e.msg, "global_batch: expected a multiple of micro_batch x dp (8), got 10");
+}
+
+/* DP buckets overlap the last backward: exposed DP < DP time, and less than serial. */
+static void test_dp_overlap(void)
+{
+    for (int sharded = 0; sharded < 2; sharded++) {
+        train_opts o = small_opts(8, 1, 2, 4, 4);
+        o.dp_sharded = sharded;
+        o.bucket_bytes = 4000000;
+        train_plan *p = build(&o);
+        if (!p)
+            return;
+        /* Each rank's shard: 4 layers × (12h² + 2h) × 2 B ≈ 100.7 MB → 26 buckets. */
+        CHECK_EQ_U64(p->stage_buckets[0], 26);
+        CHECK_EQ_U64(p->stats.coll_dp, (sharded ? 2 : 1) * 26ull * 2);
+        train_ab_cost ab = {0};
+        ab.dp_alpha_ps = 5 * SIM_US;
+        ab.dp_bw_bps = 400000000000ull;
+        train_summary S0, S;
+        sim_time T0 = train_eval_ideal(p, NULL, NULL, NULL, NULL, NULL, NULL, &S0);
+        sim_time T = train_eval_ideal(p, train_ab_cost_fn, &ab, NULL, NULL, NULL, NULL, &S);
+        /* DP time of one rank: Σ buckets (serialized on the communicator). */
+        sim_time dp_total = 0;
+        for (uint32_t i = 0; i < p->n_tasks; i++)
+            if (p->tasks[i].phase == TRAIN_PH_DP && p->tasks[i].group == p->ranks[0].dp_group)
+                dp_total += train_ab_cost_fn(&ab, p, &p->tasks[i]);
+        CHECK(S.slowest.dp_comm_ps == dp_total);
+        CHECK(S.slowest.dp_ps > 0);
+        CHECK(S.slowest.dp_ps < dp_total);
+        CHECK(S.mean.dp_ps < S.mean.dp_comm_ps);
+        CHECK(T > T0);
+        CHECK(T < T0 + dp_total);
+        CHECK_EQ_U64(S.slowest.compute_ps + S.slowest.tp_ps + S.slowest.pp_ps + S.slowest.dp_ps +
+                         S.slowest.bubble_ps,
+                     T);
+        train_plan_free(p);
+    }
+}
+
+/* Aggregated TP tasks (count = 2·layers) give the same iteration time as per-layer tasks. */
+static void test_tp_aggregation(void)
+{
+    train_ab_cost ab = {0};
+    ab.tp_alpha_ps = 3 * SIM_US, ab.tp_bw_bps = 3600000000000ull;
+    ab.pp_alpha_ps = 2 * SIM_US, ab.pp_bw_bps = 400000000000ull;
+    train_opts o = small_opts(8, 4, 4, 1, 8);
+    train_plan *a = build(&o);
+    o.tp_per_layer = false;
+    train_plan *b = build(&o);
+    if (!a || !b)
+        return;
+    CHECK_EQ_U64(a->stats.tp_collectives, b->stats.tp_collectives);
+    CHECK_EQ_U64(a->stats.tp_collectives, 4ull * 8 * 8 / 4 * 4 * 4 / 4); /* 2·2·L_s·m·groups */
+    CHECK(b->stats.coll_tp < a->stats.coll_tp);
+    train_summary Sa, Sb;
+    sim_time Ta = train_eval_ideal(a, train_ab_cost_fn, &ab, NULL, NULL, NULL, NULL, &Sa);
+    sim_time Tb = train_eval_ideal(b, train_ab_cost_fn, &ab, NULL, NULL, NULL, NULL, &Sb);
+    CHECK_EQ_U64(Ta, Tb);
+    CHECK_EQ_U64(Sa.mean.tp_ps, Sb.mean.tp_ps);
+    CHECK(Sa.mean.tp_ps > 0);
+    CHECK(Sa.mean.pp_ps > 0);
+    train_plan_free(a);
+    train_plan_free(b);
+}
+
+/* gpu-slow 1.3 on one rank lengthens everyone's iteration; it is the slowest rank. */
+static void test_slow_gpu(void)
+{
+    train_opts o = small_opts(8, 2, 2, 2, 4);
+    train_plan *p = build(&o);
+    if (!p)
+        return;
+    train_ab_cost ab = {0};
+    ab.tp_alpha_ps = ab.pp_alpha_ps = ab.dp_alpha_ps = 2 * SIM_US;
+    ab.tp_bw_bps = 3600000000000ull, ab.pp_bw_bps = ab.dp_bw_bps = 400000000000ull;
+    double f[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    train_rank_breakdown b0[8], b1[8];
+    train_summary S0, S1;
+    sim_time T0 = train_eval_ideal(p, train_ab_cost_fn, &ab, f, NULL, NULL, b0, &S0);
+    f[5] = 1.3;
+    sim_time T1 = train_eval_ideal(p, train_ab_cost_fn, &ab, f, NULL, NULL, b1, &S1);
+    CHECK(T1 > T0);
+    CHECK((double)T1 > 1.15 * (double)T0); /* the slow rank is on the critical path */
+    CHECK_EQ_U64(S1.slowest_rank, 5);
+    CHECK_NEAR((double)b1[5].compute_ps / b0[5].compute_ps, 1.3, 1e-6);
+    for (uint32_t r = 0; r < 8; r++) {
+        /* Everyone's iteration is longer; the others wait (bubble) for rank 5. */
+        if (r != 5) {
+            CHECK_EQ_U64(b1[r].compute_ps, b0[r].compute_ps);
+            CHECK(b1[r].bubble_ps > b0[r].bubble_ps);
+        }
+    }
+    train_plan_free(p);
+}
+
+/* llama3-70b on 1024 GPUs (tp 8, pp 8, dp 16, micro_batch 1): task counts against closed forms,
+ * printed for the record, at the scenario default global batch (micro_batch × dp × pp = 128,
+ * m = 8) and at Llama 3's 16M-token batch (2048 sequences, m = 128). */
+static void test_llama70b_1024_counts(void)
+{
+    static const uint32_t gbs[] = {128, 2048};
+    for (size_t g = 0; g < 2; g++) {
+        for (int agg = 0; agg < 2; agg++) {
+            if (g == 1 && !agg)
+                continue; /* 6.2M tasks: measured by bench_training, not here */
+            train_opts o;
+            train_opts_default(&o);
+            train_model_preset("llama3-70b", &o.model);
+            o.tp = 8, o.pp = 8, o.dp = 16;
+            o.n_ranks = 1024;
+            o.global_batch = gbs[g];
+            o.tp_per_layer = !agg;
+            train_plan *p = build(&o);
+            if (!p)
+                return;
+            uint64_t m = p->m, L = 10;
+            CHECK_EQ_U64(m, gbs[g] / 16);
+            /* Per rank per micro-batch: fwd + bwd chunks; the last stage adds the LM head. */
+            uint64_t per_mb = agg ? 2 : 4 * L, last_extra = agg ? 0 : 2;
+            uint64_t lastb = agg ? L + 0 : 0; /* aggregated: last backward cut per layer */
+            uint64_t comp = 1024 * m * per_mb + 128 * m * last_extra;
+            if (agg)
+                comp += 1024 * (lastb - 1) + 128; /* + LM-head chunk on the last stage */
+            CHECK_EQ_U64(p->stats.compute, comp);
+            CHECK_EQ_U64(p->stats.p2p, 2ull * 7 * 128 * m);
+            uint64_t tpt = agg ? 128 * (2 * m - 1) + 128 * L : 128 * m * 4 * L;
+            CHECK_EQ_U64(p->stats.coll_tp, tpt);
+            CHECK_EQ_U64(p->stats.tp_collectives, 128 * m * 4 * L);
+            uint64_t dpt = 0;
+            for (uint32_t s = 0; s < 8; s++)
+                dpt += 8ull * p->stage_buckets[s];
+            CHECK_EQ_U64(p->stats.coll_dp, dpt);
+            CHECK(p->stage_buckets[3] == 86); /* 10 × 855.6M / 8 × 2 B = 2.14 GB / 25 MB */
+            train_ab_cost ab = {0};
+            ab.tp_alpha_ps = 5 * SIM_US, ab.tp_bw_bps = 3600000000000ull;
+            ab.pp_alpha_ps = ab.dp_alpha_ps = 10 * SIM_US;
+            ab.pp_bw_bps = ab.dp_bw_bps = 400000000000ull;
+            train_summary S;
+            sim_time T = train_eval_ideal(p, train_ab_cost_fn, &ab, NULL, NULL, NULL, NULL, &S);
+            fprintf(stderr,
+                    "  llama3-70b 1024 GPUs gb %u m %llu %s: tasks %u (compute %llu, TP %llu "
+                    "standing for %llu, P2P %llu, DP %llu), deps %u; α-β iteration %.1f ms, "
+                    "mean compute %.1f, tp %.1f, pp %.1f, dp %.1f, bubble %.1f ms\n",
+                    gbs[g], (unsigned long long)m, agg ? "aggregated" : "per-layer", p->n_tasks,
+                    (unsigned long long)p->stats.compute, (unsigned long long)p->stats.coll_tp,
+                    (unsigned long long)p->stats.tp_collectives, (unsigned long long)p->stats.p2p,
+                    (unsigned long long)p->stats.coll_dp, p->n_deps, T / 1e9,
+                    S.mean.compute_ps / 1e9, S.mean.tp_ps / 1e9, S.mean.pp_ps / 1e9,
+                    S.mean.dp_ps / 1e9, S.mean.bubble_ps / 1e9);
+            train_plan_free(p);
+        }
+    }
+}
+
+static void test_from_job(void)
+{
+    cfg_job j;
+    memset(&j, 0, sizeof j);
+    j.kind = JOB_TRAINING;
+    j.line = 12, j.col = 3;
+    j.model = (cfg_model){"llama3-70b", 70.6e9, 80, 8192, 8192, 128256};
+    j.tp = 8, j.pp = 4, j.dp = 2;
+    j.micro_batch = 1, j.global_batch = 64;
+    j.gpu_peak_tflops = 989, j.gpu_mfu = 0.45;
+    train_opts o;
+    train_opts_from_job(&o, &j, "s.yaml", 64, NULL, 8);
+    train_plan *p = build(&o);
+    if (p) {
+        CHECK_EQ_U64(p->m, 32);
+        /* llama3-70b forward per layer per GPU: (2·8192·(855654400 − 2·8192) + 4·8192²·8192)
+         * FLOP / 8 / (989 × 0.45 FLOP/ps) = 4555049014.07 ps. */
+        CHECK_EQ_U64(p->layer_fwd_ps, 4555049014ull);
+    }
+    train_plan_free(p);
+    o.tp = 16;
+    err e;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL);
+    CHECK_STR(e.file, "s.yaml");
+    CHECK_EQ_U64(e.line, 12);
+}
+
+int main(void)
+{
+    TEST_RUN(test_flops_by_hand);
+    TEST_RUN(test_presets);
+    TEST_RUN(test_bubble_emerges);
+    TEST_RUN(test_placement);
+    TEST_RUN(test_placement_errors);
+    TEST_RUN(test_dp_overlap);
+    TEST_RUN(test_tp_aggregation);
+    TEST_RUN(test_slow_gpu);
+    TEST_RUN(test_from_job);
+    TEST_RUN(test_llama70b_1024_counts);
+    return tl_finish();
+}
