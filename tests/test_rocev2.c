@@ -201,17 +201,21 @@ static void test_qps_entropy(void)
     CHECK(n != NULL);
     if (n) {
         transport *t = transport_new(n, &sc, 1);
-        flow *f = transport_flow_add(t, 0, 0, 15, 4000000);
+        flow *f = transport_flow_add(t, 0, 0, 15, 4000000, 3);
+        transport_flow_start(t, f); /* posts the message: one contiguous piece per QP */
         CHECK_EQ_U64(f->n_qps, 4);
         uint64_t total = 0;
         for (uint32_t i = 0; i < 4; i++) {
-            total += f->qps[i].bytes;
+            CHECK(f->qps[i].head != NULL && f->qps[i].head == f->qps[i].tail);
+            total += f->qps[i].head->bytes;
+            CHECK_EQ_U64(f->qps[i].head->first_psn, 0);
+            CHECK_EQ_U64(f->qps[i].n_pkts, (1000000 + 4095) / 4096);
             CHECK(f->qps[i].sport >= 0xC000);
             for (uint32_t j = 0; j < i; j++)
                 CHECK(f->qps[i].sport != f->qps[j].sport);
         }
         CHECK_EQ_U64(total, 4000000);
-        CHECK_EQ_U64(f->qps[1].offset, 1000000);
+        CHECK_EQ_U64(f->qps[1].head->bytes, 1000000);
         transport_free(t);
         net_free(n);
     }

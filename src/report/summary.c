@@ -165,6 +165,7 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "delivered_bytes", st->delivered_bytes);
     key_u64(&w, "dropped_bytes", st->dropped_bytes);
     key_u64(&w, "inflight_bytes", st->inflight_bytes);
+    key_u64(&w, "scale_up_bytes", st->scale_up_bytes);
     jsonw_obj_end(&w);
 
     jsonw_obj_end(&w);
@@ -412,6 +413,9 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
             summary_fmt_bytes(b, sizeof b, st->delivered_bytes),
             summary_fmt_bytes(c, sizeof c, st->dropped_bytes),
             summary_fmt_bytes(d, sizeof d, st->inflight_bytes));
+    if (st->scale_up_bytes)
+        fprintf(f, "           and %s between GPUs of a server over NVLink\n",
+                summary_fmt_bytes(a, sizeof a, st->scale_up_bytes));
 
     write_top_ports(f, st);
 

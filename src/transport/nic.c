@@ -17,6 +17,7 @@ static void nic_rx(void *ctx, node *host, packet *pkt);
 static void qp_rto_fire(void *ctx, event *ev);
 static void qp_cc_fire(void *ctx, event *ev);
 static void nic_wake_fire(void *ctx, event *ev);
+static void msg_complete(transport *t, msg *m, sim_time now);
 
 uint16_t nic_qp_sport(uint32_t local_qpn, uint32_t remote_qpn)
 {
@@ -70,6 +71,10 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->qps = xcalloc(t->cap_qps, sizeof(qp), "QPs");
     if (t->selective)
         t->sack_bits = xcalloc(t->cap_qps * SACK_WORDS, sizeof(uint64_t), "SACK windows");
+    pool_init(&t->msgs, "messages", sizeof(msg), 1024);
+    pool_init(&t->pieces, "message pieces", sizeof(piece), 1024);
+    t->nvl_free_ps = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(sim_time), "NVLink timelines");
+    t->nvl_latency_ps = sc->fabric.scale_up_latency_ps;
     n->pull = nic_pull;
     n->rx = nic_rx;
     n->host_ctx = t;
@@ -80,6 +85,9 @@ void transport_free(transport *t)
 {
     if (!t)
         return;
+    pool_destroy(&t->msgs);
+    pool_destroy(&t->pieces);
+    xfree(t->nvl_free_ps);
     xfree(t->sack_bits);
     xfree(t->qps);
     xfree(t->flows);
@@ -87,7 +95,8 @@ void transport_free(transport *t)
     xfree(t);
 }
 
-flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst, uint64_t size)
+flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst, uint64_t size,
+                         uint8_t prio)
 {
     SIM_ASSERT(t->n_flows < t->cap_flows, "flow capacity %llu exceeded",
                (unsigned long long)t->cap_flows);
@@ -97,12 +106,16 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
     f->src = src;
     f->dst = dst;
     f->size_bytes = size;
+    f->prio = prio;
     f->tp = t;
     f->n_qps = t->qps_per_flow;
     f->qps = &t->qps[t->n_qps];
     nic *cs = &t->nics[src], *cd = &t->nics[dst];
     uint32_t e = net_host_egress(t->net, cs->host, dst);
     uint32_t re = net_host_egress(t->net, cd->host, src);
+    /* between GPUs of one server: the scale-up domain, as a fluid transfer (rail-only relays
+     * towards another server still go over NVLink as packets, through the relay host) */
+    f->fluid = e == cs->host->nvl_port && cs->host->server == cd->host->server;
     for (uint32_t i = 0; i < f->n_qps; i++) {
         qp *q = &t->qps[t->n_qps];
         q->id = (uint32_t)t->n_qps++;
@@ -111,11 +124,6 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
         q->sport = nic_qp_sport(lqpn, rqpn);
         q->egress = (uint8_t)e;
         q->rev_egress = (uint8_t)re;
-        uint64_t lo = (uint64_t)((unsigned __int128)size * i / f->n_qps);
-        uint64_t hi = (uint64_t)((unsigned __int128)size * (i + 1) / f->n_qps);
-        q->offset = lo;
-        q->bytes = hi - lo;
-        q->n_pkts = (uint32_t)((q->bytes + t->mtu - 1) / t->mtu);
         q->rate_bps = cs->ports[e].p->rate_bps;
         dcqcn_rp_init(&q->rp, &cs->ports[e].dc);
         event_init(&q->rto, qp_rto_fire);
@@ -193,11 +201,20 @@ static void nic_wake_fire(void *ctx, event *ev)
     net_port_kick(np->owner->t->net, np->p);
 }
 
-/* Payload bytes of q's packet `psn`. */
-static inline uint32_t qp_payload(const transport *t, const qp *q, uint32_t psn)
+/* The unacknowledged piece holding `psn` (psn ≥ snd_una, < n_pkts). */
+static inline const piece *qp_piece(const qp *q, uint32_t psn)
 {
-    uint64_t off = (uint64_t)psn * t->mtu;
-    uint64_t left = q->bytes - off;
+    const piece *pc = q->head;
+    while (psn >= pc->first_psn + pc->n_pkts)
+        pc = pc->next;
+    return pc;
+}
+
+/* Payload bytes of the packet `psn` of piece pc. */
+static inline uint32_t piece_payload(const transport *t, const piece *pc, uint32_t psn)
+{
+    uint64_t off = (uint64_t)(psn - pc->first_psn) * t->mtu;
+    uint64_t left = pc->bytes - off;
     return left < t->mtu ? (uint32_t)left : t->mtu;
 }
 
@@ -231,7 +248,8 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     else
         q->snd_max = psn + 1;
     flow *f = q->f;
-    uint32_t payload = qp_payload(t, q, psn);
+    const piece *pc = qp_piece(q, psn);
+    uint32_t payload = piece_payload(t, pc, psn);
     packet *pkt = pool_alloc(&t->net->pkts);
     pkt->next = NULL;
     pkt->flow = q->id;
@@ -239,13 +257,13 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     pkt->dst = f->dst;
     pkt->psn = psn;
     pkt->payload_bytes = payload;
-    pkt->first = psn == 0;
-    pkt->last = psn + 1 == q->n_pkts;
+    pkt->first = psn == pc->first_psn;
+    pkt->last = psn + 1 == pc->first_psn + pc->n_pkts;
     pkt->frame_bytes = wire_data_frame(payload, pkt->first);
     pkt->sport = q->sport;
     pkt->in_port = 0;
     pkt->kind = PKT_DATA;
-    pkt->prio = t->prio;
+    pkt->prio = f->prio;
     pkt->ecn = ECN_ECT0;
     pkt->hops = 0;
     t->sent_payload_bytes += payload;
@@ -288,13 +306,15 @@ static packet *nic_pull(void *ctx, node *host, port *p)
         pkt->next = NULL;
         return pkt;
     }
-    if (p->paused & (1u << t->prio))
-        return NULL; /* the pause's end kicks the port */
     sim_time now = t->net->sim->now, earliest = SIM_TIME_MAX;
     for (uint32_t n = np->n_active; n; n--) {
         qp *q = ring_pop(np);
         if (!qp_can_send(t, q))
             continue; /* leaves the round robin; qp_activate brings it back */
+        if (p->paused >> q->f->prio & 1) {
+            ring_push(np, q); /* its class is paused: the pause's end kicks the port */
+            continue;
+        }
         if (q->next_send_ps > now) {
             if (q->next_send_ps < earliest)
                 earliest = q->next_send_ps;
@@ -328,7 +348,7 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
     pkt->sport = q->sport;
     pkt->in_port = 0;
     pkt->kind = (uint8_t)kind;
-    pkt->prio = kind == PKT_CNP ? t->cnp_prio : t->prio;
+    pkt->prio = kind == PKT_CNP ? t->cnp_prio : f->prio;
     pkt->ecn = ECN_NOT_ECT;
     pkt->hops = 0;
     pkt_fifo *fq = &np->ctrl[pkt->prio];
@@ -378,7 +398,7 @@ static void responder_data(transport *t, qp *q, packet *pkt)
             while (q->rcv_nxt < q->n_pkts && sack_test(q, q->rcv_nxt)) {
                 sack_flip(q, q->rcv_nxt);
                 q->sacked--;
-                bytes += qp_payload(t, q, q->rcv_nxt);
+                bytes += piece_payload(t, qp_piece(q, q->rcv_nxt), q->rcv_nxt);
                 q->rcv_nxt++;
                 n++;
             }
@@ -386,7 +406,18 @@ static void responder_data(transport *t, qp *q, packet *pkt)
         q->nak_sent = q->dup_acked = false;
         q->since_ack += n;
         f->delivered_bytes += bytes;
-        if (q->rcv_nxt == q->n_pkts || q->since_ack >= t->ack_every) {
+        /* pieces (and with them messages) completed by this advance; ACK at each message end */
+        bool piece_end = false;
+        while (q->rcv_piece && q->rcv_nxt >= q->rcv_piece->first_psn + q->rcv_piece->n_pkts) {
+            piece *pc = q->rcv_piece;
+            q->rcv_piece = pc->next;
+            piece_end = true;
+            if (--pc->m->pieces_left == 0)
+                msg_complete(t, pc->m, now);
+        }
+        if (q->rcv_nxt == q->n_pkts)
+            q->tail_seen = false;
+        if (piece_end || q->since_ack >= t->ack_every) {
             q->since_ack = 0;
             send_ctrl(t, q, PKT_ACK, q->rcv_nxt);
         }
@@ -394,12 +425,6 @@ static void responder_data(transport *t, qp *q, packet *pkt)
             /* selective: the next hole has waited out the reordering tolerance */
             q->nak_sent = true;
             send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
-        }
-        if (f->delivered_bytes == f->size_bytes && !f->done) {
-            f->done = true;
-            f->end_ps = now;
-            if (t->on_done)
-                t->on_done(t->on_done_ctx, f);
         }
     } else if (psn > q->rcv_nxt) {
         t->out_of_sequence++;
@@ -430,6 +455,13 @@ static void requester_ack(transport *t, qp *q, packet *pkt)
     uint32_t cum = pkt->psn;
     if (cum > q->snd_una) {
         q->snd_una = cum;
+        while (q->head && cum >= q->head->first_psn + q->head->n_pkts) {
+            piece *pc = q->head;
+            q->head = pc->next;
+            if (!q->head)
+                q->tail = NULL;
+            pool_free(&t->pieces, pc);
+        }
         q->rto_deadline = now + t->rto_ps;
         if (q->snd_nxt < q->snd_una)
             q->snd_nxt = q->snd_una;
@@ -533,17 +565,86 @@ static void nic_rx(void *ctx, node *host, packet *pkt)
     pool_free(&t->net->pkts, pkt);
 }
 
+/* A message has fully arrived: the flow's own (traffic) message completes the flow; others are
+ * reported to the poster. */
+static void msg_complete(transport *t, msg *m, sim_time now)
+{
+    flow *f = m->f;
+    uint64_t cookie = m->cookie;
+    pool_free(&t->msgs, m);
+    if (cookie == FLOW_OWN_MSG) {
+        f->done = true;
+        f->end_ps = now;
+        if (t->on_done)
+            t->on_done(t->on_done_ctx, f);
+    } else if (t->on_msg) {
+        t->on_msg(t->on_msg_ctx, f, cookie);
+    }
+}
+
+/* A fluid (scale-up) message reached its receiver. */
+static void fluid_done(void *ctx, event *ev)
+{
+    msg *m = CONTAINER_OF(ev, msg, ev);
+    transport *t = m->f->tp;
+    (void)ctx;
+    m->f->delivered_bytes += m->bytes;
+    t->scale_up_bytes += m->bytes;
+    msg_complete(t, m, t->net->sim->now);
+}
+
+void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
+{
+    sim_time now = t->net->sim->now;
+    msg *m = pool_alloc(&t->msgs);
+    m->f = f;
+    m->cookie = cookie;
+    m->bytes = bytes;
+    m->pieces_left = 0;
+    f->posted_bytes += bytes;
+    if (bytes == 0) {
+        msg_complete(t, m, now);
+        return;
+    }
+    if (f->fluid) {
+        /* NVLink: the sender's scale-up egress moves its messages one after the other at the
+         * scale-up rate; the receiver has them scale_up.latency later */
+        const port *nvl = &t->nics[f->src].host->ports[t->nics[f->src].host->nvl_port];
+        sim_time start = t->nvl_free_ps[f->src] > now ? t->nvl_free_ps[f->src] : now;
+        t->nvl_free_ps[f->src] = start + sim_ser_time(bytes, nvl->rate_bps);
+        event_init(&m->ev, fluid_done);
+        sim_at(t->net->sim, &m->ev, t->nvl_free_ps[f->src] + t->nvl_latency_ps);
+        return;
+    }
+    /* contiguous pieces, one per QP (empty pieces are skipped) */
+    for (uint32_t i = 0; i < f->n_qps; i++) {
+        uint64_t lo = (uint64_t)((unsigned __int128)bytes * i / f->n_qps);
+        uint64_t hi = (uint64_t)((unsigned __int128)bytes * (i + 1) / f->n_qps);
+        if (hi == lo)
+            continue;
+        qp *q = &f->qps[i];
+        piece *pc = pool_alloc(&t->pieces);
+        pc->next = NULL;
+        pc->m = m;
+        pc->bytes = hi - lo;
+        pc->first_psn = q->n_pkts;
+        pc->n_pkts = (uint32_t)((pc->bytes + t->mtu - 1) / t->mtu);
+        q->n_pkts += pc->n_pkts;
+        if (q->tail)
+            q->tail->next = pc;
+        else
+            q->head = pc;
+        q->tail = pc;
+        if (!q->rcv_piece)
+            q->rcv_piece = pc;
+        m->pieces_left++;
+        qp_activate(t, q);
+    }
+}
+
 void transport_flow_start(transport *t, flow *f)
 {
     f->started = true;
     f->start_ps = t->net->sim->now;
-    if (f->size_bytes == 0) {
-        f->done = true;
-        f->end_ps = f->start_ps;
-        if (t->on_done)
-            t->on_done(t->on_done_ctx, f);
-        return;
-    }
-    for (uint32_t i = 0; i < f->n_qps; i++)
-        qp_activate(t, &f->qps[i]);
+    transport_post(t, f, f->size_bytes, FLOW_OWN_MSG);
 }

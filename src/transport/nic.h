@@ -3,10 +3,14 @@
  * Models: spec models.md "NIC and RoCEv2 reliable connection", IBTA RoCEv2 annex (wire
  * format), InfiniBand RC (PSN, ACK/NAK, sequence-error NAK, local ACK timeout), DCQCN (dcqcn.h).
  *
- * Flows and QPs. A flow is one RDMA WRITE message from src to dst. It runs over
- * `nic.qps_per_connection` QPs; the message is cut into that many contiguous chunks (chunk i is
- * bytes [i·S/Q, (i+1)·S/Q)), as NCCL spreads a transfer over its QPs, and each QP sends its
- * chunk as its own WRITE (its first packet carries the RETH). Each QP has its own PSN space
+ * Flows, messages and QPs. A flow is a connection from src to dst carrying RDMA WRITE messages
+ * (a traffic flow: one message of size_bytes; a collective: one message per transfer, posted
+ * with transport_post). It runs over `nic.qps_per_connection` QPs; each message is cut into that
+ * many contiguous pieces (piece i is bytes [i·S/Q, (i+1)·S/Q)), as NCCL spreads a transfer over
+ * its QPs, and each QP sends its piece as its own WRITE (its first packet carries the RETH);
+ * a QP's pieces follow each other in one PSN space, so its messages arrive in order. A message
+ * is complete when all its pieces are. Between two GPUs of one server there are no packets:
+ * the message is a fluid transfer over the sender's NVLink (see transport_flow_add). Each QP has its own PSN space
  * (PSNs count packets from 0; 24-bit wrap is not modelled) and its own UDP source port, derived
  * as the Linux RoCE stack does (rdma_calc_flow_label + rdma_flow_label_to_udp_sport) from the
  * local and remote QP numbers; QP numbers are allocated sequentially from a base each NIC draws
@@ -67,8 +71,35 @@
 typedef struct flow flow;
 typedef struct qp qp;
 typedef struct transport transport;
+typedef struct msg msg;
+typedef struct piece piece;
 /* Called when a flow's last byte has arrived (ctx = the callback's registered context). */
 typedef void (*flow_done_fn)(void *ctx, flow *f);
+/* Called when a message posted with transport_post has fully arrived at the receiver. */
+typedef void (*msg_done_fn)(void *ctx, flow *f, uint64_t cookie);
+
+#define FLOW_OWN_MSG UINT64_MAX /* cookie of the message transport_flow_start posts */
+
+/* One posted RDMA WRITE. Split over the flow's QPs in contiguous pieces (as NCCL with
+ * NCCL_IB_SPLIT_DATA_ON_QPS=1); complete when every piece is. Over the scale-up domain it is a
+ * fluid transfer instead, completed by its own event. From a pool: no allocation in steady state. */
+struct msg {
+    pool_hdr hdr;
+    event ev;                  /* fluid (scale-up) completion */
+    flow *f;
+    uint64_t cookie;
+    uint64_t bytes;
+    uint32_t pieces_left;
+};
+
+/* The part of a message one QP carries: PSNs [first_psn, first_psn + n_pkts). */
+struct piece {
+    pool_hdr hdr;
+    piece *next;
+    msg *m;
+    uint32_t first_psn, n_pkts;
+    uint64_t bytes;
+};
 
 #define NIC_PORTS 2 /* a host's fabric port and its scale-up (NVLink) port */
 #define NIC_SACK_WINDOW 512u /* selective retransmit: responder reorder window, packets */
@@ -77,15 +108,20 @@ enum {
     WIRE_CNP_FRAME = WIRE_ETH + WIRE_IPV4 + WIRE_UDP + WIRE_BTH + 16 + WIRE_ICRC + WIRE_FCS,
 };
 
+/* A connection from src to dst (its QPs), carrying messages. A traffic flow is a connection
+ * with one message of size_bytes, posted by transport_flow_start; collectives post many. */
 struct flow {
     uint32_t id;
     uint32_t job;
     uint32_t src, dst;         /* host indices */
     uint16_t sport;            /* UDP source port of its first QP */
+    uint8_t prio;              /* traffic class of its data and ACK/NAK */
+    bool fluid;                /* both ends in one server: the scale-up domain, no packets */
     uint32_t n_qps;
     qp *qps;                   /* n_qps consecutive QPs */
     transport *tp;             /* owner (timer handlers reach the transport through it) */
-    uint64_t size_bytes;
+    uint64_t size_bytes;       /* transport_flow_start: the message to send */
+    uint64_t posted_bytes;     /* all messages posted so far */
     uint64_t delivered_bytes;  /* payload accepted in order at the receiver (goodput) */
     sim_time start_ps, end_ps;
     bool started, done;
@@ -98,8 +134,9 @@ struct qp {
     uint8_t egress;            /* requester's port index towards dst */
     uint8_t rev_egress;        /* responder's port index towards src */
     /* requester */
-    uint64_t offset, bytes;    /* chunk of the message */
-    uint32_t n_pkts;
+    piece *head, *tail;        /* pieces not yet acknowledged, in PSN order */
+    piece *rcv_piece;          /* responder: the piece holding rcv_nxt */
+    uint32_t n_pkts;           /* PSNs posted so far (one past the last) */
     uint32_t snd_nxt, snd_una, snd_max;
     uint32_t rtx_psn;          /* selective: the PSN to resend */
     bool rtx_pending;
@@ -163,6 +200,12 @@ struct transport {
     uint64_t *sack_bits;       /* selective: the QPs' windows */
     flow_done_fn on_done;
     void *on_done_ctx;
+    msg_done_fn on_msg;
+    void *on_msg_ctx;
+    pool msgs, pieces;
+    sim_time *nvl_free_ps;     /* per host: when its scale-up egress is next free (fluid) */
+    sim_time nvl_latency_ps;
+    uint64_t scale_up_bytes;   /* delivered over the scale-up domain (fluid, not packets) */
     uint64_t sent_payload_bytes, delivered_payload_bytes;
     /* NIC counters (summary.json "nics") */
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
@@ -173,10 +216,17 @@ struct transport {
  * for `max_flows` flows and their QPs, allocated now (nothing is allocated per packet). */
 transport *transport_new(net *n, const scenario *sc, uint64_t max_flows);
 void transport_free(transport *t);
-/* Add a flow (not started) and its QPs. Returns it; its id is its index in t->flows. */
-flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst, uint64_t size);
-/* Start a flow now: its QPs join their NIC port's round robin. */
+/* Add a flow (not started) and its QPs, in traffic class `prio`. Returns it; its id is its index
+ * in t->flows. Between two hosts of one server (with a scale-up domain) the flow is fluid: its
+ * messages take bytes / scale_up bandwidth on the sender's NVLink (one after the other) plus
+ * scale_up.latency, and make no packets — the packet model is for the scale-out fabric. */
+flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst, uint64_t size,
+                         uint8_t prio);
+/* Start a flow now: post its size_bytes as one message; on_done fires when it has arrived. */
 void transport_flow_start(transport *t, flow *f);
+/* Post a message of `bytes` on flow f now (RC: messages of a QP are delivered in order);
+ * on_msg(ctx, f, cookie) fires when its last byte has arrived at the receiver. */
+void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie);
 
 /* The UDP source port the Linux RoCE stack derives from a QP pair (rdma_calc_flow_label, then
  * rdma_flow_label_to_udp_sport): in 0xC000..0xFFFF. */

@@ -61,12 +61,13 @@ typedef struct add_ctx {
     transport *tp;
     uint32_t job;
     uint64_t size;
+    uint8_t prio;
 } add_ctx;
 
 static void add_pair(void *ctx, uint32_t src, uint32_t dst)
 {
     add_ctx *a = ctx;
-    transport_flow_add(a->tp, a->job, src, dst, a->size);
+    transport_flow_add(a->tp, a->job, src, dst, a->size, a->prio);
 }
 
 run *run_new(const scenario *sc, err *e)
@@ -109,7 +110,9 @@ run *run_new(const scenario *sc, err *e)
         js->owner = r;
         js->index = j;
         js->first_flow = r->tp->n_flows;
-        add_ctx a = {r->tp, j, sc->jobs[j].size_bytes};
+        int prio = sc->jobs[j].priority;
+        add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
+                     (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
         traffic_pairs(sc, j, r->net->n_hosts, add_pair, &a);
         js->n_flows = r->tp->n_flows - js->first_flow;
         event_init(&js->start, job_start);
@@ -246,6 +249,7 @@ static void collect(run *r)
     st->delivered_bytes = t->delivered_payload_bytes;
     st->dropped_bytes = n->dropped_payload_bytes;
     st->inflight_bytes = net_inflight_payload(n, NULL);
+    st->scale_up_bytes = t->scale_up_bytes;
     SIM_ASSERT(st->sent_bytes == st->delivered_bytes + st->dropped_bytes + st->inflight_bytes,
                "byte conservation: sent %llu != delivered %llu + dropped %llu + in flight %llu",
                (unsigned long long)st->sent_bytes, (unsigned long long)st->delivered_bytes,

@@ -95,6 +95,7 @@ typedef struct run_stats {
 
     /* conservation, payload bytes */
     uint64_t sent_bytes, delivered_bytes, dropped_bytes, inflight_bytes;
+    uint64_t scale_up_bytes;    /* moved inside servers over NVLink (fluid, not packets) */
     bool hit_stop_at;           /* ended by stop_at rather than running out of events */
     bool deadlock;              /* PFC deadlock detected: the run stopped there */
     sim_time deadlock_at_ps;
