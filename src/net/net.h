@@ -236,6 +236,11 @@ static inline uint64_t net_port_dre(const port *p, sim_time now)
     return halvings >= 64 ? 0 : p->dre_bytes >> halvings;
 }
 
+/* GPUs of the cluster, and the host (NIC port) that serves GPU `gpu`; with dual-port NICs,
+ * `port_sel` picks the port (mod nic_ports). UINT32_MAX when the GPU does not exist. */
+uint32_t net_gpus(const net *n);
+uint32_t net_gpu_host(const net *n, uint32_t gpu, uint32_t port_sel);
+
 /* Frames (and their payload bytes) still inside the network: queues, wires, serializers. */
 uint64_t net_inflight_payload(const net *n, uint64_t *packets);
 /* Drop a frame at port p with reason r: counts it and returns it to the pool. */

@@ -604,3 +604,32 @@ void net_free(net *n)
     xfree(n->groups);
     xfree(n);
 }
+
+uint32_t net_gpus(const net *n)
+{
+    const cfg_fabric *f = &n->sc->fabric;
+    if (f->preset == PRESET_CUSTOM) {
+        uint32_t g = 0;
+        for (uint32_t i = 0; i < f->n_custom_hosts; i++)
+            g += f->custom_hosts[i].gpus;
+        return g;
+    }
+    return f->servers * f->gpus_per_server;
+}
+
+uint32_t net_gpu_host(const net *n, uint32_t gpu, uint32_t port_sel)
+{
+    const cfg_fabric *f = &n->sc->fabric;
+    if (gpu >= net_gpus(n))
+        return UINT32_MAX;
+    if (f->preset == PRESET_CUSTOM) {
+        for (uint32_t h = 0; h < n->n_hosts; h++)
+            if (gpu < n->hosts[h]->gpu + f->custom_hosts[h].gpus)
+                return h;
+        return UINT32_MAX;
+    }
+    uint32_t nics = f->gpus_per_server / f->gpus_per_nic;
+    uint32_t server = gpu / f->gpus_per_server, local = gpu % f->gpus_per_server;
+    uint32_t nic = server * nics + local / f->gpus_per_nic;
+    return nic * f->nic_ports + port_sel % f->nic_ports;
+}

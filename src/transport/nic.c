@@ -115,7 +115,7 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
     uint32_t re = net_host_egress(t->net, cd->host, src);
     /* between GPUs of one server: the scale-up domain, as a fluid transfer (rail-only relays
      * towards another server still go over NVLink as packets, through the relay host) */
-    f->fluid = e == cs->host->nvl_port && cs->host->server == cd->host->server;
+    f->fluid = src == dst || (e == cs->host->nvl_port && cs->host->server == cd->host->server);
     for (uint32_t i = 0; i < f->n_qps; i++) {
         qp *q = &t->qps[t->n_qps];
         q->id = (uint32_t)t->n_qps++;
@@ -609,9 +609,11 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
     if (f->fluid) {
         /* NVLink: the sender's scale-up egress moves its messages one after the other at the
          * scale-up rate; the receiver has them scale_up.latency later */
-        const port *nvl = &t->nics[f->src].host->ports[t->nics[f->src].host->nvl_port];
+        const node *h = t->nics[f->src].host;
+        uint64_t rate = h->nvl_port != UINT32_MAX ? h->ports[h->nvl_port].rate_bps
+                                                  : t->sc->fabric.scale_up_bps;
         sim_time start = t->nvl_free_ps[f->src] > now ? t->nvl_free_ps[f->src] : now;
-        t->nvl_free_ps[f->src] = start + sim_ser_time(bytes, nvl->rate_bps);
+        t->nvl_free_ps[f->src] = start + sim_ser_time(bytes, rate);
         event_init(&m->ev, fluid_done);
         sim_at(t->net->sim, &m->ev, t->nvl_free_ps[f->src] + t->nvl_latency_ps);
         return;

@@ -18,6 +18,7 @@
 #include "../lb/lb.h"
 #include "../net/net.h"
 #include "../transport/nic.h"
+#include "coll_exec.h"
 #include "fault.h"
 #include "traffic.h"
 
@@ -25,8 +26,9 @@ typedef struct job_state {
     event start;
     run *owner;
     uint32_t index;
-    uint64_t first_flow, n_flows, done_flows;
+    uint64_t first_flow, n_flows, done_flows;  /* traffic jobs: flows; collectives: connections */
     sim_time end_ps;
+    coll_exec *coll;           /* collective jobs */
 } job_state;
 
 struct run {
@@ -44,8 +46,21 @@ static void job_start(void *ctx, event *ev)
     job_state *js = (job_state *)((char *)ev - offsetof(job_state, start));
     transport *t = js->owner->tp;
     (void)ctx;
+    if (js->coll) {
+        coll_exec_start(js->coll);
+        return;
+    }
     for (uint64_t i = 0; i < js->n_flows; i++)
         transport_flow_start(t, &t->flows[js->first_flow + i]);
+}
+
+/* A posted message completed: the cookie carries the job in its top 24 bits. */
+static void on_msg_done(void *ctx, flow *f, uint64_t cookie)
+{
+    run *r = ctx;
+    (void)f;
+    job_state *js = &r->jobs[cookie >> 40];
+    coll_exec_on_msg(js->coll, cookie & ((1ull << 40) - 1));
 }
 
 static void on_flow_done(void *ctx, flow *f)
@@ -85,35 +100,47 @@ run *run_new(const scenario *sc, err *e)
     if (!r->faults)
         goto fail;
     uint64_t total = 0;
+    r->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_state), "job states");
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
         const cfg_job *job = &sc->jobs[j];
-        if (job->kind != JOB_TRAFFIC) {
+        uint64_t c = 0;
+        if (job->kind == JOB_COLLECTIVE) {
+            r->jobs[j].coll = coll_exec_new(r->net, sc, j, &c, e);
+            if (!r->jobs[j].coll)
+                goto fail;
+        } else if (job->kind == JOB_TRAFFIC) {
+            c = traffic_flow_count(sc, j, r->net->n_hosts, e);
+            if (e->code)
+                goto fail;
+        } else {
             char key[48];
             snprintf(key, sizeof key, "workload.%u.kind", j);
             config_error_at(sc, e, key,
                             "workload[%u].kind: \"%s\" jobs are not available yet in this version "
-                            "(available: traffic)",
+                            "(available: traffic, collective)",
                             j, job_kind_name(job->kind));
             goto fail;
         }
-        uint64_t c = traffic_flow_count(sc, j, r->net->n_hosts, e);
-        if (e->code)
-            goto fail;
         total += c;
     }
     r->tp = transport_new(r->net, sc, total);
     r->tp->on_done = on_flow_done;
     r->tp->on_done_ctx = r;
-    r->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_state), "job states");
+    r->tp->on_msg = on_msg_done;
+    r->tp->on_msg_ctx = r;
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
         job_state *js = &r->jobs[j];
         js->owner = r;
         js->index = j;
         js->first_flow = r->tp->n_flows;
-        int prio = sc->jobs[j].priority;
-        add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
-                     (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
-        traffic_pairs(sc, j, r->net->n_hosts, add_pair, &a);
+        if (js->coll) {
+            coll_exec_connect(js->coll, r->tp);
+        } else {
+            int prio = sc->jobs[j].priority;
+            add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
+                         (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
+            traffic_pairs(sc, j, r->net->n_hosts, add_pair, &a);
+        }
         js->n_flows = r->tp->n_flows - js->first_flow;
         event_init(&js->start, job_start);
         sim_at(&r->sim, &js->start, sc->jobs[j].start_ps);
@@ -169,6 +196,10 @@ static void collect(run *r)
         jr->pattern = cj->pattern;
         jr->size_bytes = cj->size_bytes;
         jr->start_ps = cj->start_ps;
+        if (js->coll) {
+            coll_exec_result(js->coll, jr);
+            continue;
+        }
         jr->flows = js->n_flows;
         jr->flows_completed = js->done_flows;
         jr->completed = js->done_flows == js->n_flows;
@@ -186,13 +217,16 @@ static void collect(run *r)
         xfree(seen);
     }
 
-    st->n_flows = t->n_flows;
+    /* flows are the traffic jobs' flows; a collective's connections are not flows */
     st->flows = xcalloc(t->n_flows ? t->n_flows : 1, sizeof(flow_record), "flow records");
     sim_time *fct = xmalloc(sizeof(sim_time) * (t->n_flows ? t->n_flows : 1), "FCTs");
     uint64_t nc = 0;
+    st->n_flows = 0;
     for (uint64_t i = 0; i < t->n_flows; i++) {
         const flow *f = &t->flows[i];
-        flow_record *fr = &st->flows[i];
+        if (r->jobs[f->job].coll)
+            continue;
+        flow_record *fr = &st->flows[st->n_flows++];
         fr->job = f->job;
         fr->src_host = f->src;
         fr->dst_host = f->dst;
@@ -280,6 +314,11 @@ const run_stats *run_result(const run *r) { return &r->st; }
 const sim *run_sim(const run *r) { return &r->sim; }
 sim *run_sim_mut(run *r) { return &r->sim; }
 
+static iter_result *st_iters(run_stats *st, uint32_t j)
+{
+    return st->jobs && j < st->n_jobs ? st->jobs[j].iterations : NULL;
+}
+
 void run_free(run *r)
 {
     if (!r)
@@ -290,6 +329,10 @@ void run_free(run *r)
     /* The queue may still hold events embedded in jobs and ports: free it first. */
     sim_free(&r->sim);
     faults_free(r->faults);
+    for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++) {
+        coll_exec_free(r->jobs[j].coll);
+        xfree(st_iters(&r->st, j));
+    }
     xfree(r->jobs);
     transport_free(r->tp);
     net_free(r->net);

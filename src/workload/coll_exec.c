@@ -1,0 +1,321 @@
+/*
+ * coll_exec.c — collective executor (see coll_exec.h).
+ *
+ * State per transfer is one 16-bit count of dependencies still outstanding and the id of its
+ * connection; successors come from coll_plan_successors. Reduction delays (when the plan has
+ * them) wait in a binary heap of (time, transfer) served by one event, so the event queue never
+ * holds more than one entry per job for them.
+ */
+#include "coll_exec.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "../core/arena.h"
+#include "collective.h"
+
+typedef struct delay_item {
+    sim_time t;
+    uint32_t xfer;
+} delay_item;
+
+struct coll_exec {
+    net *net;
+    const scenario *sc;
+    const cfg_job *cfg;
+    uint32_t job;
+    arena mem;
+    coll_plan *plan;
+    uint32_t n_ranks;
+    uint32_t *gpu_of_rank;
+    uint32_t *succ_first, *succ;
+    uint16_t *left;             /* outstanding dependencies per transfer */
+    uint32_t *conn_of;          /* transfer -> index into conns */
+    uint32_t n_conns;
+    uint32_t *conn_src, *conn_dst; /* hosts per connection */
+    flow **conns;
+    transport *tp;
+    uint8_t prio;
+    /* progress */
+    uint32_t iter;              /* current iteration (0-based) */
+    uint64_t done_in_iter;
+    sim_time iter_start;
+    sim_time *iter_time;        /* [iterations] */
+    sim_time start_ps, end_ps;
+    bool finished;
+    /* reduction delays */
+    delay_item *heap;
+    uint32_t heap_n;
+    event delay_ev;
+};
+
+static void delay_fire(void *ctx, event *ev);
+
+static const char *job_key(char *buf, size_t len, uint32_t j, const char *k)
+{
+    snprintf(buf, len, "workload.%u.%s", j, k);
+    return buf;
+}
+
+coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *connections, err *e)
+{
+    const cfg_job *job = &sc->jobs[j];
+    coll_exec *x = xcalloc(1, sizeof *x, "collective executor");
+    char key[64];
+    x->net = n;
+    x->sc = sc;
+    x->cfg = job;
+    x->job = j;
+    arena_init(&x->mem, "collective plan");
+    uint32_t gpus = net_gpus(n);
+    x->n_ranks = job->ranks.all ? gpus : job->ranks.n;
+    x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
+    uint32_t *server = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
+    for (uint32_t r = 0; r < x->n_ranks; r++) {
+        uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
+        if (g >= gpus) {
+            config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
+                            "workload[%u].ranks: GPU %u does not exist: the fabric has %u GPUs "
+                            "(0..%u)",
+                            j, g, gpus, gpus ? gpus - 1 : 0);
+            coll_exec_free(x);
+            return NULL;
+        }
+        x->gpu_of_rank[r] = g;
+        server[r] = n->hosts[net_gpu_host(n, g, 0)]->server;
+    }
+    if (x->n_ranks < 2) {
+        config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
+                        "workload[%u].ranks: a collective needs at least 2 ranks, got %u", j,
+                        x->n_ranks);
+        coll_exec_free(x);
+        return NULL;
+    }
+    coll_params p = {
+        .op = job->op,
+        .algo = job->algorithm,
+        .n_ranks = x->n_ranks,
+        .server_of_rank = server,
+        .gpus_per_server = sc->fabric.gpus_per_server,
+        .size_bytes = job->size_bytes,
+        .channels = job->channels,
+    };
+    err pe;
+    err_clear(&pe);
+    x->plan = coll_plan_build(&p, &x->mem, &pe);
+    if (!x->plan) {
+        config_error_at(sc, e, job_key(key, sizeof key, j, "algorithm"), "workload[%u]: %s", j,
+                        pe.msg);
+        coll_exec_free(x);
+        return NULL;
+    }
+    const coll_plan *pl = x->plan;
+    coll_plan_successors(pl, &x->mem, &x->succ_first, &x->succ);
+    x->left = ARENA_NEW_ARRAY(&x->mem, uint16_t, pl->n_xfers ? pl->n_xfers : 1);
+    x->conn_of = ARENA_NEW_ARRAY(&x->mem, uint32_t, pl->n_xfers ? pl->n_xfers : 1);
+    /* connections: distinct (src, dst, channel), found with an open-addressing table */
+    uint32_t cap = 1024;
+    while (cap < 2 * (uint64_t)pl->n_xfers && cap < (1u << 30))
+        cap <<= 1;
+    uint64_t *keys = xmalloc(sizeof(uint64_t) * cap, "connection table");
+    uint32_t *vals = xmalloc(sizeof(uint32_t) * cap, "connection table");
+    memset(keys, 0xFF, sizeof(uint64_t) * cap);
+    uint32_t cap_conns = 1024;
+    x->conn_src = xmalloc(sizeof(uint32_t) * cap_conns, "connections");
+    x->conn_dst = xmalloc(sizeof(uint32_t) * cap_conns, "connections");
+    for (uint32_t i = 0; i < pl->n_xfers; i++) {
+        const coll_xfer *t = &pl->xfers[i];
+        uint64_t k = ((uint64_t)t->src << 40) ^ ((uint64_t)t->dst << 16) ^ t->channel;
+        uint64_t h = k * 0x9E3779B97F4A7C15ull;
+        uint32_t s = (uint32_t)(h >> 34) & (cap - 1);
+        while (keys[s] != UINT64_MAX && keys[s] != k)
+            s = (s + 1) & (cap - 1);
+        if (keys[s] == UINT64_MAX) {
+            keys[s] = k;
+            if (x->n_conns == cap_conns) {
+                cap_conns *= 2;
+                x->conn_src = xrealloc(x->conn_src, sizeof(uint32_t) * cap_conns, "connections");
+                x->conn_dst = xrealloc(x->conn_dst, sizeof(uint32_t) * cap_conns, "connections");
+            }
+            x->conn_src[x->n_conns] = net_gpu_host(n, x->gpu_of_rank[t->src], t->channel);
+            x->conn_dst[x->n_conns] = net_gpu_host(n, x->gpu_of_rank[t->dst], t->channel);
+            vals[s] = x->n_conns++;
+        }
+        x->conn_of[i] = vals[s];
+    }
+    xfree(keys);
+    xfree(vals);
+    x->iter_time = ARENA_NEW_ARRAY(&x->mem, sim_time, job->iterations ? job->iterations : 1);
+    x->prio = (uint8_t)(job->priority < 0 ? sc->nic.priority : job->priority);
+    x->heap = NULL;
+    *connections = x->n_conns;
+    return x;
+}
+
+void coll_exec_connect(coll_exec *x, transport *t)
+{
+    x->tp = t;
+    x->conns = xmalloc(sizeof(flow *) * (x->n_conns ? x->n_conns : 1), "connection flows");
+    for (uint32_t c = 0; c < x->n_conns; c++) {
+        flow *f = transport_flow_add(t, x->job, x->conn_src[c], x->conn_dst[c], 0, x->prio);
+        f->started = true;
+        x->conns[c] = f;
+    }
+    /* room for every transfer waiting on its reduction at once (only if the plan has any) */
+    if (x->plan->reduce_Bps)
+        x->heap = xmalloc(sizeof(delay_item) * (x->plan->n_xfers ? x->plan->n_xfers : 1),
+                          "reduction delays");
+    event_init(&x->delay_ev, delay_fire);
+}
+
+void coll_exec_result(const coll_exec *x, job_result *jr)
+{
+    const cfg_job *j = x->cfg;
+    jr->ranks = x->n_ranks;
+    jr->completed = x->finished;
+    jr->n_iterations = x->iter < j->iterations ? x->iter : j->iterations;
+    jr->iterations = xcalloc(jr->n_iterations ? jr->n_iterations : 1, sizeof(iter_result),
+                             "iteration results");
+    double alg = 0, bus = 0;
+    for (uint32_t k = 0; k < jr->n_iterations; k++) {
+        iter_result *it = &jr->iterations[k];
+        it->time_ps = x->iter_time[k];
+        it->algbw_GBps = coll_algbw_GBps(j->op, j->size_bytes, x->n_ranks, it->time_ps);
+        it->busbw_GBps = coll_busbw_GBps(j->op, j->size_bytes, x->n_ranks, it->time_ps);
+        alg += it->algbw_GBps;
+        bus += it->busbw_GBps;
+    }
+    if (jr->n_iterations) {
+        jr->algbw_GBps = alg / jr->n_iterations;
+        jr->busbw_GBps = bus / jr->n_iterations;
+    }
+    if (x->finished) {
+        jr->end_ps = x->end_ps;
+        jr->jct_ps = x->end_ps - x->start_ps;
+    }
+}
+
+void coll_exec_free(coll_exec *x)
+{
+    if (!x)
+        return;
+    arena_free(&x->mem);
+    xfree(x->conn_src);
+    xfree(x->conn_dst);
+    xfree(x->conns);
+    xfree(x->heap);
+    xfree(x);
+}
+
+#include "../core/hotpath.h"
+
+static void post(coll_exec *x, uint32_t i)
+{
+    const coll_xfer *t = &x->plan->xfers[i];
+    transport_post(x->tp, x->conns[x->conn_of[i]], t->bytes, ((uint64_t)x->job << 40) | i);
+}
+
+static void heap_push(coll_exec *x, sim_time t, uint32_t xfer)
+{
+    uint32_t i = x->heap_n++;
+    while (i) {
+        uint32_t p = (i - 1) / 2;
+        if (x->heap[p].t <= t)
+            break;
+        x->heap[i] = x->heap[p];
+        i = p;
+    }
+    x->heap[i] = (delay_item){t, xfer};
+    evq_reschedule(&x->net->sim->q, &x->delay_ev, x->heap[0].t);
+}
+
+static delay_item heap_pop(coll_exec *x)
+{
+    delay_item top = x->heap[0], last = x->heap[--x->heap_n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= x->heap_n)
+            break;
+        if (c + 1 < x->heap_n && x->heap[c + 1].t < x->heap[c].t)
+            c++;
+        if (last.t <= x->heap[c].t)
+            break;
+        x->heap[i] = x->heap[c];
+        i = c;
+    }
+    if (x->heap_n)
+        x->heap[i] = last;
+    return top;
+}
+
+/* Transfer i may go: after the sender's reduction time, if any. */
+static void ready(coll_exec *x, uint32_t i)
+{
+    sim_time d = coll_xfer_compute_ps(x->plan, &x->plan->xfers[i]);
+    if (d)
+        heap_push(x, x->net->sim->now + d, i);
+    else
+        post(x, i);
+}
+
+static void delay_fire(void *ctx, event *ev)
+{
+    coll_exec *x = (coll_exec *)((char *)ev - offsetof(coll_exec, delay_ev));
+    sim_time now = x->net->sim->now;
+    (void)ctx;
+    while (x->heap_n && x->heap[0].t <= now)
+        post(x, heap_pop(x).xfer);
+    if (x->heap_n)
+        sim_at(x->net->sim, &x->delay_ev, x->heap[0].t);
+}
+
+static void start_iteration(coll_exec *x)
+{
+    const coll_plan *pl = x->plan;
+    x->iter_start = x->net->sim->now;
+    x->done_in_iter = 0;
+    for (uint32_t i = 0; i < pl->n_xfers; i++)
+        x->left[i] = pl->xfers[i].n_deps;
+    if (!pl->n_xfers) {
+        coll_exec_on_msg(x, UINT64_MAX);
+        return;
+    }
+    for (uint32_t i = 0; i < pl->n_xfers; i++)
+        if (!x->left[i])
+            ready(x, i);
+}
+
+void coll_exec_start(coll_exec *x)
+{
+    x->start_ps = x->net->sim->now;
+    x->iter = 0;
+    start_iteration(x);
+}
+
+void coll_exec_on_msg(coll_exec *x, uint64_t xfer)
+{
+    const coll_plan *pl = x->plan;
+    if (xfer != UINT64_MAX) {
+        uint32_t i = (uint32_t)xfer;
+        x->done_in_iter++;
+        for (uint32_t k = x->succ_first[i]; k < x->succ_first[i + 1]; k++) {
+            uint32_t s = x->succ[k];
+            if (--x->left[s] == 0)
+                ready(x, s);
+        }
+        if (x->done_in_iter < pl->n_xfers)
+            return;
+    }
+    sim_time now = x->net->sim->now;
+    x->iter_time[x->iter] = now - x->iter_start;
+    if (++x->iter < x->cfg->iterations) {
+        start_iteration(x);
+        return;
+    }
+    x->finished = true;
+    x->end_ps = now;
+}
+

@@ -1,0 +1,39 @@
+/*
+ * coll_exec.h — runs a collective job (`kind: collective`) over the transport.
+ *
+ * The job's plan (collective.h: a DAG of point-to-point transfers) is built once. Every
+ * (src rank, dst rank, channel) pair gets a connection — a transport flow with its own QPs, so
+ * channels use distinct QPs and UDP source ports, as NCCL's do — and each transfer is posted on
+ * its connection as a message the moment its dependencies have completed (after the sender's
+ * reduction time, when the plan has one). The job runs `iterations` times back to back;
+ * iteration k starts when k−1 has completed. Rank r is GPU ranks[r] (default: GPU r); its
+ * traffic leaves through that GPU's NIC (channel c uses NIC port c mod nic_ports). Transfers
+ * between GPUs of one server use the scale-up domain (fluid, see transport_flow_add).
+ */
+#ifndef WR_WORKLOAD_COLL_EXEC_H
+#define WR_WORKLOAD_COLL_EXEC_H
+
+#include <stdint.h>
+
+#include "../config/config.h"
+#include "../core/err.h"
+#include "../net/net.h"
+#include "../transport/nic.h"
+#include "run.h"
+
+typedef struct coll_exec coll_exec;
+
+/* Plan job j (sc->jobs[j], a collective) on network n. *connections receives how many transport
+ * flows it needs. NULL + *e (at the job's keys) on invalid input. */
+coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *connections, err *e);
+/* Create its connections on t (after transport_new). */
+void coll_exec_connect(coll_exec *x, transport *t);
+/* Start the first iteration now (the job's start event). */
+void coll_exec_start(coll_exec *x);
+/* A message of this job completed: the transfer index is the cookie. */
+void coll_exec_on_msg(coll_exec *x, uint64_t xfer);
+/* Fill the job's result (iterations, algbw/busbw per nccl-tests, JCT). */
+void coll_exec_result(const coll_exec *x, job_result *jr);
+void coll_exec_free(coll_exec *x);
+
+#endif
