@@ -1,0 +1,1089 @@
+/*
+ * collective.c — collective plans (DAGs of point-to-point transfers) and nccl-tests bandwidth
+ * accounting. See collective.h for the algorithms and their sources; the construction details
+ * and the choices made are documented beside each builder below.
+ *
+ * Every builder runs twice over the same deterministic logic: a counting pass (sizes the arrays,
+ * so the arena holds exactly what the plan needs — an arena cannot grow an array) and a filling
+ * pass. Transfer indices are handed out in emission order in both passes, so a builder can use
+ * the index an emit returns as a dependency of later transfers; deps therefore always point
+ * backwards and the transfer array is a topological order of the DAG.
+ *
+ * Zero-byte transfers are never emitted: when a block or chunk is empty (size smaller than the
+ * rank count or the chunk count) its whole dependency chain carries nothing and is dropped, and
+ * the generic engine simply has no record for an empty range.
+ */
+#include "collective.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+
+/* ---- emission ---------------------------------------------------------------------------- */
+
+typedef struct builder {
+    coll_plan *pl;
+    bool fill;
+    uint64_t nx, nd;          /* transfers / dep entries emitted so far (64-bit: overflow test) */
+    uint32_t max_step;
+    uint64_t total;
+    bool overflow;            /* a dep list longer than 16 bits */
+} builder;
+
+/* Store a dependency list; returns its first index in deps[]. Lists may be shared. */
+static uint32_t b_deps(builder *b, const uint32_t *d, uint32_t n)
+{
+    uint32_t first = (uint32_t)b->nd;
+    if (b->fill)
+        memcpy(b->pl->deps + first, d, sizeof(uint32_t) * n);
+    b->nd += n;
+    return first;
+}
+
+static uint32_t b_xfer(builder *b, uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel,
+                       uint32_t step, uint32_t reduce_inputs, uint32_t first_dep, uint32_t n_deps)
+{
+    uint32_t idx = (uint32_t)b->nx;
+    SIM_ASSERT(bytes > 0 && src != dst, "transfer %u: %u -> %u, %llu bytes", idx, src, dst,
+               (unsigned long long)bytes);
+    if (n_deps > UINT16_MAX)
+        b->overflow = true;
+    if (b->fill) {
+        coll_xfer *x = &b->pl->xfers[idx];
+        x->src = src;
+        x->dst = dst;
+        x->bytes = (uint32_t)bytes;
+        x->first_dep = first_dep;
+        x->n_deps = (uint16_t)n_deps;
+        x->channel = (uint16_t)channel;
+        x->step = step;
+        x->reduce_inputs = reduce_inputs > 255 ? 255 : reduce_inputs;
+    }
+    b->nx++;
+    b->total += bytes;
+    if (step > b->max_step)
+        b->max_step = step;
+    return idx;
+}
+
+/* Part i of `total` split into `parts` near-equal parts (the first total % parts get one more). */
+static uint64_t split_len(uint64_t total, uint64_t parts, uint64_t i)
+{
+    return total / parts + (i < total % parts ? 1 : 0);
+}
+static uint64_t split_off(uint64_t total, uint64_t parts, uint64_t i)
+{
+    uint64_t q = total / parts, r = total % parts;
+    return i * q + (i < r ? i : r);
+}
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* ---- ranks, servers ---------------------------------------------------------------------- */
+
+/*
+ * Servers are numbered densely in the order of their lowest rank; a server's ranks are listed in
+ * ascending order and a rank's local index is its place in that list (its GPU, hence its rail on
+ * a rail-optimized fabric with one NIC per GPU).
+ */
+typedef struct topo_info {
+    uint32_t n, M;
+    uint32_t *server;     /* [n] dense server index */
+    uint32_t *local;      /* [n] local index */
+    uint32_t *srv_first;  /* [M + 1] offsets into srv_ranks */
+    uint32_t *srv_ranks;  /* [n] ranks grouped by server, ascending */
+} topo_info;
+
+typedef struct { uint32_t key, rank; } srv_pair;
+static int srv_pair_cmp(const void *a, const void *b)
+{
+    const srv_pair *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static void topo_build(topo_info *t, const coll_params *p)
+{
+    uint32_t n = p->n_ranks, gps = p->gpus_per_server ? p->gpus_per_server : 1;
+    t->n = n;
+    t->server = xcalloc(n, sizeof(uint32_t), "collective plan: server of rank");
+    t->local = xcalloc(n, sizeof(uint32_t), "collective plan: local index");
+    t->srv_ranks = xcalloc(n, sizeof(uint32_t), "collective plan: ranks by server");
+    srv_pair *pr = xcalloc(n, sizeof(srv_pair), "collective plan: sort");
+    for (uint32_t r = 0; r < n; r++)
+        pr[r] = (srv_pair){p->server_of_rank ? p->server_of_rank[r] : r / gps, r};
+    qsort(pr, n, sizeof(srv_pair), srv_pair_cmp);
+    /* groups in key order; renumber by lowest rank (each group's first entry) */
+    uint32_t M = 0;
+    uint32_t *gstart = xcalloc((size_t)n + 1, sizeof(uint32_t), "collective plan: groups");
+    for (uint32_t i = 0; i < n; i++)
+        if (i == 0 || pr[i].key != pr[i - 1].key)
+            gstart[M++] = i;
+    gstart[M] = n;
+    srv_pair *order = xcalloc(M ? M : 1, sizeof(srv_pair), "collective plan: server order");
+    for (uint32_t g = 0; g < M; g++)
+        order[g] = (srv_pair){pr[gstart[g]].rank, g};
+    qsort(order, M, sizeof(srv_pair), srv_pair_cmp);
+    t->M = M;
+    t->srv_first = xcalloc((size_t)M + 1, sizeof(uint32_t), "collective plan: server offsets");
+    uint32_t at = 0;
+    for (uint32_t m = 0; m < M; m++) {
+        uint32_t g = order[m].rank;
+        t->srv_first[m] = at;
+        for (uint32_t i = gstart[g]; i < gstart[g + 1]; i++) {
+            uint32_t r = pr[i].rank;
+            t->server[r] = m;
+            t->local[r] = i - gstart[g];
+            t->srv_ranks[at++] = r;
+        }
+    }
+    t->srv_first[M] = at;
+    xfree(order);
+    xfree(gstart);
+    xfree(pr);
+}
+
+static void topo_free(topo_info *t)
+{
+    xfree(t->server);
+    xfree(t->local);
+    xfree(t->srv_first);
+    xfree(t->srv_ranks);
+}
+
+static uint32_t srv_size(const topo_info *t, uint32_t m)
+{
+    return t->srv_first[m + 1] - t->srv_first[m];
+}
+
+/*
+ * Ring order for channel c: servers in order, each server's GPUs consecutive (only the M server
+ * boundaries cross the network — NCCL's ring search puts a node's GPUs together for the same
+ * reason), each server's local order rotated by c so the channels enter and leave servers on
+ * different GPUs (rails), as NCCL's channels use different NICs.
+ */
+static void ring_order(const topo_info *t, uint32_t c, uint32_t *R)
+{
+    uint32_t at = 0;
+    for (uint32_t m = 0; m < t->M; m++) {
+        uint32_t g = srv_size(t, m), f = t->srv_first[m];
+        for (uint32_t i = 0; i < g; i++)
+            R[at++] = t->srv_ranks[f + (i + c) % g];
+    }
+}
+
+/* ---- ring -------------------------------------------------------------------------------- */
+
+/*
+ * Ring all_reduce / reduce_scatter / all_gather on channel c (D bytes). The channel's data is
+ * split into n blocks; in reduce-scatter step s (0..n−2) ring position p sends block
+ * (p − s − 1) mod n to p + 1 and ends owning block p; in all-gather step t position p sends
+ * block (p − t) mod n. A block is split into K = ⌈largest block / chunk⌉ chunks and chunk k of
+ * a send depends only on the receive of the same chunk of the same block one step earlier (the
+ * NCCL pipeline), so each (block, chunk) is an independent chain of 2(n−1) transfers.
+ * Reductions: a reduce-scatter send at s ≥ 1 folds in one received buffer; so does the first
+ * all-gather send (the last reduce-scatter receive). The reduction of the final receive of a
+ * reduce_scatter op has no send to carry it and is not charged.
+ */
+static void ring_blocks(builder *b, const topo_info *t, uint64_t D, uint32_t c, bool rs, bool ag,
+                        uint64_t chunk, uint32_t *R, uint32_t *prev, uint32_t *cur)
+{
+    uint32_t n = t->n;
+    if (D == 0)
+        return;
+    ring_order(t, c, R);
+    uint64_t K = ceil_div(split_len(D, n, 0), chunk);
+    uint32_t nsteps = (rs ? n - 1 : 0) + (ag ? n - 1 : 0);
+    for (uint64_t i = 0; i < (uint64_t)n * K; i++)
+        prev[i] = UINT32_MAX;
+    for (uint32_t s = 0; s < nsteps; s++) {
+        bool in_rs = rs && s < n - 1;
+        uint32_t t_ag = rs ? s - (n - 1) : s;
+        for (uint32_t p = 0; p < n; p++) {
+            uint32_t blk = in_rs ? (uint32_t)((p + 2u * n - s - 1) % n)
+                                 : (uint32_t)((p + 2u * n - t_ag) % n);
+            uint64_t bb = split_len(D, n, blk);
+            uint32_t red = in_rs ? (s >= 1) : (rs && t_ag == 0);
+            uint32_t src = R[p], dst = R[(p + 1) % n];
+            uint32_t pp = (p + n - 1) % n;
+            for (uint64_t k = 0; k < K; k++) {
+                uint64_t cb = split_len(bb, K, k);
+                uint32_t idx = UINT32_MAX;
+                if (cb) {
+                    uint32_t d = prev[(uint64_t)pp * K + k];
+                    uint32_t fd = 0, nd = 0;
+                    if (d != UINT32_MAX) {
+                        fd = b_deps(b, &d, 1);
+                        nd = 1;
+                    }
+                    idx = b_xfer(b, src, dst, cb, c, s, red, fd, nd);
+                }
+                cur[(uint64_t)p * K + k] = idx;
+            }
+        }
+        memcpy(prev, cur, sizeof(uint32_t) * (size_t)(n * K));
+    }
+}
+
+/*
+ * Ring broadcast / reduce: NCCL's pipelined chain along the channel's ring starting (broadcast)
+ * or ending (reduce) at root 0; chunk k of hop q depends on chunk k of hop q − 1.
+ */
+static void ring_chain(builder *b, const topo_info *t, uint64_t D, uint32_t c, bool to_root,
+                       uint64_t chunk, uint32_t *R, uint32_t *prev)
+{
+    uint32_t n = t->n;
+    if (D == 0)
+        return;
+    ring_order(t, c, R);
+    uint32_t p0 = 0;
+    while (R[p0] != 0)
+        p0++;
+    uint64_t K = ceil_div(D, chunk);
+    for (uint64_t k = 0; k < K; k++)
+        prev[k] = UINT32_MAX;
+    for (uint32_t h = 0; h + 1 < n; h++) {
+        /* broadcast hop h: chain position h -> h+1; reduce hop h: n−1−h -> n−2−h */
+        uint32_t qs = to_root ? n - 1 - h : h, qd = to_root ? n - 2 - h : h + 1;
+        uint32_t src = R[(p0 + qs) % n], dst = R[(p0 + qd) % n];
+        for (uint64_t k = 0; k < K; k++) {
+            uint64_t cb = split_len(D, K, k);
+            if (!cb)
+                continue;
+            uint32_t d = prev[k], fd = 0, nd = 0;
+            if (d != UINT32_MAX) {
+                fd = b_deps(b, &d, 1);
+                nd = 1;
+            }
+            prev[k] = b_xfer(b, src, dst, cb, c, h, to_root && h > 0, fd, nd);
+        }
+    }
+}
+
+static void build_ring(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels;
+    uint64_t S = p->size_bytes;
+    uint64_t maxK = ceil_div(split_len(split_len(S, C, 0), n, 0), chunk);
+    if (p->op == OP_BROADCAST || p->op == OP_REDUCE)
+        maxK = ceil_div(split_len(S, C, 0), chunk);
+    if (maxK == 0)
+        maxK = 1;
+    uint32_t *R = xcalloc(n, sizeof(uint32_t), "collective plan: ring order");
+    uint32_t *prev = xcalloc((size_t)(n * maxK), sizeof(uint32_t), "collective plan: ring prev");
+    uint32_t *cur = xcalloc((size_t)(n * maxK), sizeof(uint32_t), "collective plan: ring cur");
+    for (uint32_t c = 0; c < C; c++) {
+        uint64_t D = split_len(S, C, c);
+        switch (p->op) {
+        case OP_ALL_REDUCE: ring_blocks(b, t, D, c, true, true, chunk, R, prev, cur); break;
+        case OP_REDUCE_SCATTER: ring_blocks(b, t, D, c, true, false, chunk, R, prev, cur); break;
+        case OP_ALL_GATHER: ring_blocks(b, t, D, c, false, true, chunk, R, prev, cur); break;
+        case OP_BROADCAST: ring_chain(b, t, D, c, false, chunk, R, prev); break;
+        case OP_REDUCE: ring_chain(b, t, D, c, true, chunk, R, prev); break;
+        default: SIM_ASSERT(0, "ring op %d", (int)p->op);
+        }
+    }
+    xfree(R);
+    xfree(prev);
+    xfree(cur);
+}
+
+/* ---- tree -------------------------------------------------------------------------------- */
+
+/*
+ * NCCL's binary tree over `nn` nodes (trees.cc ncclGetBtree): node r's lowest set bit `bit`;
+ * parent (r ^ bit) | (bit << 1), or r ^ bit when that is out of range; children r − bit/2 and
+ * r + bit/2 (the latter shrunk by halving until in range). Node 0 is the root and has one child.
+ */
+static void btree(int nn, int r, int *up, int *d0, int *d1)
+{
+    int bit;
+    for (bit = 1; bit < nn; bit <<= 1)
+        if (bit & r)
+            break;
+    if (r == 0) {
+        *up = -1;
+        *d0 = -1;
+        *d1 = nn > 1 ? bit >> 1 : -1;
+        return;
+    }
+    int u = (r ^ bit) | (bit << 1);
+    if (u >= nn)
+        u = r ^ bit;
+    *up = u;
+    int low = bit >> 1;
+    *d0 = low == 0 ? -1 : r - low;
+    while (low && r + low >= nn)
+        low >>= 1;
+    *d1 = low == 0 ? -1 : r + low;
+}
+
+/* Tree t of the double binary tree (ncclGetDtree): tree 1 mirrors tree 0 (even nn) or shifts
+ * it by one node (odd nn), so a node that is a leaf in one tree is inner in the other. */
+static void dtree(int nn, int r, int t, int *up, int *d0, int *d1)
+{
+    if (t == 0) {
+        btree(nn, r, up, d0, d1);
+        return;
+    }
+    int u, a, c;
+    if (nn % 2 == 1) {
+        btree(nn, (r - 1 + nn) % nn, &u, &a, &c);
+        *up = u == -1 ? -1 : (u + 1) % nn;
+        *d0 = a == -1 ? -1 : (a + 1) % nn;
+        *d1 = c == -1 ? -1 : (c + 1) % nn;
+    } else {
+        btree(nn, nn - 1 - r, &u, &a, &c);
+        *up = u == -1 ? -1 : nn - 1 - u;
+        *d0 = a == -1 ? -1 : nn - 1 - a;
+        *d1 = c == -1 ? -1 : nn - 1 - c;
+    }
+}
+
+#define TREE_MAXCH 3 /* chain child + two server-tree children */
+
+typedef struct tree_shape {
+    int32_t *parent;                 /* [n], −1 at the root */
+    uint32_t *child;                 /* [n × TREE_MAXCH] */
+    uint8_t *nchild;                 /* [n] */
+    uint32_t *bfs;                   /* [n] root first */
+    uint32_t *height, *depth;        /* [n] */
+    uint32_t root;
+} tree_shape;
+
+/*
+ * Rank-level tree: the server tree of tree t over the M servers; inside a server a chain of its
+ * GPUs in local order rotated by `rot` (the chain head talks to the network, so different tree
+ * channels use different rails, and a parent and child head share a rail); the head's parent is
+ * the parent server's head.
+ */
+static void tree_shape_build(tree_shape *ts, const topo_info *t, int tree, uint32_t rot)
+{
+    uint32_t n = t->n, M = t->M;
+    uint32_t *head = xcalloc(M, sizeof(uint32_t), "collective plan: tree heads");
+    for (uint32_t m = 0; m < M; m++)
+        head[m] = t->srv_ranks[t->srv_first[m] + rot % srv_size(t, m)];
+    for (uint32_t i = 0; i < n; i++)
+        ts->nchild[i] = 0;
+    for (uint32_t m = 0; m < M; m++) {
+        uint32_t g = srv_size(t, m), f = t->srv_first[m];
+        for (uint32_t i = 0; i < g; i++) {
+            uint32_t r = t->srv_ranks[f + (i + rot) % g];
+            if (i + 1 < g) {
+                uint32_t nx = t->srv_ranks[f + (i + 1 + rot) % g];
+                ts->child[r * TREE_MAXCH + ts->nchild[r]++] = nx;
+                ts->parent[nx] = (int32_t)r;
+            }
+        }
+        int up, d0, d1;
+        dtree((int)M, (int)m, tree, &up, &d0, &d1);
+        uint32_t h = head[m];
+        ts->parent[h] = up < 0 ? -1 : (int32_t)head[up];
+        if (up < 0)
+            ts->root = h;
+        if (d0 >= 0)
+            ts->child[h * TREE_MAXCH + ts->nchild[h]++] = head[d0];
+        if (d1 >= 0)
+            ts->child[h * TREE_MAXCH + ts->nchild[h]++] = head[d1];
+    }
+    uint32_t qh = 0, qt = 0;
+    ts->bfs[qt++] = ts->root;
+    ts->depth[ts->root] = 0;
+    while (qh < qt) {
+        uint32_t r = ts->bfs[qh++];
+        for (uint32_t j = 0; j < ts->nchild[r]; j++) {
+            uint32_t c = ts->child[r * TREE_MAXCH + j];
+            ts->depth[c] = ts->depth[r] + 1;
+            ts->bfs[qt++] = c;
+        }
+    }
+    SIM_ASSERT(qt == n, "tree reaches %u of %u ranks", qt, n);
+    for (uint32_t i = n; i-- > 0;) {
+        uint32_t r = ts->bfs[i], h = 0;
+        for (uint32_t j = 0; j < ts->nchild[r]; j++) {
+            uint32_t hc = ts->height[ts->child[r * TREE_MAXCH + j]] + 1;
+            if (hc > h)
+                h = hc;
+        }
+        ts->height[r] = h;
+    }
+    xfree(head);
+}
+
+/*
+ * Tree all_reduce (up then down), reduce (up only) or broadcast (down only) of D bytes on one
+ * tree channel, chunk-pipelined: chunk k goes up from a rank once the rank has chunk k from all
+ * its children (it folds them in: reduce_inputs = children), and goes down from a rank once it
+ * has it from its parent; the root starts the broadcast of chunk k when every child's chunk k has
+ * arrived. Steps: up = the sender's height, down = root height + the receiver's depth − 1, so
+ * the critical path is 2 × height for all_reduce.
+ */
+static void tree_run(builder *b, const tree_shape *ts, uint32_t n, uint64_t D, uint32_t ch,
+                     bool up, bool down, uint64_t chunk, uint32_t *upidx, uint32_t *dnidx)
+{
+    if (D == 0 || n < 2)
+        return;
+    uint64_t K = ceil_div(D, chunk);
+    uint32_t H = ts->height[ts->root];
+    for (uint64_t k = 0; k < K; k++) {
+        uint64_t cb = split_len(D, K, k);
+        if (up) {
+            for (uint32_t i = n; i-- > 0;) {
+                uint32_t r = ts->bfs[i];
+                if (ts->parent[r] < 0)
+                    continue;
+                uint32_t d[TREE_MAXCH], nd = 0;
+                for (uint32_t j = 0; j < ts->nchild[r]; j++)
+                    d[nd++] = upidx[ts->child[r * TREE_MAXCH + j]];
+                uint32_t fd = nd ? b_deps(b, d, nd) : 0;
+                upidx[r] = b_xfer(b, r, (uint32_t)ts->parent[r], cb, ch, ts->height[r],
+                                  ts->nchild[r], fd, nd);
+            }
+        }
+        if (down) {
+            uint32_t rootfd = 0, rootnd = 0;
+            if (up) {
+                uint32_t d[TREE_MAXCH];
+                for (uint32_t j = 0; j < ts->nchild[ts->root]; j++)
+                    d[rootnd++] = upidx[ts->child[ts->root * TREE_MAXCH + j]];
+                rootfd = b_deps(b, d, rootnd);
+            }
+            for (uint32_t i = 1; i < n; i++) {
+                uint32_t r = ts->bfs[i], par = (uint32_t)ts->parent[r];
+                uint32_t fd = rootfd, nd = rootnd, red = 0;
+                if (par != ts->root) {
+                    fd = b_deps(b, &dnidx[par], 1);
+                    nd = 1;
+                } else if (up) {
+                    red = ts->nchild[ts->root];
+                }
+                uint32_t step = (up ? H : 0) + ts->depth[r] - 1;
+                dnidx[r] = b_xfer(b, par, r, cb, ch, step, red, fd, nd);
+            }
+        }
+    }
+}
+
+static void build_tree(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels;
+    tree_shape ts;
+    ts.parent = xcalloc(n, sizeof(int32_t), "collective plan: tree parent");
+    ts.child = xcalloc((size_t)n * TREE_MAXCH, sizeof(uint32_t), "collective plan: tree child");
+    ts.nchild = xcalloc(n, 1, "collective plan: tree nchild");
+    ts.bfs = xcalloc(n, sizeof(uint32_t), "collective plan: tree order");
+    ts.height = xcalloc(n, sizeof(uint32_t), "collective plan: tree height");
+    ts.depth = xcalloc(n, sizeof(uint32_t), "collective plan: tree depth");
+    uint32_t *upidx = xcalloc(n, sizeof(uint32_t), "collective plan: tree up");
+    uint32_t *dnidx = xcalloc(n, sizeof(uint32_t), "collective plan: tree down");
+    for (uint32_t tc = 0; tc < C; tc++) {
+        uint64_t D = split_len(p->size_bytes, C, tc);
+        if (p->op == OP_ALL_REDUCE) {
+            tree_shape_build(&ts, t, (int)(tc % 2), tc / 2);
+            tree_run(b, &ts, n, D, tc, true, true, chunk, upidx, dnidx);
+        } else {
+            tree_shape_build(&ts, t, 0, 0);
+            tree_run(b, &ts, n, D, tc, p->op == OP_REDUCE, p->op == OP_BROADCAST, chunk, upidx,
+                     dnidx);
+        }
+    }
+    xfree(ts.parent);
+    xfree(ts.child);
+    xfree(ts.nchild);
+    xfree(ts.bfs);
+    xfree(ts.height);
+    xfree(ts.depth);
+    xfree(upidx);
+    xfree(dnidx);
+}
+
+/* ---- generic range engine (halving-doubling, hierarchical) ------------------------------- */
+
+/*
+ * For algorithms whose steps move byte ranges of varying size (halving-doubling segments,
+ * hierarchical sub-blocks), chunks are cut on a global grid: a range [lo, hi) of the channel's
+ * data is sent as the pieces [lo, hi) ∩ [j·chunk, (j+1)·chunk). Every receive is recorded at the
+ * receiver; a send's chunk depends on every earlier receive of the sender that overlaps it. That
+ * is exact data flow: it includes the contribution received (reduce-scatter) or the value
+ * received (all-gather) for those bytes, and any older, overwritten receive it adds is already an
+ * ancestor of the newer one, so it never delays anything. With the grid, a chunk overlaps one
+ * chunk per earlier record (ranges nest), so dependencies stay about one per transfer and round.
+ */
+typedef struct rng_rec { uint64_t lo, hi; uint32_t first, n; } rng_rec;
+typedef struct rng_list { rng_rec *v; uint32_t n, cap; } rng_list;
+typedef struct engine {
+    builder *b;
+    uint64_t chunk;
+    uint32_t channel;
+    rng_list *recs;                     /* [n ranks] */
+    rng_rec *pend;                      /* records of the current step, committed together */
+    uint32_t *pend_dst, npend, cap_pend;
+    uint32_t *dbuf;
+    uint32_t dcap;
+} engine;
+
+static void eng_init(engine *g, builder *b, uint32_t n, uint64_t chunk)
+{
+    memset(g, 0, sizeof *g);
+    g->b = b;
+    g->chunk = chunk;
+    g->recs = xcalloc(n, sizeof(rng_list), "collective plan: receive records");
+}
+
+static void eng_reset(engine *g, uint32_t n, uint32_t channel)
+{
+    for (uint32_t r = 0; r < n; r++)
+        g->recs[r].n = 0;
+    g->npend = 0;
+    g->channel = channel;
+}
+
+static void eng_free(engine *g, uint32_t n)
+{
+    for (uint32_t r = 0; r < n; r++)
+        xfree(g->recs[r].v);
+    xfree(g->recs);
+    xfree(g->pend);
+    xfree(g->pend_dst);
+    xfree(g->dbuf);
+}
+
+static void eng_send(engine *g, uint32_t src, uint32_t dst, uint64_t lo, uint64_t hi,
+                     uint32_t step, uint32_t red)
+{
+    if (lo >= hi)
+        return;
+    uint64_t ch = g->chunk;
+    uint32_t first = (uint32_t)g->b->nx, cnt = 0;
+    const rng_list *L = &g->recs[src];
+    for (uint64_t a = lo; a < hi;) {
+        uint64_t e = (a / ch + 1) * ch;
+        if (e > hi)
+            e = hi;
+        uint32_t nd = 0;
+        for (uint32_t i = 0; i < L->n; i++) {
+            const rng_rec *rc = &L->v[i];
+            uint64_t x = a > rc->lo ? a : rc->lo, y = e < rc->hi ? e : rc->hi;
+            if (x >= y)
+                continue;
+            uint64_t j0 = x / ch - rc->lo / ch, j1 = (y - 1) / ch - rc->lo / ch;
+            for (uint64_t j = j0; j <= j1; j++) {
+                if (nd == g->dcap) {
+                    g->dcap = g->dcap ? 2 * g->dcap : 64;
+                    g->dbuf = xrealloc(g->dbuf, sizeof(uint32_t) * g->dcap,
+                                       "collective plan: dependency buffer");
+                }
+                g->dbuf[nd++] = rc->first + (uint32_t)j;
+            }
+        }
+        uint32_t fd = nd ? b_deps(g->b, g->dbuf, nd) : 0;
+        b_xfer(g->b, src, dst, e - a, g->channel, step, red, fd, nd);
+        cnt++;
+        a = e;
+    }
+    if (g->npend == g->cap_pend) {
+        g->cap_pend = g->cap_pend ? 2 * g->cap_pend : 64;
+        g->pend = xrealloc(g->pend, sizeof(rng_rec) * g->cap_pend, "collective plan: records");
+        g->pend_dst = xrealloc(g->pend_dst, sizeof(uint32_t) * g->cap_pend,
+                               "collective plan: records");
+    }
+    g->pend[g->npend] = (rng_rec){lo, hi, first, cnt};
+    g->pend_dst[g->npend++] = dst;
+}
+
+/* End of a step: this step's receives become visible to later sends. */
+static void eng_commit(engine *g)
+{
+    for (uint32_t i = 0; i < g->npend; i++) {
+        rng_list *L = &g->recs[g->pend_dst[i]];
+        if (L->n == L->cap) {
+            L->cap = L->cap ? 2 * L->cap : 8;
+            L->v = xrealloc(L->v, sizeof(rng_rec) * L->cap, "collective plan: records");
+        }
+        L->v[L->n++] = g->pend[i];
+    }
+    g->npend = 0;
+}
+
+/*
+ * Halving-doubling (Rabenseifner) on channel data [0, D), n = 2^L. Reduce-scatter round i
+ * (mask n/2^(i+1)): rank r exchanges with r ^ mask, keeps the lower half of its segment when
+ * (r & mask) == 0, sends the other half; after L rounds rank r owns segment r. All-gather round j
+ * (mask 2^j) exchanges whole segments, doubling them. A round-i send folds in the i contributions
+ * received so far over those bytes (reduce_inputs = i); the first all-gather send carries the L
+ * contributions of the owned segment. Steps: i for reduce-scatter, L + j for all-gather.
+ */
+static void build_hd_channel(engine *g, uint32_t n, uint64_t D, bool rs, bool ag,
+                             uint64_t *lo, uint64_t *hi)
+{
+    uint32_t L = 0;
+    while ((1u << L) < n)
+        L++;
+    for (uint32_t r = 0; r < n; r++) {
+        lo[r] = 0;
+        hi[r] = D;
+    }
+    for (uint32_t i = 0; i < L; i++) {
+        uint32_t mask = n >> (i + 1);
+        for (uint32_t r = 0; r < n; r++) {
+            uint64_t mid = lo[r] + (hi[r] - lo[r]) / 2;
+            bool keep_low = (r & mask) == 0;
+            if (rs)
+                eng_send(g, r, r ^ mask, keep_low ? mid : lo[r], keep_low ? hi[r] : mid, i, i);
+            if (keep_low)
+                hi[r] = mid;
+            else
+                lo[r] = mid;
+        }
+        if (rs)
+            eng_commit(g);
+    }
+    if (!ag)
+        return;
+    uint32_t base = rs ? L : 0;
+    for (uint32_t j = 0; j < L; j++) {
+        uint32_t mask = 1u << j;
+        for (uint32_t r = 0; r < n; r++)
+            eng_send(g, r, r ^ mask, lo[r], hi[r], base + j, (rs && j == 0) ? L : 0);
+        eng_commit(g);
+        /* segments double: the pair's union */
+        for (uint32_t r = 0; r < n; r++) {
+            uint32_t q = r ^ mask;
+            if (q > r) {
+                uint64_t l = lo[r] < lo[q] ? lo[r] : lo[q], h = hi[r] > hi[q] ? hi[r] : hi[q];
+                lo[r] = lo[q] = l;
+                hi[r] = hi[q] = h;
+            }
+        }
+    }
+}
+
+static void build_hd(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels;
+    engine g;
+    eng_init(&g, b, n, chunk);
+    uint64_t *lo = xcalloc(n, sizeof(uint64_t), "collective plan: segments");
+    uint64_t *hi = xcalloc(n, sizeof(uint64_t), "collective plan: segments");
+    for (uint32_t c = 0; c < C; c++) {
+        eng_reset(&g, n, c);
+        uint64_t D = split_len(p->size_bytes, C, c);
+        build_hd_channel(&g, n, D, p->op != OP_ALL_GATHER, p->op != OP_REDUCE_SCATTER, lo, hi);
+    }
+    xfree(lo);
+    xfree(hi);
+    eng_free(&g, n);
+}
+
+/*
+ * Hierarchical (rail-aware) all_reduce on channel data [0, D), g GPUs on each of M servers:
+ *  1. intra-server ring reduce-scatter over the g local ranks (g − 1 steps): local rank l ends
+ *     with block l (D/g) reduced over its server;
+ *  2. per rail l, a ring all_reduce of block l across the M servers (2(M − 1) steps of D/(gM));
+ *  3. intra-server ring all-gather (g − 1 steps).
+ * Each rank's network traffic is 2(M − 1)/M · D/g; the plan's inter-server total is 2(M − 1)·D.
+ * Reductions are charged where the folded data is first sent on (the end of phase 1 on the
+ * first phase-2 sends of each sub-block, or on the first phase-3 send when M = 1).
+ */
+static void build_hier(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels, M = t->M, G = srv_size(t, 0);
+    engine eg;
+    eng_init(&eg, b, n, chunk);
+    for (uint32_t c = 0; c < C; c++) {
+        eng_reset(&eg, n, c);
+        uint64_t D = split_len(p->size_bytes, C, c);
+        if (D == 0)
+            continue;
+        uint32_t step = 0;
+        /* phase 1: intra-server reduce-scatter */
+        for (uint32_t s = 0; s + 1 < G; s++, step++) {
+            for (uint32_t m = 0; m < M; m++)
+                for (uint32_t l = 0; l < G; l++) {
+                    uint32_t blk = (l + 2 * G - s - 1) % G;
+                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
+                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
+                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
+                             s >= 1);
+                }
+            eng_commit(&eg);
+        }
+        /* phase 2: per-rail ring all_reduce across servers of block l */
+        uint32_t p1 = G > 1;
+        for (uint32_t s = 0; M > 1 && s < 2 * (M - 1); s++, step++) {
+            bool in_rs = s < M - 1;
+            uint32_t ta = s - (M - 1);
+            for (uint32_t l = 0; l < G; l++) {
+                uint64_t bl = split_off(D, G, l), bh = split_off(D, G, l + 1);
+                for (uint32_t m = 0; m < M; m++) {
+                    uint32_t sub = in_rs ? (m + 2 * M - s - 1) % M : (m + 2 * M - ta) % M;
+                    uint32_t red = in_rs ? (s >= 1) + p1 : (ta == 0 ? 1 + p1 : 0);
+                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
+                    uint32_t dst = t->srv_ranks[t->srv_first[(m + 1) % M] + l];
+                    eng_send(&eg, src, dst, bl + split_off(bh - bl, M, sub),
+                             bl + split_off(bh - bl, M, sub + 1), step, red);
+                }
+            }
+            eng_commit(&eg);
+        }
+        /* phase 3: intra-server all-gather */
+        for (uint32_t s = 0; s + 1 < G; s++, step++) {
+            for (uint32_t m = 0; m < M; m++)
+                for (uint32_t l = 0; l < G; l++) {
+                    uint32_t blk = (l + G - s) % G;
+                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
+                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
+                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
+                             s == 0 && M == 1);
+                }
+            eng_commit(&eg);
+        }
+    }
+    eng_free(&eg, n);
+}
+
+/* ---- direct ------------------------------------------------------------------------------ */
+
+/*
+ * Send `bytes` from src to dst in ⌈bytes / chunk⌉ near-equal chunks spread round-robin over the
+ * channels (NCCL spreads a peer's p2p traffic over its p2p channels). With `pxn`, a cross-server
+ * send whose endpoints are on different rails first goes over the scale-up domain to the
+ * sender-server GPU on the receiver's rail, then over that rail (NCCL PXN): two dependent
+ * transfers per chunk, steps 0 and 1. `out` (optional) receives the indices of the final hops.
+ */
+static uint32_t direct_send(builder *b, const topo_info *t, uint32_t src, uint32_t dst,
+                            uint64_t bytes, uint64_t chunk, uint32_t C, bool pxn, uint32_t step,
+                            uint32_t red, uint32_t fd, uint32_t nd, uint32_t *out)
+{
+    uint64_t K = ceil_div(bytes, chunk);
+    uint32_t proxy = UINT32_MAX;
+    if (pxn && t->server[src] != t->server[dst] && t->local[src] != t->local[dst] &&
+        t->local[dst] < srv_size(t, t->server[src]))
+        proxy = t->srv_ranks[t->srv_first[t->server[src]] + t->local[dst]];
+    for (uint64_t k = 0; k < K; k++) {
+        uint64_t cb = split_len(bytes, K, k);
+        uint32_t ch = (uint32_t)(k % C), idx;
+        if (proxy != UINT32_MAX) {
+            uint32_t h = b_xfer(b, src, proxy, cb, ch, step, red, fd, nd);
+            uint32_t hd = b_deps(b, &h, 1);
+            idx = b_xfer(b, proxy, dst, cb, ch, step + 1, 0, hd, 1);
+        } else {
+            idx = b_xfer(b, src, dst, cb, ch, step, red, fd, nd);
+        }
+        if (out)
+            out[k] = idx;
+    }
+    return (uint32_t)K;
+}
+
+/*
+ * Direct algorithms. all_to_all: rank r sends its slice j (S/n) to every peer j ≠ r (its own
+ * slice is a local copy), peers in the order r+1, r+2, … as NCCL's p2p schedule posts them.
+ * all_gather: r sends its block (S/n) to every peer. reduce_scatter: r sends block j to j (the
+ * owner's reduction has no send to carry it and is not charged). all_reduce: direct
+ * reduce_scatter, then the owner of block j sends it, reduced (n − 1 inputs), to every peer;
+ * chunk k of that send depends on chunk k of block j from every peer. broadcast: root 0 sends S
+ * to every rank; reduce: every rank sends S to root 0.
+ */
+static void build_direct(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels;
+    uint64_t S = p->size_bytes;
+    bool pxn = p->pxn;
+    switch (p->op) {
+    case OP_ALL_TO_ALL:
+    case OP_ALL_GATHER:
+    case OP_REDUCE_SCATTER:
+        for (uint32_t r = 0; r < n; r++)
+            for (uint32_t d = 1; d < n; d++) {
+                uint32_t j = (r + d) % n;
+                uint64_t bytes = split_len(S, n, p->op == OP_ALL_GATHER ? r : j);
+                if (bytes)
+                    direct_send(b, t, r, j, bytes, chunk, C, pxn, 0, 0, 0, 0, NULL);
+            }
+        break;
+    case OP_ALL_REDUCE: {
+        uint64_t Kmax = ceil_div(split_len(S, n, 0), chunk);
+        uint32_t *rsx = xcalloc((size_t)(n * (Kmax ? Kmax : 1)), sizeof(uint32_t),
+                                "collective plan: direct all_reduce");
+        uint32_t *tmp = xcalloc((size_t)(Kmax ? Kmax : 1), sizeof(uint32_t),
+                                "collective plan: direct all_reduce");
+        uint32_t *fd = xcalloc((size_t)(n * (Kmax ? Kmax : 1)), sizeof(uint32_t),
+                               "collective plan: direct all_reduce");
+        for (uint32_t j = 0; j < n; j++) {
+            uint64_t bytes = split_len(S, n, j), K = ceil_div(bytes, chunk);
+            if (!bytes)
+                continue;
+            /* rsx[k * n + i]: chunk k of block j from the i-th peer */
+            uint32_t np = 0;
+            for (uint32_t d = 1; d < n; d++) {
+                uint32_t r = (j + n - d) % n;
+                direct_send(b, t, r, j, bytes, chunk, C, false, 0, 0, 0, 0, tmp);
+                for (uint64_t k = 0; k < K; k++)
+                    rsx[k * n + np] = tmp[k];
+                np++;
+            }
+            for (uint64_t k = 0; k < K; k++)
+                fd[k] = b_deps(b, &rsx[k * n], np);
+            for (uint32_t d = 1; d < n; d++) {
+                uint32_t r = (j + d) % n;
+                for (uint64_t k = 0; k < K; k++) {
+                    uint64_t cb = split_len(bytes, K, k);
+                    b_xfer(b, j, r, cb, (uint32_t)(k % C), 1, n - 1, fd[k], np);
+                }
+            }
+        }
+        xfree(rsx);
+        xfree(tmp);
+        xfree(fd);
+        break;
+    }
+    case OP_BROADCAST:
+    case OP_REDUCE:
+        for (uint32_t r = 1; r < n && S; r++) {
+            if (p->op == OP_BROADCAST)
+                direct_send(b, t, 0, r, S, chunk, C, false, 0, 0, 0, 0, NULL);
+            else
+                direct_send(b, t, r, 0, S, chunk, C, false, 0, 0, 0, 0, NULL);
+        }
+        break;
+    }
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+static const char *algo_ops(enum coll_algo a)
+{
+    switch (a) {
+    case ALGO_RING: return "all_reduce, reduce_scatter, all_gather, broadcast, reduce";
+    case ALGO_TREE: return "all_reduce, broadcast, reduce";
+    case ALGO_HALVING_DOUBLING: return "all_reduce, reduce_scatter, all_gather";
+    case ALGO_DIRECT: return "all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, reduce";
+    case ALGO_HIERARCHICAL: return "all_reduce";
+    }
+    return "";
+}
+
+static bool algo_supports(enum coll_algo a, enum coll_op op)
+{
+    switch (a) {
+    case ALGO_RING: return op != OP_ALL_TO_ALL;
+    case ALGO_TREE: return op == OP_ALL_REDUCE || op == OP_BROADCAST || op == OP_REDUCE;
+    case ALGO_HALVING_DOUBLING:
+        return op == OP_ALL_REDUCE || op == OP_REDUCE_SCATTER || op == OP_ALL_GATHER;
+    case ALGO_DIRECT: return true;
+    case ALGO_HIERARCHICAL: return op == OP_ALL_REDUCE;
+    }
+    return false;
+}
+
+static void run_builder(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    if (t->n < 2 || p->size_bytes == 0)
+        return;
+    switch (p->algo) {
+    case ALGO_RING: build_ring(b, p, t, chunk); break;
+    case ALGO_TREE: build_tree(b, p, t, chunk); break;
+    case ALGO_HALVING_DOUBLING: build_hd(b, p, t, chunk); break;
+    case ALGO_DIRECT: build_direct(b, p, t, chunk); break;
+    case ALGO_HIERARCHICAL: build_hier(b, p, t, chunk); break;
+    }
+}
+
+coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
+{
+    const char *on = coll_op_name(p->op), *an = coll_algo_name(p->algo);
+    uint32_t C = p->channels ? p->channels : 1;
+    uint64_t chunk = p->chunk_bytes ? p->chunk_bytes : COLL_CHUNK_DEFAULT;
+    if (p->n_ranks == 0) {
+        err_set(e, ERR_INVALID, "", 0, 0, "collective %s: expected at least 1 rank, got 0", on);
+        return NULL;
+    }
+    if (!algo_supports(p->algo, p->op)) {
+        err_set(e, ERR_INVALID, "", 0, 0,
+                "algorithm %s does not implement %s (it implements %s)%s", an, on,
+                algo_ops(p->algo),
+                p->op == OP_ALL_TO_ALL ? "; use algorithm direct for all_to_all" : "");
+        return NULL;
+    }
+    if (p->pxn && !(p->algo == ALGO_DIRECT &&
+                    (p->op == OP_ALL_TO_ALL || p->op == OP_ALL_GATHER))) {
+        err_set(e, ERR_INVALID, "", 0, 0,
+                "pxn applies to algorithm direct with all_to_all or all_gather, got %s with %s",
+                an, on);
+        return NULL;
+    }
+    if (p->algo == ALGO_HALVING_DOUBLING && (p->n_ranks & (p->n_ranks - 1))) {
+        err_set(e, ERR_INVALID, "", 0, 0,
+                "algorithm halving-doubling needs a power-of-two number of ranks (1, 2, 4, 8, "
+                "...), got %u; use ring, tree or hierarchical", p->n_ranks);
+        return NULL;
+    }
+    if (C > COLL_CHANNELS_MAX) {
+        err_set(e, ERR_INVALID, "", 0, 0, "channels: expected 1..%u, got %u", COLL_CHANNELS_MAX,
+                C);
+        return NULL;
+    }
+    if (chunk > COLL_CHUNK_MAX) {
+        err_set(e, ERR_INVALID, "", 0, 0, "chunk: expected at most %llu bytes, got %llu",
+                (unsigned long long)COLL_CHUNK_MAX, (unsigned long long)chunk);
+        return NULL;
+    }
+    topo_info t;
+    topo_build(&t, p);
+    if (p->algo == ALGO_HIERARCHICAL) {
+        for (uint32_t m = 1; m < t.M; m++)
+            if (srv_size(&t, m) != srv_size(&t, 0)) {
+                err_set(e, ERR_INVALID, "", 0, 0,
+                        "algorithm hierarchical needs the same number of ranks on every server: "
+                        "server of rank %u has %u, server of rank %u has %u",
+                        t.srv_ranks[0], srv_size(&t, 0), t.srv_ranks[t.srv_first[m]],
+                        srv_size(&t, m));
+                topo_free(&t);
+                return NULL;
+            }
+    }
+
+    coll_plan *pl = ARENA_NEW(a, coll_plan);
+    pl->op = p->op;
+    pl->algo = p->algo;
+    pl->pxn = p->pxn;
+    pl->n_ranks = p->n_ranks;
+    pl->n_channels = p->algo == ALGO_TREE && p->op == OP_ALL_REDUCE ? 2 * C : C;
+    pl->size_bytes = p->size_bytes;
+    pl->chunk_bytes = chunk;
+    pl->reduce_Bps = p->reduce_Bps;
+
+    builder cnt = {.pl = pl};
+    run_builder(&cnt, p, &t, chunk);
+    if (cnt.nx >= UINT32_MAX || cnt.nd >= UINT32_MAX || cnt.overflow) {
+        err_set(e, ERR_INVALID, "", 0, 0,
+                "collective %s/%s on %u ranks of %llu bytes needs %llu transfers and %llu "
+                "dependencies, beyond a plan's 32-bit indices (or a 16-bit dependency list); "
+                "use a larger chunk or fewer channels", on, an, p->n_ranks,
+                (unsigned long long)p->size_bytes, (unsigned long long)cnt.nx,
+                (unsigned long long)cnt.nd);
+        topo_free(&t);
+        return NULL;
+    }
+    pl->n_xfers = (uint32_t)cnt.nx;
+    pl->n_deps = (uint32_t)cnt.nd;
+    pl->xfers = ARENA_NEW_ARRAY(a, coll_xfer, pl->n_xfers ? pl->n_xfers : 1);
+    pl->deps = ARENA_NEW_ARRAY(a, uint32_t, pl->n_deps ? pl->n_deps : 1);
+    builder fill = {.pl = pl, .fill = true};
+    run_builder(&fill, p, &t, chunk);
+    SIM_ASSERT(fill.nx == cnt.nx && fill.nd == cnt.nd, "passes disagree: %llu/%llu vs %llu/%llu",
+               (unsigned long long)fill.nx, (unsigned long long)fill.nd,
+               (unsigned long long)cnt.nx, (unsigned long long)cnt.nd);
+    pl->n_steps = pl->n_xfers ? fill.max_step + 1 : 0;
+    pl->total_bytes = fill.total;
+    pl->footprint_bytes = sizeof(coll_plan) + (uint64_t)pl->n_xfers * sizeof(coll_xfer) +
+                          (uint64_t)pl->n_deps * sizeof(uint32_t);
+    topo_free(&t);
+    return pl;
+}
+
+const char *coll_plan_check(const coll_plan *pl)
+{
+    for (uint32_t i = 0; i < pl->n_xfers; i++) {
+        const coll_xfer *x = &pl->xfers[i];
+        if (x->bytes == 0)
+            return "zero-byte transfer";
+        if (x->src == x->dst)
+            return "transfer to itself";
+        if (x->src >= pl->n_ranks || x->dst >= pl->n_ranks)
+            return "rank out of range";
+        if (x->channel >= pl->n_channels)
+            return "channel out of range";
+        if (x->bytes > pl->chunk_bytes)
+            return "transfer larger than a chunk";
+        if ((uint64_t)x->first_dep + x->n_deps > pl->n_deps)
+            return "dependency range outside deps[]";
+        for (uint32_t k = 0; k < x->n_deps; k++)
+            if (pl->deps[x->first_dep + k] >= i)
+                return "dependency not before its dependent (cycle or bad order)";
+    }
+    return NULL;
+}
+
+uint32_t coll_plan_critical_path(const coll_plan *pl)
+{
+    if (!pl->n_xfers)
+        return 0;
+    uint32_t *len = xcalloc(pl->n_xfers, sizeof(uint32_t), "collective plan: critical path");
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < pl->n_xfers; i++) {
+        const coll_xfer *x = &pl->xfers[i];
+        uint32_t l = 0;
+        for (uint32_t k = 0; k < x->n_deps; k++) {
+            uint32_t d = len[pl->deps[x->first_dep + k]];
+            if (d > l)
+                l = d;
+        }
+        len[i] = l + 1;
+        if (len[i] > best)
+            best = len[i];
+    }
+    xfree(len);
+    return best;
+}
+
+void coll_plan_successors(const coll_plan *pl, arena *a, uint32_t **first, uint32_t **succ)
+{
+    uint32_t n = pl->n_xfers;
+    uint32_t *f = ARENA_NEW_ARRAY(a, uint32_t, (size_t)n + 1);
+    uint64_t edges = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const coll_xfer *x = &pl->xfers[i];
+        for (uint32_t k = 0; k < x->n_deps; k++)
+            f[pl->deps[x->first_dep + k] + 1]++;
+        edges += x->n_deps;
+    }
+    SIM_ASSERT(edges < UINT32_MAX, "%llu dependency edges", (unsigned long long)edges);
+    for (uint32_t i = 0; i < n; i++)
+        f[i + 1] += f[i];
+    uint32_t *s = ARENA_NEW_ARRAY(a, uint32_t, edges ? edges : 1);
+    uint32_t *fill = xcalloc((size_t)n + 1, sizeof(uint32_t), "collective plan: successors");
+    for (uint32_t i = 0; i < n; i++) {
+        const coll_xfer *x = &pl->xfers[i];
+        for (uint32_t k = 0; k < x->n_deps; k++) {
+            uint32_t d = pl->deps[x->first_dep + k];
+            s[f[d] + fill[d]++] = i;
+        }
+    }
+    xfree(fill);
+    *first = f;
+    *succ = s;
+}
+
+/* ---- bandwidth --------------------------------------------------------------------------- */
+
+double coll_busbw_factor(enum coll_op op, uint32_t n)
+{
+    double dn = (double)n;
+    switch (op) {
+    case OP_ALL_REDUCE: return 2.0 * (dn - 1.0) / dn;   /* all_reduce.cu */
+    case OP_REDUCE_SCATTER:                             /* reduce_scatter.cu */
+    case OP_ALL_GATHER:                                 /* all_gather.cu */
+    case OP_ALL_TO_ALL: return (dn - 1.0) / dn;         /* alltoall.cu */
+    case OP_BROADCAST:                                  /* broadcast.cu */
+    case OP_REDUCE: return 1.0;                         /* reduce.cu */
+    }
+    return 1.0;
+}
+
+double coll_algbw_GBps(enum coll_op op, uint64_t size_bytes, uint32_t n, sim_time time_ps)
+{
+    (void)op;
+    (void)n;
+    if (time_ps == 0)
+        return 0.0;
+    /* nccl-tests: (double)(count * typesize) / 1.0E9 / sec, with count·typesize = the size column */
+    return (double)size_bytes / 1.0E9 / ((double)time_ps * 1e-12);
+}
+
+double coll_busbw_GBps(enum coll_op op, uint64_t size_bytes, uint32_t n, sim_time time_ps)
+{
+    return coll_algbw_GBps(op, size_bytes, n, time_ps) * coll_busbw_factor(op, n);
+}

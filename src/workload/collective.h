@@ -1,0 +1,166 @@
+/*
+ * collective.h — the collective engine's planning half: turn one NCCL-style collective (op,
+ * algorithm, ranks, size) into a DAG of point-to-point transfers, plus nccl-tests bandwidth
+ * accounting. Pure: no network, no simulation; the executor (workload/run) starts every transfer
+ * whose dependencies have completed and maps it onto a flow (NIC to NIC, or the scale-up domain
+ * when both ranks share a server).
+ *
+ * Sizes follow nccl-tests (models.md "Collectives"): S is the per-rank buffer for all_reduce,
+ * broadcast and reduce, and the total array for all_gather, reduce_scatter (each rank holds or
+ * gets S/n) and all_to_all (each rank's send buffer; every peer gets S/n — nccl-tests'
+ * alltoall.cu sends count/nranks elements to each peer, so it is S/n, not S/n²).
+ *
+ * Algorithms (NCCL source and nccl-tests semantics; choices named here and in collective.c):
+ *  ring              all_reduce = reduce_scatter + all_gather, 2(n−1) steps of S/n per rank;
+ *                    reduce_scatter / all_gather n−1 steps; broadcast / reduce a pipelined chain
+ *                    from / to root 0. Ring order: a server's GPUs are consecutive (servers by
+ *                    their lowest rank), so only server boundaries cross the network; channel c
+ *                    rotates every server's local order by c, so the channels' boundary hops
+ *                    leave from different GPUs (rails), as NCCL's channels do.
+ *  tree              NCCL double binary tree (trees.cc ncclGetBtree/ncclGetDtree) over servers,
+ *                    a chain inside each server; two trees each carry half the data (tree
+ *                    channel 2c+t); all_reduce = reduce up + broadcast down, chunk-pipelined.
+ *                    broadcast / reduce use tree 0 (rooted at rank 0's server) only.
+ *  halving-doubling  Rabenseifner: recursive-halving reduce_scatter + recursive-doubling
+ *                    all_gather (also each half alone); power-of-two rank counts only.
+ *  direct            every pair at once: all_to_all, all_gather, reduce_scatter (the owner
+ *                    reduces), all_reduce (direct reduce_scatter + direct all_gather),
+ *                    broadcast (root to each), reduce (each to root). `pxn` routes cross-rail
+ *                    sends of all_to_all / all_gather through the scale-up domain first.
+ *  hierarchical      all_reduce only: intra-server ring reduce_scatter, per-rail inter-server
+ *                    ring all_reduce on S/g, intra-server ring all_gather (g GPUs per server,
+ *                    the same g on every server).
+ *
+ * Memory. A plan is arena-allocated and compact: a transfer is 24 bytes (bytes is 32-bit because
+ * every transfer is at most one chunk, ≤ COLL_CHUNK_MAX) and its dependencies are a range in one
+ * shared uint32 array, so transfers with the same dependencies share one list. A 1024-rank ring
+ * all_reduce of 1 GiB on 8 channels is 16.8 M transfers and 16.8 M dependency entries: 447.5 MiB
+ * (24 + 4 bytes a transfer), built in about 0.7 s (test_collective prints the measured figure).
+ *
+ * compute: coll_xfer_compute_ps() is a delay of that transfer (reduce_inputs × bytes at the
+ * reduction rate), not an exclusive use of the GPU: transfers released by the same dependencies
+ * with the same compute (a tree root's sends to its children) describe one reduction and wait it
+ * out together.
+ */
+#ifndef WR_WORKLOAD_COLLECTIVE_H
+#define WR_WORKLOAD_COLLECTIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../config/config.h"
+#include "../core/arena.h"
+#include "../core/err.h"
+#include "../core/time.h"
+
+/*
+ * Default chunk: 512 KiB = NCCL_BUFFSIZE (4 MiB) / NCCL_STEPS (8), the granularity at which the
+ * Simple protocol moves a ring step through a connection's staging buffer. A step's data is split
+ * into ⌈bytes / chunk⌉ near-equal chunks, and a rank forwards chunk k as soon as it has it.
+ */
+#define COLL_CHUNK_DEFAULT ((uint64_t)512 * 1024)
+/* Largest chunk (a transfer's bytes field is 32-bit). */
+#define COLL_CHUNK_MAX ((uint64_t)1 << 31)
+/* Largest channel count (tree plans use 2 × channels tree channels, 16-bit). */
+#define COLL_CHANNELS_MAX 4096u
+
+/* What to plan. Everything is borrowed for the duration of coll_plan_build only. */
+typedef struct coll_params {
+    enum coll_op op;
+    enum coll_algo algo;
+    bool pxn;                        /* direct all_to_all / all_gather: cross-rail via scale-up */
+    uint32_t n_ranks;                /* ≥ 1 */
+    const uint32_t *server_of_rank;  /* [n_ranks]; NULL: server = rank / gpus_per_server */
+    uint32_t gpus_per_server;        /* used when server_of_rank is NULL; 0 means 1 */
+    uint64_t size_bytes;             /* nccl-tests semantics (see above) */
+    uint32_t channels;               /* parallel rings / tree pairs; 0 means 1 */
+    uint64_t chunk_bytes;            /* 0 means COLL_CHUNK_DEFAULT; ≤ COLL_CHUNK_MAX */
+    uint64_t reduce_Bps;             /* GPU reduction rate in bytes/s; 0 = negligible */
+} coll_params;
+
+/*
+ * One point-to-point transfer: `bytes` from rank `src` to rank `dst` on `channel` (a distinct
+ * connection / QP set per channel). It may start when every transfer in
+ * deps[first_dep .. first_dep + n_deps) has COMPLETED (all have smaller indices: the array is in
+ * topological order); the sender then spends coll_xfer_compute_ps() reducing before sending.
+ * `step` is the algorithm step (ring step, tree level, halving-doubling round) for reports and
+ * collective-aware load balancing. Transfers on one (src, dst, channel) connection are listed in
+ * the order NCCL would post them; keeping a connection FIFO is the executor's choice.
+ */
+typedef struct coll_xfer {
+    uint32_t src, dst;
+    uint32_t bytes;                  /* > 0, ≤ chunk */
+    uint32_t first_dep;
+    uint16_t n_deps;
+    uint16_t channel;
+    uint32_t step : 24;
+    uint32_t reduce_inputs : 8;      /* received buffers folded in before sending (0: none) */
+} coll_xfer;
+
+typedef struct coll_plan {
+    enum coll_op op;
+    enum coll_algo algo;
+    bool pxn;
+    uint32_t n_ranks;
+    uint32_t n_channels;             /* distinct channel values (tree: 2 × channels) */
+    uint64_t size_bytes;
+    uint64_t chunk_bytes;
+    uint64_t reduce_Bps;
+    uint32_t n_xfers;
+    coll_xfer *xfers;                /* [n_xfers], topological order */
+    uint32_t n_deps;
+    uint32_t *deps;                  /* [n_deps] transfer indices */
+    uint32_t n_steps;                /* 1 + largest step */
+    uint64_t total_bytes;            /* Σ bytes over transfers */
+    uint64_t footprint_bytes;        /* plan struct + transfers + deps */
+} coll_plan;
+
+/*
+ * Build the plan for *p into arena `a` (returns new, owned by the arena). On bad input (an
+ * algorithm that does not implement the op, halving-doubling on a non-power-of-two count,
+ * hierarchical with unequal servers, zero ranks, a chunk above COLL_CHUNK_MAX) sets *e
+ * (ERR_INVALID, no position: the caller re-locates it at the job's key) and returns NULL. A
+ * single rank, or size 0, gives a plan with no transfers.
+ */
+coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e);
+
+/* Reduction time the sender spends before sending x, in ps (rounded up); 0 when negligible. */
+static inline sim_time coll_xfer_compute_ps(const coll_plan *pl, const coll_xfer *x)
+{
+    if (!pl->reduce_Bps || !x->reduce_inputs)
+        return 0;
+    unsigned __int128 num = (unsigned __int128)x->bytes * x->reduce_inputs * 1000000000000ULL;
+    return (sim_time)((num + pl->reduce_Bps - 1) / pl->reduce_Bps);
+}
+
+/*
+ * Consistency checker: every transfer has 0 < bytes, src ≠ dst, ranks and channel in range,
+ * its dependency range inside deps[], and every dependency index below its own (so the DAG is
+ * acyclic and already topologically sorted). Returns NULL when consistent, else a static
+ * description of the first violation.
+ */
+const char *coll_plan_check(const coll_plan *pl);
+
+/*
+ * Longest dependency chain, counted in transfers (ring all_reduce: 2(n−1); halving-doubling:
+ * 2·log2 n; tree all_reduce: 2 × tree height). Uses a temporary array of n_xfers words.
+ */
+uint32_t coll_plan_critical_path(const coll_plan *pl);
+
+/*
+ * Reverse the dependencies for an executor: on return (*first)[i] .. (*first)[i+1] index
+ * (*succ), the transfers that list i among their deps. Both arrays are new in `a`.
+ */
+void coll_plan_successors(const coll_plan *pl, arena *a, uint32_t **first, uint32_t **succ);
+
+/* ---- nccl-tests bandwidth accounting (src/common.cu and each test's GetBw) ---------------- */
+
+/* busbw = algbw × factor: all_reduce 2(n−1)/n; reduce_scatter, all_gather, all_to_all (n−1)/n;
+ * broadcast, reduce 1. n ≥ 1. */
+double coll_busbw_factor(enum coll_op op, uint32_t n);
+/* algbw in GB/s (10^9 bytes/s) for nccl-tests size S (the table's "size" column) in time_ps. */
+double coll_algbw_GBps(enum coll_op op, uint64_t size_bytes, uint32_t n, sim_time time_ps);
+/* algbw × coll_busbw_factor. */
+double coll_busbw_GBps(enum coll_op op, uint64_t size_bytes, uint32_t n, sim_time time_ps);
+
+#endif
