@@ -287,12 +287,54 @@ static void test_no_deadlock_in_clos(void)
     scenario_free(&sc);
 }
 
+static void ecn_pfc_case(const char *cc, uint64_t *pauses, uint64_t *paused_ps, uint64_t *marks)
+{
+    char y[1024];
+    snprintf(y, sizeof y,
+             "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 100Gbps}\n"
+             "switch: {buffer: 16MiB}\n"
+             "nic: {cc: %s}\n"
+             "workload: [{name: in, kind: traffic, pattern: incast, size: 16MB}]\n",
+             cc);
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    CHECK_EQ_U64(all_drops(st), 0);
+    CHECK_EQ_U64(st->flows_completed, 7);
+    *pauses = st->pfc_pause_sent;
+    *paused_ps = st->pfc_paused_ps;
+    *marks = st->ecn_marked;
+    fprintf(stderr, "  cc %-5s: %llu PAUSE frames, %.1f us paused, %llu ECN marks, JCT %.3f ms\n",
+            cc, (unsigned long long)*pauses, (double)*paused_ps / 1e6,
+            (unsigned long long)*marks, (double)st->jobs[0].jct_ps / 1e9);
+    run_free(r);
+    scenario_free(&sc);
+}
+
+static void test_ecn_before_pfc(void)
+{
+    /* With sane thresholds (Kmax 400 KB far below XOFF) DCQCN holds the incast's queue down, so
+     * PFC stays an emergency brake; without congestion control PFC does all the work. */
+    uint64_t p_dc, t_dc, m_dc, p_none, t_none, m_none;
+    ecn_pfc_case("dcqcn", &p_dc, &t_dc, &m_dc);
+    ecn_pfc_case("none", &p_none, &t_none, &m_none);
+    CHECK(m_dc > 0);
+    CHECK(p_none > 0);
+    CHECK(p_dc * 10 <= p_none);
+    CHECK(t_dc * 10 <= t_none);
+}
+
 int main(void)
 {
     TEST_RUN(test_lossless_incast);
     TEST_RUN(test_lossy_incast_drops);
     TEST_RUN(test_headroom);
     TEST_RUN(test_watchdog_storm);
+    TEST_RUN(test_ecn_before_pfc);
     TEST_RUN(test_ring_deadlock);
     TEST_RUN(test_no_deadlock_in_clos);
     return tl_finish();
