@@ -161,15 +161,21 @@ static uint32_t srv_size(const topo_info *t, uint32_t m)
  * Ring order for channel c: servers in order, each server's GPUs consecutive (only the M server
  * boundaries cross the network — NCCL's ring search puts a node's GPUs together for the same
  * reason), each server's local order rotated by c so the channels enter and leave servers on
- * different GPUs (rails), as NCCL's channels use different NICs.
+ * different GPUs (rails), as NCCL's channels use different NICs. Servers alternate direction
+ * (a "snake"): server 2k runs c, c+1, …, c−1 and server 2k+1 runs c−1, …, c, so every boundary
+ * hop leaves and enters on the same local GPU index — the same rail, one leaf in a
+ * rail-optimized fabric, no spine — and with an even server count the wrap-around does too.
+ * (An odd count leaves one cross-rail hop, at the wrap.)
  */
 static void ring_order(const topo_info *t, uint32_t c, uint32_t *R)
 {
     uint32_t at = 0;
     for (uint32_t m = 0; m < t->M; m++) {
         uint32_t g = srv_size(t, m), f = t->srv_first[m];
-        for (uint32_t i = 0; i < g; i++)
-            R[at++] = t->srv_ranks[f + (i + c) % g];
+        for (uint32_t i = 0; i < g; i++) {
+            uint32_t k = m % 2 ? (c + 2 * g - 1 - i) % g : (i + c) % g;
+            R[at++] = t->srv_ranks[f + k];
+        }
     }
 }
 

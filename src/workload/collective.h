@@ -15,8 +15,9 @@
  *                    reduce_scatter / all_gather n−1 steps; broadcast / reduce a pipelined chain
  *                    from / to root 0. Ring order: a server's GPUs are consecutive (servers by
  *                    their lowest rank), so only server boundaries cross the network; channel c
- *                    rotates every server's local order by c, so the channels' boundary hops
- *                    leave from different GPUs (rails), as NCCL's channels do.
+ *                    rotates every server's local order by c and servers alternate direction
+ *                    (a snake), so every boundary hop stays on one rail (odd server counts
+ *                    cross rails once, at the wrap), and channels use different rails.
  *  tree              NCCL double binary tree (trees.cc ncclGetBtree/ncclGetDtree) over servers,
  *                    a chain inside each server; two trees each carry half the data (tree
  *                    channel 2c+t); all_reduce = reduce up + broadcast down, chunk-pipelined.
