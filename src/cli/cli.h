@@ -10,5 +10,9 @@ int cmd_run(int argc, char **argv);
 void cmd_run_help(void);
 int cmd_check(int argc, char **argv);
 void cmd_check_help(void);
+int cmd_perf(int argc, char **argv);
+void cmd_perf_help(void);
+int cmd_report(int argc, char **argv);
+void cmd_report_help(void);
 
 #endif
