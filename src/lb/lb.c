@@ -155,6 +155,24 @@ static uint32_t pick_flowlet(void *ctx, node *sw, const ecmp_group *g, const pac
     return e->member;
 }
 
+/*
+ * Collective-aware placement (the "cluster load balancing" idea): the transport numbers the
+ * connections leaving each leaf 0, 1, 2, … as they are set up (a collective's flows are known
+ * before it starts), and the packet carries that path number. A leaf sends path p up member
+ * p mod n, so a leaf's connections share its uplinks equally — no two on one uplink until every
+ * uplink has one; a spine going up uses the next digit, (p / leaf uplinks) mod n. Going down
+ * there is one member. The path is a placement, not a hash: equal shares by construction.
+ */
+static uint32_t pick_collective(void *ctx, node *sw, const ecmp_group *g, const packet *pkt)
+{
+    const net *n = sw->owner;
+    (void)ctx;
+    uint32_t p = pkt->path;
+    if (sw->tier == TIER_SPINE)
+        p /= n->lb_leaf_up ? n->lb_leaf_up : 1;
+    return p % g->n;
+}
+
 int lb_install(net *n, const scenario *sc, err *e)
 {
     if (!tables_ready)
@@ -170,9 +188,22 @@ int lb_install(net *n, const scenario *sc, err *e)
                 ARENA_NEW_ARRAY(&n->mem, struct flowlet_entry, FLOWLET_TABLE);
         n->pick = pick_flowlet;
         return 0;
+    case LB_COLLECTIVE:
+        /* the widest leaf uplink group: the radix of the first digit of a path */
+        for (uint32_t i = 0; i < n->n_switches; i++) {
+            const node *sw = n->switches[i];
+            if (sw->tier != TIER_LEAF)
+                continue;
+            uint32_t up = 0;
+            for (uint32_t p = 0; p < sw->n_ports; p++)
+                up += sw->ports[p].peer->owner->kind == NODE_SWITCH &&
+                      sw->ports[p].peer->owner->tier == TIER_SPINE;
+            if (up > n->lb_leaf_up)
+                n->lb_leaf_up = up;
+        }
+        n->pick = pick_collective;
+        return 0;
     default:
-        return config_error_at(sc, e, "loadbalance.mode",
-                               "loadbalance.mode: \"collective\" is not available yet in this "
-                               "version (available: ecmp, flowlet, spray, adaptive)");
+        return config_error_at(sc, e, "loadbalance.mode", "loadbalance.mode: unknown mode");
     }
 }

@@ -180,6 +180,7 @@ struct net {
     void *pick_ctx;
     net_tap_fn tap;
     void *tap_ctx;
+    uint32_t lb_leaf_up;       /* collective-aware balancing: uplinks per leaf */
     /* host transport hooks */
     host_pull_fn pull;
     host_rx_fn rx;

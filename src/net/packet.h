@@ -47,6 +47,7 @@ typedef struct packet {
     uint32_t payload_bytes;
     uint32_t frame_bytes;      /* Ethernet header .. FCS, padded to 64 */
     uint16_t sport;            /* UDP source port: the flow's entropy */
+    uint16_t path;             /* collective-aware balancing: the path the flow was placed on */
     uint16_t in_port;          /* ingress port index at the current switch */
     uint8_t kind;              /* enum pkt_kind */
     uint8_t prio;              /* traffic class 0..7 */

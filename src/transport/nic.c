@@ -74,6 +74,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     pool_init(&t->msgs, "messages", sizeof(msg), 1024);
     pool_init(&t->pieces, "message pieces", sizeof(piece), 1024);
     t->nvl_free_ps = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(sim_time), "NVLink timelines");
+    t->leaf_paths = xcalloc(n->n_nodes ? n->n_nodes : 1, sizeof(uint32_t), "path counters");
     t->nvl_latency_ps = sc->fabric.scale_up_latency_ps;
     n->pull = nic_pull;
     n->rx = nic_rx;
@@ -88,6 +89,7 @@ void transport_free(transport *t)
     pool_destroy(&t->msgs);
     pool_destroy(&t->pieces);
     xfree(t->nvl_free_ps);
+    xfree(t->leaf_paths);
     xfree(t->sack_bits);
     xfree(t->qps);
     xfree(t->flows);
@@ -116,6 +118,13 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
     /* between GPUs of one server: the scale-up domain, as a fluid transfer (rail-only relays
      * towards another server still go over NVLink as packets, through the relay host) */
     f->fluid = src == dst || (e == cs->host->nvl_port && cs->host->server == cd->host->server);
+    if (!f->fluid && cs->host->net_port != UINT32_MAX) {
+        /* collective-aware placement: the connections leaving a leaf are numbered in order,
+         * each QP on its own path (lb.c pick_collective) */
+        const node *leaf = cs->host->ports[cs->host->net_port].peer->owner;
+        f->path = (uint16_t)t->leaf_paths[leaf->id];
+        t->leaf_paths[leaf->id] += f->n_qps ? f->n_qps : t->qps_per_flow;
+    }
     for (uint32_t i = 0; i < f->n_qps; i++) {
         qp *q = &t->qps[t->n_qps];
         q->id = (uint32_t)t->n_qps++;
@@ -261,6 +270,7 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     pkt->last = psn + 1 == pc->first_psn + pc->n_pkts;
     pkt->frame_bytes = wire_data_frame(payload, pkt->first);
     pkt->sport = q->sport;
+    pkt->path = (uint16_t)(f->path + (q - f->qps));
     pkt->in_port = 0;
     pkt->kind = PKT_DATA;
     pkt->prio = f->prio;
@@ -346,6 +356,7 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
     pkt->first = pkt->last = 0;
     pkt->frame_bytes = kind == PKT_CNP ? WIRE_CNP_FRAME : WIRE_ACK_FRAME;
     pkt->sport = q->sport;
+    pkt->path = (uint16_t)(f->path + (q - f->qps));
     pkt->in_port = 0;
     pkt->kind = (uint8_t)kind;
     pkt->prio = kind == PKT_CNP ? t->cnp_prio : f->prio;

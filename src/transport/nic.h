@@ -116,6 +116,7 @@ struct flow {
     uint32_t src, dst;         /* host indices */
     uint16_t sport;            /* UDP source port of its first QP */
     uint8_t prio;              /* traffic class of its data and ACK/NAK */
+    uint16_t path;             /* collective-aware balancing: its place among its leaf's flows */
     bool fluid;                /* both ends in one server: the scale-up domain, no packets */
     uint32_t n_qps;
     qp *qps;                   /* n_qps consecutive QPs */
@@ -204,6 +205,7 @@ struct transport {
     void *on_msg_ctx;
     pool msgs, pieces;
     sim_time *nvl_free_ps;     /* per host: when its scale-up egress is next free (fluid) */
+    uint32_t *leaf_paths;      /* per node: connections placed from that leaf so far */
     sim_time nvl_latency_ps;
     uint64_t scale_up_bytes;   /* delivered over the scale-up domain (fluid, not packets) */
     uint64_t sent_payload_bytes, delivered_payload_bytes;

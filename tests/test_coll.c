@@ -1,0 +1,197 @@
+/*
+ * test_coll.c — collective jobs over the simulated network: ring all_reduce reaches the line
+ * rate minus header overhead and matches the α–β cost model; every algorithm delivers exactly
+ * the bytes its plan says (fabric + NVLink); collective-aware placement beats ECMP on a ring;
+ * two jobs that share uplinks each take longer than alone.
+ */
+#include <string.h>
+
+#include "config/config.h"
+#include "core/time.h"
+#include "testlib.h"
+#include "workload/run.h"
+
+static run *start(scenario *sc, const char *yaml, const cfg_override *ov, int n_ov)
+{
+    err e;
+    err_clear(&e);
+    if (config_load_buffer(sc, "coll.yaml", yaml, strlen(yaml), ov, n_ov, &e)) {
+        fprintf(stderr, "config: %d:%d: %s\n", e.line, e.col, e.msg);
+        return NULL;
+    }
+    run *r = run_new(sc, &e);
+    if (!r) {
+        fprintf(stderr, "build: %d:%d: %s\n", e.line, e.col, e.msg);
+        scenario_free(sc);
+    }
+    return r;
+}
+
+static const char rail4[] =
+    "fabric: {preset: rail-optimized, servers: 4, gpus_per_server: 8, leaf_radix: 16,\n"
+    "         host_link: 400Gbps, fabric_link: 400Gbps, link_latency: 1us}\n"
+    "workload:\n"
+    "  - {name: ar, kind: collective, op: all_reduce, algorithm: ring, size: 64MiB}\n";
+
+static void test_ring_line_rate(void)
+{
+    /* One channel: one ring; its 4 server boundaries each cross one 400G NIC (the snake order
+     * keeps them on one rail). busbw is bounded by that NIC's goodput: 50 GB/s × 4096/4178. */
+    scenario sc;
+    run *r = start(&sc, rail4, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const job_result *j = &st->jobs[0];
+    CHECK(j->completed);
+    double goodput = 50.0 * 4096.0 / 4178.0;
+    fprintf(stderr, "  ring, 1 channel: busbw %.2f GB/s (NIC goodput %.2f)\n", j->busbw_GBps,
+            goodput);
+    CHECK(j->busbw_GBps <= goodput);
+    CHECK(j->busbw_GBps >= 0.98 * goodput);
+    /* α–β: 2(n−1) steps of S/n each at the NIC's goodput, pipelined in 512 KiB chunks, plus the
+     * latency of one chunk's trip around the ring's boundaries */
+    double S = 64.0 * 1048576, n = 32;
+    double beta_s = 2 * (n - 1) / n * S / (goodput * 1e9);
+    double t = (double)j->jct_ps / 1e12;
+    CHECK(t >= beta_s);
+    CHECK(t <= beta_s * 1.03 + 100e-6);
+    CHECK_EQ_U64(st->drops[DROP_BUFFER_FULL], 0);
+    CHECK_EQ_U64(st->retransmitted_packets, 0);
+    run_free(r);
+    scenario_free(&sc);
+}
+
+static void test_bytes_per_algorithm(void)
+{
+    /* The fabric's payload plus NVLink's equals what each algorithm must move (nccl-tests
+     * sizes: S per rank for all_reduce, the whole array for the others): all_reduce
+     * 2(n−1)/n·S per rank whatever the algorithm; all_gather, reduce_scatter and all_to_all
+     * (n−1)/n·S per rank. Where it moves differs: ring crosses the fabric only at server
+     * boundaries, halving-doubling at its long-distance rounds. */
+    static const struct {
+        const char *op, *algo;
+        double per_rank; /* × S */
+    } cases[] = {
+        {"all_reduce", "ring", 2.0 * 31 / 32},
+        {"all_reduce", "hierarchical", 2.0 * 31 / 32},
+        {"all_reduce", "halving-doubling", 2.0 * 31 / 32},
+        {"all_gather", "ring", 31.0 / 32},
+        {"all_to_all", "direct", 31.0 / 32},
+        {"reduce_scatter", "ring", 31.0 / 32},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        cfg_override ov[2] = {{"workload.0.op", cases[c].op}, {"workload.0.algorithm",
+                                                                 cases[c].algo}};
+        scenario sc;
+        run *r = start(&sc, rail4, ov, 2);
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        run_execute(r, NULL, NULL);
+        const run_stats *st = run_result(r);
+        double S = 64.0 * 1048576;
+        double want = cases[c].per_rank * S * 32;
+        double got = (double)(st->delivered_bytes + st->scale_up_bytes);
+        fprintf(stderr, "  %-14s %-16s moved %.0f B (model %.0f), fabric %.1f%%, busbw %.1f\n",
+                cases[c].op, cases[c].algo, got, want,
+                100.0 * (double)st->delivered_bytes / got, st->jobs[0].busbw_GBps);
+        CHECK(st->jobs[0].completed);
+        CHECK_EQ_U64(st->retransmitted_packets, 0);
+        CHECK_NEAR(got, want, want * 1e-6 + 64);
+        run_free(r);
+        scenario_free(&sc);
+    }
+}
+
+static double lb_busbw(const char *mode)
+{
+    static const char y[] =
+        "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8, leaf_radix: 16}\n"
+        "nic: {retransmit: selective}\n"
+        "workload:\n"
+        "  - {name: ar, kind: collective, op: all_reduce, algorithm: ring, size: 64MiB,\n"
+        "     channels: 8}\n";
+    cfg_override ov[1] = {{"loadbalance.mode", mode}};
+    scenario sc;
+    run *r = start(&sc, y, ov, 1);
+    CHECK(r != NULL);
+    if (!r)
+        return 0;
+    run_execute(r, NULL, NULL);
+    double b = run_result(r)->jobs[0].busbw_GBps;
+    fprintf(stderr, "  leaf-spine ring all_reduce, %-10s busbw %6.1f GB/s\n", mode, b);
+    run_free(r);
+    scenario_free(&sc);
+    return b;
+}
+
+static void test_collective_aware_balancing(void)
+{
+    /* Hosts fill leaves in order, so every ring boundary crosses a spine: 8 channels × 8 servers
+     * of elephant flows over 8 uplinks per leaf. ECMP collides; collective-aware placement gives
+     * each uplink its share and reaches the NICs' limit (8 × 49 GB/s), as adaptive does. */
+    double ecmp = lb_busbw("ecmp"), coll = lb_busbw("collective"), spray = lb_busbw("spray");
+    double adaptive = lb_busbw("adaptive");
+    CHECK(coll > 0.95 * 8 * 50.0 * 4096 / 4178);
+    CHECK(coll > 2 * ecmp);
+    CHECK(coll >= spray);
+    CHECK(coll >= 0.99 * adaptive);
+}
+
+static void test_two_jobs_share_uplinks(void)
+{
+    /* Two all_reduce jobs on disjoint GPUs whose rings both cross leaf0's and leaf1's 4
+     * uplinks (leaf-spine at 4:1): alone, a job's 4 channels take one uplink each; together
+     * two flows share each uplink and both jobs slow down. */
+    static const char base[] =
+        "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 8, leaf_radix: 20,\n"
+        "         oversubscription: 4:1}\n"
+        "loadbalance: {mode: collective}\n"
+        "workload:\n"
+        "  - {name: a, kind: collective, op: all_reduce, size: 32MiB, channels: 4,\n"
+        "     ranks: [0, 1, 2, 3, 16, 17, 18, 19]}\n"
+        "  - {name: b, kind: collective, op: all_reduce, size: 32MiB, channels: 4,\n"
+        "     ranks: [8, 9, 10, 11, 24, 25, 26, 27]%s}\n";
+    sim_time both[2] = {0, 0}, alone[2] = {0, 0};
+    for (int mode = 0; mode < 3; mode++) {
+        char y[1024];
+        /* mode 0: both; 1: a alone (b starts after a would be long done); 2: b alone */
+        snprintf(y, sizeof y, base, mode == 1 ? ", start: 1s" : "");
+        if (mode == 2) {
+            char *p = strstr(y, "  - {name: a");
+            memmove(p, strstr(y, "  - {name: b"), strlen(strstr(y, "  - {name: b")) + 1);
+        }
+        scenario sc;
+        run *r = start(&sc, y, NULL, 0);
+        CHECK(r != NULL);
+        if (!r)
+            return;
+        run_execute(r, NULL, NULL);
+        const run_stats *st = run_result(r);
+        if (mode == 0) {
+            both[0] = st->jobs[0].jct_ps;
+            both[1] = st->jobs[1].jct_ps;
+        } else {
+            alone[mode - 1] = st->jobs[0].jct_ps;
+        }
+        run_free(r);
+        scenario_free(&sc);
+    }
+    fprintf(stderr, "  job a: %.1f us alone, %.1f us shared; job b: %.1f us alone, %.1f us shared\n",
+            (double)alone[0] / 1e6, (double)both[0] / 1e6, (double)alone[1] / 1e6,
+            (double)both[1] / 1e6);
+    CHECK(both[0] > alone[0] * 11 / 10);
+    CHECK(both[1] > alone[1] * 11 / 10);
+}
+
+int main(void)
+{
+    TEST_RUN(test_ring_line_rate);
+    TEST_RUN(test_bytes_per_algorithm);
+    TEST_RUN(test_collective_aware_balancing);
+    TEST_RUN(test_two_jobs_share_uplinks);
+    return tl_finish();
+}
