@@ -137,9 +137,9 @@ static const char *const K_DCQCN[] = {
     "g", "rai", "rhai", "timer", "byte_counter", "fast_recovery", "cnp_interval", "min_rate", NULL};
 static const char *const K_LB[] = {"mode", "hash", "fields", "flowlet_gap", "adaptive", NULL};
 static const char *const K_ADAPTIVE[] = {"metric", NULL};
-static const char *const K_JOB_COLL[] = {"name",      "kind", "start", "iterations", "op",
-                                         "algorithm", "size", "ranks", "channels",   "priority",
-                                         NULL};
+static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "iterations", "op",
+                                         "algorithm", "size", "ranks",    "channels",   "priority",
+                                         "pxn",       "chunk", "reduce_rate", NULL};
 static const char *const K_JOB_TRAIN[] = {"name",  "kind",        "start",       "iterations",
                                           "model", "parallelism", "micro_batch", "global_batch",
                                           "gpu",   NULL};
@@ -1336,6 +1336,9 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
         j->channels = 1;
         TRY(get_u32(L, jm, jp, "channels", 1, 64, &j->channels, NULL));
+        TRY(get_bool(L, jm, jp, "pxn", &j->pxn));
+        TRY(get_unit(L, jm, jp, "chunk", SIZE, &j->chunk_bytes, NULL));
+        TRY(get_unit(L, jm, jp, "reduce_rate", RATE, &j->reduce_bps, NULL));
         TRY(get_job_priority(L, jm, jp, j));
         break;
     }

@@ -169,6 +169,9 @@ typedef struct cfg_job {
     uint64_t size_bytes;            /* collective: default 64 MiB; traffic: default 1 MB */
     cfg_index_set ranks;            /* default all */
     uint32_t channels;              /* default 1 */
+    bool pxn;                       /* all_to_all / all_gather (direct): cross-rail via NVLink */
+    uint64_t chunk_bytes;           /* pipelining chunk, 0 = 512 KiB (NCCL_BUFFSIZE/NCCL_STEPS) */
+    uint64_t reduce_bps;            /* GPU reduction rate (bits/s), 0 = negligible */
     /* training */
     cfg_model model;
     uint32_t tp, pp, dp;            /* default 1 */

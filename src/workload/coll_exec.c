@@ -101,6 +101,9 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
         .gpus_per_server = sc->fabric.gpus_per_server,
         .size_bytes = job->size_bytes,
         .channels = job->channels,
+        .pxn = job->pxn,
+        .chunk_bytes = job->chunk_bytes,
+        .reduce_Bps = job->reduce_bps / 8,
     };
     err pe;
     err_clear(&pe);
