@@ -6,7 +6,8 @@
 #   make bench    Release build, then every bench_* binary
 #   make fuzz     clang + libFuzzer + ASan/UBSan build in build-fuzz/, fuzz_loader for
 #                 FUZZ_SECONDS (default 30) over fuzz/corpus
-#   make deps     check the Debian packages; install them when root, else print the command
+#   make deps     check the Debian packages (build, and the tools the exporter tests run:
+#                 promtool, tshark, chromium); install them when root, else print the command
 #   make clean    remove the build folders
 #
 # CMake does the real work (CMakeLists.txt); nothing here should be needed to build by hand.
@@ -17,6 +18,8 @@ CMAKE ?= cmake
 
 DEB_PACKAGES := cmake gcc make pkg-config libyaml-dev
 FUZZ_PACKAGES := clang
+# The exporters' real consumers (tests/test_exporters.sh): promtool, tshark, headless chromium.
+TEST_PACKAGES := prometheus tshark chromium python3
 
 .PHONY: all build run test bench fuzz deps deps-fuzz clean
 
@@ -70,8 +73,10 @@ define check_packages
 	fi
 endef
 
+# tshark asks a debconf question (wireshark-common/install-setuid): check_packages installs
+# with DEBIAN_FRONTEND=noninteractive, which takes the default (no setuid dumpcap).
 deps:
-	$(call check_packages,$(DEB_PACKAGES))
+	$(call check_packages,$(DEB_PACKAGES) $(TEST_PACKAGES))
 
 deps-fuzz: deps
 	$(call check_packages,$(FUZZ_PACKAGES))

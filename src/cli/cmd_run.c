@@ -26,7 +26,10 @@
 
 #include "../config/config.h"
 #include "../core/alloc.h"
+#include "../report/report.h"
 #include "../report/summary.h"
+#include "../telemetry/prom.h"
+#include "../telemetry/telemetry.h"
 #include "../workload/run.h"
 #include "args.h"
 #include "cli.h"
@@ -57,7 +60,9 @@ void cmd_run_help(void)
           "  -q, --quiet          no progress line on stderr\n"
           "  -h, --help           this help\n"
           "\n"
-          "Files (output.formats): summary.json (json), flows.csv and ports.csv (csv).\n"
+          "Files (output.formats): summary.json (json); flows.csv, ports.csv, timeseries.csv\n"
+          "and dcqcn_rates.csv (csv); metrics.prom (prom); trace.json (trace, for Perfetto);\n"
+          "capture.pcap (pcap); report.html (html, implies json and csv).\n"
           "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 invalid scenario, 4 I/O error.\n",
           stdout);
 }
@@ -119,36 +124,116 @@ static uint64_t peak_rss_bytes(void)
     return (uint64_t)ru.ru_maxrss * 1024u; /* Linux reports kilobytes */
 }
 
-/* Formats named in output.formats that this version cannot write yet. */
-static void warn_unbuilt_formats(uint32_t formats)
+/*
+ * The run's telemetry bundle (sampler, capture, trace writer), defined by workload/run.c once
+ * the run creates one. Declared weak so that this file links before that wiring exists; it is
+ * then NULL and the formats that need the live network are reported as unavailable.
+ */
+telemetry *run_telemetry(const run *r) __attribute__((weak));
+
+/* Formats named in output.formats that this version cannot write. */
+static void warn_unbuilt_formats(uint32_t formats, const telemetry *tel)
 {
-    static const struct {
-        uint32_t bit;
-        const char *name;
-    } f[] = {
-        {OUT_PROM, "prom"}, {OUT_TRACE, "trace"},   {OUT_PCAP, "pcap"},
-        {OUT_HTML, "html"}, {OUT_SQLITE, "sqlite"},
-    };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        if (formats & f[i].bit)
-            diag_msg(stderr, "warning: output format '%s' is not available yet; skipped",
-                     f[i].name);
+    if (formats & OUT_SQLITE)
+        diag_msg(stderr, "warning: output format 'sqlite' is not available yet; skipped");
+    if ((formats & OUT_PCAP) && !(tel && tel->pcap))
+        diag_msg(stderr, "warning: output format 'pcap' is not available in this build "
+                         "(no packet tap); skipped");
 }
 
-static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, err *e)
+/* html needs summary.json and the CSV files beside it: it implies json and csv. */
+static uint32_t effective_formats(uint32_t formats)
+{
+    return formats & OUT_HTML ? formats | OUT_JSON | OUT_CSV : formats;
+}
+
+typedef int (*write_fn)(FILE *f, const void *a, const void *b);
+
+static int write_one(outdir *od, const char *name, write_fn fn, const void *a, const void *b,
+                     err *e)
+{
+    FILE *f = outdir_begin(od, name, e);
+    if (!f)
+        return ERR_IO;
+    fn(f, a, b);
+    return outdir_end(od, f, e);
+}
+
+static int w_timeseries(FILE *f, const void *a, const void *b)
+{
+    (void)b;
+    return telemetry_write_timeseries(f, a);
+}
+static int w_rates(FILE *f, const void *a, const void *b)
+{
+    (void)b;
+    return telemetry_write_rates(f, a);
+}
+static int w_pcap(FILE *f, const void *a, const void *b)
+{
+    (void)b;
+    return telemetry_write_pcap(f, a);
+}
+static int w_trace(FILE *f, const void *a, const void *b)
+{
+    return telemetry_write_trace(f, (telemetry *)a, b);
+}
+static int w_trace_flows(FILE *f, const void *a, const void *b)
+{
+    /* no telemetry bundle: a trace of the flows alone */
+    telemetry t;
+    memset(&t, 0, sizeof t);
+    (void)a;
+    int rc = telemetry_write_trace(f, &t, b);
+    trace_free(t.trace);
+    return rc;
+}
+
+typedef struct prom_args {
+    const scenario *sc;
+    const telemetry *tel;
+} prom_args;
+static int w_prom(FILE *f, const void *a, const void *b)
+{
+    const prom_args *p = a;
+    return prom_write(f, p->sc, b, p->tel);
+}
+
+/* report.html, from the files just committed to the output folder (the same code as
+ * `wirerate report DIR`), in its own temp+rename step. */
+static int write_report(outdir *od, const scenario *sc, err *e)
+{
+    report *rep = report_load(sc->output_dir, e);
+    if (!rep)
+        return e->code ? e->code : ERR_IO;
+    int rc = outdir_open(od, sc->output_dir, e);
+    FILE *f = rc ? NULL : outdir_begin(od, "report.html", e);
+    if (f) {
+        report_write_html(f, rep);
+        rc = outdir_end(od, f, e);
+    } else if (!rc) {
+        rc = ERR_IO;
+    }
+    report_free(rep);
+    return rc ? rc : outdir_commit(od, e);
+}
+
+static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, telemetry *tel,
+                         err *e)
 {
     int rc = outdir_open(od, sc->output_dir, e);
     if (rc)
         return rc;
+    uint32_t fm = effective_formats(sc->output_formats);
     FILE *f;
-    if (sc->output_formats & OUT_JSON) {
+    if (fm & OUT_JSON) {
         if (!(f = outdir_begin(od, "summary.json", e)))
             return ERR_IO;
         summary_write_json(f, sc, st);
         if ((rc = outdir_end(od, f, e)))
             return rc;
     }
-    if (sc->output_formats & OUT_CSV) {
+    if (fm & OUT_CSV) {
         if (!(f = outdir_begin(od, "flows.csv", e)))
             return ERR_IO;
         summary_write_flows_csv(f, st);
@@ -159,7 +244,24 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, er
         summary_write_ports_csv(f, st);
         if ((rc = outdir_end(od, f, e)))
             return rc;
+        if (tel && tel->smp &&
+            (rc = write_one(od, "timeseries.csv", w_timeseries, tel, NULL, e)))
+            return rc;
+        if (tel && tel->smp && sampler_has_rates(tel->smp) &&
+            (rc = write_one(od, "dcqcn_rates.csv", w_rates, tel, NULL, e)))
+            return rc;
     }
+    if (fm & OUT_PROM) {
+        prom_args pa = {sc, tel};
+        if ((rc = write_one(od, "metrics.prom", w_prom, &pa, st, e)))
+            return rc;
+    }
+    if ((fm & OUT_TRACE) &&
+        (rc = write_one(od, "trace.json", tel ? w_trace : w_trace_flows, tel, st, e)))
+        return rc;
+    if ((fm & OUT_PCAP) && tel && tel->pcap &&
+        (rc = write_one(od, "capture.pcap", w_pcap, tel, NULL, e)))
+        return rc;
     return outdir_commit(od, e);
 }
 
@@ -200,7 +302,7 @@ static void install_signal_handlers(void)
 
 static bool wants_files(uint32_t formats)
 {
-    return (formats & (OUT_JSON | OUT_CSV)) != 0;
+    return (formats & (OUT_JSON | OUT_CSV | OUT_PROM | OUT_TRACE | OUT_PCAP | OUT_HTML)) != 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -254,22 +356,40 @@ int cmd_run(int argc, char **argv)
     if (st.peak_rss_bytes == 0)
         st.peak_rss_bytes = peak_rss_bytes();
 
-    warn_unbuilt_formats(sc.output_formats);
-    outdir od;
+    telemetry *tel = run_telemetry ? run_telemetry(r) : NULL;
+    warn_unbuilt_formats(sc.output_formats, tel);
+    outdir od, od_html;
     memset(&od, 0, sizeof od);
+    memset(&od_html, 0, sizeof od_html);
     cleanup_od = &od;
-    if (wants_files(sc.output_formats) && (rc = write_outputs(&od, &sc, &st, &e))) {
+    if (wants_files(sc.output_formats) && (rc = write_outputs(&od, &sc, &st, tel, &e))) {
         outdir_abort(&od);
         cleanup_od = NULL;
         diag_print(stderr, &e, NULL, 0);
         goto out_run;
     }
+    if (sc.output_formats & OUT_HTML) {
+        cleanup_od = &od_html;
+        if ((rc = write_report(&od_html, &sc, &e))) {
+            outdir_abort(&od_html);
+            cleanup_od = NULL;
+            diag_print(stderr, &e, NULL, 0);
+            goto out_run;
+        }
+    }
     cleanup_od = NULL;
 
-    if (o.json)
+    if (o.json) {
         summary_write_json(stdout, &sc, &st);
-    else
-        summary_write_text(stdout, &sc, &st, outdir_files(&od), od.n_files);
+    } else {
+        const char *files[OUTDIR_MAX_FILES + 1];
+        int nf = 0;
+        for (int i = 0; i < od.n_files; i++)
+            files[nf++] = outdir_files(&od)[i];
+        if (od_html.n_files)
+            files[nf++] = outdir_files(&od_html)[0];
+        summary_write_text(stdout, &sc, &st, files, nf);
+    }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         diag_msg(stderr, "<stdout>: error: %s", strerror(errno));
         rc = ERR_IO;
@@ -277,6 +397,7 @@ int cmd_run(int argc, char **argv)
 
 out_run:
     outdir_free(&od);
+    outdir_free(&od_html);
     run_free(r);
 out_scenario:
     scenario_free(&sc);

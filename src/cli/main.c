@@ -1,7 +1,7 @@
 /*
  * main.c — `wirerate COMMAND ...`: dispatch, --help, --version.
  *
- * `run` and `check` are built. The other commands of spec/scenario.md (perf, plan, sweep, report)
+ * `run`, `check` and `report` are built. The other commands of spec/scenario.md (perf, plan, sweep)
  * are recognised and answer honestly that they are not available yet (exit 2, a usage error),
  * rather than being unknown or printing placeholder results a script might trust.
  */
@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "diag.h"
 
-static const char *const planned[] = {"perf", "plan", "sweep", "report"};
+static const char *const planned[] = {"perf", "plan", "sweep"};
 
 static void usage(FILE *f)
 {
@@ -21,18 +21,19 @@ static void usage(FILE *f)
           "usage: wirerate run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--json]"
           " [--quiet]\n"
           "       wirerate check SCENARIO.yaml [--json] [--set KEY=VALUE]...\n"
+          "       wirerate report DIR\n"
           "       wirerate --version | --help | COMMAND --help\n"
           "\n"
           "commands:\n"
           "  run      simulate a scenario; summary on stdout, results in the output folder\n"
           "  check    build the fabric and check its design (counts, oversubscription,\n"
           "           non-blocking, reachability); exit 5 if a check fails\n"
+          "  report   HTML report (DIR/report.html) of a run's output folder\n"
           "\n"
           "planned, not available yet in this version:\n"
           "  perf     nccl-tests-style bandwidth table for a simulated fabric\n"
           "  plan     build sheet: bill of materials, addressing, switch configs\n"
           "  sweep    a grid of runs in parallel\n"
-          "  report   HTML report of an output folder\n"
           "\n"
           "exit codes: 0 ok, 1 run failed, 2 usage error, 3 invalid scenario, 4 I/O error,\n"
           "            5 a check failed (check)\n"
@@ -52,6 +53,10 @@ int main(int argc, char **argv)
             cmd_run_help();
             return ERR_OK;
         }
+        if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "report") == 0) {
+            cmd_report_help();
+            return ERR_OK;
+        }
         if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "check") == 0) {
             cmd_check_help();
             return ERR_OK;
@@ -67,6 +72,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++) {
         if (strcmp(cmd, planned[i]) == 0) {
             diag_msg(stderr, "'%s' is not available yet in this version", cmd);

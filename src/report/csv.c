@@ -43,7 +43,7 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
 {
     fputs("port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,"
           "pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,"
-          "drop_pfc_watchdog,drop_ttl\n",
+          "drop_pfc_watchdog,drop_ttl,pfc_pause_rx,pfc_watchdog_events\n",
           f);
     for (uint32_t i = 0; i < st->n_ports; i++) {
         const port_record *p = &st->ports[i];
@@ -54,7 +54,7 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
                 p->pfc_paused_ps);
         for (int r = 0; r < DROP_REASONS; r++)
             fprintf(f, ",%" PRIu64, p->drops[r]);
-        fputc('\n', f);
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 "\n", p->pfc_pause_rx, p->wd_events);
     }
     return ferror(f) ? -1 : 0;
 }

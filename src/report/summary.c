@@ -15,6 +15,7 @@
 #include "summary.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,8 +291,9 @@ static void write_top_ports(FILE *f, const run_stats *st)
             wname = l;
     }
     bool ecn = st->ecn_marked != 0;
-    fprintf(f, "  %-*s  %12s  %10s  %8s%s\n", wname, "port", "max queue", "drops", "util",
-            ecn ? "   ECN marks" : "");
+    bool pfc = st->pfc_pause_sent != 0 || st->pfc_paused_ps != 0;
+    fprintf(f, "  %-*s  %12s  %10s  %8s%s%s\n", wname, "port", "max queue", "drops", "util",
+            ecn ? "   ECN marks" : "", pfc ? "  PAUSE rx      paused" : "");
     for (int i = 0; i < n; i++) {
         const port_record *p = &st->ports[top[i]];
         char q[32];
@@ -300,8 +302,178 @@ static void write_top_ports(FILE *f, const run_stats *st)
                 100.0 * p->utilization);
         if (ecn)
             fprintf(f, "  %10" PRIu64, p->ecn_marked);
+        if (pfc)
+            fprintf(f, "  %8" PRIu64 "  %10s", p->pfc_pause_rx,
+                    summary_fmt_time(q, sizeof q, p->pfc_paused_ps));
         fputc('\n', f);
     }
+}
+
+/* ---- diagnosis ---------------------------------------------------------------------------- */
+
+/* "leaf0->spine1#2" → owner "leaf0", peer "spine1". False if the name has no arrow. */
+static bool split_port(const char *name, char *owner, char *peer, size_t len)
+{
+    const char *arrow = strstr(name, "->");
+    if (!arrow || (size_t)(arrow - name) >= len)
+        return false;
+    memcpy(owner, name, (size_t)(arrow - name));
+    owner[arrow - name] = '\0';
+    snprintf(peer, len, "%s", arrow + 2);
+    char *hash = strchr(peer, '#');
+    if (hash)
+        *hash = '\0';
+    return true;
+}
+
+/* Host index of a preset host name "h<N>", or -1. */
+static long host_index(const char *s)
+{
+    if (s[0] != 'h' || s[1] < '0' || s[1] > '9')
+        return -1;
+    char *end;
+    long v = strtol(s + 1, &end, 10);
+    return *end ? -1 : v;
+}
+
+/* Tier family of a node name: its letters ("leaf", "spine", "sw", "h", ...). */
+static void name_family(const char *s, char *out, size_t len)
+{
+    size_t i = 0;
+    while (s[i] && !(s[i] >= '0' && s[i] <= '9') && i + 1 < len) {
+        out[i] = s[i];
+        i++;
+    }
+    out[i] = '\0';
+}
+
+/* snprintf into a diagnosis line; cutting a long port name short is acceptable there. */
+static void diag_line(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diag_line(char *buf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, SUMMARY_DIAG_LEN, fmt, ap);
+    va_end(ap);
+}
+
+int summary_diagnose(const run_stats *st, char (*lines)[SUMMARY_DIAG_LEN], int max)
+{
+    int n = 0;
+    char own[48], peer[48], a[32], b[32];
+
+    /* PFC storm: a NIC sending PAUSE frames (hosts have no ingress buffer to protect). */
+    for (uint32_t i = 0; i < st->n_ports && n < max; i++) {
+        const port_record *p = &st->ports[i];
+        if (!p->pfc_pause_sent || !split_port(p->name, own, peer, sizeof own) ||
+            host_index(own) < 0)
+            continue;
+        diag_line(lines[n++],
+                 "PFC storm from %s: %" PRIu64 " PAUSE frames to %s, fabric paused %s in total, "
+                 "%" PRIu64 " watchdog events",
+                 own, p->pfc_pause_sent, peer, summary_fmt_time(a, sizeof a, st->pfc_paused_ps),
+                 st->pfc_watchdog_events);
+        break; /* one storm line; the rest show in the port table */
+    }
+
+    /* Incast: the deepest switch->host queue, when several flows end at that host. */
+    const port_record *inc = NULL;
+    long inc_host = -1;
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const port_record *p = &st->ports[i];
+        if (!split_port(p->name, own, peer, sizeof own) || host_index(own) >= 0)
+            continue;
+        long h = host_index(peer);
+        if (h < 0 || (!p->max_queue_bytes && !port_drops(p)))
+            continue;
+        if (!inc || p->max_queue_bytes > inc->max_queue_bytes) {
+            inc = p;
+            inc_host = h;
+        }
+    }
+    if (inc && n < max) {
+        uint64_t into = 0, senders = 0;
+        for (uint64_t k = 0; k < st->n_flows; k++)
+            into += st->flows[k].dst_host == (uint32_t)inc_host;
+        senders = into;
+        /* several flows into one host and a queue worth more than a few frames */
+        if (senders >= 2 && (inc->max_queue_bytes >= 32000 || port_drops(inc)))
+            diag_line(lines[n++],
+                     "incast at %s: %" PRIu64 " flows into h%ld, queue peaked at %s, %" PRIu64
+                     " drops, %" PRIu64 " PAUSE frames upstream",
+                     inc->name, into, inc_host,
+                     summary_fmt_bytes(a, sizeof a, inc->max_queue_bytes), port_drops(inc),
+                     st->pfc_pause_sent);
+    }
+
+    /* ECMP collision: among one switch's ports towards one tier (same name family, not hosts),
+     * the busiest far above the idlest. The worst group is reported. A switch's ports are
+     * consecutive in the port list (net order), so groups are found within that run. */
+    const port_record *hot = NULL, *cold = NULL;
+    double gap = 0;
+    uint32_t group_n = 0, group_idle = 0;
+    for (uint32_t i = 0; i < st->n_ports;) {
+        if (!split_port(st->ports[i].name, own, peer, sizeof own)) {
+            i++;
+            continue;
+        }
+        uint32_t end = i + 1;
+        char o2[48], p2[48], fam[48], fam2[48];
+        while (end < st->n_ports && split_port(st->ports[end].name, o2, p2, sizeof o2) &&
+               strcmp(o2, own) == 0)
+            end++;
+        if (host_index(own) >= 0) {
+            i = end;
+            continue;
+        }
+        for (uint32_t g0 = i; g0 < end; g0++) {
+            split_port(st->ports[g0].name, o2, peer, sizeof o2);
+            if (host_index(peer) >= 0)
+                continue;
+            name_family(peer, fam, sizeof fam);
+            bool seen = false; /* family handled from an earlier member */
+            for (uint32_t j = i; j < g0 && !seen; j++) {
+                split_port(st->ports[j].name, o2, p2, sizeof o2);
+                name_family(p2, fam2, sizeof fam2);
+                seen = host_index(p2) < 0 && strcmp(fam2, fam) == 0;
+            }
+            if (seen)
+                continue;
+            const port_record *h = &st->ports[g0], *c = h;
+            uint32_t m = 0, idle = 0;
+            for (uint32_t j = g0; j < end; j++) {
+                const port_record *q = &st->ports[j];
+                split_port(q->name, o2, p2, sizeof o2);
+                name_family(p2, fam2, sizeof fam2);
+                if (host_index(p2) >= 0 || strcmp(fam2, fam) != 0)
+                    continue;
+                m++;
+                idle += q->utilization < 0.05;
+                if (q->utilization > h->utilization)
+                    h = q;
+                if (q->utilization < c->utilization)
+                    c = q;
+            }
+            double g = h->utilization - c->utilization;
+            if (m >= 2 && h->utilization >= 0.3 && h->utilization >= 2.0 * c->utilization &&
+                g > gap) {
+                gap = g;
+                hot = h;
+                cold = c;
+                group_n = m;
+                group_idle = idle;
+            }
+        }
+        i = end;
+    }
+    if (hot && n < max)
+        diag_line(lines[n++],
+                 "ECMP collision: %s at %.0f %% (queue %s) while %s at %.0f %%; %u of %u "
+                 "sibling uplinks under 5 %%",
+                 hot->name, 100.0 * hot->utilization,
+                 summary_fmt_bytes(b, sizeof b, hot->max_queue_bytes), cold->name,
+                 100.0 * cold->utilization, group_idle, group_n);
+    return n;
 }
 
 static void job_kind_text(char *buf, size_t len, const job_result *j)
@@ -418,6 +590,14 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
                 summary_fmt_bytes(a, sizeof a, st->scale_up_bytes));
 
     write_top_ports(f, st);
+
+    char diag[4][SUMMARY_DIAG_LEN];
+    int nd = summary_diagnose(st, diag, 4);
+    if (nd) {
+        fputs("\ndiagnosis\n", f);
+        for (int i = 0; i < nd; i++)
+            fprintf(f, "  %s\n", diag[i]);
+    }
 
     if (n_files > 0) {
         fputs("\noutput\n", f);

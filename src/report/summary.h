@@ -24,13 +24,25 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st);
 int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const char *const *files,
                        int n_files);
 
+/* One-line diagnoses of what made the run congested, most severe first (at most `max` lines of
+ * SUMMARY_DIAG_LEN bytes each); returns how many. Recognised, from the port records and flows:
+ *   "PFC storm from h5: ..."          a host NIC port sent PAUSE frames (a NIC never should)
+ *   "incast at sw0->h0: ..."           the deepest switch->host queue, with several flows in
+ *   "ECMP collision: ..."              a switch's uplinks to one tier carry very unequal load
+ * Port roles come from the names of the presets ("h<N>" hosts; "owner->peer"); a custom
+ * topology with other names gets the diagnoses whose roles can be told. */
+#define SUMMARY_DIAG_LEN 200
+int summary_diagnose(const run_stats *st, char (*lines)[SUMMARY_DIAG_LEN], int max);
+
 /* flows.csv: job,src_host,dst_host,size_bytes,delivered_bytes,start_ps,end_ps,fct_ps
  * (end_ps and fct_ps empty for flows that did not complete). */
 int summary_write_flows_csv(FILE *f, const run_stats *st);
 
 /* ports.csv: port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,
  * pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,drop_pfc_watchdog,
- * drop_ttl (drops in packets; utilization = busy time / simulated time, 0..1). */
+ * drop_ttl,pfc_pause_rx,pfc_watchdog_events (drops in packets; utilization = busy time /
+ * simulated time, 0..1; the last two columns were added after the first release, at the end
+ * so that readers by position keep working). */
 int summary_write_ports_csv(FILE *f, const run_stats *st);
 
 /* Human-readable quantities into buf (returns buf): "1.234 ms", "4.19 MB" (10^3), "400 Gbps". */

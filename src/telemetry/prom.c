@@ -1,0 +1,213 @@
+/*
+ * prom.c — Prometheus text exposition of a run (prom.h). Each metric family is written whole
+ * (HELP, TYPE, then every sample), as the format requires; label values are escaped (\\, \",
+ * \n). Families whose samples would all be absent are still declared, so a dashboard finds
+ * every metric name in every run.
+ */
+#include "prom.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "../workload/run.h"
+
+static void esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"')
+            fputc('\\', f);
+        if (*s == '\n') {
+            fputs("\\n", f);
+            continue;
+        }
+        fputc(*s, f);
+    }
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+typedef struct ctx {
+    FILE *f;
+    const run_stats *st;
+    const telemetry *tel;
+    int prio; /* the single lossless class, or -1 */
+} ctx;
+
+static bool is_host_name(const char *s)
+{
+    if (s[0] != 'h' || !isdigit((unsigned char)s[1]))
+        return false;
+    for (s++; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+/* {switch="leaf0",port="leaf0->spine1",peer="spine1"[,priority="3"] */
+static void port_labels(const ctx *c, uint32_t i, bool prio)
+{
+    const char *name = c->st->ports[i].name;
+    char owner[48], peer[48];
+    bool sw;
+    if (c->tel && i < c->tel->n_ports) {
+        snprintf(owner, sizeof owner, "%s", c->tel->meta[i].node);
+        snprintf(peer, sizeof peer, "%s", c->tel->meta[i].peer);
+        sw = c->tel->meta[i].node_is_switch;
+    } else {
+        const char *arrow = strstr(name, "->");
+        size_t l = arrow ? (size_t)(arrow - name) : strlen(name);
+        if (l >= sizeof owner)
+            l = sizeof owner - 1;
+        memcpy(owner, name, l);
+        owner[l] = 0;
+        snprintf(peer, sizeof peer, "%s", arrow ? arrow + 2 : "");
+        char *hash = strchr(peer, '#');
+        if (hash)
+            *hash = '\0';
+        sw = !is_host_name(owner);
+    }
+    fprintf(c->f, "{%s=\"", sw ? "switch" : "host");
+    esc(c->f, owner);
+    fputs("\",port=\"", c->f);
+    esc(c->f, name);
+    fputs("\",peer=\"", c->f);
+    esc(c->f, peer);
+    fputc('"', c->f);
+    if (prio && c->prio >= 0)
+        fprintf(c->f, ",priority=\"%d\"", c->prio);
+}
+
+typedef enum { F_TX_BYTES, F_TX_PKTS, F_WM, F_UTIL, F_ECN, F_PFC_TX, F_PFC_RX, F_PAUSED, F_WD } fld;
+
+static void port_family(const ctx *c, fld which, const char *name, const char *type,
+                        const char *help, bool prio)
+{
+    family(c->f, name, type, help);
+    for (uint32_t i = 0; i < c->st->n_ports; i++) {
+        const port_record *p = &c->st->ports[i];
+        fputs(name, c->f);
+        port_labels(c, i, prio);
+        fputs("} ", c->f);
+        switch (which) {
+        case F_TX_BYTES: fprintf(c->f, "%" PRIu64, p->tx_bytes); break;
+        case F_TX_PKTS: fprintf(c->f, "%" PRIu64, p->tx_packets); break;
+        case F_WM: fprintf(c->f, "%" PRIu64, p->max_queue_bytes); break;
+        case F_UTIL: fprintf(c->f, "%.6g", p->utilization); break;
+        case F_ECN: fprintf(c->f, "%" PRIu64, p->ecn_marked); break;
+        case F_PFC_TX: fprintf(c->f, "%" PRIu64, p->pfc_pause_sent); break;
+        case F_PFC_RX: fprintf(c->f, "%" PRIu64, p->pfc_pause_rx); break;
+        case F_PAUSED: fprintf(c->f, "%.12g", (double)p->pfc_paused_ps * 1e-12); break;
+        case F_WD: fprintf(c->f, "%" PRIu64, p->wd_events); break;
+        }
+        fputc('\n', c->f);
+    }
+}
+
+static void scalar(FILE *f, const char *name, const char *type, const char *help, double v)
+{
+    family(f, name, type, help);
+    fprintf(f, "%s %.12g\n", name, v);
+}
+
+int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry *tel)
+{
+    ctx c = {f, st, tel, -1};
+    uint8_t lossless = tel ? tel->lossless : (sc->sw.pfc_enabled ? sc->sw.pfc_priorities : 0);
+    if (lossless && !(lossless & (lossless - 1)))
+        c.prio = __builtin_ctz(lossless);
+
+    port_family(&c, F_TX_BYTES, "wirerate_port_tx_bytes_total", "counter",
+                "Bytes put on the wire by the egress port, frames with preamble and gap "
+                "(SAI_PORT_STAT_IF_OUT_OCTETS).",
+                false);
+    port_family(&c, F_TX_PKTS, "wirerate_port_tx_packets_total", "counter",
+                "Frames transmitted by the egress port (SAI_PORT_STAT_IF_OUT_UCAST_PKTS).", false);
+    port_family(&c, F_WM, "wirerate_port_queue_watermark_bytes", "gauge",
+                "Deepest egress queue over the run, all classes "
+                "(SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES).",
+                false);
+    port_family(&c, F_UTIL, "wirerate_port_utilization_ratio", "gauge",
+                "Serialization time over simulated time, 0..1.", false);
+    port_family(&c, F_ECN, "wirerate_port_ecn_marked_packets_total", "counter",
+                "Packets marked CE at enqueue (SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS).", false);
+    port_family(&c, F_PFC_TX, "wirerate_port_pfc_tx_pause_frames_total", "counter",
+                "PFC PAUSE (XOFF) frames sent by this port to its peer "
+                "(SAI_PORT_STAT_PFC_n_TX_PKTS).",
+                true);
+    port_family(&c, F_PFC_RX, "wirerate_port_pfc_rx_pause_frames_total", "counter",
+                "PFC frames received from the peer that paused this egress port "
+                "(SAI_PORT_STAT_PFC_n_RX_PKTS).",
+                true);
+    port_family(&c, F_PAUSED, "wirerate_port_pfc_paused_seconds_total", "counter",
+                "Time this egress port was paused by its peer "
+                "(SAI_PORT_STAT_PFC_n_RX_PAUSE_DURATION_US, in seconds).",
+                true);
+    port_family(&c, F_WD, "wirerate_port_pfc_watchdog_storms_total", "counter",
+                "PFC storms detected by the watchdog on this port "
+                "(SONiC PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED).",
+                true);
+
+    family(f, "wirerate_port_dropped_packets_total", "counter",
+           "Packets dropped at the egress port, by reason (SAI_PORT_STAT_IF_OUT_DISCARDS).");
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        for (int r = 0; r < DROP_REASONS; r++) {
+            fputs("wirerate_port_dropped_packets_total", f);
+            port_labels(&c, i, false);
+            fprintf(f, ",reason=\"%s\"} %" PRIu64 "\n", drop_reason_name((enum drop_reason)r),
+                    st->ports[i].drops[r]);
+        }
+
+    scalar(f, "wirerate_nic_cnp_sent_total", "counter",
+           "CNPs sent by notification points, all NICs (mlx5 np_cnp_sent).", (double)st->cnp_sent);
+    scalar(f, "wirerate_nic_cnp_handled_total", "counter",
+           "CNPs handled by reaction points, all NICs (mlx5 rp_cnp_handled).",
+           (double)st->cnp_handled);
+    scalar(f, "wirerate_nic_retransmitted_packets_total", "counter",
+           "Data packets sent again (go-back-N or selective), all NICs.",
+           (double)st->retransmitted_packets);
+    scalar(f, "wirerate_nic_out_of_sequence_total", "counter",
+           "Packets that arrived with a PSN above the expected one, all NICs "
+           "(mlx5 out_of_sequence).",
+           (double)st->out_of_sequence);
+    scalar(f, "wirerate_nic_rto_events_total", "counter",
+           "Retransmission timeouts, all NICs (mlx5 local_ack_timeout_err).",
+           (double)st->rto_events);
+
+    family(f, "wirerate_job_completion_seconds", "gauge",
+           "Job completion time (start to last byte), completed jobs only.");
+    for (uint32_t j = 0; j < st->n_jobs; j++) {
+        if (!st->jobs[j].completed)
+            continue;
+        fputs("wirerate_job_completion_seconds{job=\"", f);
+        esc(f, st->jobs[j].name);
+        fprintf(f, "\"} %.12g\n", (double)st->jobs[j].jct_ps * 1e-12);
+    }
+
+    double sum = 0;
+    for (uint64_t i = 0; i < st->n_flows; i++)
+        if (st->flows[i].end_ps)
+            sum += (double)(st->flows[i].end_ps - st->flows[i].start_ps) * 1e-12;
+    family(f, "wirerate_flow_completion_seconds", "summary",
+           "Flow completion time, start to the last byte at the receiver (nearest-rank).");
+    fprintf(f, "wirerate_flow_completion_seconds{quantile=\"0.5\"} %.12g\n",
+            (double)st->fct_p50_ps * 1e-12);
+    fprintf(f, "wirerate_flow_completion_seconds{quantile=\"0.99\"} %.12g\n",
+            (double)st->fct_p99_ps * 1e-12);
+    fprintf(f, "wirerate_flow_completion_seconds{quantile=\"1\"} %.12g\n",
+            (double)st->fct_max_ps * 1e-12);
+    fprintf(f, "wirerate_flow_completion_seconds_sum %.12g\n", sum);
+    fprintf(f, "wirerate_flow_completion_seconds_count %" PRIu64 "\n", st->flows_completed);
+
+    scalar(f, "wirerate_sim_end_seconds", "gauge", "Simulated time at the end of the run.",
+           (double)st->end_ps * 1e-12);
+    scalar(f, "wirerate_sim_events_total", "counter", "Events the simulation executed.",
+           (double)st->events);
+    return ferror(f) ? -1 : 0;
+}
