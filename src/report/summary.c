@@ -6,7 +6,10 @@
  * the spec finds what it expects where it expects it:
  *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}; jobs[].completed, .flows, .flows_completed; drops.ttl;
  *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
- * Collective jobs carry "op" and "algorithm", traffic jobs "pattern", training jobs neither.
+ * Collective jobs carry "op" and "algorithm", traffic jobs "pattern"; training jobs carry "tp",
+ * "pp", "dp", "micro_batches", a "breakdown" object in each iteration and one averaged over the
+ * iterations after "iterations", and "tasks_done" / "tasks_total" (progress of an iteration cut
+ * short by stop_at).
  *
  * The human summary is for a person at a terminal: quantities are scaled to readable units, only
  * non-zero drop reasons are listed, and the five ports with the deepest queues are shown because
@@ -53,6 +56,25 @@ static void key_str(jsonw *w, const char *k, const char *v)
     jsonw_str(w, v);
 }
 
+/* Training: where an iteration's time went, averaged over ranks (exposed communication: the GPU
+ * idle with only that to blame; *_comm_ps: in flight, exposed or hidden). */
+static void write_breakdown(jsonw *w, const train_iter *b)
+{
+    jsonw_key(w, "breakdown");
+    jsonw_obj_begin(w);
+    key_u64(w, "compute_ps", b->compute_ps);
+    key_u64(w, "exposed_tp_ps", b->tp_ps);
+    key_u64(w, "exposed_pp_ps", b->pp_ps);
+    key_u64(w, "exposed_dp_ps", b->dp_ps);
+    key_u64(w, "bubble_ps", b->bubble_ps);
+    key_u64(w, "tp_comm_ps", b->tp_comm_ps);
+    key_u64(w, "pp_comm_ps", b->pp_comm_ps);
+    key_u64(w, "dp_comm_ps", b->dp_comm_ps);
+    key_u64(w, "slowest_rank", b->slowest_rank);
+    key_u64(w, "slowest_rank_compute_ps", b->slowest_compute_ps);
+    jsonw_obj_end(w);
+}
+
 static void write_job(jsonw *w, const job_result *j)
 {
     jsonw_obj_begin(w);
@@ -65,6 +87,12 @@ static void write_job(jsonw *w, const job_result *j)
         key_str(w, "pattern", pattern_name(j->pattern));
     }
     key_u64(w, "ranks", j->ranks);
+    if (j->kind == JOB_TRAINING) {
+        key_u64(w, "tp", j->tp);
+        key_u64(w, "pp", j->pp);
+        key_u64(w, "dp", j->dp);
+        key_u64(w, "micro_batches", j->micro_batches);
+    }
     key_u64(w, "size_bytes", j->size_bytes);
     key_u64(w, "start_ps", j->start_ps);
     key_u64(w, "end_ps", j->end_ps);
@@ -77,9 +105,16 @@ static void write_job(jsonw *w, const job_result *j)
         key_u64(w, "time_ps", it->time_ps);
         key_double(w, "algbw_GBps", it->algbw_GBps);
         key_double(w, "busbw_GBps", it->busbw_GBps);
+        if (j->kind == JOB_TRAINING)
+            write_breakdown(w, &it->train);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+    if (j->kind == JOB_TRAINING) {
+        write_breakdown(w, &j->train_mean);
+        key_u64(w, "tasks_done", j->tasks_done);
+        key_u64(w, "tasks_total", j->tasks_total);
+    }
     key_double(w, "algbw_GBps", j->algbw_GBps);
     key_double(w, "busbw_GBps", j->busbw_GBps);
     jsonw_key(w, "completed");
@@ -486,6 +521,33 @@ static void job_kind_text(char *buf, size_t len, const job_result *j)
         snprintf(buf, len, "%s", job_kind_name(j->kind));
 }
 
+/* One line per training job: mean iteration and where it went (percent of the iteration). */
+static void write_training_line(FILE *f, const job_result *j)
+{
+    if (j->kind != JOB_TRAINING)
+        return;
+    char it[32], a[32];
+    if (!j->n_iterations) {
+        fprintf(f, "  %s: tp %u pp %u dp %u, m %u: no iteration finished (%" PRIu64 " of %" PRIu64
+                   " tasks of iteration 1 done)\n",
+                j->name, j->tp, j->pp, j->dp, j->micro_batches, j->tasks_done, j->tasks_total);
+        return;
+    }
+    sim_time sum = 0;
+    for (uint32_t k = 0; k < j->n_iterations; k++)
+        sum += j->iterations[k].time_ps;
+    sim_time mean = sum / j->n_iterations;
+    const train_iter *b = &j->train_mean;
+    double d = mean ? 100.0 / (double)mean : 0;
+    fprintf(f,
+            "  %s: tp %u pp %u dp %u, m %u: iteration %s (%u done) = compute %.1f %% + exposed TP "
+            "%.1f %% + PP %.1f %% + DP %.1f %% + bubble %.1f %%; slowest rank %u (compute %s)\n",
+            j->name, j->tp, j->pp, j->dp, j->micro_batches, summary_fmt_time(it, sizeof it, mean),
+            j->n_iterations, d * (double)b->compute_ps, d * (double)b->tp_ps,
+            d * (double)b->pp_ps, d * (double)b->dp_ps, d * (double)b->bubble_ps,
+            b->slowest_rank, summary_fmt_time(a, sizeof a, b->slowest_compute_ps));
+}
+
 static void write_jobs(FILE *f, const run_stats *st)
 {
     fprintf(f, "\njobs (%" PRIu32 ")\n", st->n_jobs);
@@ -521,6 +583,8 @@ static void write_jobs(FILE *f, const run_stats *st)
         fprintf(f, "  %-*s  %-*s  %6" PRIu32 "  %8s  %12s  %15s  %10s  %10s\n", wname, j->name,
                 wkind, k, j->ranks, sz, jct, fl, alg, bus);
     }
+    for (uint32_t i = 0; i < st->n_jobs; i++)
+        write_training_line(f, &st->jobs[i]);
 }
 
 int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const char *const *files,

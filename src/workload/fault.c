@@ -11,6 +11,7 @@
 
 typedef struct fault_ev {
     event ev;
+    faults *owner;
     net *net;
     const cfg_fault *cfg;
     int phase;                 /* 0 = not started, 1 = active, 2 = over */
@@ -19,15 +20,23 @@ typedef struct fault_ev {
 struct faults {
     uint32_t n;
     fault_ev *f;
+    fault_gpu_slow_fn gpu_slow;
+    void *gpu_slow_ctx;
 };
 
 static void fault_fire(void *ctx, event *ev)
 {
     fault_ev *fe = (fault_ev *)((char *)ev - offsetof(fault_ev, ev));
     net *n = fe->net;
+    (void)ctx;
+    if (fe->cfg->kind == FAULT_GPU_SLOW) {
+        /* from now on the GPU's compute phases take factor x longer (training executors) */
+        if (fe->owner->gpu_slow)
+            fe->owner->gpu_slow(fe->owner->gpu_slow_ctx, fe->cfg->gpu, fe->cfg->factor);
+        return;
+    }
     node *h = n->hosts[fe->cfg->nic];
     port *p = &h->ports[h->net_port];
-    (void)ctx;
     if (fe->phase == 0) {
         fe->phase = 1;
         net_pfc_storm(n, p, true);
@@ -48,11 +57,29 @@ faults *faults_new(net *n, const scenario *sc, err *e)
         const cfg_fault *c = &sc->faults[i];
         char key[40];
         snprintf(key, sizeof key, "faults.%u", i);
+        if (c->kind == FAULT_GPU_SLOW) {
+            if (c->gpu >= net_gpus(n)) {
+                snprintf(key, sizeof key, "faults.%u.gpu", i);
+                config_error_at(sc, e, key,
+                                "faults[%u].gpu: GPU %u does not exist: the fabric has %u GPUs "
+                                "(0..%u)",
+                                i, c->gpu, net_gpus(n), net_gpus(n) ? net_gpus(n) - 1 : 0);
+                faults_free(fs);
+                return NULL;
+            }
+            fault_ev *fe = &fs->f[i];
+            fe->owner = fs;
+            fe->net = n;
+            fe->cfg = c;
+            event_init(&fe->ev, fault_fire);
+            sim_at(n->sim, &fe->ev, c->at_ps);
+            continue;
+        }
         if (c->kind != FAULT_PFC_STORM) {
             static const char *const names[] = {"link-down", "link-up", "gpu-slow"};
             config_error_at(sc, e, key,
                             "faults[%u].kind: \"%s\" faults are not available yet in this version "
-                            "(available: pfc-storm)",
+                            "(available: pfc-storm, gpu-slow)",
                             i, names[c->kind]);
             faults_free(fs);
             return NULL;
@@ -72,12 +99,19 @@ faults *faults_new(net *n, const scenario *sc, err *e)
             return NULL;
         }
         fault_ev *fe = &fs->f[i];
+        fe->owner = fs;
         fe->net = n;
         fe->cfg = c;
         event_init(&fe->ev, fault_fire);
         sim_at(n->sim, &fe->ev, c->at_ps);
     }
     return fs;
+}
+
+void faults_on_gpu_slow(faults *f, fault_gpu_slow_fn fn, void *ctx)
+{
+    f->gpu_slow = fn;
+    f->gpu_slow_ctx = ctx;
 }
 
 void faults_free(faults *f)

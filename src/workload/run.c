@@ -21,6 +21,7 @@
 #include "coll_exec.h"
 #include "fault.h"
 #include "traffic.h"
+#include "train_exec.h"
 
 typedef struct job_state {
     event start;
@@ -29,6 +30,7 @@ typedef struct job_state {
     uint64_t first_flow, n_flows, done_flows;  /* traffic jobs: flows; collectives: connections */
     sim_time end_ps;
     coll_exec *coll;           /* collective jobs */
+    train_exec *train;         /* training jobs */
 } job_state;
 
 struct run {
@@ -50,6 +52,10 @@ static void job_start(void *ctx, event *ev)
         coll_exec_start(js->coll);
         return;
     }
+    if (js->train) {
+        train_exec_start(js->train);
+        return;
+    }
     for (uint64_t i = 0; i < js->n_flows; i++)
         transport_flow_start(t, &t->flows[js->first_flow + i]);
 }
@@ -60,7 +66,19 @@ static void on_msg_done(void *ctx, flow *f, uint64_t cookie)
     run *r = ctx;
     (void)f;
     job_state *js = &r->jobs[cookie >> 40];
-    coll_exec_on_msg(js->coll, cookie & ((1ull << 40) - 1));
+    if (js->train)
+        train_exec_on_msg(js->train, cookie & ((1ull << 40) - 1));
+    else
+        coll_exec_on_msg(js->coll, cookie & ((1ull << 40) - 1));
+}
+
+/* A gpu-slow fault fired: every training job using that GPU computes slower from now. */
+static void on_gpu_slow(void *ctx, uint32_t gpu, double factor)
+{
+    run *r = ctx;
+    for (uint32_t j = 0; j < r->sc->n_jobs; j++)
+        if (r->jobs[j].train)
+            train_exec_gpu_slow(r->jobs[j].train, gpu, factor);
 }
 
 static void on_flow_done(void *ctx, flow *f)
@@ -108,6 +126,10 @@ run *run_new(const scenario *sc, err *e)
             r->jobs[j].coll = coll_exec_new(r->net, sc, j, &c, e);
             if (!r->jobs[j].coll)
                 goto fail;
+        } else if (job->kind == JOB_TRAINING) {
+            r->jobs[j].train = train_exec_new(r->net, sc, j, &c, e);
+            if (!r->jobs[j].train)
+                goto fail;
         } else if (job->kind == JOB_TRAFFIC) {
             c = traffic_flow_count(sc, j, r->net->n_hosts, e);
             if (e->code)
@@ -117,7 +139,7 @@ run *run_new(const scenario *sc, err *e)
             snprintf(key, sizeof key, "workload.%u.kind", j);
             config_error_at(sc, e, key,
                             "workload[%u].kind: \"%s\" jobs are not available yet in this version "
-                            "(available: traffic, collective)",
+                            "(available: traffic, collective, training)",
                             j, job_kind_name(job->kind));
             goto fail;
         }
@@ -135,6 +157,8 @@ run *run_new(const scenario *sc, err *e)
         js->first_flow = r->tp->n_flows;
         if (js->coll) {
             coll_exec_connect(js->coll, r->tp);
+        } else if (js->train) {
+            train_exec_connect(js->train, r->tp);
         } else {
             int prio = sc->jobs[j].priority;
             add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
@@ -145,6 +169,7 @@ run *run_new(const scenario *sc, err *e)
         event_init(&js->start, job_start);
         sim_at(&r->sim, &js->start, sc->jobs[j].start_ps);
     }
+    faults_on_gpu_slow(r->faults, on_gpu_slow, r);
     return r;
 fail:
     run_free(r);
@@ -200,6 +225,10 @@ static void collect(run *r)
             coll_exec_result(js->coll, jr);
             continue;
         }
+        if (js->train) {
+            train_exec_result(js->train, jr);
+            continue;
+        }
         jr->flows = js->n_flows;
         jr->flows_completed = js->done_flows;
         jr->completed = js->done_flows == js->n_flows;
@@ -224,7 +253,7 @@ static void collect(run *r)
     st->n_flows = 0;
     for (uint64_t i = 0; i < t->n_flows; i++) {
         const flow *f = &t->flows[i];
-        if (r->jobs[f->job].coll)
+        if (r->jobs[f->job].coll || r->jobs[f->job].train)
             continue;
         flow_record *fr = &st->flows[st->n_flows++];
         fr->job = f->job;
@@ -331,6 +360,7 @@ void run_free(run *r)
     faults_free(r->faults);
     for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++) {
         coll_exec_free(r->jobs[j].coll);
+        train_exec_free(r->jobs[j].train);
         xfree(st_iters(&r->st, j));
     }
     xfree(r->jobs);

@@ -1,0 +1,809 @@
+/*
+ * train_exec.c — training-job executor (see train_exec.h).
+ *
+ * State per task: its outstanding-dependency count and, per iteration, its start and end time
+ * (kept for the breakdown). Compute tasks and analytic (scale-up) collectives wait in one binary
+ * heap of (end time, task) served by one event: a rank runs one compute at a time (the plan's
+ * chain invariant) and a group one collective at a time (its FIFO), so the heap never holds more
+ * than ranks + groups entries and is sized once at build.
+ *
+ * Cross-server collectives. Each group that spans servers ("xgroup") owns the connections of its
+ * ring — one flow per distinct (src, dst, channel) of its plans, created at build — and one
+ * instance slot: the running collective's per-transfer outstanding-dependency counters
+ * (sized for the group's largest plan) and its completed-transfer count. Plans are shared by
+ * every group with the same (op, size, bytes, server layout); a (group, plan) binding maps the
+ * plan's connections onto the group's flows.
+ *
+ * Cookies (the low 40 bits of a message's cookie belong to the executor): bit 39 clear: a P2P
+ * task, the task index; bit 39 set: a collective transfer, xgroup.cookie_base + transfer index
+ * (the bases partition [0, 2^39) by each group's largest plan; the group is found by binary
+ * search).
+ */
+#include "train_exec.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "../core/arena.h"
+#include "collective.h"
+
+#define COOKIE_COLL (1ull << 39)
+#define NONE UINT32_MAX
+
+typedef struct delay_item {
+    sim_time t;
+    uint32_t task;
+} delay_item;
+
+/* One cached collective plan and what the executor needs to run it. */
+typedef struct cplan {
+    enum coll_op op;
+    uint32_t n;
+    uint64_t bytes;
+    uint32_t *layout; /* [n] server of each group rank, renumbered by first appearance */
+    coll_plan *pl;
+    uint32_t *succ_first, *succ;
+    uint32_t *lconn; /* [n_xfers] plan-local connection */
+    uint32_t n_lconns;
+    uint32_t *lc; /* [3 × n_lconns] plan-local connections: src, dst (group ranks), channel */
+} cplan;
+
+/* A (group, plan) pair: plan-local connection i is the executor's connection map[i]. */
+typedef struct xbind {
+    uint32_t cp;
+    uint32_t xg;
+    uint32_t *map;
+    uint32_t next; /* the group's next binding, NONE at the end */
+} xbind;
+
+typedef struct xgroup {
+    uint32_t group;
+    uint64_t cookie_base;
+    uint32_t max_xfers;
+    uint32_t binds; /* first binding */
+    uint16_t *left; /* [max_xfers] running instance: outstanding deps per transfer */
+    /* running instance */
+    uint32_t task, bind, done, repeats;
+} xgroup;
+
+struct train_exec {
+    net *net;
+    const scenario *sc;
+    const cfg_job *cfg;
+    uint32_t job;
+    arena mem;
+    train_plan *plan;
+    uint32_t n_ranks;
+    uint32_t *gpu_of_rank;
+    double *factor; /* [n_ranks] compute slowdown */
+    train_ab_cost nvl;
+    /* per task */
+    uint32_t *left;  /* outstanding dependencies */
+    uint32_t *aux;   /* P2P: connection; COLL: binding (cross-server) or NONE (scale-up) */
+    uint32_t *qnext; /* group FIFO link */
+    sim_time *t_start, *t_end; /* [iterations × n_tasks] */
+    /* groups */
+    uint32_t *q_head, *q_tail; /* [n_groups] ready collectives waiting for their communicator */
+    uint8_t *busy;
+    uint32_t *xg_of_group;
+    uint32_t n_xg;
+    xgroup *xg;
+    uint32_t n_cp;
+    cplan *cp;
+    uint32_t n_bind;
+    xbind *bind;
+    /* connections */
+    uint32_t n_conns;
+    uint32_t *conn_src, *conn_dst; /* hosts */
+    flow **conns;
+    transport *tp;
+    uint8_t prio;
+    /* delays */
+    delay_item *heap;
+    uint32_t heap_n, heap_cap;
+    event delay_ev;
+    /* progress */
+    uint32_t iter;
+    uint32_t done_in_iter;
+    sim_time iter_start;
+    sim_time *iter_time;
+    sim_time start_ps, end_ps;
+    bool started, finished;
+};
+
+static void delay_fire(void *ctx, event *ev);
+
+/* ---- build -------------------------------------------------------------------------------- */
+
+/* Open-addressing map of connection keys (a: group or P2P marker and channel; b: src, dst). */
+typedef struct ctab {
+    uint64_t *ka, *kb;
+    uint32_t *val;
+    uint32_t cap;
+} ctab;
+
+static void ctab_init(ctab *t, uint64_t want)
+{
+    t->cap = 1024;
+    while (t->cap < 2 * want && t->cap < (1u << 30))
+        t->cap <<= 1;
+    t->ka = xmalloc(sizeof(uint64_t) * t->cap, "connection table");
+    t->kb = xmalloc(sizeof(uint64_t) * t->cap, "connection table");
+    t->val = xmalloc(sizeof(uint32_t) * t->cap, "connection table");
+    memset(t->ka, 0xFF, sizeof(uint64_t) * t->cap);
+}
+
+static void ctab_free(ctab *t)
+{
+    xfree(t->ka);
+    xfree(t->kb);
+    xfree(t->val);
+}
+
+/* Connection for key (a, b): existing, or a new one from src_host to dst_host. */
+static uint32_t conn_get(train_exec *x, ctab *t, uint32_t *cap_conns, uint64_t a, uint64_t b,
+                         uint32_t src_host, uint32_t dst_host)
+{
+    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full);
+    uint32_t s = (uint32_t)(h >> 33) & (t->cap - 1);
+    while (t->ka[s] != UINT64_MAX && !(t->ka[s] == a && t->kb[s] == b))
+        s = (s + 1) & (t->cap - 1);
+    if (t->ka[s] != UINT64_MAX)
+        return t->val[s];
+    SIM_ASSERT(x->n_conns < t->cap / 2, "connection table full (%u)", x->n_conns);
+    t->ka[s] = a;
+    t->kb[s] = b;
+    if (x->n_conns == *cap_conns) {
+        *cap_conns *= 2;
+        x->conn_src = xrealloc(x->conn_src, sizeof(uint32_t) * *cap_conns, "connections");
+        x->conn_dst = xrealloc(x->conn_dst, sizeof(uint32_t) * *cap_conns, "connections");
+    }
+    x->conn_src[x->n_conns] = src_host;
+    x->conn_dst[x->n_conns] = dst_host;
+    return t->val[s] = x->n_conns++;
+}
+
+static const char *job_key(char *buf, size_t len, uint32_t j, const char *k)
+{
+    snprintf(buf, len, "workload.%u.%s", j, k);
+    return buf;
+}
+
+static uint32_t host_server(const train_exec *x, uint32_t rank)
+{
+    return x->net->hosts[net_gpu_host(x->net, x->gpu_of_rank[rank], 0)]->server;
+}
+
+/* The cached plan for (op, bytes) over group g's layout; builds it on first use. */
+static uint32_t plan_for(train_exec *x, uint32_t g, enum coll_op op, uint64_t bytes,
+                         uint32_t *cap_cp, err *e)
+{
+    const train_plan *P = x->plan;
+    const train_group *G = &P->groups[g];
+    uint32_t n = G->n;
+    uint32_t *lay = xmalloc(sizeof(uint32_t) * 2 * n, "collective layout");
+    uint32_t *seen = lay + n, ns = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = host_server(x, P->members[G->off + i]), k = 0;
+        while (k < ns && seen[k] != s)
+            k++;
+        if (k == ns)
+            seen[ns++] = s;
+        lay[i] = k;
+    }
+    for (uint32_t c = 0; c < x->n_cp; c++) {
+        const cplan *q = &x->cp[c];
+        if (q->op == op && q->n == n && q->bytes == bytes &&
+            !memcmp(q->layout, lay, sizeof(uint32_t) * n)) {
+            xfree(lay);
+            return c;
+        }
+    }
+    if (x->n_cp == *cap_cp) {
+        *cap_cp = *cap_cp ? 2 * *cap_cp : 16;
+        x->cp = xrealloc(x->cp, sizeof(cplan) * *cap_cp, "collective plans");
+    }
+    cplan *q = &x->cp[x->n_cp];
+    memset(q, 0, sizeof *q);
+    q->op = op;
+    q->n = n;
+    q->bytes = bytes;
+    q->layout = ARENA_NEW_ARRAY(&x->mem, uint32_t, n);
+    memcpy(q->layout, lay, sizeof(uint32_t) * n);
+    xfree(lay);
+    coll_params cp = {
+        .op = op,
+        .algo = ALGO_RING,
+        .n_ranks = n,
+        .server_of_rank = q->layout,
+        .gpus_per_server = 1,
+        .size_bytes = bytes,
+        .channels = 1,
+    };
+    q->pl = coll_plan_build(&cp, &x->mem, e);
+    if (!q->pl)
+        return NONE;
+    coll_plan_successors(q->pl, &x->mem, &q->succ_first, &q->succ);
+    uint32_t nx = q->pl->n_xfers;
+    q->lconn = ARENA_NEW_ARRAY(&x->mem, uint32_t, nx ? nx : 1);
+    /* plan-local connections: distinct (src, dst, channel) */
+    ctab t;
+    ctab_init(&t, nx);
+    uint32_t cap = 64;
+    q->lc = xmalloc(sizeof(uint32_t) * cap * 3, "plan connections");
+    for (uint32_t i = 0; i < nx; i++) {
+        const coll_xfer *f = &q->pl->xfers[i];
+        uint64_t a = f->channel, b = ((uint64_t)f->src << 32) | f->dst;
+        uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full);
+        uint32_t s = (uint32_t)(h >> 33) & (t.cap - 1);
+        while (t.ka[s] != UINT64_MAX && !(t.ka[s] == a && t.kb[s] == b))
+            s = (s + 1) & (t.cap - 1);
+        if (t.ka[s] == UINT64_MAX) {
+            t.ka[s] = a;
+            t.kb[s] = b;
+            if (q->n_lconns == cap) {
+                cap *= 2;
+                q->lc = xrealloc(q->lc, sizeof(uint32_t) * cap * 3, "plan connections");
+            }
+            q->lc[3 * q->n_lconns] = f->src;
+            q->lc[3 * q->n_lconns + 1] = f->dst;
+            q->lc[3 * q->n_lconns + 2] = f->channel;
+            t.val[s] = q->n_lconns++;
+        }
+        q->lconn[i] = t.val[s];
+    }
+    ctab_free(&t);
+    /* move the connection triples into the arena */
+    uint32_t *tri = ARENA_NEW_ARRAY(&x->mem, uint32_t, 3 * (size_t)(q->n_lconns ? q->n_lconns : 1));
+    memcpy(tri, q->lc, sizeof(uint32_t) * 3 * q->n_lconns);
+    xfree(q->lc);
+    q->lc = tri;
+    return x->n_cp++;
+}
+
+/* Apply the training keys the planner has but train_opts_from_job does not copy. */
+static void opts_extra(train_opts *o, const cfg_job *j)
+{
+    if (j->model_ffn)
+        o->model.ffn = j->model_ffn;
+    if (j->model_heads)
+        o->model.heads = j->model_heads;
+    if (j->model_kv_heads)
+        o->model.kv_heads = j->model_kv_heads;
+    o->order = j->order == PAR_ORDER_TP_PP_DP ? TRAIN_ORDER_TP_PP_DP : TRAIN_ORDER_TP_DP_PP;
+    o->placement =
+        j->placement == PAR_PLACE_SCATTERED ? TRAIN_PLACE_SCATTERED : TRAIN_PLACE_CONTIGUOUS;
+    o->tp_per_layer = j->tp_per_layer;
+    o->dp_sharded = j->opt_sharded;
+    o->recompute = j->recompute;
+    if (j->bucket_bytes)
+        o->bucket_bytes = j->bucket_bytes;
+}
+
+train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *connections, err *e)
+{
+    const cfg_job *job = &sc->jobs[j];
+    train_exec *x = xcalloc(1, sizeof *x, "training executor");
+    char key[64];
+    x->net = n;
+    x->sc = sc;
+    x->cfg = job;
+    x->job = j;
+    arena_init(&x->mem, "training executor");
+    uint32_t gpus = net_gpus(n);
+    x->n_ranks = job->ranks.all ? gpus : job->ranks.n;
+    x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
+    for (uint32_t r = 0; r < x->n_ranks; r++) {
+        uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
+        if (g >= gpus) {
+            config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
+                            "workload[%u].ranks: GPU %u does not exist: the fabric has %u GPUs "
+                            "(0..%u)",
+                            j, g, gpus, gpus ? gpus - 1 : 0);
+            train_exec_free(x);
+            return NULL;
+        }
+        x->gpu_of_rank[r] = g;
+    }
+    train_opts o;
+    train_opts_from_job(&o, job, sc->file, x->n_ranks, x->gpu_of_rank,
+                        sc->fabric.gpus_per_server);
+    opts_extra(&o, job);
+    x->plan = train_plan_new(&o, e);
+    if (!x->plan) {
+        train_exec_free(x);
+        return NULL;
+    }
+    const train_plan *P = x->plan;
+    uint32_t nt = P->n_tasks, ng = P->n_groups;
+    size_t szt = nt ? nt : 1;
+    x->factor = ARENA_NEW_ARRAY(&x->mem, double, x->n_ranks ? x->n_ranks : 1);
+    for (uint32_t r = 0; r < x->n_ranks; r++)
+        x->factor[r] = 1.0;
+    x->nvl = (train_ab_cost){
+        .tp_alpha_ps = sc->fabric.scale_up_latency_ps,
+        .pp_alpha_ps = sc->fabric.scale_up_latency_ps,
+        .dp_alpha_ps = sc->fabric.scale_up_latency_ps,
+        .tp_bw_bps = sc->fabric.scale_up_bps,
+        .pp_bw_bps = sc->fabric.scale_up_bps,
+        .dp_bw_bps = sc->fabric.scale_up_bps,
+    };
+    x->left = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
+    x->aux = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
+    x->qnext = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
+    uint32_t iters = job->iterations ? job->iterations : 1;
+    x->t_start = xmalloc(sizeof(sim_time) * szt * iters, "training task times");
+    x->t_end = xmalloc(sizeof(sim_time) * szt * iters, "training task times");
+    x->iter_time = ARENA_NEW_ARRAY(&x->mem, sim_time, iters);
+    x->q_head = ARENA_NEW_ARRAY(&x->mem, uint32_t, ng ? ng : 1);
+    x->q_tail = ARENA_NEW_ARRAY(&x->mem, uint32_t, ng ? ng : 1);
+    x->busy = ARENA_NEW_ARRAY(&x->mem, uint8_t, ng ? ng : 1);
+    x->xg_of_group = ARENA_NEW_ARRAY(&x->mem, uint32_t, ng ? ng : 1);
+    memset(x->busy, 0, ng ? ng : 1);
+
+    /* which groups span servers */
+    x->xg = xcalloc(ng ? ng : 1, sizeof(xgroup), "cross-server groups");
+    for (uint32_t g = 0; g < ng; g++) {
+        const train_group *G = &P->groups[g];
+        x->q_head[g] = x->q_tail[g] = NONE;
+        x->xg_of_group[g] = NONE;
+        if (G->kind == TRAIN_GROUP_PP)
+            continue;
+        uint32_t s0 = host_server(x, P->members[G->off]);
+        bool local = true;
+        for (uint32_t i = 1; i < G->n && local; i++)
+            local = host_server(x, P->members[G->off + i]) == s0;
+        if (local)
+            continue;
+        xgroup *xg = &x->xg[x->n_xg];
+        xg->group = g;
+        xg->binds = NONE;
+        xg->task = NONE;
+        x->xg_of_group[g] = x->n_xg++;
+    }
+
+    /* connections: P2P pairs, then each cross-server collective's plan and binding */
+    ctab t;
+    ctab_init(&t, (uint64_t)P->stats.p2p + 4ull * x->n_ranks);
+    uint32_t cap_conns = 1024, cap_cp = 0, cap_bind = 0;
+    x->conn_src = xmalloc(sizeof(uint32_t) * cap_conns, "connections");
+    x->conn_dst = xmalloc(sizeof(uint32_t) * cap_conns, "connections");
+    err pe;
+    err_clear(&pe);
+    for (uint32_t i = 0; i < nt; i++) {
+        const train_task *k = &P->tasks[i];
+        x->aux[i] = NONE;
+        if (k->kind == TRAIN_P2P) {
+            uint32_t sh = net_gpu_host(n, x->gpu_of_rank[k->rank], 0);
+            uint32_t dh = net_gpu_host(n, x->gpu_of_rank[k->dst], 0);
+            x->aux[i] = conn_get(x, &t, &cap_conns, UINT64_MAX - 1,
+                                 ((uint64_t)k->rank << 32) | k->dst, sh, dh);
+            continue;
+        }
+        if (k->kind != TRAIN_COLL || x->xg_of_group[k->group] == NONE)
+            continue;
+        uint32_t xi = x->xg_of_group[k->group];
+        xgroup *xg = &x->xg[xi];
+        uint64_t per = k->count > 1 ? k->bytes / k->count : k->bytes;
+        uint32_t c = plan_for(x, k->group, (enum coll_op)k->op, per, &cap_cp, &pe);
+        if (c == NONE) {
+            config_error_at(sc, e, job_key(key, sizeof key, j, "parallelism"),
+                            "workload[%u]: the %s collective of a group spanning servers: %s", j,
+                            coll_op_name((enum coll_op)k->op), pe.msg);
+            ctab_free(&t);
+            train_exec_free(x);
+            return NULL;
+        }
+        uint32_t b = xg->binds;
+        while (b != NONE && x->bind[b].cp != c)
+            b = x->bind[b].next;
+        if (b == NONE) {
+            if (x->n_bind == cap_bind) {
+                cap_bind = cap_bind ? 2 * cap_bind : 64;
+                x->bind = xrealloc(x->bind, sizeof(xbind) * cap_bind, "collective bindings");
+            }
+            b = x->n_bind++;
+            const cplan *q = &x->cp[c];
+            xbind *B = &x->bind[b];
+            B->cp = c;
+            B->xg = xi;
+            B->next = xg->binds;
+            xg->binds = b;
+            B->map = ARENA_NEW_ARRAY(&x->mem, uint32_t, q->n_lconns ? q->n_lconns : 1);
+            const train_group *G = &P->groups[k->group];
+            for (uint32_t l = 0; l < q->n_lconns; l++) {
+                uint32_t s = q->lc[3 * l], d = q->lc[3 * l + 1], ch = q->lc[3 * l + 2];
+                uint32_t rs = P->members[G->off + s], rd = P->members[G->off + d];
+                B->map[l] = conn_get(x, &t, &cap_conns, ((uint64_t)xi << 32) | ch,
+                                     ((uint64_t)s << 32) | d,
+                                     net_gpu_host(n, x->gpu_of_rank[rs], ch),
+                                     net_gpu_host(n, x->gpu_of_rank[rd], ch));
+            }
+            if (q->pl->n_xfers > xg->max_xfers)
+                xg->max_xfers = q->pl->n_xfers;
+        }
+        x->aux[i] = b;
+    }
+    ctab_free(&t);
+    uint64_t base = 0;
+    for (uint32_t i = 0; i < x->n_xg; i++) {
+        xgroup *xg = &x->xg[i];
+        xg->cookie_base = base;
+        base += xg->max_xfers ? xg->max_xfers : 1;
+        xg->left = ARENA_NEW_ARRAY(&x->mem, uint16_t, xg->max_xfers ? xg->max_xfers : 1);
+    }
+    SIM_ASSERT(base < COOKIE_COLL, "collective cookie space exhausted (%llu transfers)",
+               (unsigned long long)base);
+    x->heap_cap = x->n_ranks + ng + 1;
+    x->prio = (uint8_t)(job->priority < 0 ? sc->nic.priority : job->priority);
+    *connections = x->n_conns;
+    return x;
+}
+
+void train_exec_connect(train_exec *x, transport *t)
+{
+    x->tp = t;
+    x->conns = xmalloc(sizeof(flow *) * (x->n_conns ? x->n_conns : 1), "connection flows");
+    for (uint32_t c = 0; c < x->n_conns; c++) {
+        flow *f = transport_flow_add(t, x->job, x->conn_src[c], x->conn_dst[c], 0, x->prio);
+        f->started = true;
+        x->conns[c] = f;
+    }
+    x->heap = xmalloc(sizeof(delay_item) * x->heap_cap, "training delays");
+    event_init(&x->delay_ev, delay_fire);
+}
+
+const train_plan *train_exec_plan(const train_exec *x)
+{
+    return x->plan;
+}
+
+static void fill_iter(train_iter *o, const train_summary *S)
+{
+    o->compute_ps = S->mean.compute_ps;
+    o->tp_ps = S->mean.tp_ps;
+    o->pp_ps = S->mean.pp_ps;
+    o->dp_ps = S->mean.dp_ps;
+    o->bubble_ps = S->mean.bubble_ps;
+    o->tp_comm_ps = S->mean.tp_comm_ps;
+    o->pp_comm_ps = S->mean.pp_comm_ps;
+    o->dp_comm_ps = S->mean.dp_comm_ps;
+    o->slowest_rank = S->slowest_rank;
+    o->slowest_compute_ps = S->slowest.compute_ps;
+}
+
+void train_exec_result(const train_exec *x, job_result *jr)
+{
+    const cfg_job *j = x->cfg;
+    const train_plan *P = x->plan;
+    jr->ranks = x->n_ranks;
+    jr->tp = P->tp;
+    jr->pp = P->pp;
+    jr->dp = P->dp;
+    jr->micro_batches = P->m;
+    jr->completed = x->finished;
+    jr->n_iterations = x->iter < j->iterations ? x->iter : j->iterations;
+    jr->iterations = xcalloc(jr->n_iterations ? jr->n_iterations : 1, sizeof(iter_result),
+                             "iteration results");
+    jr->tasks_total = P->n_tasks;
+    jr->tasks_done = x->finished ? P->n_tasks : x->done_in_iter;
+    uint64_t sum[10] = {0};
+    for (uint32_t k = 0; k < jr->n_iterations; k++) {
+        iter_result *it = &jr->iterations[k];
+        train_summary S;
+        train_breakdown(P, x->t_start + (size_t)k * P->n_tasks, x->t_end + (size_t)k * P->n_tasks,
+                        NULL, &S);
+        it->time_ps = x->iter_time[k];
+        fill_iter(&it->train, &S);
+        const train_iter *ti = &it->train;
+        sim_time v[10] = {ti->compute_ps, ti->tp_ps,      ti->pp_ps,      ti->dp_ps,
+                          ti->bubble_ps,  ti->tp_comm_ps, ti->pp_comm_ps, ti->dp_comm_ps,
+                          ti->slowest_compute_ps, 0};
+        for (int f = 0; f < 10; f++)
+            sum[f] += v[f];
+    }
+    if (jr->n_iterations) {
+        uint64_t n = jr->n_iterations;
+        train_iter *m = &jr->train_mean;
+        m->compute_ps = sum[0] / n;
+        m->tp_ps = sum[1] / n;
+        m->pp_ps = sum[2] / n;
+        m->dp_ps = sum[3] / n;
+        m->bubble_ps = sum[4] / n;
+        m->tp_comm_ps = sum[5] / n;
+        m->pp_comm_ps = sum[6] / n;
+        m->dp_comm_ps = sum[7] / n;
+        m->slowest_compute_ps = sum[8] / n;
+        m->slowest_rank = jr->iterations[n - 1].train.slowest_rank;
+    }
+    if (x->finished) {
+        jr->end_ps = x->end_ps;
+        jr->jct_ps = x->end_ps - x->start_ps;
+    }
+}
+
+void train_exec_free(train_exec *x)
+{
+    if (!x)
+        return;
+    train_plan_free(x->plan);
+    arena_free(&x->mem);
+    xfree(x->t_start);
+    xfree(x->t_end);
+    xfree(x->xg);
+    xfree(x->cp);
+    xfree(x->bind);
+    xfree(x->conn_src);
+    xfree(x->conn_dst);
+    xfree(x->conns);
+    xfree(x->heap);
+    xfree(x);
+}
+
+#include "../core/hotpath.h"
+
+/* ---- run ---------------------------------------------------------------------------------- */
+
+static void task_ready(train_exec *x, uint32_t i);
+
+static void heap_push(train_exec *x, sim_time t, uint32_t task)
+{
+    SIM_ASSERT(x->heap_n < x->heap_cap, "training delay heap full (%u)", x->heap_cap);
+    uint32_t i = x->heap_n++;
+    while (i) {
+        uint32_t p = (i - 1) / 2;
+        if (x->heap[p].t < t || (x->heap[p].t == t && x->heap[p].task < task))
+            break;
+        x->heap[i] = x->heap[p];
+        i = p;
+    }
+    x->heap[i] = (delay_item){t, task};
+    if (i == 0)
+        evq_reschedule(&x->net->sim->q, &x->delay_ev, t);
+}
+
+static bool item_lt(delay_item a, delay_item b)
+{
+    return a.t < b.t || (a.t == b.t && a.task < b.task);
+}
+
+static delay_item heap_pop(train_exec *x)
+{
+    delay_item top = x->heap[0], last = x->heap[--x->heap_n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= x->heap_n)
+            break;
+        if (c + 1 < x->heap_n && item_lt(x->heap[c + 1], x->heap[c]))
+            c++;
+        if (!item_lt(x->heap[c], last))
+            break;
+        x->heap[i] = x->heap[c];
+        i = c;
+    }
+    if (x->heap_n)
+        x->heap[i] = last;
+    return top;
+}
+
+static sim_time *cur_start(train_exec *x)
+{
+    return x->t_start + (size_t)x->iter * x->plan->n_tasks;
+}
+
+static sim_time *cur_end(train_exec *x)
+{
+    return x->t_end + (size_t)x->iter * x->plan->n_tasks;
+}
+
+static void start_iteration(train_exec *x);
+
+/* Task i has ended now: release its successors; the iteration ends with its last task. */
+static void task_done(train_exec *x, uint32_t i)
+{
+    const train_plan *P = x->plan;
+    const train_task *k = &P->tasks[i];
+    cur_end(x)[i] = x->net->sim->now;
+    x->done_in_iter++;
+    for (uint32_t s = 0; s < k->n_succ; s++) {
+        uint32_t j = P->succ[k->succ_off + s];
+        if (--x->left[j] == 0)
+            task_ready(x, j);
+    }
+    if (x->done_in_iter < P->n_tasks)
+        return;
+    sim_time now = x->net->sim->now;
+    x->iter_time[x->iter] = now - x->iter_start;
+    if (++x->iter < x->cfg->iterations) {
+        start_iteration(x);
+        return;
+    }
+    x->finished = true;
+    x->end_ps = now;
+}
+
+static void xg_post_ready(train_exec *x, xgroup *xg, uint32_t xf)
+{
+    const xbind *B = &x->bind[xg->bind];
+    const cplan *q = &x->cp[B->cp];
+    transport_post(x->tp, x->conns[B->map[q->lconn[xf]]], q->pl->xfers[xf].bytes,
+                   ((uint64_t)x->job << 40) | COOKIE_COLL | (xg->cookie_base + xf));
+}
+
+/* (Re)start the group's running collective: every transfer without dependencies goes. */
+static void xg_run(train_exec *x, xgroup *xg)
+{
+    const cplan *q = &x->cp[x->bind[xg->bind].cp];
+    const coll_plan *pl = q->pl;
+    xg->done = 0;
+    for (uint32_t i = 0; i < pl->n_xfers; i++)
+        xg->left[i] = pl->xfers[i].n_deps;
+    for (uint32_t i = 0; i < pl->n_xfers; i++)
+        if (!xg->left[i])
+            xg_post_ready(x, xg, i);
+}
+
+static void coll_finished(train_exec *x, uint32_t i);
+
+/* Start collective task i on its communicator (which is free). */
+static void coll_start(train_exec *x, uint32_t i)
+{
+    const train_plan *P = x->plan;
+    const train_task *k = &P->tasks[i];
+    x->busy[k->group] = 1;
+    cur_start(x)[i] = x->net->sim->now;
+    uint32_t xi = x->xg_of_group[k->group];
+    if (xi == NONE) {
+        /* inside one server: α–β over the scale-up domain */
+        heap_push(x, x->net->sim->now + train_ab_cost_fn(&x->nvl, P, k), i);
+        return;
+    }
+    xgroup *xg = &x->xg[xi];
+    xg->task = i;
+    xg->bind = x->aux[i];
+    xg->repeats = k->count ? k->count : 1;
+    if (x->cp[x->bind[xg->bind].cp].pl->n_xfers == 0) {
+        heap_push(x, x->net->sim->now, i);
+        return;
+    }
+    xg_run(x, xg);
+}
+
+/* Collective task i has ended: free its communicator for the next ready one. */
+static void coll_finished(train_exec *x, uint32_t i)
+{
+    uint32_t g = x->plan->tasks[i].group;
+    x->busy[g] = 0;
+    uint32_t xi = x->xg_of_group[g];
+    if (xi != NONE)
+        x->xg[xi].task = NONE;
+    uint32_t nxt = x->q_head[g];
+    if (nxt != NONE) {
+        x->q_head[g] = x->qnext[nxt];
+        if (x->q_head[g] == NONE)
+            x->q_tail[g] = NONE;
+        coll_start(x, nxt);
+    }
+    task_done(x, i);
+}
+
+static void task_ready(train_exec *x, uint32_t i)
+{
+    const train_task *k = &x->plan->tasks[i];
+    sim_time now = x->net->sim->now;
+    switch (k->kind) {
+    case TRAIN_COMPUTE:
+        cur_start(x)[i] = now;
+        heap_push(x, now + train_compute_ps(k->dur_ps, x->factor[k->rank]), i);
+        break;
+    case TRAIN_P2P:
+        cur_start(x)[i] = now;
+        if (k->bytes == 0)
+            heap_push(x, now, i);
+        else
+            transport_post(x->tp, x->conns[x->aux[i]], k->bytes, ((uint64_t)x->job << 40) | i);
+        break;
+    default: /* TRAIN_COLL: one at a time per communicator, in ready order */
+        if (x->busy[k->group]) {
+            x->qnext[i] = NONE;
+            if (x->q_tail[k->group] == NONE)
+                x->q_head[k->group] = i;
+            else
+                x->qnext[x->q_tail[k->group]] = i;
+            x->q_tail[k->group] = i;
+        } else {
+            coll_start(x, i);
+        }
+        break;
+    }
+}
+
+static void delay_fire(void *ctx, event *ev)
+{
+    train_exec *x = (train_exec *)((char *)ev - offsetof(train_exec, delay_ev));
+    sim_time now = x->net->sim->now;
+    (void)ctx;
+    while (x->heap_n && x->heap[0].t <= now) {
+        uint32_t i = heap_pop(x).task;
+        if (x->plan->tasks[i].kind == TRAIN_COLL)
+            coll_finished(x, i);
+        else
+            task_done(x, i);
+    }
+    if (x->heap_n && !event_queued(&x->delay_ev))
+        sim_at(x->net->sim, &x->delay_ev, x->heap[0].t);
+}
+
+static void start_iteration(train_exec *x)
+{
+    const train_plan *P = x->plan;
+    x->iter_start = x->net->sim->now;
+    x->done_in_iter = 0;
+    for (uint32_t i = 0; i < P->n_tasks; i++)
+        x->left[i] = P->tasks[i].n_deps;
+    if (!P->n_tasks) {
+        x->iter_time[x->iter] = 0;
+        if (++x->iter < x->cfg->iterations) {
+            start_iteration(x);
+            return;
+        }
+        x->finished = true;
+        x->end_ps = x->net->sim->now;
+        return;
+    }
+    for (uint32_t i = 0; i < P->n_tasks; i++)
+        if (!P->tasks[i].n_deps)
+            task_ready(x, i);
+}
+
+void train_exec_start(train_exec *x)
+{
+    x->start_ps = x->net->sim->now;
+    x->started = true;
+    x->iter = 0;
+    start_iteration(x);
+}
+
+void train_exec_gpu_slow(train_exec *x, uint32_t gpu, double factor)
+{
+    for (uint32_t r = 0; r < x->n_ranks; r++)
+        if (x->gpu_of_rank[r] == gpu)
+            x->factor[r] = factor;
+}
+
+void train_exec_on_msg(train_exec *x, uint64_t cookie)
+{
+    if (!(cookie & COOKIE_COLL)) {
+        task_done(x, (uint32_t)cookie);
+        return;
+    }
+    uint64_t v = cookie & (COOKIE_COLL - 1);
+    uint32_t lo = 0, hi = x->n_xg; /* last group with cookie_base <= v */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (x->xg[mid].cookie_base <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    xgroup *xg = &x->xg[lo];
+    uint32_t xf = (uint32_t)(v - xg->cookie_base);
+    const cplan *q = &x->cp[x->bind[xg->bind].cp];
+    SIM_ASSERT(xg->task != NONE && xf < q->pl->n_xfers, "stray collective message %llu",
+               (unsigned long long)v);
+    for (uint32_t k = q->succ_first[xf]; k < q->succ_first[xf + 1]; k++) {
+        uint32_t s = q->succ[k];
+        if (--xg->left[s] == 0)
+            xg_post_ready(x, xg, s);
+    }
+    if (++xg->done < q->pl->n_xfers)
+        return;
+    if (--xg->repeats > 0) {
+        xg_run(x, xg);
+        return;
+    }
+    coll_finished(x, xg->task);
+}
