@@ -18,6 +18,7 @@
 
 #include "../config/config.h"
 #include "../config/units.h"
+#include "../core/alloc.h"
 #include "../report/perf_table.h"
 #include "../workload/collective.h"
 #include "../workload/run.h"
@@ -142,6 +143,7 @@ static int run_size(const char *path, cli_overrides *ov, enum coll_op op, const 
         rc = config_load_buffer(&sc, "defaults", empty, sizeof empty - 1, ov->over, ov->n, &e);
     }
     ov->n--; /* the workload override is per size */
+    xfree((char *)ov->over[ov->n].key);
     if (rc) {
         diag_print(stderr, &e, ov->text, ov->n);
         return e.code ? e.code : rc;

@@ -124,13 +124,6 @@ static uint64_t peak_rss_bytes(void)
     return (uint64_t)ru.ru_maxrss * 1024u; /* Linux reports kilobytes */
 }
 
-/*
- * The run's telemetry bundle (sampler, capture, trace writer), defined by workload/run.c once
- * the run creates one. Declared weak so that this file links before that wiring exists; it is
- * then NULL and the formats that need the live network are reported as unavailable.
- */
-telemetry *run_telemetry(const run *r) __attribute__((weak));
-
 /* Formats named in output.formats that this version cannot write. */
 static void warn_unbuilt_formats(uint32_t formats, const telemetry *tel)
 {
@@ -356,7 +349,7 @@ int cmd_run(int argc, char **argv)
     if (st.peak_rss_bytes == 0)
         st.peak_rss_bytes = peak_rss_bytes();
 
-    telemetry *tel = run_telemetry ? run_telemetry(r) : NULL;
+    telemetry *tel = run_telemetry(r);
     warn_unbuilt_formats(sc.output_formats, tel);
     outdir od, od_html;
     memset(&od, 0, sizeof od);

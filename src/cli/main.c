@@ -1,8 +1,8 @@
 /*
  * main.c — `wirerate COMMAND ...`: dispatch, --help, --version.
  *
- * `run`, `check` and `report` are built. The other commands of spec/scenario.md (perf, plan, sweep)
- * are recognised and answer honestly that they are not available yet (exit 2, a usage error),
+ * `run`, `check`, `perf` and `report` are built. The other commands of spec/scenario.md (plan,
+ * sweep) are recognised and answer honestly that they are not available yet (exit 2, a usage error),
  * rather than being unknown or printing placeholder results a script might trust.
  */
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "diag.h"
 
-static const char *const planned[] = {"perf", "plan", "sweep"};
+static const char *const planned[] = {"plan", "sweep"};
 
 static void usage(FILE *f)
 {
@@ -21,6 +21,8 @@ static void usage(FILE *f)
           "usage: wirerate run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--json]"
           " [--quiet]\n"
           "       wirerate check SCENARIO.yaml [--json] [--set KEY=VALUE]...\n"
+          "       wirerate perf OP [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [--fabric S.yaml]"
+          " [--ranks N]\n"
           "       wirerate report DIR\n"
           "       wirerate --version | --help | COMMAND --help\n"
           "\n"
@@ -28,10 +30,10 @@ static void usage(FILE *f)
           "  run      simulate a scenario; summary on stdout, results in the output folder\n"
           "  check    build the fabric and check its design (counts, oversubscription,\n"
           "           non-blocking, reachability); exit 5 if a check fails\n"
+          "  perf     nccl-tests for a simulated fabric: the same table, simulated\n"
           "  report   HTML report (DIR/report.html) of a run's output folder\n"
           "\n"
           "planned, not available yet in this version:\n"
-          "  perf     nccl-tests-style bandwidth table for a simulated fabric\n"
           "  plan     build sheet: bill of materials, addressing, switch configs\n"
           "  sweep    a grid of runs in parallel\n"
           "\n"
@@ -72,6 +74,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "perf") == 0)
+        return cmd_perf(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return cmd_report(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++) {

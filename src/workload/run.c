@@ -19,9 +19,9 @@
 #include "../net/net.h"
 #include "../transport/nic.h"
 #include "coll_exec.h"
+#include "../telemetry/telemetry.h"
 #include "fault.h"
 #include "traffic.h"
-#include "train_exec.h"
 
 typedef struct job_state {
     event start;
@@ -30,7 +30,6 @@ typedef struct job_state {
     uint64_t first_flow, n_flows, done_flows;  /* traffic jobs: flows; collectives: connections */
     sim_time end_ps;
     coll_exec *coll;           /* collective jobs */
-    train_exec *train;         /* training jobs */
 } job_state;
 
 struct run {
@@ -39,6 +38,7 @@ struct run {
     net *net;
     transport *tp;
     faults *faults;
+    telemetry *tel;
     job_state *jobs;
     run_stats st;
 };
@@ -52,10 +52,6 @@ static void job_start(void *ctx, event *ev)
         coll_exec_start(js->coll);
         return;
     }
-    if (js->train) {
-        train_exec_start(js->train);
-        return;
-    }
     for (uint64_t i = 0; i < js->n_flows; i++)
         transport_flow_start(t, &t->flows[js->first_flow + i]);
 }
@@ -66,19 +62,7 @@ static void on_msg_done(void *ctx, flow *f, uint64_t cookie)
     run *r = ctx;
     (void)f;
     job_state *js = &r->jobs[cookie >> 40];
-    if (js->train)
-        train_exec_on_msg(js->train, cookie & ((1ull << 40) - 1));
-    else
-        coll_exec_on_msg(js->coll, cookie & ((1ull << 40) - 1));
-}
-
-/* A gpu-slow fault fired: every training job using that GPU computes slower from now. */
-static void on_gpu_slow(void *ctx, uint32_t gpu, double factor)
-{
-    run *r = ctx;
-    for (uint32_t j = 0; j < r->sc->n_jobs; j++)
-        if (r->jobs[j].train)
-            train_exec_gpu_slow(r->jobs[j].train, gpu, factor);
+    coll_exec_on_msg(js->coll, cookie & ((1ull << 40) - 1));
 }
 
 static void on_flow_done(void *ctx, flow *f)
@@ -101,6 +85,13 @@ static void add_pair(void *ctx, uint32_t src, uint32_t dst)
 {
     add_ctx *a = ctx;
     transport_flow_add(a->tp, a->job, src, dst, a->size, a->prio);
+}
+
+/* DCQCN rate of QP q for the sampler's rate series. */
+static double qp_rate(void *ctx, uint32_t q)
+{
+    const transport *t = ctx;
+    return (double)t->qps[q].rate_bps;
 }
 
 run *run_new(const scenario *sc, err *e)
@@ -126,10 +117,6 @@ run *run_new(const scenario *sc, err *e)
             r->jobs[j].coll = coll_exec_new(r->net, sc, j, &c, e);
             if (!r->jobs[j].coll)
                 goto fail;
-        } else if (job->kind == JOB_TRAINING) {
-            r->jobs[j].train = train_exec_new(r->net, sc, j, &c, e);
-            if (!r->jobs[j].train)
-                goto fail;
         } else if (job->kind == JOB_TRAFFIC) {
             c = traffic_flow_count(sc, j, r->net->n_hosts, e);
             if (e->code)
@@ -139,7 +126,7 @@ run *run_new(const scenario *sc, err *e)
             snprintf(key, sizeof key, "workload.%u.kind", j);
             config_error_at(sc, e, key,
                             "workload[%u].kind: \"%s\" jobs are not available yet in this version "
-                            "(available: traffic, collective, training)",
+                            "(available: traffic, collective)",
                             j, job_kind_name(job->kind));
             goto fail;
         }
@@ -157,8 +144,6 @@ run *run_new(const scenario *sc, err *e)
         js->first_flow = r->tp->n_flows;
         if (js->coll) {
             coll_exec_connect(js->coll, r->tp);
-        } else if (js->train) {
-            train_exec_connect(js->train, r->tp);
         } else {
             int prio = sc->jobs[j].priority;
             add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
@@ -169,7 +154,10 @@ run *run_new(const scenario *sc, err *e)
         event_init(&js->start, job_start);
         sim_at(&r->sim, &js->start, sc->jobs[j].start_ps);
     }
-    faults_on_gpu_slow(r->faults, on_gpu_slow, r);
+    r->tel = telemetry_new(r->net, sc, sc->pcap_filter, e);
+    if (!r->tel)
+        goto fail;
+    telemetry_set_rates(r->tel, qp_rate, r->tp, (uint32_t)r->tp->n_qps, r->tp->qps_per_flow);
     return r;
 fail:
     run_free(r);
@@ -205,7 +193,7 @@ static void collect(run *r)
     st->deadlock = n->deadlock;
     st->deadlock_at_ps = n->deadlock_at_ps;
     snprintf(st->deadlock_cycle, sizeof st->deadlock_cycle, "%s", n->deadlock_cycle);
-    st->events = r->sim.events;
+    st->events = r->sim.events - telemetry_events(r->tel); /* model events, not sampler ticks */
     st->packet_hops = n->packet_hops;
 
     st->n_jobs = sc->n_jobs;
@@ -223,10 +211,6 @@ static void collect(run *r)
         jr->start_ps = cj->start_ps;
         if (js->coll) {
             coll_exec_result(js->coll, jr);
-            continue;
-        }
-        if (js->train) {
-            train_exec_result(js->train, jr);
             continue;
         }
         jr->flows = js->n_flows;
@@ -253,7 +237,7 @@ static void collect(run *r)
     st->n_flows = 0;
     for (uint64_t i = 0; i < t->n_flows; i++) {
         const flow *f = &t->flows[i];
-        if (r->jobs[f->job].coll || r->jobs[f->job].train)
+        if (r->jobs[f->job].coll)
             continue;
         flow_record *fr = &st->flows[st->n_flows++];
         fr->job = f->job;
@@ -340,6 +324,7 @@ void run_execute(run *r, sim_progress_fn progress, void *user)
 }
 
 const run_stats *run_result(const run *r) { return &r->st; }
+telemetry *run_telemetry(const run *r) { return r->tel; }
 const sim *run_sim(const run *r) { return &r->sim; }
 sim *run_sim_mut(run *r) { return &r->sim; }
 
@@ -352,17 +337,18 @@ void run_free(run *r)
 {
     if (!r)
         return;
+    for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++)
+        xfree(st_iters(&r->st, j));
     xfree(r->st.jobs);
     xfree(r->st.flows);
     xfree(r->st.ports);
-    /* The queue may still hold events embedded in jobs and ports: free it first. */
+    /* The telemetry cancels its sampler event; then the queue, which may still hold events
+     * embedded in jobs and ports, goes before their owners. */
+    telemetry_free(r->tel);
     sim_free(&r->sim);
     faults_free(r->faults);
-    for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++) {
+    for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++)
         coll_exec_free(r->jobs[j].coll);
-        train_exec_free(r->jobs[j].train);
-        xfree(st_iters(&r->st, j));
-    }
     xfree(r->jobs);
     transport_free(r->tp);
     net_free(r->net);

@@ -25,20 +25,9 @@
 
 /* Drop reasons (enum drop_reason, drop_reason_name) come from net/drop.h. */
 
-/* Training jobs: one iteration's breakdown (workload/training.h train_breakdown), averaged over
- * the job's ranks. compute + tp + pp + dp + bubble = the iteration time; tp/pp/dp are *exposed*
- * communication (the GPU idle with only that to blame), *_comm_ps the time it was in flight. */
-typedef struct train_iter {
-    sim_time compute_ps, tp_ps, pp_ps, dp_ps, bubble_ps;
-    sim_time tp_comm_ps, pp_comm_ps, dp_comm_ps;
-    uint32_t slowest_rank;          /* the rank with the most compute (a straggler) */
-    sim_time slowest_compute_ps;    /* its compute time */
-} train_iter;
-
 typedef struct iter_result {
     sim_time time_ps;
     double algbw_GBps, busbw_GBps;
-    train_iter train;               /* training jobs */
 } iter_result;
 
 typedef struct job_result {
@@ -55,10 +44,6 @@ typedef struct job_result {
     iter_result *iterations;    /* n_iterations entries */
     double algbw_GBps, busbw_GBps;
     uint64_t flows, flows_completed;
-    /* training jobs */
-    uint32_t tp, pp, dp, micro_batches;
-    train_iter train_mean;          /* each field averaged over the completed iterations */
-    uint64_t tasks_done, tasks_total; /* progress of an iteration still running (stop_at) */
 } job_result;
 
 /* One flow's record (for flows.csv and FCT statistics). */
@@ -118,6 +103,9 @@ typedef struct run_stats {
 } run_stats;
 
 typedef struct run run;
+typedef struct telemetry telemetry;
+/* The run's telemetry (sampler, exporters): what cmd_run writes at the end. */
+telemetry *run_telemetry(const run *r);
 
 /* Build everything for `sc` (borrowed; must outlive the run). NULL + *e on invalid input. */
 run *run_new(const scenario *sc, err *e);
