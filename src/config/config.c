@@ -140,14 +140,18 @@ static const char *const K_ADAPTIVE[] = {"metric", NULL};
 static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "iterations", "op",
                                          "algorithm", "size", "ranks",    "channels",   "priority",
                                          "pxn",       "chunk", "reduce_rate", NULL};
-static const char *const K_JOB_TRAIN[] = {"name",  "kind",        "start",       "iterations",
-                                          "model", "parallelism", "micro_batch", "global_batch",
-                                          "gpu",   NULL};
+static const char *const K_JOB_TRAIN[] = {
+    "name",  "kind",        "start",        "iterations", "model",     "parallelism",
+    "micro_batch", "global_batch", "gpu", "ranks", "priority", "tp_per_layer", "optimizer",
+    "recompute", "bucket", NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name", "kind",  "start", "iterations", "pattern",
                                             "size", "hosts", "load",  "priority", NULL};
-static const char *const K_MODEL[] = {"preset",  "params", "layers", "hidden",
-                                      "seq_len", "vocab",  NULL};
-static const char *const K_PAR[] = {"tp", "pp", "dp", NULL};
+static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
+                                      "vocab",  "ffn",    "heads",    "kv_heads", NULL};
+static const char *const K_PAR[] = {"tp", "pp", "dp", "order", "placement", NULL};
+static const char *const PAR_ORDERS[] = {"tp-dp-pp", "tp-pp-dp", NULL};
+static const char *const PAR_PLACEMENTS[] = {"contiguous", "scattered", NULL};
+static const char *const OPTIMIZERS[] = {"replicated", "sharded", NULL};
 static const char *const K_GPU[] = {"peak_tflops", "mfu", NULL};
 static const char *const K_FAULT_LINK[] = {"at", "kind", "link", NULL};
 static const char *const K_FAULT_GPU[] = {"at", "kind", "gpu", "factor", NULL};
@@ -1202,6 +1206,8 @@ static const model_preset MODELS[] = {
     {"gpt3-175b", 175e9, 96, 12288, 2048, 50257},
 };
 
+static int get_job_priority(ld *L, const cfg_node *jm, const char *jp, cfg_job *j);
+
 static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
 {
     const cfg_node *mm, *par, *gpu, *n_gb = NULL;
@@ -1240,13 +1246,38 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     TRY(get_u32(L, mm, mp, "hidden", 1, 1u << 20, &j->model.hidden, NULL));
     TRY(get_u32(L, mm, mp, "seq_len", 1, 1u << 24, &j->model.seq_len, NULL));
     TRY(get_u32(L, mm, mp, "vocab", 1, 1u << 24, &j->model.vocab, NULL));
+    TRY(get_u32(L, mm, mp, "ffn", 1, 1u << 24, &j->model_ffn, NULL));
+    TRY(get_u32(L, mm, mp, "heads", 1, 1u << 20, &j->model_heads, NULL));
+    TRY(get_u32(L, mm, mp, "kv_heads", 1, 1u << 20, &j->model_kv_heads, NULL));
+    if (j->model_kv_heads && j->model_heads && j->model_kv_heads > j->model_heads) {
+        char kp[PATHLEN];
+        sub(kp, mp, "kv_heads");
+        return fail(L, cfg_map_get(mm, "kv_heads", NULL), kp,
+                    "expected at most heads (%u) KV heads, got %u", j->model_heads,
+                    j->model_kv_heads);
+    }
 
     TRY(get_map(L, jm, jp, "parallelism", K_PAR, &par, pp));
     if (par) {
         TRY(get_u32(L, par, pp, "tp", 1, 1u << 20, &j->tp, NULL));
         TRY(get_u32(L, par, pp, "pp", 1, 1u << 20, &j->pp, NULL));
         TRY(get_u32(L, par, pp, "dp", 1, 1u << 20, &j->dp, NULL));
+        int ord = PAR_ORDER_TP_DP_PP, plc = PAR_PLACE_CONTIGUOUS;
+        TRY(get_enum(L, par, pp, "order", PAR_ORDERS, &ord, NULL));
+        TRY(get_enum(L, par, pp, "placement", PAR_PLACEMENTS, &plc, NULL));
+        j->order = (enum par_order)ord;
+        j->placement = (enum par_placement)plc;
     }
+    j->tp_per_layer = true;
+    TRY(get_bool(L, jm, jp, "tp_per_layer", &j->tp_per_layer));
+    int opt = 0;
+    TRY(get_enum(L, jm, jp, "optimizer", OPTIMIZERS, &opt, NULL));
+    j->opt_sharded = opt == 1;
+    TRY(get_bool(L, jm, jp, "recompute", &j->recompute));
+    j->bucket_bytes = 25000000;
+    TRY(get_unit_pos(L, jm, jp, "bucket", SIZE, &j->bucket_bytes, NULL));
+    TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
+    TRY(get_job_priority(L, jm, jp, j));
     TRY(get_u32(L, jm, jp, "micro_batch", 1, 1u << 20, &j->micro_batch, NULL));
     uint64_t per_step = (uint64_t)j->micro_batch * j->dp;
     uint64_t gb = per_step * j->pp;

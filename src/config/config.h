@@ -156,6 +156,10 @@ typedef struct cfg_model {
     uint32_t layers, hidden, seq_len, vocab;
 } cfg_model;
 
+/* Training: Megatron rank order and placement of ranks on GPUs (workload/training.h). */
+enum par_order { PAR_ORDER_TP_DP_PP, PAR_ORDER_TP_PP_DP };
+enum par_placement { PAR_PLACE_CONTIGUOUS, PAR_PLACE_SCATTERED };
+
 typedef struct cfg_job {
     const char *name;               /* default "job<i>" */
     enum job_kind kind;             /* required */
@@ -177,6 +181,13 @@ typedef struct cfg_job {
     uint32_t tp, pp, dp;            /* default 1 */
     uint32_t micro_batch, global_batch;
     double gpu_peak_tflops, gpu_mfu;
+    uint32_t model_ffn, model_heads, model_kv_heads; /* 0 = from the preset (else GPT-style) */
+    enum par_order order;           /* default tp-dp-pp */
+    enum par_placement placement;   /* default contiguous */
+    bool tp_per_layer;              /* default true */
+    bool opt_sharded;               /* optimizer: sharded (reduce_scatter + all_gather) */
+    bool recompute;                 /* default false */
+    uint64_t bucket_bytes;          /* DP gradient bucket, default 25 MB */
     /* traffic */
     enum traffic_pattern pattern;   /* default permutation */
     cfg_index_set hosts;            /* default all */

@@ -22,6 +22,7 @@
 #include "../telemetry/telemetry.h"
 #include "fault.h"
 #include "traffic.h"
+#include "train_exec.h"
 
 typedef struct job_state {
     event start;
@@ -30,10 +31,12 @@ typedef struct job_state {
     uint64_t first_flow, n_flows, done_flows;  /* traffic jobs: flows; collectives: connections */
     sim_time end_ps;
     coll_exec *coll;           /* collective jobs */
+    train_exec *train;         /* training jobs */
 } job_state;
 
 struct run {
     const scenario *sc;
+    int only;                  /* -1, or the one job an isolated baseline runs */
     sim sim;
     net *net;
     transport *tp;
@@ -52,6 +55,10 @@ static void job_start(void *ctx, event *ev)
         coll_exec_start(js->coll);
         return;
     }
+    if (js->train) {
+        train_exec_start(js->train);
+        return;
+    }
     for (uint64_t i = 0; i < js->n_flows; i++)
         transport_flow_start(t, &t->flows[js->first_flow + i]);
 }
@@ -62,7 +69,19 @@ static void on_msg_done(void *ctx, flow *f, uint64_t cookie)
     run *r = ctx;
     (void)f;
     job_state *js = &r->jobs[cookie >> 40];
-    coll_exec_on_msg(js->coll, cookie & ((1ull << 40) - 1));
+    if (js->train)
+        train_exec_on_msg(js->train, cookie & ((1ull << 40) - 1));
+    else
+        coll_exec_on_msg(js->coll, cookie & ((1ull << 40) - 1));
+}
+
+/* A gpu-slow fault fired: every training job using that GPU computes slower from now. */
+static void on_gpu_slow(void *ctx, uint32_t gpu, double factor)
+{
+    run *r = ctx;
+    for (uint32_t j = 0; j < r->sc->n_jobs; j++)
+        if (r->jobs[j].train)
+            train_exec_gpu_slow(r->jobs[j].train, gpu, factor);
 }
 
 static void on_flow_done(void *ctx, flow *f)
@@ -94,10 +113,12 @@ static double qp_rate(void *ctx, uint32_t q)
     return (double)t->qps[q].rate_bps;
 }
 
-run *run_new(const scenario *sc, err *e)
+/* Build a run; `only` = the index of the one job to run (the others are left out), or -1. */
+static run *run_build(const scenario *sc, int only, err *e)
 {
     run *r = xcalloc(1, sizeof *r, "run");
     r->sc = sc;
+    r->only = only;
     sim_init(&r->sim, sc->seed);
     r->sim.stop_at = sc->stop_at_ps;
     r->net = net_build(sc, &r->sim, e);
@@ -113,9 +134,15 @@ run *run_new(const scenario *sc, err *e)
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
         const cfg_job *job = &sc->jobs[j];
         uint64_t c = 0;
+        if (only >= 0 && (int)j != only)
+            continue;
         if (job->kind == JOB_COLLECTIVE) {
             r->jobs[j].coll = coll_exec_new(r->net, sc, j, &c, e);
             if (!r->jobs[j].coll)
+                goto fail;
+        } else if (job->kind == JOB_TRAINING) {
+            r->jobs[j].train = train_exec_new(r->net, sc, j, &c, e);
+            if (!r->jobs[j].train)
                 goto fail;
         } else if (job->kind == JOB_TRAFFIC) {
             c = traffic_flow_count(sc, j, r->net->n_hosts, e);
@@ -126,7 +153,7 @@ run *run_new(const scenario *sc, err *e)
             snprintf(key, sizeof key, "workload.%u.kind", j);
             config_error_at(sc, e, key,
                             "workload[%u].kind: \"%s\" jobs are not available yet in this version "
-                            "(available: traffic, collective)",
+                            "(available: traffic, collective, training)",
                             j, job_kind_name(job->kind));
             goto fail;
         }
@@ -142,8 +169,12 @@ run *run_new(const scenario *sc, err *e)
         js->owner = r;
         js->index = j;
         js->first_flow = r->tp->n_flows;
+        if (only >= 0 && (int)j != only)
+            continue;
         if (js->coll) {
             coll_exec_connect(js->coll, r->tp);
+        } else if (js->train) {
+            train_exec_connect(js->train, r->tp);
         } else {
             int prio = sc->jobs[j].priority;
             add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
@@ -154,6 +185,7 @@ run *run_new(const scenario *sc, err *e)
         event_init(&js->start, job_start);
         sim_at(&r->sim, &js->start, sc->jobs[j].start_ps);
     }
+    faults_on_gpu_slow(r->faults, on_gpu_slow, r);
     r->tel = telemetry_new(r->net, sc, sc->pcap_filter, e);
     if (!r->tel)
         goto fail;
@@ -162,6 +194,45 @@ run *run_new(const scenario *sc, err *e)
 fail:
     run_free(r);
     return NULL;
+}
+
+run *run_new(const scenario *sc, err *e)
+{
+    return run_build(sc, -1, e);
+}
+
+void run_isolated_baselines(run *r)
+{
+    const scenario *sc = r->sc;
+    if (sc->n_jobs < 2)
+        return;
+    for (uint32_t j = 0; j < sc->n_jobs; j++) {
+        err e;
+        err_clear(&e);
+        run *alone = run_build(sc, (int)j, &e);
+        if (!alone)
+            continue; /* cannot happen: the shared run built */
+        sim_run(&alone->sim);
+        job_result jr;
+        memset(&jr, 0, sizeof jr);
+        job_state *js = &alone->jobs[j];
+        if (js->coll || js->train) {
+            if (js->coll)
+                coll_exec_result(js->coll, &jr);
+            else
+                train_exec_result(js->train, &jr);
+            xfree(jr.iterations);
+        } else {
+            jr.completed = js->done_flows == js->n_flows;
+            jr.jct_ps = jr.completed ? js->end_ps - sc->jobs[j].start_ps : 0;
+        }
+        job_result *mine = &r->st.jobs[j];
+        if (jr.completed && mine->completed && jr.jct_ps) {
+            mine->isolated_jct_ps = jr.jct_ps;
+            mine->slowdown = (double)mine->jct_ps / (double)jr.jct_ps;
+        }
+        run_free(alone);
+    }
 }
 
 static int cmp_time(const void *a, const void *b)
@@ -213,6 +284,10 @@ static void collect(run *r)
             coll_exec_result(js->coll, jr);
             continue;
         }
+        if (js->train) {
+            train_exec_result(js->train, jr);
+            continue;
+        }
         jr->flows = js->n_flows;
         jr->flows_completed = js->done_flows;
         jr->completed = js->done_flows == js->n_flows;
@@ -237,7 +312,7 @@ static void collect(run *r)
     st->n_flows = 0;
     for (uint64_t i = 0; i < t->n_flows; i++) {
         const flow *f = &t->flows[i];
-        if (r->jobs[f->job].coll)
+        if (r->jobs[f->job].coll || r->jobs[f->job].train)
             continue;
         flow_record *fr = &st->flows[st->n_flows++];
         fr->job = f->job;
@@ -347,8 +422,10 @@ void run_free(run *r)
     telemetry_free(r->tel);
     sim_free(&r->sim);
     faults_free(r->faults);
-    for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++)
+    for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++) {
         coll_exec_free(r->jobs[j].coll);
+        train_exec_free(r->jobs[j].train);
+    }
     xfree(r->jobs);
     transport_free(r->tp);
     net_free(r->net);

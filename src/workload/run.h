@@ -25,9 +25,20 @@
 
 /* Drop reasons (enum drop_reason, drop_reason_name) come from net/drop.h. */
 
+/* Training jobs: one iteration's breakdown (workload/training.h train_breakdown), averaged over
+ * the job's ranks. compute + tp + pp + dp + bubble = the iteration time; tp/pp/dp are *exposed*
+ * communication (the GPU idle with only that to blame), *_comm_ps the time it was in flight. */
+typedef struct train_iter {
+    sim_time compute_ps, tp_ps, pp_ps, dp_ps, bubble_ps;
+    sim_time tp_comm_ps, pp_comm_ps, dp_comm_ps;
+    uint32_t slowest_rank;          /* the rank with the most compute (a straggler) */
+    sim_time slowest_compute_ps;    /* its compute time */
+} train_iter;
+
 typedef struct iter_result {
     sim_time time_ps;
     double algbw_GBps, busbw_GBps;
+    train_iter train;               /* training jobs */
 } iter_result;
 
 typedef struct job_result {
@@ -44,6 +55,12 @@ typedef struct job_result {
     iter_result *iterations;    /* n_iterations entries */
     double algbw_GBps, busbw_GBps;
     uint64_t flows, flows_completed;
+    /* training jobs */
+    uint32_t tp, pp, dp, micro_batches;
+    train_iter train_mean;          /* each field averaged over the completed iterations */
+    uint64_t tasks_done, tasks_total; /* progress of an iteration still running (stop_at) */
+    sim_time isolated_jct_ps;   /* run_isolated_baselines: the same job alone (0 = not run) */
+    double slowdown;            /* jct_ps / isolated_jct_ps */
 } job_result;
 
 /* One flow's record (for flows.csv and FCT statistics). */
@@ -112,6 +129,9 @@ run *run_new(const scenario *sc, err *e);
 /* Simulate. `progress` (may be NULL) is called every ~1M events with the sim context. */
 void run_execute(run *r, sim_progress_fn progress, void *user);
 const run_stats *run_result(const run *r);
+/* After run_execute: simulate every job alone (same scenario and seed, the other jobs left out)
+ * and fill jobs[].isolated_jct_ps and .slowdown — the cost of sharing the fabric. */
+void run_isolated_baselines(run *r);
 const sim *run_sim(const run *r);
 /* The run's simulation context, for tests that step the clock (e.g. run to a time, measure,
  * continue with sim_run). */
