@@ -155,7 +155,7 @@ static void test_two_jobs_share_uplinks(void)
         "     ranks: [0, 1, 2, 3, 16, 17, 18, 19]}\n"
         "  - {name: b, kind: collective, op: all_reduce, size: 32MiB, channels: 4,\n"
         "     ranks: [8, 9, 10, 11, 24, 25, 26, 27]%s}\n";
-    sim_time both[2] = {0, 0}, alone[2] = {0, 0};
+    sim_time both[2] = {0, 0}, alone[2] = {0, 0}, iso[2] = {0, 0};
     for (int mode = 0; mode < 3; mode++) {
         char y[1024];
         /* mode 0: both; 1: a alone (b starts after a would be long done); 2: b alone */
@@ -174,6 +174,10 @@ static void test_two_jobs_share_uplinks(void)
         if (mode == 0) {
             both[0] = st->jobs[0].jct_ps;
             both[1] = st->jobs[1].jct_ps;
+            run_isolated_baselines(r); /* what `run --isolated` reports */
+            iso[0] = st->jobs[0].isolated_jct_ps;
+            iso[1] = st->jobs[1].isolated_jct_ps;
+            CHECK_NEAR(st->jobs[0].slowdown, (double)both[0] / (double)iso[0], 1e-9);
         } else {
             alone[mode - 1] = st->jobs[0].jct_ps;
         }
@@ -185,6 +189,9 @@ static void test_two_jobs_share_uplinks(void)
             (double)both[1] / 1e6);
     CHECK(both[0] > alone[0] * 11 / 10);
     CHECK(both[1] > alone[1] * 11 / 10);
+    /* the isolated baseline is the job simulated alone: the same as scheduling it apart */
+    CHECK_EQ_U64(iso[0], alone[0]);
+    CHECK_EQ_U64(iso[1], alone[1]);
 }
 
 int main(void)

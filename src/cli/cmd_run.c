@@ -40,14 +40,14 @@
 typedef struct run_opts {
     const char *scenario_path;
     const char *out_dir; /* -o, NULL = output.dir */
-    bool json, quiet;
+    bool json, quiet, isolated;
     cli_overrides ov; /* --seed and --set, in command-line order */
 } run_opts;
 
 void cmd_run_help(void)
 {
     fputs("usage: wirerate run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--json]"
-          " [--quiet]\n"
+          " [--quiet] [--isolated]\n"
           "\n"
           "Simulate SCENARIO.yaml packet by packet and report job completion times, flow\n"
           "completion times and fabric counters.\n"
@@ -58,6 +58,8 @@ void cmd_run_help(void)
           "                       --set fabric.host_link=800Gbps  --set workload.0.size=8MB\n"
           "      --json           print summary.json on stdout instead of the text summary\n"
           "  -q, --quiet          no progress line on stderr\n"
+          "      --isolated       also simulate each job alone and report its slowdown from\n"
+          "                       sharing the fabric (JCT shared / JCT alone)\n"
           "  -h, --help           this help\n"
           "\n"
           "Files (output.formats): summary.json (json); flows.csv, ports.csv, timeseries.csv\n"
@@ -89,6 +91,8 @@ static int parse(int argc, char **argv, run_opts *o)
             o->json = true;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             o->quiet = true;
+        } else if (strcmp(a, "--isolated") == 0) {
+            o->isolated = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &missing)) ||
                    (v = cli_opt_value(argc, argv, &i, "--output", &missing))) {
             if (!*v)
@@ -338,6 +342,8 @@ int cmd_run(int argc, char **argv)
     run_execute(r, progress_update, &prog);
     double wall = progress_clock() - t0;
     progress_clear(&prog);
+    if (o.isolated)
+        run_isolated_baselines(r);
 
     /* run.c measures what it can; fill what only the process knows (peak RSS), and the wall
      * figures if the library left them 0. A copy, because run_result is read-only. */

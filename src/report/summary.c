@@ -121,6 +121,9 @@ static void write_job(jsonw *w, const job_result *j)
     jsonw_bool(w, j->completed);
     key_u64(w, "flows", j->flows);
     key_u64(w, "flows_completed", j->flows_completed);
+    /* `run --isolated`: the same job alone, and the cost of sharing (0 when not measured) */
+    key_u64(w, "isolated_jct_ps", j->isolated_jct_ps);
+    key_double(w, "slowdown", j->slowdown);
     jsonw_obj_end(w);
 }
 
@@ -585,6 +588,13 @@ static void write_jobs(FILE *f, const run_stats *st)
     }
     for (uint32_t i = 0; i < st->n_jobs; i++)
         write_training_line(f, &st->jobs[i]);
+    for (uint32_t i = 0; i < st->n_jobs; i++) {
+        const job_result *j = &st->jobs[i];
+        char alone[32];
+        if (j->isolated_jct_ps)
+            fprintf(f, "  %s: %.2fx slower than alone (%s)\n", j->name, j->slowdown,
+                    summary_fmt_time(alone, sizeof alone, j->isolated_jct_ps));
+    }
 }
 
 int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const char *const *files,
