@@ -126,6 +126,20 @@ static run *run_build(const scenario *sc, int only, err *e)
         goto fail;
     if (lb_install(r->net, sc, e))
         goto fail;
+    /* Parsed and validated, but not simulated yet: refuse rather than run something else. */
+    if (sc->fabric.cut_through) {
+        config_error_at(sc, e, "fabric.cut_through",
+                        "fabric.cut_through: cut-through switching is not available yet in this "
+                        "version (switches store and forward)");
+        goto fail;
+    }
+    if (sc->nic.transport == TRANSPORT_UET || sc->nic.cc == CC_NSCC) {
+        config_error_at(sc, e, sc->nic.transport == TRANSPORT_UET ? "nic.transport" : "nic.cc",
+                        "%s: the UET transport and NSCC are not available yet in this version "
+                        "(available: transport rocev2, cc dcqcn or none)",
+                        sc->nic.transport == TRANSPORT_UET ? "nic.transport" : "nic.cc");
+        goto fail;
+    }
     r->faults = faults_new(r->net, sc, e);
     if (!r->faults)
         goto fail;
@@ -145,6 +159,15 @@ static run *run_build(const scenario *sc, int only, err *e)
             if (!r->jobs[j].train)
                 goto fail;
         } else if (job->kind == JOB_TRAFFIC) {
+            if (job->iterations > 1) {
+                char key[48];
+                snprintf(key, sizeof key, "workload.%u.iterations", j);
+                config_error_at(sc, e, key,
+                                "workload[%u].iterations: a traffic job runs once (repeat it as "
+                                "several jobs with later starts)",
+                                j);
+                goto fail;
+            }
             c = traffic_flow_count(sc, j, r->net->n_hosts, e);
             if (e->code)
                 goto fail;
