@@ -109,8 +109,7 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
     err_clear(&pe);
     x->plan = coll_plan_build(&p, &x->mem, &pe);
     if (!x->plan) {
-        config_error_at(sc, e, job_key(key, sizeof key, j, "algorithm"), "workload[%u]: %s", j,
-                        pe.msg);
+        config_error_at(sc, e, job_key(key, sizeof key, j, "algorithm"), "%s", pe.msg);
         coll_exec_free(x);
         return NULL;
     }

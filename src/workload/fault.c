@@ -77,6 +77,7 @@ faults *faults_new(net *n, const scenario *sc, err *e)
         }
         if (c->kind != FAULT_PFC_STORM) {
             static const char *const names[] = {"link-down", "link-up", "gpu-slow"};
+            snprintf(key, sizeof key, "faults.%u.kind", i);
             config_error_at(sc, e, key,
                             "faults[%u].kind: \"%s\" faults are not available yet in this version "
                             "(available: pfc-storm, gpu-slow)",
@@ -93,8 +94,10 @@ faults *faults_new(net *n, const scenario *sc, err *e)
             return NULL;
         }
         if (!n->lossless) {
+            snprintf(key, sizeof key, "faults.%u.kind", i);
             config_error_at(sc, e, key,
-                            "faults[%u]: a pfc-storm needs PFC (switch.pfc.enabled is false)", i);
+                            "faults[%u].kind: a pfc-storm needs PFC (switch.pfc.enabled is false)",
+                            i);
             faults_free(fs);
             return NULL;
         }

@@ -62,7 +62,7 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
     if (n < 2) {
         char key[48];
         snprintf(key, sizeof key, "workload.%u.hosts", j);
-        config_error_at(sc, e, key, "%s.hosts: a %s needs at least 2 hosts, got %u", path,
+        config_error_at(sc, e, key, "%s.hosts: the %s pattern needs at least 2 hosts, got %u", path,
                         pattern_name(job->pattern), n);
         return 0;
     }
