@@ -133,11 +133,47 @@ static void test_progress(void)
     sim_free(&s);
 }
 
+/* Daemon events (periodic observers) run while the model has events, and never alone. */
+static int dticks;
+static event daemon_ev;
+static void daemon_tick(void *ctx, event *ev)
+{
+    sim *s = ctx;
+    s->daemons--;
+    dticks++;
+    sim_at(s, ev, s->now + 10);
+    s->daemons++;
+}
+static void model_ev_fn(void *ctx, event *ev)
+{
+    (void)ctx;
+    (void)ev;
+}
+
+static void test_daemons(void)
+{
+    sim s;
+    sim_init(&s, 1);
+    event model;
+    event_init(&model, model_ev_fn);
+    event_init(&daemon_ev, daemon_tick);
+    dticks = 0;
+    sim_at(&s, &daemon_ev, 10);
+    s.daemons++;
+    sim_at(&s, &model, 95);
+    sim_run(&s);
+    CHECK_EQ_U64(s.now, 95);   /* the run ends at the model's last event */
+    CHECK_EQ_U64(dticks, 9);    /* ticks at 10..90 ran; the one at 100 is left queued */
+    CHECK_EQ_U64(evq_size(&s.q), 1);
+    sim_free(&s);
+}
+
 int main(void)
 {
     TEST_RUN(test_order);
     TEST_RUN(test_stop_at);
     TEST_RUN(test_stop);
     TEST_RUN(test_progress);
+    TEST_RUN(test_daemons);
     return tl_finish();
 }

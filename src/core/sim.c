@@ -24,6 +24,7 @@ void sim_init(sim *s, uint64_t seed)
     s->stop_at = SIM_TIME_MAX;
     s->seed = seed;
     s->events = 0;
+    s->daemons = 0;
     s->stopped = false;
     s->progress = NULL;
     s->progress_user = NULL;
@@ -40,8 +41,8 @@ uint64_t sim_run(sim *s)
     uint64_t start = s->events;
     evq *q = &s->q;
     while (!s->stopped) {
-        if (q->n == 0)
-            break;
+        if (q->n <= s->daemons)
+            break; /* empty, or only observers left */
         sim_time t = q->heap[0].time;
         if (t > s->stop_at) {
             if (s->stop_at > s->now)

@@ -1,8 +1,10 @@
 /*
  * sim.h — the simulation context: clock, event queue, seed, stop condition.
  *
- * sim_run() pops events in (time, seq) order and calls their handlers until the queue is empty,
- * the stop time is passed, or sim_stop() is called. Components schedule their intrusive events
+ * sim_run() pops events in (time, seq) order and calls their handlers until the queue holds
+ * nothing but daemon events (periodic observers such as the telemetry sampler, counted in
+ * `daemons`, so the simulated end is the model's last event, not the observer's next tick), the
+ * stop time is passed, or sim_stop() is called. Components schedule their intrusive events
  * with sim_at()/sim_after(). A progress callback fires every `progress_every` events so the CLI
  * can print a progress line without the library printing anything.
  */
@@ -24,6 +26,8 @@ struct sim {
     sim_time stop_at;      /* SIM_TIME_MAX = no cap */
     uint64_t seed;
     uint64_t events;       /* events executed */
+    uint32_t daemons;      /* queued events that do not keep the run alive (samplers): the
+                            * run ends when nothing else is queued; their owners count them */
     bool stopped;
     sim_progress_fn progress;
     void *progress_user;

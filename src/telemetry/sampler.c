@@ -101,6 +101,7 @@ static void on_tick(void *ctx, event *ev)
 {
     sampler *s = (sampler *)((char *)ev - offsetof(sampler, tick));
     sim *sm = ctx;
+    sm->daemons--; /* this tick is no longer queued */
     s->ticks++;
     sim_time elapsed = sm->now - s->last_ps;
     s->last_ps = sm->now;
@@ -126,7 +127,7 @@ static void on_tick(void *ctx, event *ev)
     s->n_rows++;
     if (s->n_rows == s->cap_rows)
         decimate(s);
-    /* Rule: never keep the simulation alive alone (sampler.h). */
+    /* The tick is a daemon event (sim.h): it never keeps the simulation alive alone. */
     if (evq_size(&sm->q) == 0)
         return;
     sim_time next = sm->now + s->dt_ps;
@@ -136,6 +137,7 @@ static void on_tick(void *ctx, event *ev)
     if (!busy && t_ev > next)
         next = sm->now + (t_ev - sm->now + s->dt_ps - 1) / s->dt_ps * s->dt_ps;
     sim_at(sm, &s->tick, next);
+    sm->daemons++;
 }
 
 /* Switch ports by tier, highest first; then host ports. Stable within a class. */
@@ -173,6 +175,7 @@ sampler *sampler_new(net *n, sim_time interval_ps, size_t budget_bytes)
     alloc_table(s);
     event_init(&s->tick, on_tick);
     sim_at(n->sim, &s->tick, n->sim->now + interval_ps);
+    n->sim->daemons++;
     return s;
 }
 
@@ -191,8 +194,10 @@ void sampler_free(sampler *s)
 {
     if (!s)
         return;
-    if (event_queued(&s->tick))
+    if (event_queued(&s->tick)) {
         evq_cancel(&s->n->sim->q, &s->tick);
+        s->n->sim->daemons--;
+    }
     xfree(s->ports);
     xfree(s->last_tx);
     xfree(s->q);

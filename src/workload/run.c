@@ -415,7 +415,7 @@ void run_execute(run *r, sim_progress_fn progress, void *user)
     double t0 = wall_now();
     sim_run(&r->sim);
     double wall = wall_now() - t0;
-    r->st.hit_stop_at = evq_size(&r->sim.q) > 0 && !r->net->deadlock;
+    r->st.hit_stop_at = evq_size(&r->sim.q) > r->sim.daemons && !r->net->deadlock;
     collect(r);
     r->st.wall_s = wall;
     r->st.events_per_s = wall > 0 ? (double)r->st.events / wall : 0.0;
