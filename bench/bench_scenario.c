@@ -76,7 +76,8 @@ static int bench_isolated(const char *path)
 int main(int argc, char **argv)
 {
     static const char *const defaults[] = {
-        "leafspine128.yaml",     "fattree1024_ecmp.yaml", "fattree1024_spray.yaml",
+        "leafspine128.yaml",     "fattree128_ecmp.yaml",  "fattree1024_ecmp.yaml",
+        "fattree1024_spray.yaml",
         "allreduce1024.yaml",    "train_1b_64.yaml",      "train_llama70b_1024.yaml",
     };
     int rc = 0;
