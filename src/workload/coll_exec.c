@@ -3,8 +3,7 @@
  *
  * State per transfer is one 16-bit count of dependencies still outstanding and the id of its
  * connection; successors come from coll_plan_successors. Reduction delays (when the plan has
- * them) wait in a binary heap of (time, transfer) served by one event, so the event queue never
- * holds more than one entry per job for them.
+ * them) wait in a delay queue (core/delayq.h): one event per job, whatever their number.
  */
 #include "coll_exec.h"
 
@@ -14,12 +13,8 @@
 
 #include "../core/alloc.h"
 #include "../core/arena.h"
+#include "../core/delayq.h"
 #include "collective.h"
-
-typedef struct delay_item {
-    sim_time t;
-    uint32_t xfer;
-} delay_item;
 
 struct coll_exec {
     net *net;
@@ -45,13 +40,10 @@ struct coll_exec {
     sim_time *iter_time;        /* [iterations] */
     sim_time start_ps, end_ps;
     bool finished;
-    /* reduction delays */
-    delay_item *heap;
-    uint32_t heap_n;
-    event delay_ev;
+    delayq delays;              /* reduction delays (plans with a reduction rate) */
 };
 
-static void delay_fire(void *ctx, event *ev);
+static void post_delayed(void *ctx, uint32_t xfer);
 
 static const char *job_key(char *buf, size_t len, uint32_t j, const char *k)
 {
@@ -151,7 +143,6 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
     xfree(vals);
     x->iter_time = ARENA_NEW_ARRAY(&x->mem, sim_time, job->iterations ? job->iterations : 1);
     x->prio = (uint8_t)(job->priority < 0 ? sc->nic.priority : job->priority);
-    x->heap = NULL;
     *connections = x->n_conns;
     return x;
 }
@@ -166,10 +157,8 @@ void coll_exec_connect(coll_exec *x, transport *t)
         x->conns[c] = f;
     }
     /* room for every transfer waiting on its reduction at once (only if the plan has any) */
-    if (x->plan->reduce_Bps)
-        x->heap = xmalloc(sizeof(delay_item) * (x->plan->n_xfers ? x->plan->n_xfers : 1),
-                          "reduction delays");
-    event_init(&x->delay_ev, delay_fire);
+    delayq_init(&x->delays, x->net->sim, x->plan->reduce_Bps ? x->plan->n_xfers : 1,
+                post_delayed, x);
 }
 
 void coll_exec_result(const coll_exec *x, job_result *jr)
@@ -207,7 +196,8 @@ void coll_exec_free(coll_exec *x)
     xfree(x->conn_src);
     xfree(x->conn_dst);
     xfree(x->conns);
-    xfree(x->heap);
+    if (x->delays.heap)
+        delayq_free(&x->delays);
     xfree(x);
 }
 
@@ -219,59 +209,19 @@ static void post(coll_exec *x, uint32_t i)
     transport_post(x->tp, x->conns[x->conn_of[i]], t->bytes, ((uint64_t)x->job << 40) | i);
 }
 
-static void heap_push(coll_exec *x, sim_time t, uint32_t xfer)
-{
-    uint32_t i = x->heap_n++;
-    while (i) {
-        uint32_t p = (i - 1) / 2;
-        if (x->heap[p].t <= t)
-            break;
-        x->heap[i] = x->heap[p];
-        i = p;
-    }
-    x->heap[i] = (delay_item){t, xfer};
-    evq_reschedule(&x->net->sim->q, &x->delay_ev, x->heap[0].t);
-}
-
-static delay_item heap_pop(coll_exec *x)
-{
-    delay_item top = x->heap[0], last = x->heap[--x->heap_n];
-    uint32_t i = 0;
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= x->heap_n)
-            break;
-        if (c + 1 < x->heap_n && x->heap[c + 1].t < x->heap[c].t)
-            c++;
-        if (last.t <= x->heap[c].t)
-            break;
-        x->heap[i] = x->heap[c];
-        i = c;
-    }
-    if (x->heap_n)
-        x->heap[i] = last;
-    return top;
-}
-
 /* Transfer i may go: after the sender's reduction time, if any. */
 static void ready(coll_exec *x, uint32_t i)
 {
     sim_time d = coll_xfer_compute_ps(x->plan, &x->plan->xfers[i]);
     if (d)
-        heap_push(x, x->net->sim->now + d, i);
+        delayq_push(&x->delays, x->net->sim->now + d, i);
     else
         post(x, i);
 }
 
-static void delay_fire(void *ctx, event *ev)
+static void post_delayed(void *ctx, uint32_t xfer)
 {
-    coll_exec *x = (coll_exec *)((char *)ev - offsetof(coll_exec, delay_ev));
-    sim_time now = x->net->sim->now;
-    (void)ctx;
-    while (x->heap_n && x->heap[0].t <= now)
-        post(x, heap_pop(x).xfer);
-    if (x->heap_n)
-        sim_at(x->net->sim, &x->delay_ev, x->heap[0].t);
+    post(ctx, xfer);
 }
 
 static void start_iteration(coll_exec *x)

@@ -2,10 +2,10 @@
  * train_exec.c — training-job executor (see train_exec.h).
  *
  * State per task: its outstanding-dependency count and, per iteration, its start and end time
- * (kept for the breakdown). Compute tasks and analytic (scale-up) collectives wait in one binary
- * heap of (end time, task) served by one event: a rank runs one compute at a time (the plan's
- * chain invariant) and a group one collective at a time (its FIFO), so the heap never holds more
- * than ranks + groups entries and is sized once at build.
+ * (kept for the breakdown). Compute tasks and analytic (scale-up) collectives wait in one delay
+ * queue of (end time, task) served by one event (core/delayq.h): a rank runs one compute at a
+ * time (the plan's chain invariant) and a group one collective at a time (its FIFO), so it never
+ * holds more than ranks + groups entries and is sized once at build.
  *
  * Cross-server collectives. Each group that spans servers ("xgroup") owns the connections of its
  * ring — one flow per distinct (src, dst, channel) of its plans, created at build — and one
@@ -26,16 +26,12 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/delayq.h"
 #include "../core/arena.h"
 #include "collective.h"
 
 #define COOKIE_COLL (1ull << 39)
 #define NONE UINT32_MAX
-
-typedef struct delay_item {
-    sim_time t;
-    uint32_t task;
-} delay_item;
 
 /* One cached collective plan and what the executor needs to run it. */
 typedef struct cplan {
@@ -101,9 +97,8 @@ struct train_exec {
     transport *tp;
     uint8_t prio;
     /* delays */
-    delay_item *heap;
-    uint32_t heap_n, heap_cap;
-    event delay_ev;
+    delayq delays;              /* compute phases and scale-up collectives in progress */
+    uint32_t delay_cap;
     /* progress */
     uint32_t iter;
     uint32_t done_in_iter;
@@ -113,7 +108,7 @@ struct train_exec {
     bool started, finished;
 };
 
-static void delay_fire(void *ctx, event *ev);
+static void delay_done(void *ctx, uint32_t task);
 
 /* ---- build -------------------------------------------------------------------------------- */
 
@@ -436,7 +431,7 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     }
     SIM_ASSERT(base < COOKIE_COLL, "collective cookie space exhausted (%llu transfers)",
                (unsigned long long)base);
-    x->heap_cap = x->n_ranks + ng + 1;
+    x->delay_cap = x->n_ranks + ng + 1;
     x->prio = (uint8_t)(job->priority < 0 ? sc->nic.priority : job->priority);
     *connections = x->n_conns;
     return x;
@@ -451,8 +446,7 @@ void train_exec_connect(train_exec *x, transport *t)
         f->started = true;
         x->conns[c] = f;
     }
-    x->heap = xmalloc(sizeof(delay_item) * x->heap_cap, "training delays");
-    event_init(&x->delay_ev, delay_fire);
+    delayq_init(&x->delays, x->net->sim, x->delay_cap, delay_done, x);
 }
 
 const train_plan *train_exec_plan(const train_exec *x)
@@ -538,7 +532,8 @@ void train_exec_free(train_exec *x)
     xfree(x->conn_src);
     xfree(x->conn_dst);
     xfree(x->conns);
-    xfree(x->heap);
+    if (x->delays.heap)
+        delayq_free(&x->delays);
     xfree(x);
 }
 
@@ -547,47 +542,6 @@ void train_exec_free(train_exec *x)
 /* ---- run ---------------------------------------------------------------------------------- */
 
 static void task_ready(train_exec *x, uint32_t i);
-
-static void heap_push(train_exec *x, sim_time t, uint32_t task)
-{
-    SIM_ASSERT(x->heap_n < x->heap_cap, "training delay heap full (%u)", x->heap_cap);
-    uint32_t i = x->heap_n++;
-    while (i) {
-        uint32_t p = (i - 1) / 2;
-        if (x->heap[p].t < t || (x->heap[p].t == t && x->heap[p].task < task))
-            break;
-        x->heap[i] = x->heap[p];
-        i = p;
-    }
-    x->heap[i] = (delay_item){t, task};
-    if (i == 0)
-        evq_reschedule(&x->net->sim->q, &x->delay_ev, t);
-}
-
-static bool item_lt(delay_item a, delay_item b)
-{
-    return a.t < b.t || (a.t == b.t && a.task < b.task);
-}
-
-static delay_item heap_pop(train_exec *x)
-{
-    delay_item top = x->heap[0], last = x->heap[--x->heap_n];
-    uint32_t i = 0;
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= x->heap_n)
-            break;
-        if (c + 1 < x->heap_n && item_lt(x->heap[c + 1], x->heap[c]))
-            c++;
-        if (!item_lt(x->heap[c], last))
-            break;
-        x->heap[i] = x->heap[c];
-        i = c;
-    }
-    if (x->heap_n)
-        x->heap[i] = last;
-    return top;
-}
 
 static sim_time *cur_start(train_exec *x)
 {
@@ -658,7 +612,7 @@ static void coll_start(train_exec *x, uint32_t i)
     uint32_t xi = x->xg_of_group[k->group];
     if (xi == NONE) {
         /* inside one server: α–β over the scale-up domain */
-        heap_push(x, x->net->sim->now + train_ab_cost_fn(&x->nvl, P, k), i);
+        delayq_push(&x->delays, x->net->sim->now + train_ab_cost_fn(&x->nvl, P, k), i);
         return;
     }
     xgroup *xg = &x->xg[xi];
@@ -666,7 +620,7 @@ static void coll_start(train_exec *x, uint32_t i)
     xg->bind = x->aux[i];
     xg->repeats = k->count ? k->count : 1;
     if (x->cp[x->bind[xg->bind].cp].pl->n_xfers == 0) {
-        heap_push(x, x->net->sim->now, i);
+        delayq_push(&x->delays, x->net->sim->now, i);
         return;
     }
     xg_run(x, xg);
@@ -697,12 +651,12 @@ static void task_ready(train_exec *x, uint32_t i)
     switch (k->kind) {
     case TRAIN_COMPUTE:
         cur_start(x)[i] = now;
-        heap_push(x, now + train_compute_ps(k->dur_ps, x->factor[k->rank]), i);
+        delayq_push(&x->delays, now + train_compute_ps(k->dur_ps, x->factor[k->rank]), i);
         break;
     case TRAIN_P2P:
         cur_start(x)[i] = now;
         if (k->bytes == 0)
-            heap_push(x, now, i);
+            delayq_push(&x->delays, now, i);
         else
             transport_post(x->tp, x->conns[x->aux[i]], k->bytes, ((uint64_t)x->job << 40) | i);
         break;
@@ -721,20 +675,14 @@ static void task_ready(train_exec *x, uint32_t i)
     }
 }
 
-static void delay_fire(void *ctx, event *ev)
+/* A compute phase or a scale-up collective has ended. */
+static void delay_done(void *ctx, uint32_t i)
 {
-    train_exec *x = (train_exec *)((char *)ev - offsetof(train_exec, delay_ev));
-    sim_time now = x->net->sim->now;
-    (void)ctx;
-    while (x->heap_n && x->heap[0].t <= now) {
-        uint32_t i = heap_pop(x).task;
-        if (x->plan->tasks[i].kind == TRAIN_COLL)
-            coll_finished(x, i);
-        else
-            task_done(x, i);
-    }
-    if (x->heap_n && !event_queued(&x->delay_ev))
-        sim_at(x->net->sim, &x->delay_ev, x->heap[0].t);
+    train_exec *x = ctx;
+    if (x->plan->tasks[i].kind == TRAIN_COLL)
+        coll_finished(x, i);
+    else
+        task_done(x, i);
 }
 
 static void start_iteration(train_exec *x)
