@@ -13,18 +13,7 @@
 
 static run *start(scenario *sc, const char *yaml, const cfg_override *ov, int n_ov)
 {
-    err e;
-    err_clear(&e);
-    if (config_load_buffer(sc, "coll.yaml", yaml, strlen(yaml), ov, n_ov, &e)) {
-        fprintf(stderr, "config: %d:%d: %s\n", e.line, e.col, e.msg);
-        return NULL;
-    }
-    run *r = run_new(sc, &e);
-    if (!r) {
-        fprintf(stderr, "build: %d:%d: %s\n", e.line, e.col, e.msg);
-        scenario_free(sc);
-    }
-    return r;
+    return tl_start(sc, "coll.yaml", yaml, ov, n_ov);
 }
 
 static const char rail4[] =

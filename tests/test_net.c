@@ -13,16 +13,7 @@
 
 static run *start(scenario *sc, const char *yaml)
 {
-    err e;
-    err_clear(&e);
-    if (config_load_buffer(sc, "test.yaml", yaml, strlen(yaml), NULL, 0, &e)) {
-        fprintf(stderr, "config: %d:%d: %s\n", e.line, e.col, e.msg);
-        return NULL;
-    }
-    run *r = run_new(sc, &e);
-    if (!r)
-        fprintf(stderr, "build: %d:%d: %s\n", e.line, e.col, e.msg);
-    return r;
+    return tl_start(sc, "test.yaml", yaml, NULL, 0);
 }
 
 /*

@@ -16,18 +16,7 @@
 
 static run *start(scenario *sc, const char *yaml)
 {
-    err e;
-    err_clear(&e);
-    if (config_load_buffer(sc, "pfc.yaml", yaml, strlen(yaml), NULL, 0, &e)) {
-        fprintf(stderr, "config: %d:%d: %s\n", e.line, e.col, e.msg);
-        return NULL;
-    }
-    run *r = run_new(sc, &e);
-    if (!r) {
-        fprintf(stderr, "build: %d:%d: %s\n", e.line, e.col, e.msg);
-        scenario_free(sc);
-    }
-    return r;
+    return tl_start(sc, "pfc.yaml", yaml, NULL, 0);
 }
 
 static const port_record *port_named(const run_stats *st, const char *name)

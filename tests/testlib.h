@@ -70,6 +70,15 @@ extern const char *tl_current;
 /* Print the totals and return the process exit code. */
 int tl_finish(void);
 
+/* Load `yaml` (named `name` in error messages) with `n_ov` overrides and build its run. On
+ * failure print the error, count a failed check, leave *sc freed and return NULL. The caller
+ * frees the run, then the scenario. */
+struct scenario;
+struct run;
+struct cfg_override;
+struct run *tl_start(struct scenario *sc, const char *name, const char *yaml,
+                     const struct cfg_override *ov, int n_ov);
+
 /* Source tree root (for tests that read examples/ or tests/ files). */
 #ifndef WR_SOURCE_DIR
 #define WR_SOURCE_DIR "."
