@@ -2,12 +2,14 @@
 #
 #   make          Release build in build/
 #   make run      make deps, build, then run examples/default.yaml
-#   make test     make deps, Debug build with -Werror in build-test/, then ctest
+#   make test     make deps-test, Debug build with -Werror in build-test/, then ctest
 #   make bench    Release build, then every bench_* binary
 #   make fuzz     clang + libFuzzer + ASan/UBSan build in build-fuzz/, fuzz_loader for
 #                 FUZZ_SECONDS (default 30) over fuzz/corpus
-#   make deps     check the Debian packages (build, and the tools the exporter tests run:
-#                 promtool, tshark, chromium); install them when root, else print the command
+#   make deps     check the Debian packages the build needs; install them when root, else
+#                 print the command
+#   make deps-test  the same for the build and the tools the exporter tests run (promtool,
+#                 tshark, chromium); `make test` and CI use it
 #   make clean    remove the build folders
 #
 # CMake does the real work (CMakeLists.txt); nothing here should be needed to build by hand.
@@ -21,7 +23,7 @@ FUZZ_PACKAGES := clang
 # The exporters' real consumers (tests/test_exporters.sh): promtool, tshark, headless chromium.
 TEST_PACKAGES := prometheus tshark chromium python3
 
-.PHONY: all build run test bench fuzz deps deps-fuzz clean
+.PHONY: all build run test bench fuzz deps deps-test deps-fuzz clean
 
 all: build
 
@@ -34,7 +36,7 @@ run: deps
 	@$(MAKE) --no-print-directory build
 	./build/wirerate run examples/default.yaml
 
-test: deps
+test: deps-test
 	$(CMAKE) -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DWR_WERROR=ON
 	$(CMAKE) --build build-test -j $(JOBS)
 	cd build-test && ctest --output-on-failure -j $(JOBS)
@@ -76,6 +78,9 @@ endef
 # tshark asks a debconf question (wireshark-common/install-setuid): check_packages installs
 # with DEBIAN_FRONTEND=noninteractive, which takes the default (no setuid dumpcap).
 deps:
+	$(call check_packages,$(DEB_PACKAGES))
+
+deps-test:
 	$(call check_packages,$(DEB_PACKAGES) $(TEST_PACKAGES))
 
 deps-fuzz: deps
