@@ -62,7 +62,8 @@ void cmd_run_help(void)
           "                       sharing the fabric (JCT shared / JCT alone)\n"
           "  -h, --help           this help\n"
           "\n"
-          "Files (output.formats): summary.json (json); flows.csv, ports.csv, timeseries.csv\n"
+          "Files (output.formats): summary.json (json); flows.csv, ports.csv, queues.csv,\n"
+          "nics.csv, timeseries.csv\n"
           "and dcqcn_rates.csv (csv); metrics.prom (prom); trace.json (trace, for Perfetto);\n"
           "capture.pcap (pcap); report.html (html, implies json and csv).\n"
           "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 invalid scenario, 4 I/O error.\n",
@@ -239,6 +240,16 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, te
         if (!(f = outdir_begin(od, "ports.csv", e)))
             return ERR_IO;
         summary_write_ports_csv(f, st);
+        if ((rc = outdir_end(od, f, e)))
+            return rc;
+        if (!(f = outdir_begin(od, "queues.csv", e)))
+            return ERR_IO;
+        summary_write_queues_csv(f, st);
+        if ((rc = outdir_end(od, f, e)))
+            return rc;
+        if (!(f = outdir_begin(od, "nics.csv", e)))
+            return ERR_IO;
+        summary_write_nics_csv(f, st);
         if ((rc = outdir_end(od, f, e)))
             return rc;
         if (tel && tel->smp &&

@@ -21,7 +21,7 @@
 
 #include "../core/err.h"
 
-#define OUTDIR_MAX_FILES 8
+#define OUTDIR_MAX_FILES 32
 #define OUTDIR_MAX_CREATED 32
 
 typedef struct outdir {

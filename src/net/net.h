@@ -109,6 +109,12 @@ struct port {
     uint64_t drops[DROP_REASONS];
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
     uint64_t pfc_pause_rx, wd_events;
+    uint64_t rx_bytes, rx_packets;     /* frames that arrived on this port from its peer */
+    /* per traffic class (SAI queue and PFC-per-priority counters); PFC frames themselves are
+     * MAC control and counted only in the port totals */
+    uint64_t prio_tx_bytes[NET_PRIOS], prio_tx_packets[NET_PRIOS];
+    uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
+    uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is

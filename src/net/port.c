@@ -71,6 +71,7 @@ static inline packet *fifo_pop(pkt_fifo *f)
 void net_drop(net *n, port *p, packet *pkt, enum drop_reason r)
 {
     p->drops[r]++;
+    p->prio_drops[pkt->prio & (NET_PRIOS - 1)]++;
     if (pkt->kind == PKT_DATA)
         n->dropped_payload_bytes += pkt->payload_bytes;
     pool_free(&n->pkts, pkt);
@@ -166,6 +167,8 @@ static void send_pfc_frame(net *n, port *p)
     pkt->pfc_vec = p->pfc_tx_pending;
     pkt->pfc_xoff = p->pfc_tx_pending & p->xoff_sent;
     p->pfc_tx_pending = 0;
+    for (int c = 0; c < NET_PRIOS; c++)
+        p->prio_pause_sent[c] += pkt->pfc_xoff >> c & 1;
     if (pkt->pfc_xoff) {
         p->pfc_pause_sent++;
         if (!event_queued(&p->pfc_refresh))
@@ -240,6 +243,10 @@ static void port_tx_done(void *ctx, event *ev)
     (void)ctx;
     p->tx_bytes += wire_line_bytes(pkt);
     p->tx_packets++;
+    if (pkt->kind != PKT_PAUSE) {
+        p->prio_tx_bytes[pkt->prio] += wire_line_bytes(pkt);
+        p->prio_tx_packets[pkt->prio]++;
+    }
     n->packet_hops++;
     /* tx_pkt stays set while the buffer is released, so a RESUME that the release triggers on
      * this very port waits for port_next below instead of starting under the frame. */
@@ -287,6 +294,7 @@ static void host_relay(net *n, node *host, packet *pkt)
 static inline void unpause(port *q, int prio, sim_time now)
 {
     q->pfc_paused_ps += now - q->pause_start[prio];
+    q->prio_paused_ps[prio] += now - q->pause_start[prio];
     q->paused &= (uint8_t)~(1u << prio);
 }
 
@@ -332,6 +340,7 @@ static void pfc_receive(net *n, port *q, const packet *pkt)
         if (!(pkt->pfc_vec & bit))
             continue;
         if (pkt->pfc_xoff & bit) {
+            q->prio_pause_rx[c]++;
             q->wd_last_rx[c] = now;
             if (q->wd_storm & bit)
                 continue; /* the watchdog ignores this class's pauses */
@@ -428,6 +437,7 @@ void net_pfc_finish(net *n)
         for (int c = 0; c < NET_PRIOS; c++)
             if (q->paused >> c & 1) {
                 q->pfc_paused_ps += now - q->pause_start[c];
+                q->prio_paused_ps[c] += now - q->pause_start[c];
                 q->pause_start[c] = now;
             }
     }
@@ -443,6 +453,8 @@ static void port_arrive(void *ctx, event *ev)
     (void)ctx;
     if (p->fly.head)
         sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
+    p->peer->rx_bytes += wire_line_bytes(pkt);
+    p->peer->rx_packets++;
     if (pkt->kind == PKT_PAUSE) {
         pfc_receive(n, p->peer, pkt);
         pool_free(&n->pkts, pkt);
@@ -541,6 +553,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         ecn_mark(n, sw, out->q_bytes[prio])) {
         pkt->ecn = ECN_CE;
         out->ecn_marked++;
+        out->prio_ecn_marked[prio]++;
     }
     enqueue(out, pkt);
     if (!out->tx_pkt)

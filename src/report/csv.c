@@ -1,5 +1,5 @@
 /*
- * csv.c — flows.csv and ports.csv (RFC 4180: header row, comma-separated, fields quoted only
+ * csv.c — flows.csv, ports.csv, queues.csv (per port and traffic class) and nics.csv (RFC 4180: header row, comma-separated, fields quoted only
  * when they contain a comma, quote or line break). Units are in the column names; integers are
  * exact; ratios use "%.6g" like summary.json so the files are as deterministic as the JSON.
  */
@@ -43,7 +43,7 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
 {
     fputs("port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,"
           "pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,"
-          "drop_pfc_watchdog,drop_ttl,pfc_pause_rx,pfc_watchdog_events\n",
+          "drop_pfc_watchdog,drop_ttl,pfc_pause_rx,pfc_watchdog_events,rx_bytes,rx_packets\n",
           f);
     for (uint32_t i = 0; i < st->n_ports; i++) {
         const port_record *p = &st->ports[i];
@@ -54,7 +54,42 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
                 p->pfc_paused_ps);
         for (int r = 0; r < DROP_REASONS; r++)
             fprintf(f, ",%" PRIu64, p->drops[r]);
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 "\n", p->pfc_pause_rx, p->wd_events);
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", p->pfc_pause_rx,
+                p->wd_events, p->rx_bytes, p->rx_packets);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int summary_write_queues_csv(FILE *f, const run_stats *st)
+{
+    fputs("port,priority,tx_bytes,tx_packets,ecn_marked,dropped_packets,pfc_pause_sent,"
+          "pfc_pause_rx,pfc_paused_ps\n",
+          f);
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const port_record *p = &st->ports[i];
+        for (int c = 0; c < 8; c++) {
+            if (!(p->prio_tx_packets[c] | p->prio_drops[c] | p->prio_pause_sent[c] |
+                  p->prio_pause_rx[c]))
+                continue; /* a class that never carried or paused anything here */
+            csv_field(f, p->name);
+            fprintf(f, ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                       ",%" PRIu64 "\n",
+                    c, p->prio_tx_bytes[c], p->prio_tx_packets[c], p->prio_ecn_marked[c],
+                    p->prio_drops[c], p->prio_pause_sent[c], p->prio_pause_rx[c],
+                    p->prio_paused_ps[c]);
+        }
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int summary_write_nics_csv(FILE *f, const run_stats *st)
+{
+    fputs("host,cnp_sent,cnp_handled,retransmitted_packets,out_of_sequence,rto_events\n", f);
+    for (uint32_t h = 0; h < st->n_nics; h++) {
+        const nic_record *n = &st->nics[h];
+        fprintf(f, "h%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", h,
+                n->cnp_sent, n->cnp_handled, n->retransmitted_packets, n->out_of_sequence,
+                n->rto_events);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -44,6 +44,11 @@ int summary_write_flows_csv(FILE *f, const run_stats *st);
  * simulated time, 0..1; the last two columns were added after the first release, at the end
  * so that readers by position keep working). */
 int summary_write_ports_csv(FILE *f, const run_stats *st);
+/* queues.csv: port,priority,tx_bytes,tx_packets,ecn_marked,dropped_packets,pfc_pause_sent,
+ * pfc_pause_rx,pfc_paused_ps — one row per (port, class) that carried or paused anything. */
+int summary_write_queues_csv(FILE *f, const run_stats *st);
+/* nics.csv: host,cnp_sent,cnp_handled,retransmitted_packets,out_of_sequence,rto_events. */
+int summary_write_nics_csv(FILE *f, const run_stats *st);
 
 /* Human-readable quantities into buf (returns buf): "1.234 ms", "4.19 MB" (10^3), "400 Gbps". */
 char *summary_fmt_time(char *buf, size_t len, sim_time ps);

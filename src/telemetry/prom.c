@@ -84,7 +84,10 @@ static void port_labels(const ctx *c, uint32_t i, bool prio)
         fprintf(c->f, ",priority=\"%d\"", c->prio);
 }
 
-typedef enum { F_TX_BYTES, F_TX_PKTS, F_WM, F_UTIL, F_ECN, F_PFC_TX, F_PFC_RX, F_PAUSED, F_WD } fld;
+typedef enum {
+    F_TX_BYTES, F_TX_PKTS, F_WM, F_UTIL, F_ECN, F_PFC_TX, F_PFC_RX, F_PAUSED, F_WD,
+    F_RX_BYTES, F_RX_PKTS,
+} fld;
 
 static void port_family(const ctx *c, fld which, const char *name, const char *type,
                         const char *help, bool prio)
@@ -105,6 +108,8 @@ static void port_family(const ctx *c, fld which, const char *name, const char *t
         case F_PFC_RX: fprintf(c->f, "%" PRIu64, p->pfc_pause_rx); break;
         case F_PAUSED: fprintf(c->f, "%.12g", (double)p->pfc_paused_ps * 1e-12); break;
         case F_WD: fprintf(c->f, "%" PRIu64, p->wd_events); break;
+        case F_RX_BYTES: fprintf(c->f, "%" PRIu64, p->rx_bytes); break;
+        case F_RX_PKTS: fprintf(c->f, "%" PRIu64, p->rx_packets); break;
         }
         fputc('\n', c->f);
     }
@@ -163,6 +168,85 @@ int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry
             fprintf(f, ",reason=\"%s\"} %" PRIu64 "\n", drop_reason_name((enum drop_reason)r),
                     st->ports[i].drops[r]);
         }
+
+    /* per traffic class: SAI queue / PFC-per-priority counters, for the (port, class) pairs
+     * that carried or paused anything */
+    static const struct {
+        const char *name, *help;
+        int which;
+    } pq[] = {
+        {"wirerate_queue_tx_bytes_total", "Bytes sent from this egress queue (class), with "
+                                          "preamble and gap (SAI_QUEUE_STAT_BYTES).", 0},
+        {"wirerate_queue_tx_packets_total", "Frames sent from this egress queue "
+                                            "(SAI_QUEUE_STAT_PACKETS).", 1},
+        {"wirerate_queue_ecn_marked_packets_total", "Frames of this class marked CE "
+                                                    "(SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS).", 2},
+        {"wirerate_queue_dropped_packets_total", "Frames of this class dropped, any reason "
+                                                 "(SAI_QUEUE_STAT_DROPPED_PACKETS).", 3},
+        {"wirerate_pfc_tx_pause_frames_total", "PAUSE frames naming this class sent to the peer "
+                                               "(SAI_PORT_STAT_PFC_n_TX_PKTS).", 4},
+        {"wirerate_pfc_rx_pause_frames_total", "PAUSE frames naming this class received "
+                                               "(SAI_PORT_STAT_PFC_n_RX_PKTS).", 5},
+        {"wirerate_pfc_paused_seconds_total", "Time this class was paused at this egress "
+                                              "(SAI_PORT_STAT_PFC_n_RX_PAUSE_DURATION_US, s).", 6},
+    };
+    for (size_t k = 0; k < sizeof pq / sizeof *pq; k++) {
+        family(f, pq[k].name, "counter", pq[k].help);
+        for (uint32_t i = 0; i < st->n_ports; i++) {
+            const port_record *p = &st->ports[i];
+            for (int q = 0; q < 8; q++) {
+                if (!(p->prio_tx_packets[q] | p->prio_drops[q] | p->prio_pause_sent[q] |
+                      p->prio_pause_rx[q]))
+                    continue;
+                fputs(pq[k].name, f);
+                port_labels(&c, i, false);
+                fprintf(f, ",priority=\"%d\"} ", q);
+                switch (pq[k].which) {
+                case 0: fprintf(f, "%" PRIu64 "\n", p->prio_tx_bytes[q]); break;
+                case 1: fprintf(f, "%" PRIu64 "\n", p->prio_tx_packets[q]); break;
+                case 2: fprintf(f, "%" PRIu64 "\n", p->prio_ecn_marked[q]); break;
+                case 3: fprintf(f, "%" PRIu64 "\n", p->prio_drops[q]); break;
+                case 4: fprintf(f, "%" PRIu64 "\n", p->prio_pause_sent[q]); break;
+                case 5: fprintf(f, "%" PRIu64 "\n", p->prio_pause_rx[q]); break;
+                default: fprintf(f, "%.12g\n", (double)p->prio_paused_ps[q] * 1e-12); break;
+                }
+            }
+        }
+    }
+    port_family(&c, F_RX_BYTES, "wirerate_port_rx_bytes_total", "counter",
+                "Bytes received from the peer, frames with preamble and gap "
+                "(SAI_PORT_STAT_IF_IN_OCTETS).",
+                false);
+    port_family(&c, F_RX_PKTS, "wirerate_port_rx_packets_total", "counter",
+                "Frames received from the peer (SAI_PORT_STAT_IF_IN_UCAST_PKTS).", false);
+
+    /* per NIC port (host) */
+    static const struct {
+        const char *name, *help;
+        int which;
+    } nq[] = {
+        {"wirerate_nic_port_cnp_sent_total", "CNPs this NIC sent as notification point "
+                                             "(mlx5 np_cnp_sent).", 0},
+        {"wirerate_nic_port_cnp_handled_total", "CNPs this NIC handled as reaction point "
+                                                "(mlx5 rp_cnp_handled).", 1},
+        {"wirerate_nic_port_retransmitted_packets_total", "Data packets this NIC sent again.", 2},
+        {"wirerate_nic_port_out_of_sequence_total", "Packets this NIC received above the "
+                                                    "expected PSN (mlx5 out_of_sequence).", 3},
+        {"wirerate_nic_port_rto_events_total", "Retransmission timeouts at this NIC "
+                                               "(mlx5 local_ack_timeout_err).", 4},
+    };
+    for (size_t k = 0; k < sizeof nq / sizeof *nq; k++) {
+        family(f, nq[k].name, "counter", nq[k].help);
+        for (uint32_t h = 0; h < st->n_nics; h++) {
+            const nic_record *n = &st->nics[h];
+            uint64_t v = nq[k].which == 0   ? n->cnp_sent
+                         : nq[k].which == 1 ? n->cnp_handled
+                         : nq[k].which == 2 ? n->retransmitted_packets
+                         : nq[k].which == 3 ? n->out_of_sequence
+                                            : n->rto_events;
+            fprintf(f, "%s{host=\"h%" PRIu32 "\"} %" PRIu64 "\n", nq[k].name, h, v);
+        }
+    }
 
     scalar(f, "wirerate_nic_cnp_sent_total", "counter",
            "CNPs sent by notification points, all NICs (mlx5 np_cnp_sent).", (double)st->cnp_sent);

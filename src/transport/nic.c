@@ -252,9 +252,10 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
         psn = q->snd_nxt++;
     }
     bool idle = q->snd_una >= q->snd_max; /* nothing outstanding before this packet */
-    if (psn < q->snd_max)
+    if (psn < q->snd_max) {
         t->retransmitted_packets++;
-    else
+        t->nics[q->f->src].retransmitted_packets++;
+    } else
         q->snd_max = psn + 1;
     flow *f = q->f;
     const piece *pc = qp_piece(q, psn);
@@ -398,6 +399,7 @@ static void responder_data(transport *t, qp *q, packet *pkt)
         dcqcn_np_may_send(&q->last_cnp_ps, &q->cnp_ever, now,
                           t->nics[f->src].ports[q->egress].dc.cnp_interval_ps)) {
         t->cnp_sent++;
+        t->nics[f->dst].cnp_sent++;
         send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
     }
     uint32_t psn = pkt->psn;
@@ -439,6 +441,7 @@ static void responder_data(transport *t, qp *q, packet *pkt)
         }
     } else if (psn > q->rcv_nxt) {
         t->out_of_sequence++;
+        t->nics[f->dst].out_of_sequence++;
         if (q->sack && psn - q->rcv_nxt < NIC_SACK_WINDOW && !sack_test(q, psn)) {
             sack_flip(q, psn);
             q->sacked++;
@@ -500,6 +503,7 @@ static void requester_ack(transport *t, qp *q, packet *pkt)
 static void requester_cnp(transport *t, qp *q)
 {
     t->cnp_handled++;
+    t->nics[q->f->src].cnp_handled++;
     if (!t->dcqcn)
         return;
     sim_time now = t->net->sim->now;
@@ -527,6 +531,7 @@ static void qp_rto_fire(void *ctx, event *ev)
         return;
     }
     t->rto_events++;
+    t->nics[q->f->src].rto_events++;
     q->snd_nxt = q->snd_una; /* go back to the oldest unacknowledged PSN */
     q->rtx_pending = false;
     q->rto_deadline = s->now + t->rto_ps;

@@ -180,6 +180,8 @@ struct nic {
     transport *t;
     nic_port ports[NIC_PORTS];
     uint32_t next_qpn;         /* QP numbers are allocated sequentially */
+    /* this host's share of the transport counters (the totals are in transport) */
+    uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
     rng rng;
 };
 

@@ -376,6 +376,17 @@ static void collect(run *r)
         st->pfc_watchdog_events += p->wd_events;
         pr->pfc_pause_rx = p->pfc_pause_rx;
         pr->wd_events = p->wd_events;
+        pr->rx_bytes = p->rx_bytes;
+        pr->rx_packets = p->rx_packets;
+        for (int c = 0; c < NET_PRIOS; c++) {
+            pr->prio_tx_bytes[c] = p->prio_tx_bytes[c];
+            pr->prio_tx_packets[c] = p->prio_tx_packets[c];
+            pr->prio_ecn_marked[c] = p->prio_ecn_marked[c];
+            pr->prio_drops[c] = p->prio_drops[c];
+            pr->prio_pause_sent[c] = p->prio_pause_sent[c];
+            pr->prio_pause_rx[c] = p->prio_pause_rx[c];
+            pr->prio_paused_ps[c] = p->prio_paused_ps[c];
+        }
         st->pfc_pause_sent += p->pfc_pause_sent;
         st->pfc_paused_ps += p->pfc_paused_ps;
         for (int d = 0; d < DROP_REASONS; d++) {
@@ -390,6 +401,17 @@ static void collect(run *r)
     st->out_of_sequence = t->out_of_sequence;
     st->rto_events = t->rto_events;
 
+    st->n_nics = n->n_hosts;
+    st->nics = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(nic_record), "NIC records");
+    for (uint32_t h = 0; h < n->n_hosts; h++) {
+        const nic *c = &t->nics[h];
+        nic_record *nr = &st->nics[h];
+        nr->cnp_sent = c->cnp_sent;
+        nr->cnp_handled = c->cnp_handled;
+        nr->retransmitted_packets = c->retransmitted_packets;
+        nr->out_of_sequence = c->out_of_sequence;
+        nr->rto_events = c->rto_events;
+    }
     st->sent_bytes = t->sent_payload_bytes;
     st->delivered_bytes = t->delivered_payload_bytes;
     st->dropped_bytes = n->dropped_payload_bytes;
@@ -440,6 +462,7 @@ void run_free(run *r)
     xfree(r->st.jobs);
     xfree(r->st.flows);
     xfree(r->st.ports);
+    xfree(r->st.nics);
     /* The telemetry cancels its sampler event; then the queue, which may still hold events
      * embedded in jobs and ports, goes before their owners. */
     telemetry_free(r->tel);

@@ -80,8 +80,19 @@ typedef struct port_record {
     double utilization;         /* busy time / end time */
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
     uint64_t pfc_pause_rx, wd_events;
+    uint64_t rx_bytes, rx_packets;
     uint64_t drops[DROP_REASONS];
+    /* per traffic class 0..7 (see net.h) */
+    uint64_t prio_tx_bytes[8], prio_tx_packets[8], prio_ecn_marked[8], prio_drops[8];
+    uint64_t prio_pause_sent[8], prio_pause_rx[8], prio_paused_ps[8];
 } port_record;
+
+/* Per host (NIC port) transport counters. */
+typedef struct nic_record {
+    uint64_t cnp_sent;          /* as notification point (receiver) */
+    uint64_t cnp_handled;       /* as reaction point (sender) */
+    uint64_t retransmitted_packets, out_of_sequence, rto_events;
+} nic_record;
 
 typedef struct run_stats {
     sim_time end_ps;
@@ -100,6 +111,8 @@ typedef struct run_stats {
 
     uint32_t n_ports;
     port_record *ports;         /* switch egress ports and host NIC ports */
+    uint32_t n_nics;
+    nic_record *nics;           /* per host (NIC port) */
 
     /* fabric */
     uint64_t tx_bytes;          /* wire bytes serialized by all ports (frames incl. overhead) */
