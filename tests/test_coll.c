@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "core/time.h"
 #include "testlib.h"
+#include "report/summary.h"
 #include "workload/run.h"
 
 static run *start(scenario *sc, const char *yaml, const cfg_override *ov, int n_ov)
@@ -130,6 +131,35 @@ static void test_collective_aware_balancing(void)
     CHECK(coll >= 0.99 * adaptive);
 }
 
+static void test_collision_diagnosis(void)
+{
+    /* The human summary's diagnosis names the collision under ECMP, and nothing once
+     * collective-aware placement has spread the rings. */
+    static const char y[] =
+        "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8, leaf_radix: 16}\n"
+        "workload:\n"
+        "  - {name: ar, kind: collective, op: all_reduce, size: 64MiB, channels: 8}\n";
+    const char *modes[] = {"ecmp", "collective"};
+    for (int m = 0; m < 2; m++) {
+        cfg_override ov[1] = {{"loadbalance.mode", modes[m]}};
+        scenario sc;
+        run *r = start(&sc, y, ov, 1);
+        if (!r)
+            return;
+        run_execute(r, NULL, NULL);
+        char lines[4][SUMMARY_DIAG_LEN];
+        int n = summary_diagnose(run_result(r), lines, 4);
+        int collision = 0;
+        for (int i = 0; i < n; i++) {
+            fprintf(stderr, "  %s: %s\n", modes[m], lines[i]);
+            collision += strncmp(lines[i], "ECMP collision: leaf", 20) == 0;
+        }
+        CHECK(collision == (m == 0));
+        run_free(r);
+        scenario_free(&sc);
+    }
+}
+
 static void test_two_jobs_share_uplinks(void)
 {
     /* Two all_reduce jobs on disjoint GPUs whose rings both cross leaf0's and leaf1's 4
@@ -188,6 +218,7 @@ int main(void)
     TEST_RUN(test_ring_line_rate);
     TEST_RUN(test_bytes_per_algorithm);
     TEST_RUN(test_collective_aware_balancing);
+    TEST_RUN(test_collision_diagnosis);
     TEST_RUN(test_two_jobs_share_uplinks);
     return tl_finish();
 }

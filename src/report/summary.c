@@ -395,10 +395,38 @@ static void diag_line(char *buf, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Tier of a node from its name family: hosts 0, leaves (and a single switch) 1, spines 2,
+ * super-spines 3; -1 for names wirerate's presets do not make (custom fabrics). */
+static int family_tier(const char *fam)
+{
+    if (!strcmp(fam, "h"))
+        return 0;
+    if (!strcmp(fam, "leaf") || !strcmp(fam, "sw"))
+        return 1;
+    if (!strcmp(fam, "spine"))
+        return 2;
+    if (!strcmp(fam, "super"))
+        return 3;
+    return -1;
+}
+
+/* qsort by the owning node's name, then by port index (stable and deterministic). */
+static const run_stats *sort_ports;
+static int by_owner(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const char *px = sort_ports->ports[x].name, *py = sort_ports->ports[y].name;
+    size_t lx = strcspn(px, "-"), ly = strcspn(py, "-");
+    int c = strncmp(px, py, lx < ly ? lx : ly);
+    if (!c)
+        c = lx < ly ? -1 : lx > ly;
+    return c ? c : (x < y ? -1 : x > y);
+}
+
 int summary_diagnose(const run_stats *st, char (*lines)[SUMMARY_DIAG_LEN], int max)
 {
     int n = 0;
-    char own[48], peer[48], a[32], b[32];
+    char own[48], peer[48], a[32], b[32], c2[32];
 
     /* PFC storm: a NIC sending PAUSE frames (hosts have no ingress buffer to protect). */
     for (uint32_t i = 0; i < st->n_ports && n < max; i++) {
@@ -445,19 +473,26 @@ int summary_diagnose(const run_stats *st, char (*lines)[SUMMARY_DIAG_LEN], int m
     }
 
     /* ECMP collision: among one switch's ports towards one tier (same name family, not hosts),
-     * the busiest far above the idlest. The worst group is reported. A switch's ports are
-     * consecutive in the port list (net order), so groups are found within that run. */
+     * the busiest far above the idlest. The worst group is reported. Ports are visited in
+     * order of their owner's name, so a switch's ports form one run. */
+    uint32_t *ord = malloc(sizeof(uint32_t) * (st->n_ports ? st->n_ports : 1));
+    if (!ord)
+        return n;
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        ord[i] = i;
+    sort_ports = st;
+    qsort(ord, st->n_ports, sizeof *ord, by_owner);
     const port_record *hot = NULL, *cold = NULL;
     double gap = 0;
     uint32_t group_n = 0, group_idle = 0;
     for (uint32_t i = 0; i < st->n_ports;) {
-        if (!split_port(st->ports[i].name, own, peer, sizeof own)) {
+        if (!split_port(st->ports[ord[i]].name, own, peer, sizeof own)) {
             i++;
             continue;
         }
         uint32_t end = i + 1;
         char o2[48], p2[48], fam[48], fam2[48];
-        while (end < st->n_ports && split_port(st->ports[end].name, o2, p2, sizeof o2) &&
+        while (end < st->n_ports && split_port(st->ports[ord[end]].name, o2, p2, sizeof o2) &&
                strcmp(o2, own) == 0)
             end++;
         if (host_index(own) >= 0) {
@@ -465,36 +500,52 @@ int summary_diagnose(const run_stats *st, char (*lines)[SUMMARY_DIAG_LEN], int m
             continue;
         }
         for (uint32_t g0 = i; g0 < end; g0++) {
-            split_port(st->ports[g0].name, o2, peer, sizeof o2);
+            split_port(st->ports[ord[g0]].name, o2, peer, sizeof o2);
             if (host_index(peer) >= 0)
                 continue;
             name_family(peer, fam, sizeof fam);
+            char ofam[48];
+            name_family(own, ofam, sizeof ofam);
+            /* ECMP chooses among uplinks only: towards a higher tier */
+            if (family_tier(ofam) < 1 || family_tier(fam) <= family_tier(ofam))
+                continue;
             bool seen = false; /* family handled from an earlier member */
             for (uint32_t j = i; j < g0 && !seen; j++) {
-                split_port(st->ports[j].name, o2, p2, sizeof o2);
+                split_port(st->ports[ord[j]].name, o2, p2, sizeof o2);
                 name_family(p2, fam2, sizeof fam2);
                 seen = host_index(p2) < 0 && strcmp(fam2, fam) == 0;
             }
             if (seen)
                 continue;
-            const port_record *h = &st->ports[g0], *c = h;
+            const port_record *h = NULL, *c = NULL;
             uint32_t m = 0, idle = 0;
+            uint64_t total = 0;
             for (uint32_t j = g0; j < end; j++) {
-                const port_record *q = &st->ports[j];
+                const port_record *q = &st->ports[ord[j]];
                 split_port(q->name, o2, p2, sizeof o2);
                 name_family(p2, fam2, sizeof fam2);
                 if (host_index(p2) >= 0 || strcmp(fam2, fam) != 0)
                     continue;
                 m++;
-                idle += q->utilization < 0.05;
-                if (q->utilization > h->utilization)
+                total += q->tx_bytes;
+                if (!h || q->tx_bytes > h->tx_bytes)
                     h = q;
-                if (q->utilization < c->utilization)
+                if (!c || q->tx_bytes < c->tx_bytes)
                     c = q;
             }
-            double g = h->utilization - c->utilization;
-            if (m >= 2 && h->utilization >= 0.3 && h->utilization >= 2.0 * c->utilization &&
-                g > gap) {
+            /* the bytes each uplink carried over the run: a hashed-together pair carries twice
+             * a fair share while a sibling idles (utilization alone misses collisions that
+             * DCQCN slowed down) */
+            for (uint32_t j = g0; m && j < end; j++) {
+                const port_record *q = &st->ports[ord[j]];
+                split_port(q->name, o2, p2, sizeof o2);
+                name_family(p2, fam2, sizeof fam2);
+                if (host_index(p2) < 0 && strcmp(fam2, fam) == 0)
+                    idle += q->tx_bytes * 4 * m < total; /* under a quarter of a fair share */
+            }
+            double g = m && total ? (double)(h->tx_bytes - c->tx_bytes) / (double)total : 0;
+            if (m >= 2 && h->tx_bytes >= 1000000 && h->tx_bytes * m >= 3 * total / 2 &&
+                h->tx_bytes >= 2 * c->tx_bytes && g > gap) {
                 gap = g;
                 hot = h;
                 cold = c;
@@ -504,13 +555,14 @@ int summary_diagnose(const run_stats *st, char (*lines)[SUMMARY_DIAG_LEN], int m
         }
         i = end;
     }
+    free(ord);
     if (hot && n < max)
         diag_line(lines[n++],
-                 "ECMP collision: %s at %.0f %% (queue %s) while %s at %.0f %%; %u of %u "
-                 "sibling uplinks under 5 %%",
-                 hot->name, 100.0 * hot->utilization,
+                 "ECMP collision: %s carried %s (queue %s) while %s carried %s; %u of %u "
+                 "sibling uplinks under a quarter of a fair share",
+                 hot->name, summary_fmt_bytes(a, sizeof a, hot->tx_bytes),
                  summary_fmt_bytes(b, sizeof b, hot->max_queue_bytes), cold->name,
-                 100.0 * cold->utilization, group_idle, group_n);
+                 summary_fmt_bytes(c2, sizeof c2, cold->tx_bytes), group_idle, group_n);
     return n;
 }
 
