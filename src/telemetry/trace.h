@@ -12,8 +12,9 @@
  *   - the run (today): one slice per flow, start → end, on its source host's row in its job's
  *     process (overlapping flows of one host get extra rows "h3 #2", ...), and a counter track
  *     of queue depth for the hottest sampled ports;
- *   - job executors (collectives, training; to come): per rank a thread, per phase a slice,
- *     e.g.
+ *   - job executors, at the end of the run: collectives a slice per iteration per rank
+ *     (coll_exec_trace), training jobs a slice per task — forward/backward compute, TP/DP
+ *     collectives on every member's row, pipeline sends — per rank (train_exec_trace); e.g.
  *         uint32_t pid = trace_process(tw, "llama");             // once per job
  *         uint32_t tid = trace_thread(tw, pid, "rank 17");      // once per rank
  *         trace_complete(tw, pid, tid, "all_reduce ring step 3", "comm", t0, t1 - t0);

@@ -14,6 +14,7 @@
 #include "../core/alloc.h"
 #include "../core/arena.h"
 #include "../core/delayq.h"
+#include "../telemetry/trace.h"
 #include "collective.h"
 
 struct coll_exec {
@@ -199,6 +200,27 @@ void coll_exec_free(coll_exec *x)
     if (x->delays.heap)
         delayq_free(&x->delays);
     xfree(x);
+}
+
+void coll_exec_trace(const coll_exec *x, trace_writer *tw)
+{
+    const cfg_job *j = x->cfg;
+    uint32_t pid = trace_process(tw, j->name);
+    char name[64];
+    snprintf(name, sizeof name, "%s %s", coll_op_name(j->op), coll_algo_name(j->algorithm));
+    uint32_t done = x->finished ? j->iterations : x->iter;
+    for (uint32_t r = 0; r < x->n_ranks; r++) {
+        char row[48];
+        snprintf(row, sizeof row, "rank %u (GPU %u)", r, x->gpu_of_rank[r]);
+        uint32_t tid = trace_thread(tw, pid, row);
+        sim_time t = x->start_ps;
+        for (uint32_t k = 0; k < done; k++) {
+            char it[80];
+            snprintf(it, sizeof it, "%s #%u", name, k);
+            trace_complete(tw, pid, tid, it, "collective", t, x->iter_time[k]);
+            t += x->iter_time[k];
+        }
+    }
 }
 
 #include "../core/hotpath.h"

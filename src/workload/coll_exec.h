@@ -36,4 +36,10 @@ void coll_exec_on_msg(coll_exec *x, uint64_t xfer);
 void coll_exec_result(const coll_exec *x, job_result *jr);
 void coll_exec_free(coll_exec *x);
 
+/* Write the completed iterations into a Chrome trace (telemetry/trace.h): a process for the
+ * job, a row per rank, one slice per iteration per rank (its first send to its last arrival),
+ * named after the op and algorithm. */
+struct trace_writer;
+void coll_exec_trace(const coll_exec *x, struct trace_writer *tw);
+
 #endif

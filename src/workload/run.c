@@ -283,6 +283,13 @@ static void collect(run *r)
     net *n = r->net;
     transport *t = r->tp;
     net_pfc_finish(n);
+    trace_writer *tw = r->tel ? telemetry_trace(r->tel) : NULL;
+    for (uint32_t j = 0; tw && j < sc->n_jobs; j++) {
+        if (r->jobs[j].coll)
+            coll_exec_trace(r->jobs[j].coll, tw);
+        else if (r->jobs[j].train)
+            train_exec_trace(r->jobs[j].train, tw);
+    }
     st->end_ps = r->sim.now;
     st->deadlock = n->deadlock;
     st->deadlock_at_ps = n->deadlock_at_ps;

@@ -27,6 +27,7 @@
 
 #include "../core/alloc.h"
 #include "../core/delayq.h"
+#include "../telemetry/trace.h"
 #include "../core/arena.h"
 #include "collective.h"
 
@@ -535,6 +536,44 @@ void train_exec_free(train_exec *x)
     if (x->delays.heap)
         delayq_free(&x->delays);
     xfree(x);
+}
+
+void train_exec_trace(const train_exec *x, trace_writer *tw)
+{
+    static const char *const phase[] = {"forward", "backward", "TP", "PP", "DP"};
+    static const char *const cat[] = {"compute", "compute", "tp", "pp", "dp"};
+    const train_plan *P = x->plan;
+    uint32_t pid = trace_process(tw, x->cfg->name);
+    uint32_t *tid = xmalloc(sizeof(uint32_t) * (P->n_ranks ? P->n_ranks : 1), "trace rows");
+    for (uint32_t r = 0; r < P->n_ranks; r++) {
+        char row[48];
+        snprintf(row, sizeof row, "rank %u (GPU %u)", r, P->ranks[r].gpu);
+        tid[r] = trace_thread(tw, pid, row);
+    }
+    uint32_t iters = x->finished ? x->cfg->iterations : x->iter;
+    for (uint32_t it = 0; it < iters; it++) {
+        const sim_time *t0 = x->t_start + (size_t)it * P->n_tasks;
+        const sim_time *t1 = x->t_end + (size_t)it * P->n_tasks;
+        for (uint32_t i = 0; i < P->n_tasks; i++) {
+            const train_task *k = &P->tasks[i];
+            char name[64];
+            uint8_t ph = k->phase < 5 ? k->phase : 0;
+            if (k->mb != TRAIN_NONE)
+                snprintf(name, sizeof name, "%s mb %u", phase[ph], k->mb);
+            else
+                snprintf(name, sizeof name, "%s %s", phase[ph],
+                         k->kind == TRAIN_COLL ? coll_op_name((enum coll_op)k->op) : "");
+            if (k->kind == TRAIN_COLL) {
+                const train_group *g = &P->groups[k->group];
+                for (uint32_t m = 0; m < g->n; m++)
+                    trace_complete(tw, pid, tid[P->members[g->off + m]], name, cat[ph], t0[i],
+                                   t1[i] - t0[i]);
+            } else {
+                trace_complete(tw, pid, tid[k->rank], name, cat[ph], t0[i], t1[i] - t0[i]);
+            }
+        }
+    }
+    xfree(tid);
 }
 
 #include "../core/hotpath.h"

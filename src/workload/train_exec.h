@@ -62,4 +62,10 @@ void train_exec_result(const train_exec *x, job_result *jr);
 const train_plan *train_exec_plan(const train_exec *x);
 void train_exec_free(train_exec *x);
 
+/* Write the completed iterations into a Chrome trace (telemetry/trace.h): a process for the
+ * job, a row per rank, a slice per task — forward/backward compute, TP/DP collectives on every
+ * member's row, pipeline sends on the sender's row. */
+struct trace_writer;
+void train_exec_trace(const train_exec *x, struct trace_writer *tw);
+
 #endif
