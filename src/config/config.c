@@ -153,7 +153,7 @@ static const char *const PAR_ORDERS[] = {"tp-dp-pp", "tp-pp-dp", NULL};
 static const char *const PAR_PLACEMENTS[] = {"contiguous", "scattered", NULL};
 static const char *const OPTIMIZERS[] = {"replicated", "sharded", NULL};
 static const char *const K_GPU[] = {"peak_tflops", "mfu", NULL};
-static const char *const K_FAULT_LINK[] = {"at", "kind", "link", NULL};
+static const char *const K_FAULT_LINK[] = {"at", "kind", "link", "detect", "converge", NULL};
 static const char *const K_FAULT_GPU[] = {"at", "kind", "gpu", "factor", NULL};
 static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NULL};
 static const char *const K_TELEMETRY[] = {"sample_interval", "pcap", NULL};
@@ -1490,6 +1490,10 @@ static int parse_faults(ld *L, const cfg_node *root)
         case FAULT_LINK_DOWN:
         case FAULT_LINK_UP:
             TRY(get_str(L, fm, ip, "link", &f->link, NULL));
+            f->detect_ps = 1 * SIM_MS;
+            f->converge_ps = 4 * SIM_MS;
+            TRY(get_unit(L, fm, ip, "detect", TIME, &f->detect_ps, NULL));
+            TRY(get_unit(L, fm, ip, "converge", TIME, &f->converge_ps, NULL));
             if (!f->link)
                 req = "link\" (e.g. link: leaf0-spine1";
             break;

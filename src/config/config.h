@@ -202,6 +202,8 @@ typedef struct cfg_fault {
     uint32_t gpu, nic;
     double factor;
     sim_time duration_ps;
+    sim_time detect_ps;             /* link faults: until the switches notice (default 1 ms) */
+    sim_time converge_ps;           /* link faults: then until routing is updated (4 ms) */
     int line, col;
 } cfg_fault;
 

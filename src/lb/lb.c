@@ -147,7 +147,8 @@ static uint32_t pick_flowlet(void *ctx, node *sw, const ecmp_group *g, const pac
     uint32_t h = lb_crc32(sw->hash_seed, b, sizeof b);
     uint32_t gid = (uint32_t)(g - n->groups) + 1;
     struct flowlet_entry *e = &sw->flowlets[h & (FLOWLET_TABLE - 1)];
-    if (e->group != gid || now - e->last_ps > cfg->flowlet_gap_ps) {
+    /* (a reroute renumbers groups: an entry whose member no longer exists is re-chosen) */
+    if (e->group != gid || now - e->last_ps > cfg->flowlet_gap_ps || e->member >= g->n) {
         e->group = gid;
         e->member = least_loaded(sw, g, h % g->n, ADAPT_QUEUE);
     }

@@ -262,6 +262,14 @@ uint64_t net_pfc_headroom_auto(uint64_t rate_bps, sim_time prop_ps, sim_time pip
 /* Start (at `now`) or stop a NIC's PAUSE storm on host port p: it keeps its peer paused for
  * every lossless class until stopped (the pfc-storm fault). */
 void net_pfc_storm(net *n, port *p, bool on);
+/* Take the link of port p (both directions) down or up. Down: frames queued for it or on the
+ * wire are dropped (reason link_down), the frame being sent is lost when it ends; routing is
+ * not changed (net_route does that when the fabric has noticed). Up: both ends may send again. */
+void net_link_set(net *n, port *p, bool up);
+/* The port of the link "A-B" (or "A-B#k" for the k-th parallel link, k ≥ 1) on A's side, or
+ * NULL: node names may contain '-', every split is tried. */
+port *net_find_link(const net *n, const char *spec);
+
 /* Close open pause intervals into pfc_paused_ps at the end of a run. */
 void net_pfc_finish(net *n);
 

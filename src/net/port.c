@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/err.h"
@@ -429,6 +430,56 @@ void net_pfc_storm(net *n, port *p, bool on)
     pfc_request(n, p, n->lossless);
 }
 
+/* Drop everything waiting at or travelling from port p (its link went down). */
+static void link_flush(net *n, port *p)
+{
+    node *o = p->owner;
+    for (int c = 0; c < NET_PRIOS; c++)
+        while (p->q[c].head) {
+            packet *pkt = fifo_pop(&p->q[c]);
+            if (o->kind == NODE_SWITCH) {
+                release(n, o, p, pkt);
+            } else {
+                p->q_bytes[c] -= pkt->frame_bytes;
+                p->q_total_bytes -= pkt->frame_bytes;
+            }
+            if (pkt->kind == PKT_PAUSE)
+                pool_free(&n->pkts, pkt);
+            else
+                net_drop(n, p, pkt, DROP_LINK_DOWN);
+        }
+    p->q_nonempty = 0;
+    while (p->fly.head) {
+        packet *pkt = fifo_pop(&p->fly);
+        if (pkt->kind == PKT_PAUSE)
+            pool_free(&n->pkts, pkt);
+        else
+            net_drop(n, p, pkt, DROP_LINK_DOWN);
+    }
+    evq_cancel(&n->sim->q, &p->arrive);
+    /* a dead link carries no pause: whatever it had paused here is over */
+    for (int c = 0; c < NET_PRIOS; c++)
+        if (p->paused >> c & 1)
+            unpause(p, c, n->sim->now);
+    evq_cancel(&n->sim->q, &p->pause_end);
+    p->pfc_tx_pending = 0;
+}
+
+void net_link_set(net *n, port *p, bool up)
+{
+    port *q = p->peer;
+    p->up = q->up = up;
+    if (!up) {
+        link_flush(n, p);
+        link_flush(n, q);
+        return;
+    }
+    if (!p->tx_pkt)
+        port_next(n, p);
+    if (!q->tx_pkt)
+        port_next(n, q);
+}
+
 void net_pfc_finish(net *n)
 {
     sim_time now = n->sim->now;
@@ -723,4 +774,41 @@ uint64_t net_pfc_headroom_auto(uint64_t rate_bps, sim_time prop_ps, sim_time pip
     uint64_t in_flight = sim_bytes_in(2 * prop_ps + pipeline_ps, rate_bps);
     return in_flight + 2ull * (max_frame_bytes + WIRE_LINE_EXTRA) + WIRE_PFC_FRAME +
            WIRE_LINE_EXTRA + (resp_bits + 7) / 8;
+}
+
+port *net_find_link(const net *n, const char *spec)
+{
+    char buf[128];
+    size_t len = strlen(spec);
+    if (len >= sizeof buf)
+        return NULL;
+    memcpy(buf, spec, len + 1);
+    uint32_t k = 0;
+    char *hash = strrchr(buf, '#');
+    if (hash) {
+        char *end;
+        unsigned long v = strtoul(hash + 1, &end, 10);
+        if (*end || v == 0 || end == hash + 1)
+            return NULL;
+        k = (uint32_t)v;
+        *hash = '\0';
+    }
+    for (char *dash = strchr(buf, '-'); dash; dash = strchr(dash + 1, '-')) {
+        *dash = '\0';
+        const node *a = NULL, *b = NULL;
+        for (uint32_t i = 0; i < n->n_nodes; i++) {
+            if (!strcmp(n->nodes[i].name, buf))
+                a = &n->nodes[i];
+            if (!strcmp(n->nodes[i].name, dash + 1))
+                b = &n->nodes[i];
+        }
+        *dash = '-';
+        if (!a || !b)
+            continue;
+        uint32_t seen = 0;
+        for (uint32_t p = 0; p < a->n_ports; p++)
+            if (a->ports[p].peer->owner == b && seen++ == k)
+                return &a->ports[p];
+    }
+    return NULL;
 }

@@ -14,6 +14,7 @@ typedef struct fault_ev {
     faults *owner;
     net *net;
     const cfg_fault *cfg;
+    port *link;                /* link faults: the link's port on its first node */
     int phase;                 /* 0 = not started, 1 = active, 2 = over */
 } fault_ev;
 
@@ -33,6 +34,20 @@ static void fault_fire(void *ctx, event *ev)
         /* from now on the GPU's compute phases take factor x longer (training executors) */
         if (fe->owner->gpu_slow)
             fe->owner->gpu_slow(fe->owner->gpu_slow_ctx, fe->cfg->gpu, fe->cfg->factor);
+        return;
+    }
+    if (fe->cfg->kind == FAULT_LINK_DOWN || fe->cfg->kind == FAULT_LINK_UP) {
+        if (fe->phase == 0) {
+            /* the light goes out (or comes back) now; the fabric notices after `detect` and
+             * routing has converged `converge` later: until then ECMP keeps hashing onto a
+             * dead link and those packets are lost */
+            fe->phase = 1;
+            net_link_set(n, fe->link, fe->cfg->kind == FAULT_LINK_UP);
+            sim_at(n->sim, &fe->ev, n->sim->now + fe->cfg->detect_ps + fe->cfg->converge_ps);
+        } else if (fe->phase == 1) {
+            fe->phase = 2;
+            net_route(n); /* control plane: recomputes every FIB over the links that are up */
+        }
         return;
     }
     node *h = n->hosts[fe->cfg->nic];
@@ -75,13 +90,29 @@ faults *faults_new(net *n, const scenario *sc, err *e)
             sim_at(n->sim, &fe->ev, c->at_ps);
             continue;
         }
+        if (c->kind == FAULT_LINK_DOWN || c->kind == FAULT_LINK_UP) {
+            fault_ev *fe = &fs->f[i];
+            fe->link = net_find_link(n, c->link);
+            if (!fe->link) {
+                snprintf(key, sizeof key, "faults.%u.link", i);
+                config_error_at(sc, e, key,
+                                "faults[%u].link: no link \"%s\" in this fabric (write the two "
+                                "node names joined by '-', e.g. leaf0-spine1, and #k for the k-th "
+                                "parallel link)",
+                                i, c->link);
+                faults_free(fs);
+                return NULL;
+            }
+            fe->owner = fs;
+            fe->net = n;
+            fe->cfg = c;
+            event_init(&fe->ev, fault_fire);
+            sim_at(n->sim, &fe->ev, c->at_ps);
+            continue;
+        }
         if (c->kind != FAULT_PFC_STORM) {
-            static const char *const names[] = {"link-down", "link-up", "gpu-slow"};
             snprintf(key, sizeof key, "faults.%u.kind", i);
-            config_error_at(sc, e, key,
-                            "faults[%u].kind: \"%s\" faults are not available yet in this version "
-                            "(available: pfc-storm, gpu-slow)",
-                            i, names[c->kind]);
+            config_error_at(sc, e, key, "faults[%u].kind: unknown fault kind", i);
             faults_free(fs);
             return NULL;
         }

@@ -5,9 +5,13 @@
  * class (a PAUSE refreshed before it expires) until `at + duration`; the PFC watchdog's reason
  * to exist. `gpu-slow` — from `at`, GPU `gpu` runs its compute phases `factor`x longer: the
  * fault calls the hook registered with faults_on_gpu_slow (the run forwards it to its training
- * jobs; a compute phase already running keeps its duration, the next ones are slowed). Fault
- * kinds not built yet (link-down, link-up) are refused with an error at the fault's position
- * rather than silently ignored.
+ * jobs; a compute phase already running keeps its duration, the next ones are slowed).
+ * `link-down` / `link-up` — at `at` the link "A-B" (both directions) stops or resumes: frames
+ * queued for it or on it are dropped (link_down) and the transport recovers by NAK/RTO; after
+ * `detect` + `converge` (BFD-like detection, then BGP/FIB update; defaults 1 ms and 4 ms)
+ * routing is recomputed over the links that are up. Until then ECMP keeps hashing onto the dead
+ * link, as a real fabric does before it converges. After a failure the shortest paths may
+ * include valleys (see docs/network.md), which `check` would flag for PFC deadlock.
  */
 #ifndef WR_WORKLOAD_FAULT_H
 #define WR_WORKLOAD_FAULT_H
