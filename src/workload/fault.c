@@ -63,81 +63,68 @@ static void fault_fire(void *ctx, event *ev)
     }
 }
 
+/* Check fault i against the built network (and find a link fault's link): 0, or an error at
+ * the offending key. */
+static int fault_check(net *n, const scenario *sc, uint32_t i, fault_ev *fe, err *e)
+{
+    const cfg_fault *c = &sc->faults[i];
+    char key[40];
+    switch (c->kind) {
+    case FAULT_GPU_SLOW:
+        if (c->gpu < net_gpus(n))
+            return 0;
+        snprintf(key, sizeof key, "faults.%u.gpu", i);
+        return config_error_at(sc, e, key,
+                               "faults[%u].gpu: GPU %u does not exist: the fabric has %u GPUs "
+                               "(0..%u)",
+                               i, c->gpu, net_gpus(n), net_gpus(n) ? net_gpus(n) - 1 : 0);
+    case FAULT_LINK_DOWN:
+    case FAULT_LINK_UP:
+        fe->link = net_find_link(n, c->link);
+        if (fe->link)
+            return 0;
+        snprintf(key, sizeof key, "faults.%u.link", i);
+        return config_error_at(sc, e, key,
+                               "faults[%u].link: no link \"%s\" in this fabric (write the two "
+                               "node names joined by '-', e.g. leaf0-spine1, and #k for the k-th "
+                               "parallel link)",
+                               i, c->link);
+    case FAULT_PFC_STORM:
+        if (c->nic >= n->n_hosts || n->hosts[c->nic]->net_port == UINT32_MAX) {
+            snprintf(key, sizeof key, "faults.%u.nic", i);
+            return config_error_at(sc, e, key,
+                                   "faults[%u].nic: NIC port %u does not exist: the fabric has %u "
+                                   "(0..%u)",
+                                   i, c->nic, n->n_hosts, n->n_hosts ? n->n_hosts - 1 : 0);
+        }
+        if (n->lossless)
+            return 0;
+        snprintf(key, sizeof key, "faults.%u.kind", i);
+        return config_error_at(sc, e, key,
+                               "faults[%u].kind: a pfc-storm needs PFC (switch.pfc.enabled is "
+                               "false)",
+                               i);
+    }
+    snprintf(key, sizeof key, "faults.%u.kind", i);
+    return config_error_at(sc, e, key, "faults[%u].kind: unknown fault kind", i);
+}
+
 faults *faults_new(net *n, const scenario *sc, err *e)
 {
     faults *fs = xcalloc(1, sizeof *fs, "faults");
     fs->n = sc->n_faults;
     fs->f = xcalloc(fs->n ? fs->n : 1, sizeof(fault_ev), "fault events");
     for (uint32_t i = 0; i < sc->n_faults; i++) {
-        const cfg_fault *c = &sc->faults[i];
-        char key[40];
-        snprintf(key, sizeof key, "faults.%u", i);
-        if (c->kind == FAULT_GPU_SLOW) {
-            if (c->gpu >= net_gpus(n)) {
-                snprintf(key, sizeof key, "faults.%u.gpu", i);
-                config_error_at(sc, e, key,
-                                "faults[%u].gpu: GPU %u does not exist: the fabric has %u GPUs "
-                                "(0..%u)",
-                                i, c->gpu, net_gpus(n), net_gpus(n) ? net_gpus(n) - 1 : 0);
-                faults_free(fs);
-                return NULL;
-            }
-            fault_ev *fe = &fs->f[i];
-            fe->owner = fs;
-            fe->net = n;
-            fe->cfg = c;
-            event_init(&fe->ev, fault_fire);
-            sim_at(n->sim, &fe->ev, c->at_ps);
-            continue;
-        }
-        if (c->kind == FAULT_LINK_DOWN || c->kind == FAULT_LINK_UP) {
-            fault_ev *fe = &fs->f[i];
-            fe->link = net_find_link(n, c->link);
-            if (!fe->link) {
-                snprintf(key, sizeof key, "faults.%u.link", i);
-                config_error_at(sc, e, key,
-                                "faults[%u].link: no link \"%s\" in this fabric (write the two "
-                                "node names joined by '-', e.g. leaf0-spine1, and #k for the k-th "
-                                "parallel link)",
-                                i, c->link);
-                faults_free(fs);
-                return NULL;
-            }
-            fe->owner = fs;
-            fe->net = n;
-            fe->cfg = c;
-            event_init(&fe->ev, fault_fire);
-            sim_at(n->sim, &fe->ev, c->at_ps);
-            continue;
-        }
-        if (c->kind != FAULT_PFC_STORM) {
-            snprintf(key, sizeof key, "faults.%u.kind", i);
-            config_error_at(sc, e, key, "faults[%u].kind: unknown fault kind", i);
-            faults_free(fs);
-            return NULL;
-        }
-        if (c->nic >= n->n_hosts || n->hosts[c->nic]->net_port == UINT32_MAX) {
-            snprintf(key, sizeof key, "faults.%u.nic", i);
-            config_error_at(sc, e, key,
-                            "faults[%u].nic: NIC port %u does not exist: the fabric has %u (0..%u)",
-                            i, c->nic, n->n_hosts, n->n_hosts ? n->n_hosts - 1 : 0);
-            faults_free(fs);
-            return NULL;
-        }
-        if (!n->lossless) {
-            snprintf(key, sizeof key, "faults.%u.kind", i);
-            config_error_at(sc, e, key,
-                            "faults[%u].kind: a pfc-storm needs PFC (switch.pfc.enabled is false)",
-                            i);
-            faults_free(fs);
-            return NULL;
-        }
         fault_ev *fe = &fs->f[i];
+        if (fault_check(n, sc, i, fe, e)) {
+            faults_free(fs);
+            return NULL;
+        }
         fe->owner = fs;
         fe->net = n;
-        fe->cfg = c;
+        fe->cfg = &sc->faults[i];
         event_init(&fe->ev, fault_fire);
-        sim_at(n->sim, &fe->ev, c->at_ps);
+        sim_at(n->sim, &fe->ev, fe->cfg->at_ps);
     }
     return fs;
 }
