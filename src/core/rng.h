@@ -4,7 +4,7 @@
  * Every random draw in wirerate comes from a stream derived from (scenario seed, component id):
  * the pair is mixed with SplitMix64 into the 256-bit state of xoshiro256** (Blackman & Vigna).
  * Streams of different components are independent for practical purposes, and adding a
- * component never shifts another's draws. rand()/random() are never used.
+ * component never shifts another's draws. The C library's generators are never used.
  */
 #ifndef WR_CORE_RNG_H
 #define WR_CORE_RNG_H

@@ -5,8 +5,8 @@
  *  - ecmp: hash of the selected 5-tuple fields (src IP, dst IP, UDP src port, dst port 4791,
  *    protocol 17) with the switch's own seed; member = hash mod group size. Hash families as SAI
  *    names them: CRC32 (IEEE 802.3, reflected, seed as initial value), CRC16 (CCITT 0x1021,
- *    seed as initial value), XOR (fold of the fields, seed mixed in), random (a draw from the
- *    switch's stream per packet).
+ *    seed as initial value), XOR (fold of the fields, seed mixed in), "random" — a draw from the
+ *    switch's stream per packet.
  *  - spray: every packet picks a member independently at random from the switch's stream.
  *  - adaptive: the member with the least egress queue bytes; ties broken by the ECMP hash so
  *    a flow stays put while queues are equal.
