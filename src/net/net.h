@@ -135,7 +135,6 @@ typedef struct switch_buf {
     uint64_t size_bytes;       /* B */
     uint64_t used_bytes;       /* frames held */
     uint64_t alpha_q16;        /* α in 16.16 fixed point */
-    uint64_t max_used_bytes;
 } switch_buf;
 
 struct node {
@@ -153,7 +152,6 @@ struct node {
     uint32_t *fib;             /* [n_hosts] -> ECMP group id (UINT32_MAX = no route) */
     uint32_t hash_seed;        /* per-switch ECMP seed */
     rng rng;                   /* per-switch stream (spray, random hash) */
-    uint32_t rr;               /* round-robin state for spray */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
     uint32_t ip;               /* IPv4 address (hashed by ECMP) */
@@ -216,7 +214,6 @@ struct net {
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;
-    uint64_t tiers[5];         /* switches per tier */
 };
 
 /* Build the topology of sc->fabric (sc borrowed, must outlive the net) and its routing.

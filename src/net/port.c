@@ -597,8 +597,6 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         pkt->pfc_pool = PFC_POOL_LOSSY;
         sw->buf.used_bytes += fb;
     }
-    if (sw->buf.used_bytes > sw->buf.max_used_bytes)
-        sw->buf.max_used_bytes = sw->buf.used_bytes;
     /* NVLink/NVSwitch does not mark: only fabric switches are congestion points. */
     if (n->ecn_on && pkt->ecn != ECN_NOT_ECT && sw->tier != TIER_SCALE_UP &&
         ecn_mark(n, sw, out->q_bytes[prio])) {

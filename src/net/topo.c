@@ -574,7 +574,6 @@ net *net_build(const scenario *sc, sim *s, err *e)
     }
     for (uint32_t i = 0; i < n->n_switches; i++) {
         node *sw = n->switches[i];
-        n->tiers[sw->tier]++;
         /* NVLink is credit-based and never drops: a scale-up domain gets an effectively
          * unbounded buffer (1 TiB), so only the fabric's buffers decide losses. */
         sw->buf.size_bytes = sw->tier == TIER_SCALE_UP ? (1ull << 40) : sc->sw.buffer_bytes;

@@ -27,7 +27,6 @@
 typedef struct job_state {
     event start;
     run *owner;
-    uint32_t index;
     uint64_t first_flow, n_flows, done_flows;  /* traffic jobs: flows; collectives: connections */
     sim_time end_ps;
     coll_exec *coll;           /* collective jobs */
@@ -190,7 +189,6 @@ static run *run_build(const scenario *sc, int only, err *e)
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
         job_state *js = &r->jobs[j];
         js->owner = r;
-        js->index = j;
         js->first_flow = r->tp->n_flows;
         if (only >= 0 && (int)j != only)
             continue;
