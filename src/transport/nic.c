@@ -521,15 +521,20 @@ static void qp_cc_arm(transport *t, qp *q)
         sim_at(t->net->sim, &q->cc_timer, next);
 }
 
-/* A rate-limited QP that went idle (its timer was cancelled with the chunk's last ACK) gets
- * work again: the timer expiries it missed run now, each at its own time, then the timer is
- * armed again. */
-static void qp_cc_resume(transport *t, qp *q)
+/* A rate-limited QP whose timer was cancelled with its chunk's last ACK: run the expiries it
+ * missed, each at its own time, up to now. */
+static void qp_cc_catch_up(transport *t, qp *q)
 {
     nic_port *np = &t->nics[q->f->src].ports[q->egress];
     sim_time now = t->net->sim->now;
     for (sim_time next = dcqcn_next_ps(&q->rp); next <= now; next = dcqcn_next_ps(&q->rp))
         dcqcn_on_timer(&q->rp, &np->dc, next);
+}
+
+/* Such a QP gets work again: catch up, then pace and arm the timer again. */
+static void qp_cc_resume(transport *t, qp *q)
+{
+    qp_cc_catch_up(t, q);
     qp_repace(t, q);
     qp_cc_arm(t, q);
 }
@@ -542,6 +547,8 @@ static void requester_cnp(transport *t, qp *q)
         return;
     sim_time now = t->net->sim->now;
     nic_port *np = &t->nics[q->f->src].ports[q->egress];
+    if (q->rp.limited && !event_queued(&q->cc_timer))
+        qp_cc_catch_up(t, q); /* idle since: its missed expiries come before this CNP */
     dcqcn_on_cnp(&q->rp, &np->dc, now);
     qp_repace(t, q);
     if (q->snd_una >= q->n_pkts)
