@@ -60,8 +60,13 @@ static const char SPEC_EXAMPLE[] =
     "  mtu: 4096                   # RoCE payload MTU (256..4096)\n"
     "  transport: rocev2           # rocev2 | uet\n"
     "  cc: dcqcn                   # dcqcn | none (uet: nscc | none)\n"
-    "  dcqcn: { g: 1/256, rai: 40Mbps, rhai: 200Mbps, timer: 55us, byte_counter: 10MB, "
-    "fast_recovery: 5, cnp_interval: 50us, min_rate: 100Mbps }\n"
+    "  profile: connectx-7         # connectx-6 | connectx-7 | bluefield-3 | paper\n"
+    "  dcqcn: { rate_reduce_monitor_period: 4us, rpg_time_reset: 300us, rpg_byte_reset: 32767B,\n"
+    "           rpg_threshold: 1, rpg_ai_rate: 5Mbps, rpg_hai_rate: 50Mbps, rpg_gd: 11,\n"
+    "           rpg_min_dec_fac: 50, rpg_min_rate: 1Mbps, rpg_max_rate: 0bps,\n"
+    "           rate_to_set_on_first_cnp: 0bps, dce_tcp_g: 1019, dce_tcp_rtt: 1us,\n"
+    "           initial_alpha_value: 1023, clamp_tgt_rate: false,\n"
+    "           clamp_tgt_rate_after_time_inc: true, min_time_between_cnps: 4us }\n"
     "  qps_per_connection: 1       # NCCL_IB_QPS_PER_CONNECTION\n"
     "  retransmit: go-back-n       # go-back-n | selective\n"
     "  rto: 4ms\n"
@@ -168,14 +173,33 @@ static void test_defaults(void)
     CHECK_EQ_U64(n->mtu, 4096);
     CHECK(n->transport == TRANSPORT_ROCEV2);
     CHECK(n->cc == CC_DCQCN);
-    CHECK_NEAR(n->dcqcn.g, 1.0 / 256, 0);
-    CHECK_EQ_U64(n->dcqcn.rai_bps, 40000000);
-    CHECK_EQ_U64(n->dcqcn.rhai_bps, 200000000);
-    CHECK_EQ_U64(n->dcqcn.timer_ps, 55 * SIM_US);
-    CHECK_EQ_U64(n->dcqcn.byte_counter_bytes, 10000000);
-    CHECK_EQ_U64(n->dcqcn.fast_recovery, 5);
-    CHECK_EQ_U64(n->dcqcn.cnp_interval_ps, 50 * SIM_US);
-    CHECK_EQ_U64(n->dcqcn.min_rate_bps, 100000000);
+    /* the file states every connectx-7 value explicitly: the same as the profile's */
+    CHECK(n->profile == NIC_CONNECTX7);
+    cfg_dcqcn cx;
+    cfg_dcqcn_profile(&cx, NIC_CONNECTX7);
+    const cfg_dcqcn *d = &n->dcqcn;
+    CHECK(d->rate_reduce_monitor_period_ps == cx.rate_reduce_monitor_period_ps &&
+          d->rpg_time_reset_ps == cx.rpg_time_reset_ps &&
+          d->rpg_byte_reset_bytes == cx.rpg_byte_reset_bytes &&
+          d->rpg_threshold == cx.rpg_threshold && d->rpg_ai_rate_bps == cx.rpg_ai_rate_bps &&
+          d->rpg_hai_rate_bps == cx.rpg_hai_rate_bps && d->rpg_gd == cx.rpg_gd &&
+          d->rpg_min_dec_fac == cx.rpg_min_dec_fac && d->rpg_min_rate_bps == cx.rpg_min_rate_bps &&
+          d->rpg_max_rate_bps == cx.rpg_max_rate_bps &&
+          d->rate_to_set_on_first_cnp_bps == cx.rate_to_set_on_first_cnp_bps &&
+          d->dce_tcp_g == cx.dce_tcp_g && d->dce_tcp_rtt_ps == cx.dce_tcp_rtt_ps &&
+          d->initial_alpha_value == cx.initial_alpha_value &&
+          d->clamp_tgt_rate == cx.clamp_tgt_rate &&
+          d->clamp_tgt_rate_after_time_inc == cx.clamp_tgt_rate_after_time_inc &&
+          d->hai_scaled == cx.hai_scaled &&
+          d->min_time_between_cnps_ps == cx.min_time_between_cnps_ps);
+    CHECK_EQ_U64(d->dce_tcp_g, 1019);
+    CHECK_EQ_U64(d->rpg_ai_rate_bps, 5000000);
+    CHECK_EQ_U64(d->rpg_hai_rate_bps, 50000000);
+    CHECK_EQ_U64(d->rpg_time_reset_ps, 300 * SIM_US);
+    CHECK_EQ_U64(d->rpg_byte_reset_bytes, 32767);
+    CHECK_EQ_U64(d->rpg_threshold, 1);
+    CHECK_EQ_U64(d->min_time_between_cnps_ps, 4 * SIM_US);
+    CHECK_EQ_U64(d->rpg_min_rate_bps, 1000000);
     CHECK_EQ_U64(n->qps_per_connection, 1);
     CHECK(n->retransmit == RETX_GO_BACK_N);
     CHECK_EQ_U64(n->rto_ps, 4 * SIM_MS);
@@ -219,7 +243,14 @@ static void test_spec_example(void)
     CHECK_EQ_U64(sc.fabric.scale_up_bps, 3600000000000ULL);
     CHECK_EQ_U64(sc.fabric.n_custom_switches, 0); /* ignored: preset is not custom */
     CHECK_EQ_U64(sc.sw.pfc_priorities, 1u << 3);
-    CHECK_NEAR(sc.nic.dcqcn.g, 1.0 / 256, 1e-15);
+    /* default profile connectx-7: the firmware defaults */
+    CHECK(sc.nic.profile == NIC_CONNECTX7);
+    CHECK_EQ_U64(sc.nic.dcqcn.dce_tcp_g, 1019);
+    CHECK_EQ_U64(sc.nic.dcqcn.rate_reduce_monitor_period_ps, 4 * SIM_US);
+    CHECK_EQ_U64(sc.nic.dcqcn.rpg_byte_reset_bytes, 32767);
+    CHECK_EQ_U64(sc.nic.dcqcn.rpg_time_reset_ps, 300 * SIM_US);
+    CHECK_EQ_U64(sc.nic.dcqcn.rpg_threshold, 1);
+    CHECK(!sc.nic.dcqcn.clamp_tgt_rate && sc.nic.dcqcn.clamp_tgt_rate_after_time_inc);
     CHECK_EQ_U64(sc.n_jobs, 3);
     const cfg_job *ar = &sc.jobs[0], *ll = &sc.jobs[1], *bg = &sc.jobs[2];
     CHECK_STR(ar->name, "ar");
@@ -229,7 +260,7 @@ static void test_spec_example(void)
     CHECK_EQ_U64(ar->size_bytes, 1ULL << 30);
     CHECK(ar->ranks.all);
     CHECK_EQ_U64(ar->iterations, 5);
-    CHECK_EQ_U64(ar->line, 56);
+    CHECK_EQ_U64(ar->line, 62);
     CHECK_EQ_U64(ar->col, 5);
     CHECK(ll->kind == JOB_TRAINING);
     CHECK_STR(ll->model.preset, "llama3-70b");
@@ -246,7 +277,7 @@ static void test_spec_example(void)
     CHECK(sc.faults[0].kind == FAULT_LINK_DOWN);
     CHECK_STR(sc.faults[0].link, "leaf0-spine1");
     CHECK_EQ_U64(sc.faults[0].at_ps, 2 * SIM_MS);
-    CHECK_EQ_U64(sc.faults[0].line, 80);
+    CHECK_EQ_U64(sc.faults[0].line, 86);
     CHECK(sc.faults[2].kind == FAULT_GPU_SLOW);
     CHECK_EQ_U64(sc.faults[2].gpu, 17);
     CHECK_NEAR(sc.faults[2].factor, 1.3, 0);
@@ -268,7 +299,7 @@ static void test_values(void)
         "  oversubscription: 2.5\n"
         "switch:\n"
         "  pfc: { priorities: [3, 4], xoff: 256KiB }\n"
-        "nic: { transport: uet, dcqcn: { g: 0.5 } }\n"
+        "nic: { transport: uet, profile: paper, dcqcn: { dce_tcp_g: 512 } }\n"
         "loadbalance: { fields: [dst_ip, protocol] }\n"
         "workload:\n"
         "  - { kind: collective, op: all_to_all, ranks: \"0-3,8, 10-11\" }\n"
@@ -292,7 +323,16 @@ static void test_values(void)
     CHECK_EQ_U64(sc.sw.pfc_xoff_bytes, 262144);
     CHECK(sc.nic.transport == TRANSPORT_UET);
     CHECK(sc.nic.cc == CC_NSCC); /* cc defaults by transport */
-    CHECK_NEAR(sc.nic.dcqcn.g, 0.5, 0);
+    /* the paper's set, one key overridden */
+    CHECK(sc.nic.profile == NIC_PAPER);
+    CHECK_EQ_U64(sc.nic.dcqcn.dce_tcp_g, 512);
+    CHECK_EQ_U64(sc.nic.dcqcn.rate_reduce_monitor_period_ps, 0);
+    CHECK_EQ_U64(sc.nic.dcqcn.rpg_time_reset_ps, 55 * SIM_US);
+    CHECK_EQ_U64(sc.nic.dcqcn.rpg_byte_reset_bytes, 10000000);
+    CHECK_EQ_U64(sc.nic.dcqcn.rpg_threshold, 5);
+    CHECK_EQ_U64(sc.nic.dcqcn.rpg_ai_rate_bps, 40000000);
+    CHECK_EQ_U64(sc.nic.dcqcn.min_time_between_cnps_ps, 50 * SIM_US);
+    CHECK(sc.nic.dcqcn.clamp_tgt_rate && sc.nic.dcqcn.hai_scaled);
     CHECK_EQ_U64(sc.lb.fields, HF_DST_IP | HF_PROTOCOL);
     const cfg_job *j = sc.jobs;
     CHECK_STR(j[0].name, "job0");
@@ -368,7 +408,7 @@ static void test_overrides(void)
         {"fabric.host_link", "800Gbps"},
         {"workload.0.size", "2MB"},
         {"workload[1].hosts", "[1, 2]"},
-        {"nic.dcqcn.g", "1/128"},                                    /* creates nic and nic.dcqcn */
+        {"nic.dcqcn.dce_tcp_g", "1016"},                             /* creates nic and nic.dcqcn */
         {"switch.ecn", "{kmin: 50KB, kmax: 200KB}"},                 /* flow mapping */
         {"workload.2", "{name: c, kind: traffic, pattern: incast}"}, /* appends */
         {"seed", "42"},
@@ -385,7 +425,7 @@ static void test_overrides(void)
     CHECK_EQ_U64(sc.fabric.host_link_bps, 800000000000ULL);
     CHECK_EQ_U64(sc.jobs[0].size_bytes, 2000000);
     CHECK_EQ_U64(sc.jobs[1].hosts.n, 2);
-    CHECK_NEAR(sc.nic.dcqcn.g, 1.0 / 128, 0);
+    CHECK_EQ_U64(sc.nic.dcqcn.dce_tcp_g, 1016);
     CHECK_EQ_U64(sc.sw.ecn_kmin_bytes, 50000);
     CHECK_EQ_U64(sc.sw.ecn_kmax_bytes, 200000);
     CHECK_EQ_U64(sc.n_jobs, 3);

@@ -100,15 +100,22 @@ static void test_selective_fewer_retransmits(void)
 static void test_ecn_before_loss(void)
 {
     /* Same incast, 1 MB each, ECN thresholds inside what the dynamic threshold allows the
-     * queue (≈ 100 KiB): DCQCN cuts the senders before the buffer overflows. */
+     * queue (≈ 100 KiB): the paper's DCQCN cuts the senders before the buffer overflows.
+     * With the ConnectX firmware defaults it does not: a 4 µs monitor period and CNPs every
+     * 4 µs cut the senders down to rpg_min_rate (1 Mbps) within tens of µs, and the byte
+     * counter and fast recovery bring them back in bursts that overflow the 200 KiB buffer
+     * again; the run completes (go-back-N and RTOs recover) but loses more than without CC.
+     * Deployed RoCE runs these settings with PFC (test_pfc: test_ecn_before_pfc). */
     static const char base[] =
         "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 100Gbps}\n"
         "switch: {buffer: 200KiB, pfc: {enabled: false}, ecn: {kmin: 20KB, kmax: 80KB}}\n"
         "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n";
-    uint64_t drops[2] = {0, 0}, cnps[2] = {0, 0};
-    for (int c = 0; c < 2; c++) {
+    uint64_t drops[3] = {0, 0, 0}, cnps[3] = {0, 0, 0};
+    static const char *const nics[3] = {"{cc: none}", "{cc: dcqcn, profile: paper}",
+                                       "{cc: dcqcn, profile: connectx-7}"};
+    for (int c = 0; c < 3; c++) {
         char y[1024];
-        snprintf(y, sizeof y, "%snic: {cc: %s}\n", base, c ? "dcqcn" : "none");
+        snprintf(y, sizeof y, "%snic: %s\n", base, nics[c]);
         scenario sc;
         run *r = start(&sc, y);
         CHECK(r != NULL);
@@ -124,10 +131,13 @@ static void test_ecn_before_loss(void)
         run_free(r);
         scenario_free(&sc);
     }
-    fprintf(stderr, "  drops cc none %llu, dcqcn %llu (CNPs %llu)\n", (unsigned long long)drops[0],
-            (unsigned long long)drops[1], (unsigned long long)cnps[1]);
+    fprintf(stderr, "  drops cc none %llu, dcqcn paper %llu (CNPs %llu), connectx-7 %llu (CNPs %llu)\n",
+            (unsigned long long)drops[0], (unsigned long long)drops[1],
+            (unsigned long long)cnps[1], (unsigned long long)drops[2],
+            (unsigned long long)cnps[2]);
     CHECK_EQ_U64(cnps[0], 0);
     CHECK(cnps[1] > 0);
+    CHECK(cnps[2] > 0);
     CHECK(drops[0] > 0);
     CHECK(drops[1] * 2 < drops[0]); /* the first burst is lost either way (≈ 1 RTT) */
 }
@@ -270,24 +280,27 @@ static void test_dcqcn_fair_share(void)
                 (unsigned long long)maxq[c], (unsigned long long)st->cnp_sent);
         /* both far along and within 10% of each other; together they kept the link busy */
         CHECK(a * 10 >= b * 9 && b * 10 >= a * 9);
-        /* The paper's defaults at 100 Gbps: three halvings (α ≈ 1 at start, marks still draining
-         * from the queue for two CNP intervals), then fast recovery towards RT = 25 Gbps and
-         * 40 Mbps additive steps: the pair holds about half the link here. */
+        /* ConnectX defaults at 100 Gbps: cuts of α/2 every 4 µs while the queue drains its
+         * stale marks, then one fast-recovery step and 5 Mbps additive steps per 32 KB (hyper
+         * after the 300 µs timer): the pair holds well over half the link here. */
         uint64_t link = sim_bytes_in(1200 * SIM_US, 100000000000ull) * 4096 / 4178;
-        CHECK((a + b) * 10 >= (c ? 4 : 9) * link);
+        CHECK((a + b) * 10 >= (c ? 6 : 9) * link);
         if (c) {
             CHECK(st->cnp_sent > 0);
             CHECK_EQ_U64(st->cnp_handled, st->cnp_sent);
-            /* at most one CNP per QP per 50 µs */
-            CHECK(st->cnp_sent <= 2 * (1200 / 50 + 1));
+            /* at most one CNP per QP per min_time_between_cnps (4 µs) */
+            CHECK(st->cnp_sent <= 2 * (1200 / 4 + 1));
         }
         run_free(r);
         scenario_free(&sc);
     }
-    /* cc none: the queue grows by half the line rate for the whole run (≈ 7 MB);
-     * DCQCN holds it near the marking band (Kmax = 400 KB) */
+    /* cc none: the queue grows by half the line rate for the whole run (≈ 7 MB). DCQCN: the
+     * queue grows at 100 Gbps (12.5 KB/µs) until the first cut; every packet is marked from
+     * Kmax (400 KB, 32 µs), its CNP leaves the receiver after its own queueing delay (32 µs)
+     * and the cut waits for the next 4 µs boundary: ≈ 850 KB, then the halved senders just
+     * match the drain rate until the next cut. Below 1.2 MB, and an eighth of cc none's. */
     CHECK(maxq[0] > 5000000);
-    CHECK(maxq[1] < 800000);
+    CHECK(maxq[1] < 1200000);
     CHECK(maxq[1] * 8 < maxq[0]);
 }
 

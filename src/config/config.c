@@ -62,6 +62,7 @@ static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
 static const char *const TRANSPORTS[] = {"rocev2", "uet", NULL};
 static const char *const CCS[] = {"dcqcn", "none", "nscc", NULL};
 static const char *const RETX[] = {"go-back-n", "selective", NULL};
+static const char *const NIC_PROFILES[] = {"connectx-6", "connectx-7", "bluefield-3", "paper", NULL};
 static const char *const LB_MODES[] = {"ecmp", "flowlet", "spray", "adaptive", "collective", NULL};
 static const char *const HASHES[] = {"crc16", "crc32", "xor", "random", NULL};
 static const char *const HASH_FIELDS[] = {"src_ip",   "dst_ip",   "src_port",
@@ -132,9 +133,38 @@ static const char *const K_PFC[] = {"enabled", "priorities", "xoff", "headroom",
 static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
-    "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", NULL};
-static const char *const K_DCQCN[] = {
-    "g", "rai", "rhai", "timer", "byte_counter", "fast_recovery", "cnp_interval", "min_rate", NULL};
+    "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
+    NULL};
+static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
+                                      "rpg_time_reset",
+                                      "rpg_byte_reset",
+                                      "rpg_threshold",
+                                      "rpg_ai_rate",
+                                      "rpg_hai_rate",
+                                      "rpg_gd",
+                                      "rpg_min_dec_fac",
+                                      "rpg_min_rate",
+                                      "rpg_max_rate",
+                                      "rate_to_set_on_first_cnp",
+                                      "dce_tcp_g",
+                                      "dce_tcp_rtt",
+                                      "initial_alpha_value",
+                                      "clamp_tgt_rate",
+                                      "clamp_tgt_rate_after_time_inc",
+                                      "min_time_between_cnps",
+                                      NULL};
+/* The paper-style keys of earlier versions, refused with the ConnectX key that replaces them
+ * (an alias would silently change meaning: g was a fraction, dce_tcp_g is the NIC's integer). */
+static const char *const K_DCQCN_OLD[][2] = {
+    {"g", "dce_tcp_g (the NIC's integer: 1020 is the paper's g = 1/256, 1019 the firmware default)"},
+    {"rai", "rpg_ai_rate"},
+    {"rhai", "rpg_hai_rate"},
+    {"timer", "rpg_time_reset (rate-increase timer) and dce_tcp_rtt (alpha update period)"},
+    {"byte_counter", "rpg_byte_reset"},
+    {"fast_recovery", "rpg_threshold"},
+    {"cnp_interval", "min_time_between_cnps"},
+    {"min_rate", "rpg_min_rate"},
+};
 static const char *const K_LB[] = {"mode", "hash", "fields", "flowlet_gap", "adaptive", NULL};
 static const char *const K_ADAPTIVE[] = {"metric", NULL};
 static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "iterations", "op",
@@ -1081,39 +1111,103 @@ static int parse_switch(ld *L, const cfg_node *root)
     return ERR_OK;
 }
 
-/* DCQCN g: a fraction "1/256" or a number in (0, 1]. */
-static int get_fraction(ld *L, const cfg_node *map, const char *path, const char *key, double *out)
+/* DCQCN defaults per nic.profile. ConnectX-6, ConnectX-7 and BlueField-3 share one firmware
+ * default set: NVIDIA documents one default column for "ConnectX-4 and later" (DOCA "DCQCN CC
+ * Parameters"), and mlxconfig on a ConnectX reports the same values (transport/dcqcn.h [N1][N2]).
+ * `paper` is Zhu et al. SIGCOMM'15 §3.2/§5 (g = 1/256, 55 us timers, 10 MB byte counter, F = 5,
+ * R_AI 40 Mbps, CNP every 50 us, a cut at each CNP, RT <- RC at each cut, hyper i·R_HAI). */
+void cfg_dcqcn_profile(cfg_dcqcn *d, enum nic_profile profile)
 {
-    const cfg_node *v;
-    char kp[PATHLEN], s[200];
-    TRY(get_scalar(L, map, path, key, "a fraction like 1/256", &v, kp));
-    if (!v)
+    if (profile == NIC_PAPER) {
+        *d = (cfg_dcqcn){.rate_reduce_monitor_period_ps = 0,
+                         .rpg_time_reset_ps = 55 * SIM_US,
+                         .rpg_byte_reset_bytes = 10000000ULL,
+                         .rpg_threshold = 5,
+                         .rpg_ai_rate_bps = 40000000ULL,
+                         .rpg_hai_rate_bps = 200000000ULL,
+                         .rpg_gd = 11,
+                         .rpg_min_dec_fac = 100,
+                         .rpg_min_rate_bps = 100000000ULL,
+                         .rpg_max_rate_bps = 0,
+                         .rate_to_set_on_first_cnp_bps = 0,
+                         .dce_tcp_g = 1020,
+                         .dce_tcp_rtt_ps = 55 * SIM_US,
+                         .initial_alpha_value = 1024,
+                         .clamp_tgt_rate = true,
+                         .clamp_tgt_rate_after_time_inc = true,
+                         .hai_scaled = true,
+                         .min_time_between_cnps_ps = 50 * SIM_US};
+        return;
+    }
+    *d = (cfg_dcqcn){.rate_reduce_monitor_period_ps = 4 * SIM_US,
+                     .rpg_time_reset_ps = 300 * SIM_US,
+                     .rpg_byte_reset_bytes = 32767,
+                     .rpg_threshold = 1,
+                     .rpg_ai_rate_bps = 5000000ULL,
+                     .rpg_hai_rate_bps = 50000000ULL,
+                     .rpg_gd = 11,
+                     .rpg_min_dec_fac = 50,
+                     .rpg_min_rate_bps = 1000000ULL,
+                     .rpg_max_rate_bps = 0,
+                     .rate_to_set_on_first_cnp_bps = 0,
+                     .dce_tcp_g = 1019,
+                     .dce_tcp_rtt_ps = 1 * SIM_US,
+                     .initial_alpha_value = 1023,
+                     .clamp_tgt_rate = false,
+                     .clamp_tgt_rate_after_time_inc = true,
+                     .hai_scaled = false,
+                     .min_time_between_cnps_ps = 4 * SIM_US};
+}
+
+static int parse_dcqcn(ld *L, const cfg_node *m, const char *p, cfg_dcqcn *d)
+{
+    const cfg_node *dq, *raw = cfg_map_get(m, "dcqcn", NULL);
+    char dp[PATHLEN];
+    if (present(raw) && raw->kind == CFG_MAP) {
+        for (uint32_t i = 0; i < raw->n; i++) {
+            for (size_t k = 0; k < sizeof K_DCQCN_OLD / sizeof K_DCQCN_OLD[0]; k++) {
+                if (strcmp(raw->keys[i]->str, K_DCQCN_OLD[k][0]))
+                    continue;
+                char kp[PATHLEN];
+                sub(dp, p, "dcqcn");
+                sub(kp, dp, raw->keys[i]->str);
+                return fail(L, raw->keys[i], kp,
+                            "\"%s\" is no longer a key: DCQCN takes the NIC's parameter names, "
+                            "use %s (see docs/scenario.md, nic.dcqcn)",
+                            raw->keys[i]->str, K_DCQCN_OLD[k][1]);
+            }
+        }
+    }
+    TRY(get_map(L, m, p, "dcqcn", K_DCQCN, &dq, dp));
+    if (!dq)
         return ERR_OK;
-    const char *slash = strchr(v->str, '/');
-    if (!slash)
-        return num_node(L, v, kp, 0, true, 1, false, "a fraction like 1/256 or a number in (0, 1]",
-                        out);
-    uint64_t a, b;
-    bool neg, ovf;
-    char num[32];
-    size_t nl = (size_t)(slash - v->str);
-    if (nl >= sizeof num)
-        nl = sizeof num - 1;
-    memcpy(num, v->str, nl);
-    num[nl] = '\0';
-    if (!parse_int(num, &a, &neg, &ovf) || neg || ovf || !parse_int(slash + 1, &b, &neg, &ovf) ||
-        neg || ovf || a == 0 || b == 0 || a > b)
-        return fail(L, v, kp, "expected a fraction like 1/256 or a number in (0, 1], got \"%s\"",
-                    show(s, sizeof s, v->str));
-    *out = (double)a / (double)b;
+    TRY(get_unit(L, dq, dp, "rate_reduce_monitor_period", TIME, &d->rate_reduce_monitor_period_ps,
+                 NULL));
+    TRY(get_unit_pos(L, dq, dp, "rpg_time_reset", TIME, &d->rpg_time_reset_ps, NULL));
+    TRY(get_unit_pos(L, dq, dp, "rpg_byte_reset", SIZE, &d->rpg_byte_reset_bytes, NULL));
+    TRY(get_u32(L, dq, dp, "rpg_threshold", 1, 1000, &d->rpg_threshold, NULL));
+    TRY(get_unit_pos(L, dq, dp, "rpg_ai_rate", RATE, &d->rpg_ai_rate_bps, NULL));
+    TRY(get_unit_pos(L, dq, dp, "rpg_hai_rate", RATE, &d->rpg_hai_rate_bps, NULL));
+    TRY(get_u32(L, dq, dp, "rpg_gd", 0, 20, &d->rpg_gd, NULL));
+    TRY(get_u32(L, dq, dp, "rpg_min_dec_fac", 0, 100, &d->rpg_min_dec_fac, NULL));
+    TRY(get_unit_pos(L, dq, dp, "rpg_min_rate", RATE, &d->rpg_min_rate_bps, NULL));
+    TRY(get_unit(L, dq, dp, "rpg_max_rate", RATE, &d->rpg_max_rate_bps, NULL));
+    TRY(get_unit(L, dq, dp, "rate_to_set_on_first_cnp", RATE, &d->rate_to_set_on_first_cnp_bps,
+                 NULL));
+    TRY(get_u32(L, dq, dp, "dce_tcp_g", 0, 1023, &d->dce_tcp_g, NULL));
+    TRY(get_unit_pos(L, dq, dp, "dce_tcp_rtt", TIME, &d->dce_tcp_rtt_ps, NULL));
+    TRY(get_u32(L, dq, dp, "initial_alpha_value", 1, 1024, &d->initial_alpha_value, NULL));
+    TRY(get_bool(L, dq, dp, "clamp_tgt_rate", &d->clamp_tgt_rate));
+    TRY(get_bool(L, dq, dp, "clamp_tgt_rate_after_time_inc", &d->clamp_tgt_rate_after_time_inc));
+    TRY(get_unit(L, dq, dp, "min_time_between_cnps", TIME, &d->min_time_between_cnps_ps, NULL));
     return ERR_OK;
 }
 
 static int parse_nic(ld *L, const cfg_node *root)
 {
     cfg_nic *n = &L->sc->nic;
-    const cfg_node *m, *dq, *n_mtu, *n_cc = NULL, *n_tr = NULL;
-    char p[PATHLEN], dp[PATHLEN];
+    const cfg_node *m, *n_mtu, *n_cc = NULL, *n_tr = NULL;
+    char p[PATHLEN];
     TRY(get_map(L, root, "", "nic", K_NIC, &m, p));
     if (!m)
         return ERR_OK;
@@ -1142,18 +1236,11 @@ static int parse_nic(ld *L, const cfg_node *root)
                         "expected nscc | none for transport uet, got \"dcqcn\" (dcqcn is "
                         "RoCEv2's)");
     }
-    TRY(get_map(L, m, p, "dcqcn", K_DCQCN, &dq, dp));
-    if (dq) {
-        cfg_dcqcn *d = &n->dcqcn;
-        TRY(get_fraction(L, dq, dp, "g", &d->g));
-        TRY(get_unit_pos(L, dq, dp, "rai", RATE, &d->rai_bps, NULL));
-        TRY(get_unit_pos(L, dq, dp, "rhai", RATE, &d->rhai_bps, NULL));
-        TRY(get_unit_pos(L, dq, dp, "timer", TIME, &d->timer_ps, NULL));
-        TRY(get_unit_pos(L, dq, dp, "byte_counter", SIZE, &d->byte_counter_bytes, NULL));
-        TRY(get_u32(L, dq, dp, "fast_recovery", 1, 1000, &d->fast_recovery, NULL));
-        TRY(get_unit_pos(L, dq, dp, "cnp_interval", TIME, &d->cnp_interval_ps, NULL));
-        TRY(get_unit_pos(L, dq, dp, "min_rate", RATE, &d->min_rate_bps, NULL));
-    }
+    int prof = (int)n->profile;
+    TRY(get_enum(L, m, p, "profile", NIC_PROFILES, &prof, NULL));
+    n->profile = (enum nic_profile)prof;
+    cfg_dcqcn_profile(&n->dcqcn, n->profile);
+    TRY(parse_dcqcn(L, m, p, &n->dcqcn));
     TRY(get_u32(L, m, p, "qps_per_connection", 1, 128, &n->qps_per_connection, NULL));
     TRY(get_enum(L, m, p, "retransmit", RETX, &r, NULL));
     n->retransmit = (enum retx_kind)r;
@@ -1607,14 +1694,9 @@ static void set_defaults(scenario *sc)
     n->mtu = 4096;
     n->transport = TRANSPORT_ROCEV2;
     n->cc = CC_DCQCN;
-    n->dcqcn.g = 1.0 / 256;
-    n->dcqcn.rai_bps = 40000000ULL;
-    n->dcqcn.rhai_bps = 200000000ULL;
-    n->dcqcn.timer_ps = 55 * SIM_US;
-    n->dcqcn.byte_counter_bytes = 10000000ULL;
-    n->dcqcn.fast_recovery = 5;
-    n->dcqcn.cnp_interval_ps = 50 * SIM_US;
-    n->dcqcn.min_rate_bps = 100000000ULL;
+    /* ConnectX-7: the NIC of 400G AI back ends (docs/scenario.md, nic.profile) */
+    n->profile = NIC_CONNECTX7;
+    cfg_dcqcn_profile(&n->dcqcn, n->profile);
     n->qps_per_connection = 1;
     n->retransmit = RETX_GO_BACK_N;
     n->rto_ps = 4 * SIM_MS;

@@ -96,21 +96,40 @@ enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
 enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC };
 enum retx_kind { RETX_GO_BACK_N, RETX_SELECTIVE };
 
+/* nic.profile: a whole DCQCN default set (values and sources in config.c cfg_dcqcn_profile and
+ * docs/scenario.md). */
+enum nic_profile { NIC_CONNECTX6, NIC_CONNECTX7, NIC_BLUEFIELD3, NIC_PAPER };
+
+/* DCQCN with the NIC's parameter names (roce_rp / roce_np); model in transport/dcqcn.h. */
 typedef struct cfg_dcqcn {
-    double g;                       /* default 1/256 */
-    uint64_t rai_bps;               /* default 40 Mbps */
-    uint64_t rhai_bps;              /* default 200 Mbps */
-    sim_time timer_ps;              /* default 55 us */
-    uint64_t byte_counter_bytes;    /* default 10 MB */
-    uint32_t fast_recovery;         /* default 5 */
-    sim_time cnp_interval_ps;       /* default 50 us */
-    uint64_t min_rate_bps;          /* default 100 Mbps */
+    sim_time rate_reduce_monitor_period_ps; /* 0 = cut at each CNP (paper) */
+    sim_time rpg_time_reset_ps;             /* rate-increase timer */
+    uint64_t rpg_byte_reset_bytes;          /* rate-increase byte counter */
+    uint32_t rpg_threshold;                 /* F: fast-recovery steps */
+    uint64_t rpg_ai_rate_bps;
+    uint64_t rpg_hai_rate_bps;
+    uint32_t rpg_gd;                        /* cut = α·2^10 / 2^rpg_gd of RC */
+    uint32_t rpg_min_dec_fac;               /* largest cut, percent */
+    uint64_t rpg_min_rate_bps;
+    uint64_t rpg_max_rate_bps;              /* 0 = line rate */
+    uint64_t rate_to_set_on_first_cnp_bps;  /* 0 = the current rate */
+    uint32_t dce_tcp_g;                     /* 0..1023: α gain (1024 − g)/1024 */
+    sim_time dce_tcp_rtt_ps;                /* α update period */
+    uint32_t initial_alpha_value;           /* 1..1024, α = value/1024 */
+    bool clamp_tgt_rate;
+    bool clamp_tgt_rate_after_time_inc;
+    bool hai_scaled;                        /* paper: RT += i·R_HAI (profile only) */
+    sim_time min_time_between_cnps_ps;      /* notification point, per QP */
 } cfg_dcqcn;
+
+/* The DCQCN parameters `profile` sets (nic.dcqcn keys then override them one by one). */
+void cfg_dcqcn_profile(cfg_dcqcn *d, enum nic_profile profile);
 
 typedef struct cfg_nic {
     uint32_t mtu;                   /* default 4096 (256..4096) */
     enum transport_kind transport;  /* default rocev2 */
     enum cc_kind cc;                /* default dcqcn */
+    enum nic_profile profile;       /* default connectx-7 */
     cfg_dcqcn dcqcn;
     uint32_t qps_per_connection;    /* default 1 */
     enum retx_kind retransmit;      /* default go-back-n */

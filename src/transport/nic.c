@@ -227,19 +227,25 @@ static inline uint32_t piece_payload(const transport *t, const piece *pc, uint32
     return left < t->mtu ? (uint32_t)left : t->mtu;
 }
 
-/* Recompute the pacing time after RC changed. */
+/* Recompute the pacing time after RC changed. The port's wake-up was set for the old pacing
+ * time: move it to the new one, or kick the port now when the new time has already passed (a
+ * QP paced at a low rate that the timer raised would otherwise wait out its old gap). */
 static inline void qp_repace(transport *t, qp *q)
 {
     q->rate_bps = dcqcn_rate_bps(&q->rp);
     if (!q->last_line_bytes)
         return;
-    if (!q->rp.limited) {
+    if (!q->rp.limited)
         q->next_send_ps = 0;
+    else
+        q->next_send_ps = q->last_send_ps + sim_ser_time(q->last_line_bytes, q->rate_bps);
+    if (!q->active)
         return;
-    }
-    q->next_send_ps = q->last_send_ps + sim_ser_time(q->last_line_bytes, q->rate_bps);
-    if (q->active && q->next_send_ps > t->net->sim->now)
-        nic_wake_at(t, &t->nics[q->f->src].ports[q->egress], q->next_send_ps);
+    nic_port *np = &t->nics[q->f->src].ports[q->egress];
+    if (q->next_send_ps > t->net->sim->now)
+        nic_wake_at(t, np, q->next_send_ps);
+    else
+        net_port_kick(t->net, np->p);
 }
 
 static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
@@ -397,7 +403,7 @@ static void responder_data(transport *t, qp *q, packet *pkt)
     sim_time now = t->net->sim->now;
     if (t->dcqcn && pkt->ecn == ECN_CE &&
         dcqcn_np_may_send(&q->last_cnp_ps, &q->cnp_ever, now,
-                          t->nics[f->src].ports[q->egress].dc.cnp_interval_ps)) {
+                          t->nics[f->src].ports[q->egress].dc.cnp_gap_ps)) {
         t->cnp_sent++;
         t->nics[f->dst].cnp_sent++;
         send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
@@ -500,6 +506,39 @@ static void requester_ack(transport *t, qp *q, packet *pkt)
     qp_activate(t, q);
 }
 
+/* The DCQCN timer at the state machine's next deadline: re-armed lazily when that is later
+ * than the queued event, moved when it is earlier (a CNP's cut is due within one monitor
+ * period, before the queued increase timer). */
+static void qp_cc_arm(transport *t, qp *q)
+{
+    sim_time next = dcqcn_next_ps(&q->rp);
+    if (next == SIM_TIME_MAX)
+        return;
+    if (event_queued(&q->cc_timer) && next < q->cc_deadline)
+        evq_cancel(&t->net->sim->q, &q->cc_timer);
+    q->cc_deadline = next;
+    if (!event_queued(&q->cc_timer))
+        sim_at(t->net->sim, &q->cc_timer, next);
+}
+
+/* A rate-limited QP whose timer was cancelled with its chunk's last ACK: run the expiries it
+ * missed, each at its own time, up to now. */
+static void qp_cc_catch_up(transport *t, qp *q)
+{
+    nic_port *np = &t->nics[q->f->src].ports[q->egress];
+    sim_time now = t->net->sim->now;
+    for (sim_time next = dcqcn_next_ps(&q->rp); next <= now; next = dcqcn_next_ps(&q->rp))
+        dcqcn_on_timer(&q->rp, &np->dc, next);
+}
+
+/* Such a QP gets work again: catch up, then pace and arm the timer again. */
+static void qp_cc_resume(transport *t, qp *q)
+{
+    qp_cc_catch_up(t, q);
+    qp_repace(t, q);
+    qp_cc_arm(t, q);
+}
+
 static void requester_cnp(transport *t, qp *q)
 {
     t->cnp_handled++;
@@ -508,13 +547,13 @@ static void requester_cnp(transport *t, qp *q)
         return;
     sim_time now = t->net->sim->now;
     nic_port *np = &t->nics[q->f->src].ports[q->egress];
+    if (q->rp.limited && !event_queued(&q->cc_timer))
+        qp_cc_catch_up(t, q); /* idle since: its missed expiries come before this CNP */
     dcqcn_on_cnp(&q->rp, &np->dc, now);
     qp_repace(t, q);
     if (q->snd_una >= q->n_pkts)
         return;
-    q->cc_deadline = now + np->dc.timer_ps;
-    if (!event_queued(&q->cc_timer))
-        sim_at(t->net->sim, &q->cc_timer, q->cc_deadline);
+    qp_cc_arm(t, q);
 }
 
 /* Retransmission timer (local ACK timeout), re-armed lazily: see nic.h. */
@@ -539,7 +578,7 @@ static void qp_rto_fire(void *ctx, event *ev)
     qp_activate(t, q);
 }
 
-/* DCQCN period timer (α decay + rate-increase timer), re-armed lazily like the RTO. */
+/* DCQCN timer (the pending cut, the rate-increase timer), re-armed lazily like the RTO. */
 static void qp_cc_fire(void *ctx, event *ev)
 {
     qp *q = CONTAINER_OF(ev, qp, cc_timer);
@@ -551,10 +590,8 @@ static void qp_cc_fire(void *ctx, event *ev)
         return;
     }
     nic_port *np = &t->nics[q->f->src].ports[q->egress];
-    if (dcqcn_on_timer(&q->rp, &np->dc, s->now)) {
-        q->cc_deadline = s->now + np->dc.timer_ps;
-        sim_at(s, &q->cc_timer, q->cc_deadline);
-    }
+    dcqcn_on_timer(&q->rp, &np->dc, s->now);
+    qp_cc_arm(t, q);
     qp_repace(t, q);
 }
 
@@ -656,6 +693,8 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
         if (!q->rcv_piece)
             q->rcv_piece = pc;
         m->pieces_left++;
+        if (t->dcqcn && q->rp.limited && !event_queued(&q->cc_timer))
+            qp_cc_resume(t, q);
         qp_activate(t, q);
     }
 }
