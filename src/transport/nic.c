@@ -102,6 +102,9 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
 {
     SIM_ASSERT(t->n_flows < t->cap_flows, "flow capacity %llu exceeded",
                (unsigned long long)t->cap_flows);
+    uint32_t planes = t->sc->fabric.planes;
+    if (planes > 1 && src % planes != dst % planes)
+        src += dst % planes - src % planes; /* dual-plane: the NIC's port on dst's plane */
     flow *f = &t->flows[t->n_flows];
     f->id = (uint32_t)t->n_flows++;
     f->job = job;
@@ -627,7 +630,7 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
          * scale-up rate; the receiver has them scale_up.latency later */
         const node *h = t->nics[f->src].host;
         uint64_t rate = h->nvl_port != UINT32_MAX ? h->ports[h->nvl_port].rate_bps
-                                                  : t->sc->fabric.scale_up_bps;
+                                                  : t->sc->fabric.scale_up_achieved_bps;
         sim_time start = t->nvl_free_ps[f->src] > now ? t->nvl_free_ps[f->src] : now;
         t->nvl_free_ps[f->src] = start + sim_ser_time(bytes, rate);
         event_init(&m->ev, fluid_done);
