@@ -321,6 +321,14 @@ static packet *nic_pull(void *ctx, node *host, port *p)
         return pkt;
     }
     sim_time now = t->net->sim->now, earliest = SIM_TIME_MAX;
+    /* A GPU's NVLink is one link: frames it relays towards another rail (rail-only) wait while
+     * its fluid transfers hold it, and take their line time from it (see transport_post). */
+    bool nvl = p->index == host->nvl_port;
+    if (nvl && t->nvl_free_ps[host->index] > now) {
+        if (np->n_active)
+            nic_wake_at(t, np, t->nvl_free_ps[host->index]);
+        return NULL;
+    }
     for (uint32_t n = np->n_active; n; n--) {
         qp *q = ring_pop(np);
         if (!qp_can_send(t, q))
@@ -338,6 +346,8 @@ static packet *nic_pull(void *ctx, node *host, port *p)
         packet *pkt = qp_emit(t, np, q, now);
         if (qp_can_send(t, q))
             ring_push(np, q);
+        if (nvl)
+            t->nvl_free_ps[host->index] = now + sim_ser_time(wire_line_bytes(pkt), p->rate_bps);
         return pkt;
     }
     if (earliest != SIM_TIME_MAX)
