@@ -316,11 +316,14 @@ static int build_rails(net *n, edge_list *el, err *e, bool rail_only)
     shape sh = fabric_shape(f);
     uint32_t rails = sh.nics_per_server, rpl = f->rails_per_leaf, np = f->nic_ports;
     uint32_t down, up = 0;
-    if (rpl > rails || rails % rpl != 0)
+    if (rpl > rails || rails % rpl != 0) {
+        char divs[200];
+        divisors_text(rails, divs, sizeof divs);
         return config_error_at(sc, e, "fabric.rails_per_leaf",
                                "fabric.rails_per_leaf: %u rails per leaf must divide the %u rails "
-                               "(NICs per server = gpus_per_server / gpus_per_nic)",
-                               rpl, rails);
+                               "(NICs per server = gpus_per_server / gpus_per_nic); use one of %s",
+                               rpl, rails, divs);
+    }
     if (rail_only) {
         down = f->leaf_radix;
     } else if (leaf_split(n, &down, &up, e)) {
@@ -353,8 +356,11 @@ static int build_rails(net *n, edge_list *el, err *e, bool rail_only)
     if (n_su < pods || n_su % pods != 0)
         return config_error_at(sc, e, "fabric.pods",
                                "fabric.pods: %u scalable unit(s) of %u servers cannot be split "
-                               "evenly into %u pods",
-                               n_su, su_servers, pods);
+                               "evenly into %u pods; use servers: %llu (whole SUs in every pod) "
+                               "or pods dividing %u",
+                               n_su, su_servers, pods,
+                               (unsigned long long)((n_su + pods - 1) / pods) * pods * su_servers,
+                               n_su);
     uint32_t su_per_pod = n_su / pods;
     uint32_t leaves_per_pod = su_per_pod * su_leaves, leaves = leaves_per_pod * pods;
     /* Dual-plane (planes = nic_ports = 2): leaf l serves NIC port l mod nic_ports, so the
@@ -375,8 +381,9 @@ static int build_rails(net *n, edge_list *el, err *e, bool rail_only)
             if (plane > sup)
                 return config_error_at(sc, e, "fabric.pods",
                                        "fabric.pods: %u pods need super-spines with at least %u "
-                                       "ports, but spine_radix is %u",
-                                       pods, pods, f->spine_radix);
+                                       "ports, but spine_radix is %u; use spine_radix >= %u or "
+                                       "at most %u pods",
+                                       pods, pods, f->spine_radix, pods, f->spine_radix);
             par2 = sup / plane;
         }
     }
