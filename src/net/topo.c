@@ -10,10 +10,11 @@
  *
  * Presets:
  *  - single-switch: every host on one switch (needs leaf_radix ≥ hosts).
- *  - leaf-spine: 2-tier Clos. A leaf's leaf_radix ports split into D down and U up in the
- *    oversubscription ratio D:U; hosts fill leaves in order; leaves = ⌈hosts / D⌉; by default
- *    one spine per leaf uplink (each leaf connects once to every spine), or `fabric.spines`
- *    spines with U/spines parallel links each; needs leaves × (U/spines) ≤ spine_radix.
+ *  - leaf-spine: 2-tier Clos. A leaf's leaf_radix ports split into D down (host_link) and U up
+ *    (fabric_link) whose bandwidths stand in the oversubscription ratio, D·host : U·fabric = d:u
+ *    (leaf_split); hosts fill leaves in order; leaves = ⌈hosts / D⌉; by default one spine per
+ *    leaf uplink (each leaf connects once to every spine), or `fabric.spines` spines with
+ *    U/spines parallel links each; needs leaves × (U/spines) ≤ spine_radix.
  *  - rail-optimized: NIC (local rank) r of every server → rail r. A leaf serves rails_per_leaf
  *    rails with D/rails_per_leaf ports each, one per server, so a scalable unit (SU) is
  *    D/rails_per_leaf servers and has (rails / rails_per_leaf) × nic_ports leaves; with
@@ -24,11 +25,17 @@
  *  - rail-only: the leaves of the rails and no spine; cross-rail traffic relays over the
  *    scale-up domain to the NIC on the destination's rail (PXN). Needs one SU.
  *  - fat-tree: k-ary 3-tier fat tree (Al-Fares et al., SIGCOMM'08): k pods of k/2 leaves (edge)
- *    and k/2 spines (aggregation), (k/2)² super-spines (core), k³/4 hosts.
+ *    and k/2 spines (aggregation), (k/2)² super-spines (core), k³/4 hosts (the loader derives
+ *    `servers` from k).
+ *  - planes: 2 (leaf-spine, rail-optimized; needs nic_ports 2): dual-plane, as Alibaba HPN
+ *    builds it (Qian et al., SIGCOMM'24): port q of every NIC (hosts h with h mod 2 = q) on
+ *    plane q, each plane its own leaves, spines and super-spines, no link between planes, so
+ *    shortest-path routing never leaves a plane.
  *  - custom: the switches, hosts and links listed in fabric.custom; each host is a server of
  *    its own.
  * Every preset but custom adds each server's scale-up domain (NVSwitch) when the server has
- * more than one host and fabric.scale_up.bandwidth > 0.
+ * more than one host and fabric.scale_up.bandwidth > 0, its links at the rate NCCL achieves
+ * (bandwidth × scale_up.efficiency).
  */
 #include <stdio.h>
 #include <string.h>
