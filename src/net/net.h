@@ -23,8 +23,8 @@
  *   (`pull`), so packets are created only when the wire can take them. A host port's queues hold
  *   only frames it relays for a peer GPU of its server (rail-only PXN); they go first.
  * - The scale-up domain (NVLink/NVSwitch) of a server is a switch of tier TIER_SCALE_UP joined to
- *   each of the server's hosts at the scale-up bandwidth; traffic between GPUs of one server
- *   takes it, as NCCL does.
+ *   each of the server's hosts at the scale-up bandwidth NCCL achieves (bandwidth × efficiency);
+ *   traffic between GPUs of one server takes it, as NCCL does.
  */
 #ifndef WR_NET_NET_H
 #define WR_NET_NET_H
