@@ -92,8 +92,7 @@ static void test_oversubscribed_fails(void)
 static void test_three_tier(void)
 {
     check_report r;
-    CHECK(check_yaml("fabric: {preset: fat-tree, k: 8, gpus_per_server: 8}\n", &r) ==
-          0);
+    CHECK(check_yaml("fabric: {preset: fat-tree, k: 8, gpus_per_server: 8}\n", &r) == 0);
     CHECK_EQ_U64(r.leaf, 32);
     CHECK_EQ_U64(r.spine, 32);
     CHECK_EQ_U64(r.super_spine, 16);

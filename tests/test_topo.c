@@ -172,8 +172,7 @@ static void test_fat_tree_ignores_servers(void)
     CHECK_EQ_U64(b.n->n_servers, 1024 / 8);
     CHECK_EQ_U64(net_gpus(b.n), 1024);
     unbuild(&b);
-    CHECK(build(&b, "fabric: {preset: fat-tree, k: 4, servers: 3, gpus_per_server: 1}\n", &e) ==
-          0);
+    CHECK(build(&b, "fabric: {preset: fat-tree, k: 4, servers: 3, gpus_per_server: 1}\n", &e) == 0);
     if (b.n) {
         CHECK_EQ_U64(b.n->n_hosts, 16);
         CHECK_EQ_U64(b.n->n_servers, 16);

@@ -296,8 +296,8 @@ static int build_leaf_spine(net *n, edge_list *el, err *e)
     set_tier(n, 0, leaves, TIER_LEAF, "leaf");
     set_tier(n, leaves, spines * P, TIER_SPINE, "spine");
     for (uint32_t h = 0; h < hosts; h++)
-        edges_add(el, h, sw_at(n, (h % P) * lpp + (uint32_t)((h / P) / down))->id,
-                  f->host_link_bps, f->link_latency_ps);
+        edges_add(el, h, sw_at(n, (h % P) * lpp + (uint32_t)((h / P) / down))->id, f->host_link_bps,
+                  f->link_latency_ps);
     for (uint32_t l = 0; l < leaves; l++)
         for (uint32_t s = 0; s < spines; s++)
             for (uint32_t k = 0; k < par; k++)
@@ -342,7 +342,8 @@ static int build_rails(net *n, edge_list *el, err *e, bool rail_only)
                                "downlink ports at %u:%u); use leaf_radix >= %u or rails_per_leaf "
                                "%u",
                                f->leaf_radix, rpl, up, down, f->oversub_down, f->oversub_up,
-                               f->leaf_radix * ((rpl + down - 1) / down), largest_divisor(rails, down));
+                               f->leaf_radix * ((rpl + down - 1) / down),
+                               largest_divisor(rails, down));
     if (down % rpl != 0)
         return config_error_at(sc, e, "fabric.rails_per_leaf",
                                "fabric.rails_per_leaf: %u downlink ports per leaf do not split "
