@@ -55,7 +55,7 @@ typedef struct cfg_fabric {
     uint32_t oversub_down, oversub_up;  /* default 1:1 (reduced ratio as given) */
     uint32_t leaf_radix;            /* default 64 */
     uint32_t spine_radix;           /* default 64 */
-    uint32_t spines;                /* 0 = derive: the fewest spines whose ports hold every uplink */
+    uint32_t spines;                /* 0 = one spine per leaf uplink (per pod and plane) */
     uint32_t planes;                /* default 1; 2 = dual-plane (port p of every NIC on plane p) */
     uint32_t mtu;                   /* switch port MTU (largest frame, Ethernet header..FCS), 9216 */
     uint32_t pods;                  /* default 1 */
