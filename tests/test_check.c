@@ -165,10 +165,31 @@ static void test_planes(void)
     CHECK(item(&r, "reachability")->status == CHECK_PASS);
     CHECK(r.passed);
     /* dual-homed on shared spines is one plane: no planes item */
-    CHECK(check_yaml("fabric: {preset: rail-optimized, servers: 8, gpus_per_server: 8,\n"
-                     "         nic_ports: 2, leaf_radix: 16}\n",
-                     &r) == 0);
+    static const char shared[] =
+        "fabric: {preset: rail-optimized, servers: 8, gpus_per_server: 8,\n"
+        "         nic_ports: 2, leaf_radix: 16}\n";
+    CHECK(check_yaml(shared, &r) == 0);
     CHECK(item(&r, "planes") == NULL);
+    /* ... and checked as if it were meant to be dual-plane, the planes meet at the spines */
+    scenario sc;
+    sim s;
+    err e;
+    err_clear(&e);
+    CHECK(config_load_buffer(&sc, "check.yaml", shared, strlen(shared), NULL, 0, &e) == 0);
+    sim_init(&s, 1);
+    net *n = net_build(&sc, &s, &e);
+    CHECK(n != NULL);
+    if (n) {
+        sc.fabric.planes = 2;
+        check_fabric(n, &r);
+        it = item(&r, "planes");
+        CHECK(it && it->status == CHECK_FAIL);
+        CHECK(it && strstr(it->detail, "the planes meet") != NULL);
+        CHECK(!r.passed);
+        net_free(n);
+    }
+    sim_free(&s);
+    scenario_free(&sc);
 }
 
 static void test_pfc_checks(void)
