@@ -74,19 +74,25 @@ static void test_oversubscribed_fails(void)
     const check_item *it = item(&r, "non_blocking");
     CHECK(it && it->status == CHECK_FAIL);
     CHECK(it && strstr(it->detail, "leaf 3.00:1") != NULL);
-    /* faster uplinks make up for fewer of them: 48 x 400G down, 16 x 1.6T up */
+    /* the ratio is of bandwidths: 3:1 with 1.6T uplinks is 48 x 400G down : 4 x 1.6T up */
     CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8,\n"
                      "         oversubscription: 3:1, fabric_link: 1.6Tbps}\n",
                      &r) == 0);
-    CHECK_NEAR(r.oversub_leaf, 0.75, 1e-12);
+    CHECK_NEAR(r.oversub_leaf, 3.0, 1e-12);
+    it = item(&r, "non_blocking");
+    CHECK(it && strstr(it->detail, "19200 Gbps down, 6400 Gbps up") != NULL);
+    /* 1:1 with 800G uplinks: 42 x 400G : 21 x 800G */
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8,\n"
+                     "         fabric_link: 800Gbps}\n",
+                     &r) == 0);
+    CHECK_NEAR(r.oversub_leaf, 1.0, 1e-12);
     CHECK(r.passed);
 }
 
 static void test_three_tier(void)
 {
     check_report r;
-    CHECK(check_yaml("fabric: {preset: fat-tree, k: 8, servers: 16, gpus_per_server: 8}\n", &r) ==
-          0);
+    CHECK(check_yaml("fabric: {preset: fat-tree, k: 8, gpus_per_server: 8}\n", &r) == 0);
     CHECK_EQ_U64(r.leaf, 32);
     CHECK_EQ_U64(r.spine, 32);
     CHECK_EQ_U64(r.super_spine, 16);
@@ -117,6 +123,73 @@ static void test_unreachable_custom(void)
     CHECK(it && it->status == CHECK_FAIL);
     CHECK(!r.passed);
     CHECK(it && strstr(it->detail, "2 of 2 host pairs unreachable") != NULL);
+}
+
+/* nic.mtu's frame (payload + RoCEv2 headers) against the switch port MTU. */
+static void test_mtu(void)
+{
+    check_report r;
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8}\n", &r) == 0);
+    const check_item *it = item(&r, "mtu");
+    CHECK(it && it->status == CHECK_PASS);
+    CHECK(it && strstr(it->detail, "4174 B frames fit the switch port MTU 9216 B") != NULL);
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8, mtu: 4000}\n",
+                     &r) == 0);
+    it = item(&r, "mtu");
+    CHECK(it && it->status == CHECK_FAIL);
+    CHECK(!r.passed);
+    /* one byte is enough: the largest frame carries RETH, 4096 + 78 */
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8, mtu: 4174}\n",
+                     &r) == 0);
+    CHECK(item(&r, "mtu")->status == CHECK_PASS);
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8, mtu: 4173}\n",
+                     &r) == 0);
+    CHECK(item(&r, "mtu")->status == CHECK_FAIL);
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8, mtu: 1518}\n"
+                     "nic: {mtu: 1024}\n",
+                     &r) == 0);
+    CHECK(item(&r, "mtu")->status == CHECK_PASS);
+}
+
+static void test_planes(void)
+{
+    check_report r;
+    CHECK(check_yaml("fabric: {preset: rail-optimized, servers: 8, gpus_per_server: 8,\n"
+                     "         nic_ports: 2, planes: 2, leaf_radix: 16}\n",
+                     &r) == 0);
+    const check_item *it = item(&r, "planes");
+    CHECK(it && it->status == CHECK_PASS);
+    CHECK(it && strstr(it->detail, "2 independent planes: plane 0: NIC port 0, 8 leaves, 8 spines;"
+                                   " plane 1: NIC port 1, 8 leaves, 8 spines; no link joins two "
+                                   "planes") != NULL);
+    CHECK(item(&r, "reachability")->status == CHECK_PASS);
+    CHECK(r.passed);
+    /* dual-homed on shared spines is one plane: no planes item */
+    static const char shared[] =
+        "fabric: {preset: rail-optimized, servers: 8, gpus_per_server: 8,\n"
+        "         nic_ports: 2, leaf_radix: 16}\n";
+    CHECK(check_yaml(shared, &r) == 0);
+    CHECK(item(&r, "planes") == NULL);
+    /* ... and checked as if it were meant to be dual-plane, the planes meet at the spines */
+    scenario sc;
+    sim s;
+    err e;
+    err_clear(&e);
+    CHECK(config_load_buffer(&sc, "check.yaml", shared, strlen(shared), NULL, 0, &e) == 0);
+    sim_init(&s, 1);
+    net *n = net_build(&sc, &s, &e);
+    CHECK(n != NULL);
+    if (n) {
+        sc.fabric.planes = 2;
+        check_fabric(n, &r);
+        it = item(&r, "planes");
+        CHECK(it && it->status == CHECK_FAIL);
+        CHECK(it && strstr(it->detail, "the planes meet") != NULL);
+        CHECK(!r.passed);
+        net_free(n);
+    }
+    sim_free(&s);
+    scenario_free(&sc);
 }
 
 static void test_pfc_checks(void)
@@ -181,6 +254,8 @@ int main(void)
     TEST_RUN(test_three_tier);
     TEST_RUN(test_rail_only_detail);
     TEST_RUN(test_unreachable_custom);
+    TEST_RUN(test_mtu);
+    TEST_RUN(test_planes);
     TEST_RUN(test_pfc_checks);
     TEST_RUN(test_ring_has_cycle);
     return tl_finish();

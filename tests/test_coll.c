@@ -213,6 +213,84 @@ static void test_two_jobs_share_uplinks(void)
     CHECK_EQ_U64(iso[1], alone[1]);
 }
 
+/*
+ * Inside one server a ring all_reduce moves 2(n−1)/n·S per GPU over its NVLink at the rate NCCL
+ * achieves (scale_up.bandwidth × efficiency; default 450 GB/s × 370/450): busbw is that rate,
+ * less only the α–β pipeline fill (2(n−1) hops of scale_up.latency, a chunk's serialization).
+ */
+static void test_nvlink_busbw(void)
+{
+    static const struct {
+        const char *bw, *eff;
+        double B; /* GB/s NCCL reaches */
+    } cases[] = {{NULL, NULL, 370.0}, {NULL, "1", 450.0}, {"900GBps", "0.5", 450.0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        cfg_override ov[2];
+        int n_ov = 0;
+        if (cases[c].bw)
+            ov[n_ov++] = (cfg_override){"fabric.scale_up.bandwidth", cases[c].bw};
+        if (cases[c].eff)
+            ov[n_ov++] = (cfg_override){"fabric.scale_up.efficiency", cases[c].eff};
+        scenario sc;
+        run *r = start(&sc,
+                       "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
+                       "workload:\n"
+                       "  - {name: ar, kind: collective, op: all_reduce, size: 64MiB}\n",
+                       ov, n_ov);
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        run_execute(r, NULL, NULL);
+        const job_result *j = &run_result(r)->jobs[0];
+        CHECK(j->completed);
+        double n = 8, S = 64.0 * 1048576, B = cases[c].B * 1e9, alpha = 1e-6, chunk = 524288;
+        double beta = 2 * (n - 1) / n * S / B;
+        double fill = 2 * (n - 1) * alpha + 2 * chunk / B; /* latency per hop, one chunk */
+        double lo = cases[c].B * beta / (beta + fill);
+        fprintf(stderr, "  NVLink %.0f GB/s achievable: busbw %.2f GB/s (α–β floor %.2f)\n",
+                cases[c].B, j->busbw_GBps, lo);
+        CHECK(j->busbw_GBps <= cases[c].B * (1 + 1e-9));
+        CHECK(j->busbw_GBps >= lo);
+        run_free(r);
+        scenario_free(&sc);
+    }
+}
+
+/*
+ * Rail-only: a cross-rail send crosses the sender's NVLink to the GPU on the destination's rail
+ * before that GPU's NIC relays it (PXN). The relayed bytes share the sender's NVLink with its
+ * intra-server sends, so an all_to_all takes at least the NVLink time of both: per GPU, 7 peers
+ * in its server and 7 cross-rail peers in the other, S/16 each, at 25 GB/s × 370/450.
+ */
+static void test_rail_only_relay_costs_nvlink(void)
+{
+    for (int pxn = 0; pxn < 2; pxn++) {
+        cfg_override ov[1] = {{"workload.0.pxn", pxn ? "true" : "false"}};
+        scenario sc;
+        run *r = start(&sc,
+                       "fabric: {preset: rail-only, servers: 2, gpus_per_server: 8, leaf_radix: 8,"
+                       "\n         scale_up: {bandwidth: 25GBps}}\n"
+                       "workload:\n"
+                       "  - {name: a2a, kind: collective, op: all_to_all, algorithm: direct,\n"
+                       "     size: 16MiB}\n",
+                       ov, 1);
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        run_execute(r, NULL, NULL);
+        const job_result *j = &run_result(r)->jobs[0];
+        CHECK(j->completed);
+        double B = 25e9 * 370.0 / 450.0, slice = 16.0 * 1048576 / 16;
+        double t_nvl = 14 * slice / B, t = (double)j->jct_ps / 1e12;
+        fprintf(stderr, "  rail-only all_to_all (pxn %d): %.1f us, NVLink time %.1f us\n", pxn,
+                t * 1e6, t_nvl * 1e6);
+        CHECK(t >= t_nvl);
+        CHECK(t <= t_nvl * 1.1);
+        run_free(r);
+        scenario_free(&sc);
+    }
+}
+
 int main(void)
 {
     TEST_RUN(test_ring_line_rate);
@@ -220,5 +298,7 @@ int main(void)
     TEST_RUN(test_collective_aware_balancing);
     TEST_RUN(test_collision_diagnosis);
     TEST_RUN(test_two_jobs_share_uplinks);
+    TEST_RUN(test_nvlink_busbw);
+    TEST_RUN(test_rail_only_relay_costs_nvlink);
     return tl_finish();
 }

@@ -158,6 +158,162 @@ static void test_fat_tree_counts_and_hops(void)
     unbuild(&b);
 }
 
+/* docs/scenario.md: `servers` is ignored by fat-tree, k sets the size. */
+static void test_fat_tree_ignores_servers(void)
+{
+    built b;
+    err e;
+    CHECK(build(&b, "fabric: {preset: fat-tree, k: 16}\n", &e) == 0);
+    if (!b.n) {
+        fprintf(stderr, "%s\n", e.msg);
+        return;
+    }
+    CHECK_EQ_U64(b.n->n_hosts, 16 * 16 * 16 / 4);
+    CHECK_EQ_U64(b.n->n_servers, 1024 / 8);
+    CHECK_EQ_U64(net_gpus(b.n), 1024);
+    unbuild(&b);
+    CHECK(build(&b, "fabric: {preset: fat-tree, k: 4, servers: 3, gpus_per_server: 1}\n", &e) == 0);
+    if (b.n) {
+        CHECK_EQ_U64(b.n->n_hosts, 16);
+        CHECK_EQ_U64(b.n->n_servers, 16);
+        unbuild(&b);
+    }
+}
+
+/* Host (index) and uplink ports of the first leaf: its ports towards hosts and towards spines. */
+static void leaf_ports(const net *n, uint32_t *down, uint32_t *up, uint64_t *down_bps,
+                       uint64_t *up_bps)
+{
+    const node *leaf = n->hosts[0]->ports[n->hosts[0]->net_port].peer->owner;
+    *down = *up = 0;
+    *down_bps = *up_bps = 0;
+    for (uint32_t p = 0; p < leaf->n_ports; p++) {
+        const node *y = leaf->ports[p].peer->owner;
+        if (y->kind == NODE_HOST) {
+            (*down)++;
+            *down_bps += leaf->ports[p].rate_bps;
+        } else {
+            (*up)++;
+            *up_bps += leaf->ports[p].rate_bps;
+        }
+    }
+}
+
+/* oversubscription is downlink bandwidth : uplink bandwidth (ports x speeds). */
+static void test_oversubscription_is_bandwidth(void)
+{
+    static const struct {
+        const char *extra;
+        uint32_t down, up;
+    } cases[] = {
+        /* 2:1, 400G down, 800G up, 64 ports: 4 down per up, 12 x (4 + 1) = 60 ports */
+        {"oversubscription: 2:1, fabric_link: 800Gbps", 48, 12},
+        /* 2:1 at one speed: 2 down per up, 21 x 3 = 63 ports */
+        {"oversubscription: 2:1", 42, 21},
+        /* 1:1 with 800G up: 2 down per up -> 42 x 400G : 21 x 800G */
+        {"fabric_link: 800Gbps", 42, 21},
+        {"oversubscription: 3:1", 48, 16},
+        {"", 32, 32},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char y[400];
+        snprintf(y, sizeof y,
+                 "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 8, leaf_radix: 64, "
+                 "spine_radix: 64%s%s}\n",
+                 cases[c].extra[0] ? ", " : "", cases[c].extra);
+        built b;
+        err e;
+        CHECK(build(&b, y, &e) == 0);
+        if (!b.n) {
+            fprintf(stderr, "%s: %s\n", y, e.msg);
+            continue;
+        }
+        uint32_t d, u;
+        uint64_t dbps, ubps;
+        leaf_ports(b.n, &d, &u, &dbps, &ubps);
+        CHECK_EQ_U64(d, cases[c].down);
+        CHECK_EQ_U64(u, cases[c].up);
+        CHECK_EQ_U64(dbps * b.sc.fabric.oversub_up, ubps * b.sc.fabric.oversub_down);
+        /* one spine per leaf uplink, each joining every leaf once */
+        CHECK_EQ_U64(count_tier(b.n, TIER_SPINE), cases[c].up);
+        unbuild(&b);
+    }
+}
+
+/* Dual-plane (Alibaba HPN): port q of every NIC on plane q; no route ever leaves a plane. */
+static void test_dual_plane(void)
+{
+    static const char *const ys[] = {
+        "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8, nic_ports: 2, planes: 2,\n"
+        "         leaf_radix: 32}\n",
+        "fabric: {preset: rail-optimized, servers: 8, gpus_per_server: 8, nic_ports: 2,\n"
+        "         planes: 2, leaf_radix: 16}\n",
+        "fabric: {preset: rail-optimized, servers: 16, gpus_per_server: 8, nic_ports: 2,\n"
+        "         planes: 2, leaf_radix: 16, spine_radix: 64, pods: 2}\n",
+    };
+    for (size_t c = 0; c < sizeof ys / sizeof *ys; c++) {
+        built b;
+        err e;
+        CHECK(build(&b, ys[c], &e) == 0);
+        if (!b.n) {
+            fprintf(stderr, "%s\n", e.msg);
+            continue;
+        }
+        const net *n = b.n;
+        /* plane of every fabric switch: that of the hosts below it, spread over links */
+        uint32_t *pl = calloc(n->n_nodes, sizeof *pl);
+        for (uint32_t h = 0; h < n->n_hosts; h++)
+            pl[n->hosts[h]->ports[n->hosts[h]->net_port].peer->owner->id] = 1 + h % 2;
+        for (int round = 0; round < 4; round++)
+            for (uint32_t i = 0; i < n->n_ports; i++) {
+                const node *a = n->ports[i]->owner, *z = n->ports[i]->peer->owner;
+                if (a->kind == NODE_SWITCH && z->kind == NODE_SWITCH && a->tier != TIER_SCALE_UP &&
+                    z->tier != TIER_SCALE_UP && pl[a->id] && !pl[z->id])
+                    pl[z->id] = pl[a->id];
+            }
+        uint32_t meet = 0, unplaned = 0;
+        for (uint32_t i = 0; i < n->n_ports; i++) {
+            const node *a = n->ports[i]->owner, *z = n->ports[i]->peer->owner;
+            if (a->kind == NODE_SWITCH && z->kind == NODE_SWITCH && a->tier != TIER_SCALE_UP &&
+                z->tier != TIER_SCALE_UP)
+                meet += pl[a->id] != pl[z->id];
+        }
+        for (uint32_t i = 0; i < n->n_switches; i++)
+            unplaned += n->switches[i]->tier != TIER_SCALE_UP && !pl[n->switches[i]->id];
+        CHECK_EQ_U64(meet, 0);
+        CHECK_EQ_U64(unplaned, 0);
+        /* every ECMP branch from a port-q host to another server's port-q host stays on plane q */
+        uint32_t off_plane = 0, dead = 0;
+        for (uint32_t s = 0; s < n->n_hosts; s += 3)
+            for (uint32_t d = s % 2; d < n->n_hosts; d += 2) {
+                if (n->hosts[d]->server == n->hosts[s]->server)
+                    continue;
+                const node *leaf = n->hosts[s]->ports[n->hosts[s]->net_port].peer->owner;
+                /* walk every switch on the way (breadth-first over FIB groups) */
+                const node *q[256];
+                uint32_t qh = 0, qt = 0;
+                q[qt++] = leaf;
+                while (qh < qt && qt < 250) {
+                    const node *x = q[qh++];
+                    if (x->kind == NODE_HOST)
+                        continue;
+                    off_plane += pl[x->id] != 1 + s % 2;
+                    if (x->fib[d] == UINT32_MAX) {
+                        dead++;
+                        continue;
+                    }
+                    const ecmp_group *g = &n->groups[x->fib[d]];
+                    for (uint32_t k = 0; k < g->n && qt < 250; k++)
+                        q[qt++] = x->ports[g->member[k]].peer->owner;
+                }
+            }
+        CHECK_EQ_U64(off_plane, 0);
+        CHECK_EQ_U64(dead, 0);
+        free(pl);
+        unbuild(&b);
+    }
+}
+
 static void test_rail_optimized_counts(void)
 {
     /* 32 servers x 8 GPUs, radix 64 at 1:1 -> 32 down / 32 up per leaf. */
@@ -392,13 +548,23 @@ static void test_topology_errors(void)
                  "single-switch needs a port per host", 1);
     expect_error("fabric:\n  preset: rail-optimized\n  leaf_radix: 64\n  rails_per_leaf: 3\n",
                  "rails_per_leaf: 3 rails per leaf must divide", 4);
-    expect_error("fabric:\n  preset: leaf-spine\n  leaf_radix: 64\n  oversubscription: 2:1\n",
-                 "does not divide leaf_radix 64", 4);
+    expect_error("fabric:\n  preset: leaf-spine\n  host_link: 400Gbps\n  fabric_link: 100Gbps\n"
+                 "  leaf_radix: 4\n  oversubscription: 1:1\n",
+                 "needs 1 downlink and 4 uplink ports per leaf at least, more than leaf_radix 4; "
+                 "use leaf_radix >= 5",
+                 6);
+    expect_error("fabric:\n  preset: rail-optimized\n  leaf_radix: 8\n  rails_per_leaf: 8\n",
+                 "leaf_radix: 8 cannot hold 8 rails + 4 uplinks (4 downlink ports at 1:1); use "
+                 "leaf_radix >= 16 or rails_per_leaf 4",
+                 3);
+    expect_error("fabric:\n  preset: leaf-spine\n  servers: 64\n  spines: 5\n",
+                 "use one of 1, 2, 4, 8, 16, 32, or 0", 4);
+    expect_error("fabric:\n  preset: fat-tree\n  nic_ports: 2\n  planes: 2\n",
+                 "planes are built for presets leaf-spine and rail-optimized, not fat-tree", 4);
     expect_error("fabric:\n  preset: leaf-spine\n  servers: 64\n  spine_radix: 8\n",
                  "spine_radix >= 16", 4);
     expect_error("fabric:\n  preset: rail-only\n  servers: 128\n  leaf_radix: 64\n",
                  "rail-only has no spine", 4);
-    expect_error("fabric:\n  preset: fat-tree\n  k: 8\n", "k^3/4 = 128 hosts", 3);
     expect_error("fabric:\n  preset: rail-optimized\n  servers: 96\n  pods: 2\n",
                  "cannot be split evenly into 2 pods", 4);
     expect_error("fabric:\n  preset: custom\n  custom:\n    switches: [{name: s}]\n"
@@ -409,6 +575,9 @@ static void test_topology_errors(void)
 int main(void)
 {
     TEST_RUN(test_fat_tree_counts_and_hops);
+    TEST_RUN(test_fat_tree_ignores_servers);
+    TEST_RUN(test_oversubscription_is_bandwidth);
+    TEST_RUN(test_dual_plane);
     TEST_RUN(test_rail_optimized_counts);
     TEST_RUN(test_rail_optimized_pods);
     TEST_RUN(test_dual_homed);

@@ -112,6 +112,8 @@ static const char *const K_FABRIC[] = {"preset",
                                        "leaf_radix",
                                        "spine_radix",
                                        "spines",
+                                       "planes",
+                                       "mtu",
                                        "pods",
                                        "k",
                                        "link_latency",
@@ -121,7 +123,7 @@ static const char *const K_FABRIC[] = {"preset",
                                        "scale_up",
                                        "custom",
                                        NULL};
-static const char *const K_SCALE_UP[] = {"bandwidth", "latency", NULL};
+static const char *const K_SCALE_UP[] = {"bandwidth", "efficiency", "latency", NULL};
 static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
 static const char *const K_CSWITCH[] = {"name", NULL};
 static const char *const K_CHOST[] = {"name", "gpus", NULL};
@@ -972,6 +974,21 @@ static int parse_fabric(ld *L, const cfg_node *root)
     TRY(get_u32(L, m, p, "leaf_radix", 2, 65536, &f->leaf_radix, NULL));
     TRY(get_u32(L, m, p, "spine_radix", 2, 65536, &f->spine_radix, NULL));
     TRY(get_u32(L, m, p, "spines", 0, 65536, &f->spines, NULL));
+    {
+        const cfg_node *pn;
+        TRY(get_u32(L, m, p, "planes", 1, 2, &f->planes, &pn));
+        if (pn && f->planes > 1 && f->planes != f->nic_ports) {
+            char kp[PATHLEN];
+            sub(kp, p, "planes");
+            return fail(L, pn, kp,
+                        "%u planes put port p of every NIC on plane p, so they need nic_ports: "
+                        "%u, got nic_ports %u; set nic_ports: %u or planes: 1",
+                        f->planes, f->planes, f->nic_ports, f->planes);
+        }
+    }
+    /* Switch port MTU: the largest frame (Ethernet header through FCS) a port accepts, from the
+     * untagged Ethernet maximum (1518, IEEE 802.3) to the largest jumbo frames ASICs take. */
+    TRY(get_u32(L, m, p, "mtu", 1518, 16384, &f->mtu, NULL));
     TRY(get_u32(L, m, p, "pods", 1, 65536, &f->pods, NULL));
     {
         const cfg_node *kn;
@@ -980,6 +997,24 @@ static int parse_fabric(ld *L, const cfg_node *root)
             char kp[PATHLEN];
             sub(kp, p, "k");
             return fail(L, kn, kp, "expected an even number (2..256), got %u", f->k);
+        }
+        /* A fat tree's size is k³/4 host ports, whatever `servers` says: servers follow from k
+         * and the server shape (docs/scenario.md). */
+        if (f->preset == PRESET_FAT_TREE) {
+            uint64_t ports = (uint64_t)f->k * f->k * f->k / 4;
+            uint64_t per = (uint64_t)(f->gpus_per_server / f->gpus_per_nic) * f->nic_ports;
+            if (ports % per != 0) {
+                char kp[PATHLEN];
+                sub(kp, p, kn ? "k" : "preset");
+                return fail(L, kn ? kn : n_preset, kp,
+                            "a k=%u fat tree has k^3/4 = %llu host ports, not a whole number of "
+                            "servers of %llu NIC ports (gpus_per_server / gpus_per_nic x "
+                            "nic_ports); use a k whose k^3/4 is a multiple of %llu, or smaller "
+                            "servers",
+                            f->k, (unsigned long long)ports, (unsigned long long)per,
+                            (unsigned long long)per);
+            }
+            f->servers = (uint32_t)(ports / per);
         }
     }
     TRY(get_unit(L, m, p, "link_latency", TIME, &f->link_latency_ps, &n_lat));
@@ -1009,8 +1044,12 @@ static int parse_fabric(ld *L, const cfg_node *root)
         TRY(get_map(L, m, p, "scale_up", K_SCALE_UP, &su, sp));
         if (su) {
             TRY(get_unit_pos(L, su, sp, "bandwidth", RATE, &f->scale_up_bps, NULL));
+            TRY(get_num(L, su, sp, "efficiency", 0, true, 1, false, "a number in (0, 1]",
+                        &f->scale_up_efficiency));
             TRY(get_unit(L, su, sp, "latency", TIME, &f->scale_up_latency_ps, NULL));
         }
+        f->scale_up_achieved_bps =
+            (uint64_t)((double)f->scale_up_bps * f->scale_up_efficiency + 0.5);
     }
     {
         const cfg_node *cm;
@@ -1670,6 +1709,15 @@ static void set_defaults(scenario *sc)
     f->cut_through = false;
     f->scale_up_bps = 450ULL * 8000000000ULL;
     f->scale_up_latency_ps = 1 * SIM_US;
+    /* NCCL reaches ~370 GB/s over NVLink4's 450 GB/s line rate (~20 % protocol overhead), as
+     * busbw of non-NVLS collectives on 8 x H100 (S. Jeaugey, NVIDIA, nccl-tests issue #212). */
+    f->scale_up_efficiency = 370.0 / 450.0;
+    f->scale_up_achieved_bps = (uint64_t)((double)f->scale_up_bps * f->scale_up_efficiency + 0.5);
+    f->planes = 1;
+    /* Jumbo frames as AI fabrics deploy them: switch ports at 9216 (NVIDIA Cumulus Linux
+     * "Switch Port Attributes": swp ports default to MTU 9216; Huawei CloudEngine: maximum
+     * frame size default 9216). */
+    f->mtu = 9216;
 
     cfg_switch *s = &sc->sw;
     s->buffer_bytes = 64ULL << 20;

@@ -55,14 +55,18 @@ typedef struct cfg_fabric {
     uint32_t oversub_down, oversub_up;  /* default 1:1 (reduced ratio as given) */
     uint32_t leaf_radix;            /* default 64 */
     uint32_t spine_radix;           /* default 64 */
-    uint32_t spines;                /* 0 = derive from the preset (leaf-spine: one per uplink) */
+    uint32_t spines;                /* 0 = one spine per leaf uplink (per pod and plane) */
+    uint32_t planes;                /* default 1; 2 = dual-plane (port p of every NIC on plane p) */
+    uint32_t mtu;                   /* switch port MTU (largest frame, Ethernet header..FCS), 9216 */
     uint32_t pods;                  /* default 1 */
     uint32_t k;                     /* fat-tree k, default 4 (even, >= 2) */
     sim_time link_latency_ps;       /* default 1 us; or cable_length × 5 ns/m */
     uint64_t cable_length_mm;       /* 0 when link_latency was given / defaulted */
     sim_time switch_latency_ps;     /* default 600 ns */
     bool cut_through;               /* default false (store-and-forward) */
-    uint64_t scale_up_bps;          /* default 450 GBps = 3.6 Tbps */
+    uint64_t scale_up_bps;          /* default 450 GBps = 3.6 Tbps (NVLink4 per GPU and direction) */
+    double scale_up_efficiency;     /* share of scale_up_bps NCCL achieves, default 370/450 */
+    uint64_t scale_up_achieved_bps; /* scale_up_bps × efficiency: what transfers move at */
     sim_time scale_up_latency_ps;   /* default 1 us */
     uint32_t n_custom_switches, n_custom_hosts, n_custom_links;
     cfg_custom_switch *custom_switches;

@@ -23,8 +23,8 @@
  *   (`pull`), so packets are created only when the wire can take them. A host port's queues hold
  *   only frames it relays for a peer GPU of its server (rail-only PXN); they go first.
  * - The scale-up domain (NVLink/NVSwitch) of a server is a switch of tier TIER_SCALE_UP joined to
- *   each of the server's hosts at the scale-up bandwidth; traffic between GPUs of one server
- *   takes it, as NCCL does.
+ *   each of the server's hosts at the scale-up bandwidth NCCL achieves (bandwidth × efficiency);
+ *   traffic between GPUs of one server takes it, as NCCL does.
  */
 #ifndef WR_NET_NET_H
 #define WR_NET_NET_H
@@ -220,6 +220,11 @@ struct net {
  * Returns NULL and sets *e (at the offending key's position) when the numbers cannot work. */
 net *net_build(const scenario *sc, sim *s, err *e);
 void net_free(net *n);
+/* Refuse a fabric whose switch ports (fabric.mtu) cannot take the NIC's largest RoCEv2 frame
+ * (nic.mtu payload + headers): every full-size data frame would be dropped and, RoCE having no
+ * path-MTU discovery, retransmitted forever. Returns 0, or sets *e at fabric.mtu and returns its
+ * code. `run` calls it after net_build; `check` reports the same comparison as its `mtu` item. */
+int net_mtu_check(const net *n, err *e);
 
 /* Routing: (re)compute every switch's FIB over the links that are up (route.c). */
 void net_route(net *n);

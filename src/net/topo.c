@@ -10,10 +10,11 @@
  *
  * Presets:
  *  - single-switch: every host on one switch (needs leaf_radix ≥ hosts).
- *  - leaf-spine: 2-tier Clos. A leaf's leaf_radix ports split into D down and U up in the
- *    oversubscription ratio D:U; hosts fill leaves in order; leaves = ⌈hosts / D⌉; by default
- *    one spine per leaf uplink (each leaf connects once to every spine), or `fabric.spines`
- *    spines with U/spines parallel links each; needs leaves × (U/spines) ≤ spine_radix.
+ *  - leaf-spine: 2-tier Clos. A leaf's leaf_radix ports split into D down (host_link) and U up
+ *    (fabric_link) whose bandwidths stand in the oversubscription ratio, D·host : U·fabric = d:u
+ *    (leaf_split); hosts fill leaves in order; leaves = ⌈hosts / D⌉; by default one spine per
+ *    leaf uplink (each leaf connects once to every spine), or `fabric.spines` spines with
+ *    U/spines parallel links each; needs leaves × (U/spines) ≤ spine_radix.
  *  - rail-optimized: NIC (local rank) r of every server → rail r. A leaf serves rails_per_leaf
  *    rails with D/rails_per_leaf ports each, one per server, so a scalable unit (SU) is
  *    D/rails_per_leaf servers and has (rails / rails_per_leaf) × nic_ports leaves; with
@@ -24,11 +25,17 @@
  *  - rail-only: the leaves of the rails and no spine; cross-rail traffic relays over the
  *    scale-up domain to the NIC on the destination's rail (PXN). Needs one SU.
  *  - fat-tree: k-ary 3-tier fat tree (Al-Fares et al., SIGCOMM'08): k pods of k/2 leaves (edge)
- *    and k/2 spines (aggregation), (k/2)² super-spines (core), k³/4 hosts.
+ *    and k/2 spines (aggregation), (k/2)² super-spines (core), k³/4 hosts (the loader derives
+ *    `servers` from k).
+ *  - planes: 2 (leaf-spine, rail-optimized; needs nic_ports 2): dual-plane, as Alibaba HPN
+ *    builds it (Qian et al., SIGCOMM'24): port q of every NIC (hosts h with h mod 2 = q) on
+ *    plane q, each plane its own leaves, spines and super-spines, no link between planes, so
+ *    shortest-path routing never leaves a plane.
  *  - custom: the switches, hosts and links listed in fabric.custom; each host is a server of
  *    its own.
  * Every preset but custom adds each server's scale-up domain (NVSwitch) when the server has
- * more than one host and fabric.scale_up.bandwidth > 0.
+ * more than one host and fabric.scale_up.bandwidth > 0, its links at the rate NCCL achieves
+ * (bandwidth × scale_up.efficiency).
  */
 #include <stdio.h>
 #include <string.h>
@@ -160,47 +167,110 @@ static int build_single_switch(net *n, edge_list *el, err *e)
     return 0;
 }
 
-/* Split leaf_radix into downlinks and uplinks by the oversubscription ratio. */
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/*
+ * Split leaf_radix into D downlinks (host_link) and U uplinks (fabric_link) so that the
+ * bandwidths stand in the oversubscription ratio d:u — D·host : U·fabric = d : u — as
+ * architects state it (ports × speeds). The smallest such split is D0 = fabric·d/g,
+ * U0 = host·u/g (g their gcd); the leaf takes as many of these as fit its radix, so the
+ * ports that no whole multiple reaches stay unused (64 ports at 2:1 with 400G down and 800G up:
+ * D0:U0 = 4:1, 12 of them, 48 × 400G : 12 × 800G = 19.2 : 9.6 Tbps, 4 ports unused).
+ */
 static int leaf_split(net *n, uint32_t *down, uint32_t *up, err *e)
 {
     const scenario *sc = n->sc;
     const cfg_fabric *f = &sc->fabric;
     uint32_t d = f->oversub_down, u = f->oversub_up;
-    if (((uint64_t)f->leaf_radix * d) % (d + u) != 0)
+    uint64_t gs = gcd64(f->host_link_bps, f->fabric_link_bps);
+    unsigned __int128 a = (unsigned __int128)(f->fabric_link_bps / gs) * d;
+    unsigned __int128 b = (unsigned __int128)(f->host_link_bps / gs) * u;
+    unsigned __int128 x = a, y = b;
+    while (y) {
+        unsigned __int128 t = x % y;
+        x = y;
+        y = t;
+    }
+    a /= x;
+    b /= x;
+    if (a + b > f->leaf_radix)
         return config_error_at(sc, e, "fabric.oversubscription",
-                               "fabric.oversubscription: %u:%u does not divide leaf_radix %u into "
-                               "whole downlink and uplink port counts",
-                               d, u, f->leaf_radix);
-    *down = (uint32_t)((uint64_t)f->leaf_radix * d / (d + u));
-    *up = f->leaf_radix - *down;
-    if (*down == 0 || *up == 0)
-        return config_error_at(sc, e, "fabric.leaf_radix",
-                               "fabric.leaf_radix: %u ports leave no %s ports at %u:%u",
-                               f->leaf_radix, *down == 0 ? "downlink" : "uplink", d, u);
+                               "fabric.oversubscription: %u:%u with %.0fG host links and %.0fG "
+                               "fabric links needs %llu downlink and %llu uplink ports per leaf "
+                               "at least, more than leaf_radix %u; use leaf_radix >= %llu or a "
+                               "ratio whose ports fit",
+                               d, u, (double)f->host_link_bps / 1e9,
+                               (double)f->fabric_link_bps / 1e9, (unsigned long long)a,
+                               (unsigned long long)b, f->leaf_radix, (unsigned long long)(a + b));
+    uint32_t m = (uint32_t)(f->leaf_radix / (uint32_t)(a + b));
+    *down = m * (uint32_t)a;
+    *up = m * (uint32_t)b;
     return 0;
 }
 
-/* Spines per pod and parallel links from each leaf to each spine. */
+/* The divisors of x, ascending, as text ("1, 2, 4") for error messages. */
+static void divisors_text(uint32_t x, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (uint32_t i = 1; i <= x && k + 12 < len; i++)
+        if (x % i == 0)
+            k += (size_t)snprintf(buf + k, len - k, "%s%u", k ? ", " : "", i);
+}
+
+/*
+ * Spines per pod (and plane) and parallel links from each leaf to each spine. Default: as many
+ * spines as a leaf has uplinks, each joining every leaf of the pod once — the Clos rule that
+ * gives every leaf uplink its own spine and the most spines (ECMP width, failure domains) the
+ * leaves allow; spine_radix limits the leaves a pod can hold (rail-optimized adds a super-spine
+ * tier with pods > 1). `fabric.spines` sets fewer, fuller spines: up/spines parallel links from
+ * every leaf to each (NVIDIA DGX SuperPOD H100: 32 leaves × 32 uplinks on 16 64-port spines,
+ * two links per leaf and spine); it must divide up.
+ */
 static int spine_count(net *n, uint32_t up, uint32_t leaves_per_pod, uint32_t *spines,
                        uint32_t *par, err *e)
 {
     const scenario *sc = n->sc;
     const cfg_fabric *f = &sc->fabric;
-    *spines = f->spines ? f->spines : up;
-    if (up % *spines != 0)
+    uint32_t mult = f->pods > 1 ? 2 : 1;
+    char divs[200];
+    if (f->spines && up % f->spines != 0) {
+        divisors_text(up, divs, sizeof divs);
         return config_error_at(sc, e, "fabric.spines",
                                "fabric.spines: %u uplinks per leaf cannot be spread evenly over %u "
-                               "spines",
-                               up, *spines);
+                               "spines; use one of %s, or 0 for one spine per uplink",
+                               up, f->spines, divs);
+    }
+    *spines = f->spines ? f->spines : up;
     *par = up / *spines;
-    uint64_t need = (uint64_t)leaves_per_pod * *par * (f->pods > 1 ? 2 : 1);
-    if (need > f->spine_radix)
+    uint64_t need = (uint64_t)leaves_per_pod * *par * mult;
+    if (need > f->spine_radix) {
+        if (f->spines)
+            return config_error_at(sc, e, "fabric.spine_radix",
+                                   "fabric.spine_radix: %u leaves x %u link(s) to each of %u "
+                                   "spines%s need spine_radix >= %llu, got %u; use more spines "
+                                   "(spines: %u gives one link each) or a bigger spine_radix",
+                                   leaves_per_pod, *par, *spines,
+                                   mult > 1 ? ", plus as many uplinks," : "",
+                                   (unsigned long long)need, f->spine_radix, up);
         return config_error_at(sc, e, "fabric.spine_radix",
-                               "fabric.spine_radix: %u leaves x %u link(s) to each spine%s need "
-                               "spine_radix >= %llu, got %u%s",
-                               leaves_per_pod, *par, f->pods > 1 ? ", plus as many uplinks," : "",
-                               (unsigned long long)need, f->spine_radix,
-                               f->pods > 1 ? "" : " (use pods > 1 for more)");
+                               "fabric.spine_radix: %u leaves x 1 link to each spine%s need "
+                               "spine_radix >= %llu, got %u; use spine_radix >= %llu%s or fewer "
+                               "servers",
+                               leaves_per_pod, mult > 1 ? ", plus as many uplinks," : "",
+                               (unsigned long long)need, f->spine_radix, (unsigned long long)need,
+                               f->preset == PRESET_RAIL_OPTIMIZED && mult == 1
+                                   ? ", pods > 1 (a super-spine tier)"
+                                   : "");
+    }
     return 0;
 }
 
@@ -209,27 +279,40 @@ static int build_leaf_spine(net *n, edge_list *el, err *e)
     const scenario *sc = n->sc;
     const cfg_fabric *f = &sc->fabric;
     uint64_t hosts = fabric_shape(f).hosts;
-    uint32_t down, up, spines, par;
+    uint32_t P = f->planes, down, up, spines, par;
     if (f->pods > 1)
         return config_error_at(sc, e, "fabric.pods",
                                "fabric.pods: leaf-spine is 2-tier; use preset rail-optimized or "
                                "fat-tree for a super-spine tier");
     if (leaf_split(n, &down, &up, e))
         return e->code;
-    uint32_t leaves = (uint32_t)((hosts + down - 1) / down);
-    if (spine_count(n, up, leaves, &spines, &par, e))
+    /* plane q holds port q of every NIC (hosts h with h mod P = q), in host order */
+    uint64_t per_plane = hosts / P;
+    uint32_t lpp = (uint32_t)((per_plane + down - 1) / down);
+    if (spine_count(n, up, lpp, &spines, &par, e))
         return e->code;
-    alloc_nodes(n, (uint32_t)hosts, leaves + spines, want_scale_up(f));
+    uint32_t leaves = lpp * P;
+    alloc_nodes(n, (uint32_t)hosts, leaves + spines * P, want_scale_up(f));
     set_tier(n, 0, leaves, TIER_LEAF, "leaf");
-    set_tier(n, leaves, spines, TIER_SPINE, "spine");
+    set_tier(n, leaves, spines * P, TIER_SPINE, "spine");
     for (uint32_t h = 0; h < hosts; h++)
-        edges_add(el, h, sw_at(n, h / down)->id, f->host_link_bps, f->link_latency_ps);
+        edges_add(el, h, sw_at(n, (h % P) * lpp + (uint32_t)((h / P) / down))->id, f->host_link_bps,
+                  f->link_latency_ps);
     for (uint32_t l = 0; l < leaves; l++)
         for (uint32_t s = 0; s < spines; s++)
             for (uint32_t k = 0; k < par; k++)
-                edges_add(el, sw_at(n, l)->id, sw_at(n, leaves + s)->id, f->fabric_link_bps,
-                          f->link_latency_ps);
+                edges_add(el, sw_at(n, l)->id, sw_at(n, leaves + (l / lpp) * spines + s)->id,
+                          f->fabric_link_bps, f->link_latency_ps);
     return 0;
+}
+
+/* The largest divisor of x that is at most cap (≥ 1). */
+static uint32_t largest_divisor(uint32_t x, uint32_t cap)
+{
+    for (uint32_t d = cap < x ? cap : x; d > 1; d--)
+        if (x % d == 0)
+            return d;
+    return 1;
 }
 
 /* Rail-optimized (with spines, pods) and rail-only (no spines). */
@@ -240,11 +323,14 @@ static int build_rails(net *n, edge_list *el, err *e, bool rail_only)
     shape sh = fabric_shape(f);
     uint32_t rails = sh.nics_per_server, rpl = f->rails_per_leaf, np = f->nic_ports;
     uint32_t down, up = 0;
-    if (rpl > rails || rails % rpl != 0)
+    if (rpl > rails || rails % rpl != 0) {
+        char divs[200];
+        divisors_text(rails, divs, sizeof divs);
         return config_error_at(sc, e, "fabric.rails_per_leaf",
                                "fabric.rails_per_leaf: %u rails per leaf must divide the %u rails "
-                               "(NICs per server = gpus_per_server / gpus_per_nic)",
-                               rpl, rails);
+                               "(NICs per server = gpus_per_server / gpus_per_nic); use one of %s",
+                               rpl, rails, divs);
+    }
     if (rail_only) {
         down = f->leaf_radix;
     } else if (leaf_split(n, &down, &up, e)) {
@@ -252,13 +338,18 @@ static int build_rails(net *n, edge_list *el, err *e, bool rail_only)
     }
     if (down < rpl)
         return config_error_at(sc, e, "fabric.leaf_radix",
-                               "fabric.leaf_radix: %u downlink ports cannot serve %u rails per leaf",
-                               down, rpl);
+                               "fabric.leaf_radix: %u cannot hold %u rails + %u uplinks (%u "
+                               "downlink ports at %u:%u); use leaf_radix >= %u or rails_per_leaf "
+                               "%u",
+                               f->leaf_radix, rpl, up, down, f->oversub_down, f->oversub_up,
+                               f->leaf_radix * ((rpl + down - 1) / down),
+                               largest_divisor(rails, down));
     if (down % rpl != 0)
         return config_error_at(sc, e, "fabric.rails_per_leaf",
                                "fabric.rails_per_leaf: %u downlink ports per leaf do not split "
-                               "evenly into %u rails",
-                               down, rpl);
+                               "evenly into %u rails; use a rails_per_leaf that divides both %u "
+                               "and the %u rails, or a leaf_radix whose downlinks it divides",
+                               down, rpl, down, rails);
     uint32_t su_servers = down / rpl;               /* servers per scalable unit */
     uint32_t su_leaves = (rails / rpl) * np;
     uint32_t n_su = (f->servers + su_servers - 1) / su_servers;
@@ -273,29 +364,38 @@ static int build_rails(net *n, edge_list *el, err *e, bool rail_only)
     if (n_su < pods || n_su % pods != 0)
         return config_error_at(sc, e, "fabric.pods",
                                "fabric.pods: %u scalable unit(s) of %u servers cannot be split "
-                               "evenly into %u pods",
-                               n_su, su_servers, pods);
+                               "evenly into %u pods; use servers: %llu (whole SUs in every pod) "
+                               "or pods dividing %u",
+                               n_su, su_servers, pods,
+                               (unsigned long long)((n_su + pods - 1) / pods) * pods * su_servers,
+                               n_su);
     uint32_t su_per_pod = n_su / pods;
     uint32_t leaves_per_pod = su_per_pod * su_leaves, leaves = leaves_per_pod * pods;
+    /* Dual-plane (planes = nic_ports = 2): leaf l serves NIC port l mod nic_ports, so the
+     * leaves of fabric plane q are those with l mod 2 = q; each plane gets its own spines (and
+     * super-spines), and no link joins two planes. */
+    uint32_t P = f->planes;
     uint32_t spines = 0, par = 0, plane = 0, par2 = 0;
     if (!rail_only) {
-        if (spine_count(n, up, leaves_per_pod, &spines, &par, e))
+        if (spine_count(n, up, leaves_per_pod / P, &spines, &par, e))
             return e->code;
         if (pods > 1) {
             /* Each spine has `sup` uplinks (1:1). Plane i's super-spines each take `par2`
              * parallel links from spine i of every pod; the smallest plane that fits the radix. */
-            uint32_t sup = leaves_per_pod * par;
+            uint32_t sup = leaves_per_pod / P * par;
             for (plane = 1; plane <= sup; plane++)
                 if (sup % plane == 0 && (uint64_t)pods * (sup / plane) <= f->spine_radix)
                     break;
             if (plane > sup)
                 return config_error_at(sc, e, "fabric.pods",
                                        "fabric.pods: %u pods need super-spines with at least %u "
-                                       "ports, but spine_radix is %u",
-                                       pods, pods, f->spine_radix);
+                                       "ports, but spine_radix is %u; use spine_radix >= %u or "
+                                       "at most %u pods",
+                                       pods, pods, f->spine_radix, pods, f->spine_radix);
             par2 = sup / plane;
         }
     }
+    spines *= P; /* per pod, over all planes: spine s of a pod belongs to plane s / (spines/P) */
     uint32_t n_spines = spines * pods, n_super = pods > 1 ? spines * plane : 0;
     alloc_nodes(n, (uint32_t)sh.hosts, leaves + n_spines + n_super, want_scale_up(f));
     set_tier(n, 0, leaves, TIER_LEAF, "leaf");
@@ -307,13 +407,14 @@ static int build_rails(net *n, edge_list *el, err *e, bool rail_only)
         uint32_t leaf = su * su_leaves + (x->rail / rpl) * np + h % np;
         edges_add(el, h, sw_at(n, leaf)->id, f->host_link_bps, f->link_latency_ps);
     }
+    uint32_t spp = spines / (P ? P : 1); /* spines of one plane in one pod */
     for (uint32_t p = 0; p < pods && !rail_only; p++)
         for (uint32_t l = 0; l < leaves_per_pod; l++)
-            for (uint32_t s = 0; s < spines; s++)
+            for (uint32_t s = 0; s < spp; s++)
                 for (uint32_t k = 0; k < par; k++)
                     edges_add(el, sw_at(n, p * leaves_per_pod + l)->id,
-                              sw_at(n, leaves + p * spines + s)->id, f->fabric_link_bps,
-                              f->link_latency_ps);
+                              sw_at(n, leaves + p * spines + (l % P) * spp + s)->id,
+                              f->fabric_link_bps, f->link_latency_ps);
     if (n_super)
         for (uint32_t pod = 0; pod < pods; pod++)
             for (uint32_t s = 0; s < spines; s++)
@@ -434,7 +535,7 @@ static void add_scale_up(net *n, edge_list *el)
     sim_time lat = f->scale_up_latency_ps / 2;
     for (uint32_t h = 0; h < n->n_hosts; h++)
         edges_add(el, h, sw_at(n, first + n->hosts[h]->server)->id,
-                  f->scale_up_bps * f->gpus_per_nic, lat);
+                  f->scale_up_achieved_bps * f->gpus_per_nic, lat);
 }
 
 /* Allocate ports from the edge list and wire both directions of every link. */
@@ -543,6 +644,15 @@ net *net_build(const scenario *sc, sim *s, err *e)
     pool_init(&n->pkts, "packets", sizeof(packet), 4096);
     edge_list el = {0};
     int rc;
+    if (sc->fabric.planes > 1 && sc->fabric.preset != PRESET_LEAF_SPINE &&
+        sc->fabric.preset != PRESET_RAIL_OPTIMIZED) {
+        config_error_at(sc, e, "fabric.planes",
+                        "fabric.planes: %u independent planes are built for presets leaf-spine "
+                        "and rail-optimized, not %s; use one of those or planes: 1",
+                        sc->fabric.planes, preset_name(sc->fabric.preset));
+        net_free(n);
+        return NULL;
+    }
     switch (sc->fabric.preset) {
     case PRESET_SINGLE_SWITCH: rc = build_single_switch(n, &el, e); break;
     case PRESET_LEAF_SPINE: rc = build_leaf_spine(n, &el, e); break;
@@ -592,6 +702,24 @@ net *net_build(const scenario *sc, sim *s, err *e)
     n->ecn_pmax_q32 = (uint64_t)(sc->sw.ecn_pmax * 4294967296.0 + 0.5);
     net_route(n);
     return n;
+}
+
+int net_mtu_check(const net *n, err *e)
+{
+    const scenario *sc = n->sc;
+    uint32_t frame = n->max_frame_bytes, mtu = sc->fabric.mtu;
+    if (frame <= mtu)
+        return 0;
+    /* largest RoCE path MTU whose frames the switches take */
+    uint32_t fit = 4096;
+    while (fit > 256 && wire_data_frame(fit, 1) > mtu)
+        fit /= 2;
+    return config_error_at(sc, e, "fabric.mtu",
+                           "fabric.mtu: switch ports take frames up to %u B, but nic.mtu %u makes "
+                           "%u B RoCEv2 frames (payload + %u B of headers), which every switch "
+                           "would drop; use fabric.mtu >= %u (9216 is the jumbo default) or "
+                           "nic.mtu %u",
+                           mtu, sc->nic.mtu, frame, frame - sc->nic.mtu, frame, fit);
 }
 
 void net_free(net *n)

@@ -193,6 +193,89 @@ static uint32_t dependency_cycle(const net *n, char *buf, size_t len)
     return found;
 }
 
+/* The switch port MTU against the NIC's largest RoCEv2 frame (nic.mtu payload + headers). */
+static void check_mtu(const net *n, check_report *r)
+{
+    const scenario *sc = n->sc;
+    uint32_t frame = n->max_frame_bytes, mtu = sc->fabric.mtu;
+    bool ok = frame <= mtu;
+    check_item *it = add_item(r, "mtu", ok ? CHECK_PASS : CHECK_FAIL);
+    if (it)
+        snprintf(it->detail, sizeof it->detail,
+                 ok ? "RoCE path MTU %u: %u B frames fit the switch port MTU %u B"
+                    : "RoCE path MTU %u: %u B frames exceed the switch port MTU %u B, so switches "
+                      "drop every full-size data frame; raise fabric.mtu or lower nic.mtu",
+                 sc->nic.mtu, frame, mtu);
+}
+
+static uint32_t uf_find(uint32_t *up, uint32_t x)
+{
+    while (up[x] != x)
+        x = up[x] = up[up[x]];
+    return x;
+}
+
+/* Host h's plane: the NIC port it is (dual-plane fabrics), else 0. */
+static uint32_t host_plane(const net *n, uint32_t h)
+{
+    uint32_t p = n->sc->fabric.planes;
+    return p > 1 ? h % p : 0;
+}
+
+/*
+ * Dual-plane fabrics: the fabric switches fall into exactly `planes` connected parts, plane q
+ * holding the leaf of every NIC's port q and no other host; reported with its switch counts.
+ */
+static void check_planes(const net *n, check_report *r)
+{
+    uint32_t P = n->sc->fabric.planes;
+    if (P < 2)
+        return;
+    uint32_t *up = xmalloc(sizeof(uint32_t) * n->n_nodes, "plane labels");
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        up[i] = i;
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        const node *a = n->ports[i]->owner, *b = n->ports[i]->peer->owner;
+        if (a->kind == NODE_SWITCH && b->kind == NODE_SWITCH && a->tier != TIER_SCALE_UP &&
+            b->tier != TIER_SCALE_UP)
+            up[uf_find(up, a->id)] = uf_find(up, b->id);
+    }
+    uint32_t label[2] = {UINT32_MAX, UINT32_MAX}, bad = 0;
+    for (uint32_t h = 0; h < n->n_hosts; h++) {
+        const node *x = n->hosts[h];
+        uint32_t c = uf_find(up, x->ports[x->net_port].peer->owner->id), q = host_plane(n, h);
+        if (label[q] == UINT32_MAX)
+            label[q] = c;
+        bad += label[q] != c;
+    }
+    uint32_t cnt[2][3] = {{0}}, parts = 0;
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        const node *x = n->switches[i];
+        if (x->tier == TIER_SCALE_UP)
+            continue;
+        uint32_t c = uf_find(up, x->id);
+        parts += c == x->id;
+        for (uint32_t q = 0; q < P; q++)
+            if (c == label[q] && x->tier >= TIER_LEAF && x->tier <= TIER_SUPER_SPINE)
+                cnt[q][x->tier - TIER_LEAF]++;
+    }
+    bool ok = !bad && parts == P && label[0] != label[1];
+    check_item *it = add_item(r, "planes", ok ? CHECK_PASS : CHECK_FAIL);
+    if (it) {
+        int k = snprintf(it->detail, sizeof it->detail, "%u %s planes", P,
+                         ok ? "independent" : "fabric parts for");
+        for (uint32_t q = 0; q < P && k < (int)sizeof it->detail; q++)
+            k += snprintf(it->detail + k, sizeof it->detail - (size_t)k,
+                          "%s plane %u: NIC port %u, %u leaves, %u spines%s", q ? ";" : ":", q, q,
+                          cnt[q][0], cnt[q][1], cnt[q][2] ? " and super-spines" : "");
+        if (k < (int)sizeof it->detail)
+            snprintf(it->detail + k, sizeof it->detail - (size_t)k, "%s",
+                     ok ? "; no link joins two planes"
+                        : "; the planes meet or a NIC port is on the wrong plane");
+    }
+    xfree(up);
+}
+
 /* PFC configuration checks: headroom vs what each link needs, ECN marking before XOFF, the
  * NIC's data class lossless, and routing free of cyclic buffer dependencies. */
 static void check_pfc(const net *n, check_report *r)
@@ -358,7 +441,9 @@ void check_fabric(const net *n, check_report *r)
     uint32_t ex_s = 0, ex_d = 0;
     for (uint32_t s = 0; s < n->n_hosts; s++)
         for (uint32_t d = 0; d < n->n_hosts; d++) {
-            if (s == d)
+            /* dual-plane: a NIC reaches another port only on its own plane (the transport
+             * sends from the NIC's port on the destination's plane) */
+            if (s == d || host_plane(n, s) != host_plane(n, d))
                 continue;
             pairs++;
             if (!reaches(n, s, d)) {
@@ -380,5 +465,7 @@ void check_fabric(const net *n, check_report *r)
             snprintf(it->detail, sizeof it->detail, "all %llu host pairs routed",
                      (unsigned long long)pairs);
     }
+    check_planes(n, r);
+    check_mtu(n, r);
     check_pfc(n, r);
 }

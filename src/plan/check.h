@@ -5,7 +5,10 @@
  * the host-facing bandwidth over the spine-facing bandwidth, for each spine the leaf-facing over
  * the super-spine-facing bandwidth, the worst switch of the tier reported — and the checks
  *   non_blocking   every leaf and spine ≤ 1:1 (rail-only: leaves have no uplinks by design)
- *   reachability   every host reaches every other host over the routed fabric
+ *   reachability   every host reaches every other host over the routed fabric (dual-plane:
+ *                  every other host on its plane)
+ *   planes         dual-plane fabrics: exactly `planes` disjoint parts, NIC port q on plane q
+ *   mtu            the NIC's largest RoCEv2 frame fits the switch port MTU (fabric.mtu)
  * PFC part (when PFC is on):
  *   pfc_lossless_class  the NIC's RoCE class is one of the switches' lossless classes
  *   pfc_headroom        configured headroom ≥ what the most demanding link needs (auto: shown)

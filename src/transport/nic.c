@@ -102,6 +102,9 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
 {
     SIM_ASSERT(t->n_flows < t->cap_flows, "flow capacity %llu exceeded",
                (unsigned long long)t->cap_flows);
+    uint32_t planes = t->sc->fabric.planes;
+    if (planes > 1 && src % planes != dst % planes)
+        src += dst % planes - src % planes; /* dual-plane: the NIC's port on dst's plane */
     flow *f = &t->flows[t->n_flows];
     f->id = (uint32_t)t->n_flows++;
     f->job = job;
@@ -324,6 +327,14 @@ static packet *nic_pull(void *ctx, node *host, port *p)
         return pkt;
     }
     sim_time now = t->net->sim->now, earliest = SIM_TIME_MAX;
+    /* A GPU's NVLink is one link: frames it relays towards another rail (rail-only) wait while
+     * its fluid transfers hold it, and take their line time from it (see transport_post). */
+    bool nvl = p->index == host->nvl_port;
+    if (nvl && t->nvl_free_ps[host->index] > now) {
+        if (np->n_active)
+            nic_wake_at(t, np, t->nvl_free_ps[host->index]);
+        return NULL;
+    }
     for (uint32_t n = np->n_active; n; n--) {
         qp *q = ring_pop(np);
         if (!qp_can_send(t, q))
@@ -341,6 +352,8 @@ static packet *nic_pull(void *ctx, node *host, port *p)
         packet *pkt = qp_emit(t, np, q, now);
         if (qp_can_send(t, q))
             ring_push(np, q);
+        if (nvl)
+            t->nvl_free_ps[host->index] = now + sim_ser_time(wire_line_bytes(pkt), p->rate_bps);
         return pkt;
     }
     if (earliest != SIM_TIME_MAX)
@@ -664,7 +677,7 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
          * scale-up rate; the receiver has them scale_up.latency later */
         const node *h = t->nics[f->src].host;
         uint64_t rate = h->nvl_port != UINT32_MAX ? h->ports[h->nvl_port].rate_bps
-                                                  : t->sc->fabric.scale_up_bps;
+                                                  : t->sc->fabric.scale_up_achieved_bps;
         sim_time start = t->nvl_free_ps[f->src] > now ? t->nvl_free_ps[f->src] : now;
         t->nvl_free_ps[f->src] = start + sim_ser_time(bytes, rate);
         event_init(&m->ev, fluid_done);

@@ -222,8 +222,10 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows);
 void transport_free(transport *t);
 /* Add a flow (not started) and its QPs, in traffic class `prio`. Returns it; its id is its index
  * in t->flows. Between two hosts of one server (with a scale-up domain) the flow is fluid: its
- * messages take bytes / scale_up bandwidth on the sender's NVLink (one after the other) plus
- * scale_up.latency, and make no packets — the packet model is for the scale-out fabric. */
+ * messages take bytes / (scale_up bandwidth × efficiency) on the sender's NVLink (one after the
+ * other, and after any rail-only relay frame on it) plus scale_up.latency, and make no packets —
+ * the packet model is for the scale-out fabric. Dual-plane fabrics: a flow between ports of
+ * different planes leaves from the sending NIC's port on dst's plane (src is moved). */
 flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst, uint64_t size,
                          uint8_t prio);
 /* Start a flow now: post its size_bytes as one message; on_done fires when it has arrived. */

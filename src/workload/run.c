@@ -121,7 +121,7 @@ static run *run_build(const scenario *sc, int only, err *e)
     sim_init(&r->sim, sc->seed);
     r->sim.stop_at = sc->stop_at_ps;
     r->net = net_build(sc, &r->sim, e);
-    if (!r->net)
+    if (!r->net || net_mtu_check(r->net, e))
         goto fail;
     if (lb_install(r->net, sc, e))
         goto fail;

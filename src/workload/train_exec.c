@@ -322,9 +322,9 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         .tp_alpha_ps = sc->fabric.scale_up_latency_ps,
         .pp_alpha_ps = sc->fabric.scale_up_latency_ps,
         .dp_alpha_ps = sc->fabric.scale_up_latency_ps,
-        .tp_bw_bps = sc->fabric.scale_up_bps,
-        .pp_bw_bps = sc->fabric.scale_up_bps,
-        .dp_bw_bps = sc->fabric.scale_up_bps,
+        .tp_bw_bps = sc->fabric.scale_up_achieved_bps,
+        .pp_bw_bps = sc->fabric.scale_up_achieved_bps,
+        .dp_bw_bps = sc->fabric.scale_up_achieved_bps,
     };
     x->left = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
     x->aux = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
