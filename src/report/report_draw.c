@@ -1,14 +1,10 @@
 /*
- * report.c — load a run's output folder and write the self-contained HTML report (report.h).
- *
- * The loader rebuilds a run_stats from summary.json, ports.csv and flows.csv so the report and
- * the terminal summary share one diagnosis (summary_diagnose). Time series are read into dense
- * [port × time] matrices; charts downsample them to a fixed number of columns/points so the
- * file size follows the picture, not the run length.
+ * report_draw.c — the self-contained HTML report (report.h) from what report_read.c loaded:
+ * inline CSS and SVG, no script, no network. Every chart has a fixed pixel budget: heat maps
+ * draw HEAT_COLS columns and at most HEAT_ROWS rows (more ports are aggregated by switch or
+ * host range, and the title says so), lines at most MAX_POINTS points, so a 1,024-host run
+ * gives a page a browser draws at once.
  */
-#include "report.h"
-
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,603 +13,14 @@
 #include <string.h>
 
 #include "../core/alloc.h"
-#include "jsonr.h"
+#include "report_int.h"
 #include "summary.h"
 
 #define HEAT_COLS 150
 #define HEAT_ROWS 40
 #define HOT_PORTS 6
 #define PFC_PORTS 10
-#define SLOW_FLOWS 5
 #define MAX_POINTS 1500
-
-typedef struct series {   /* a port's time series */
-    char name[48];
-    float *q, *util;
-    uint8_t *paused;
-    double max_q, mean_util;
-    uint32_t paused_n;
-} series;
-
-struct report {
-    char *dir;
-    jsonr_doc *doc;
-    const jsonr_val *root;
-    run_stats st;
-    char **job_names;
-    bool have_ports, have_flows, have_ts, have_rates;
-    uint32_t n_t;
-    uint32_t n_show;  /* rows up to the last activity (+1): a trailing idle tail (e.g. a timer
-                       * firing long after the last packet) would squeeze every chart */
-    sim_time *t;
-    uint32_t n_series;
-    series *ser;
-    /* DCQCN: per flow (first QP seen), rates over rate_t */
-    uint32_t n_rt;
-    sim_time *rt;
-    uint32_t n_rflows;
-    uint32_t *rflow_id;
-    float *rate; /* [n_rflows][n_rt] */
-};
-
-/* ---- files -------------------------------------------------------------------------------- */
-
-static char *read_all(const char *dir, const char *name, size_t *len, bool required, err *e)
-{
-    size_t pl = strlen(dir) + strlen(name) + 2;
-    char *path = xmalloc(pl, "report path");
-    snprintf(path, pl, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (required)
-            err_set(e, ERR_IO, path, 0, 0, "cannot read %s: %s", name, strerror(errno));
-        xfree(path);
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = xmalloc(cap + 1, "report file");
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = xrealloc(buf, cap + 1, "report file");
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        err_set(e, ERR_IO, path, 0, 0, "error reading %s", name);
-        xfree(path);
-        xfree(buf);
-        return NULL;
-    }
-    xfree(path);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-/* CSV (RFC 4180 subset: quoted fields without embedded line breaks). Splits `line` in place. */
-#define CSV_MAX_FIELDS 40
-static int csv_split(char *line, char **fld)
-{
-    int n = 0;
-    char *s = line;
-    for (;;) {
-        if (n == CSV_MAX_FIELDS)
-            return n;
-        if (*s == '"') {
-            char *o = ++s;
-            fld[n++] = o;
-            while (*s && !(*s == '"' && s[1] != '"')) {
-                if (*s == '"')
-                    s++;
-                *o++ = *s++;
-            }
-            if (*s == '"')
-                s++;
-            char *end = s;
-            *o = '\0';
-            s = end;
-        } else {
-            fld[n++] = s;
-            while (*s && *s != ',')
-                s++;
-        }
-        if (*s != ',') {
-            *s = '\0';
-            return n;
-        }
-        *s++ = '\0';
-    }
-}
-
-/* Iterate lines of buf (modified); returns the next line or NULL. */
-static char *next_line(char **cur)
-{
-    char *s = *cur;
-    if (!s || !*s)
-        return NULL;
-    char *nl = strchr(s, '\n');
-    if (nl) {
-        *nl = '\0';
-        *cur = nl + 1;
-    } else {
-        *cur = s + strlen(s);
-    }
-    size_t l = strlen(s);
-    if (l && s[l - 1] == '\r')
-        s[l - 1] = '\0';
-    return s;
-}
-
-static int col(char **hdr, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(hdr[i], name) == 0)
-            return i;
-    return -1;
-}
-
-static uint64_t fu64(char **f, int n, int c) { return c >= 0 && c < n ? strtoull(f[c], NULL, 10) : 0; }
-static double fdbl(char **f, int n, int c) { return c >= 0 && c < n ? strtod(f[c], NULL) : 0.0; }
-
-static int bad_csv(err *e, const char *dir, const char *file, uint64_t line, const char *what)
-{
-    return err_set(e, ERR_INVALID, file, (int)line, 0, "%s/%s:%" PRIu64 ": %s", dir, file, line,
-                   what);
-}
-
-static const char *const drop_cols[DROP_REASONS] = {
-    "drop_buffer_full", "drop_link_down", "drop_bit_error",
-    "drop_no_route",    "drop_pfc_watchdog", "drop_ttl",
-};
-
-static int load_ports(report *r, err *e)
-{
-    size_t len;
-    char *buf = read_all(r->dir, "ports.csv", &len, false, e);
-    if (!buf)
-        return 0;
-    char *cur = buf, *line, *hdr[CSV_MAX_FIELDS], *f[CSV_MAX_FIELDS];
-    line = next_line(&cur);
-    int nh = line ? csv_split(line, hdr) : 0;
-    int c_port = col(hdr, nh, "port");
-    if (c_port < 0) {
-        xfree(buf);
-        return bad_csv(e, r->dir, "ports.csv", 1, "no 'port' column in the header");
-    }
-    int c_tx = col(hdr, nh, "tx_bytes"), c_pk = col(hdr, nh, "tx_packets"),
-        c_q = col(hdr, nh, "max_queue_bytes"), c_u = col(hdr, nh, "utilization"),
-        c_ecn = col(hdr, nh, "ecn_marked"), c_ps = col(hdr, nh, "pfc_pause_sent"),
-        c_pp = col(hdr, nh, "pfc_paused_ps"), c_pr = col(hdr, nh, "pfc_pause_rx"),
-        c_wd = col(hdr, nh, "pfc_watchdog_events");
-    int c_d[DROP_REASONS];
-    for (int d = 0; d < DROP_REASONS; d++)
-        c_d[d] = col(hdr, nh, drop_cols[d]);
-    uint32_t cap = 256;
-    r->st.ports = xcalloc(cap, sizeof(port_record), "report ports");
-    while ((line = next_line(&cur))) {
-        if (!*line)
-            continue;
-        int n = csv_split(line, f);
-        if (r->st.n_ports == cap) {
-            cap *= 2;
-            r->st.ports = xrealloc(r->st.ports, cap * sizeof(port_record), "report ports");
-        }
-        port_record *p = &r->st.ports[r->st.n_ports++];
-        memset(p, 0, sizeof *p);
-        snprintf(p->name, sizeof p->name, "%s", c_port < n ? f[c_port] : "");
-        p->tx_bytes = fu64(f, n, c_tx);
-        p->tx_packets = fu64(f, n, c_pk);
-        p->max_queue_bytes = fu64(f, n, c_q);
-        p->utilization = fdbl(f, n, c_u);
-        p->ecn_marked = fu64(f, n, c_ecn);
-        p->pfc_pause_sent = fu64(f, n, c_ps);
-        p->pfc_paused_ps = fu64(f, n, c_pp);
-        p->pfc_pause_rx = fu64(f, n, c_pr);
-        p->wd_events = fu64(f, n, c_wd);
-        for (int d = 0; d < DROP_REASONS; d++)
-            p->drops[d] = fu64(f, n, c_d[d]);
-    }
-    r->have_ports = true;
-    xfree(buf);
-    return 0;
-}
-
-static int load_flows(report *r, err *e)
-{
-    size_t len;
-    char *buf = read_all(r->dir, "flows.csv", &len, false, e);
-    if (!buf)
-        return 0;
-    char *cur = buf, *line, *hdr[CSV_MAX_FIELDS], *f[CSV_MAX_FIELDS];
-    line = next_line(&cur);
-    int nh = line ? csv_split(line, hdr) : 0;
-    int c_job = col(hdr, nh, "job"), c_s = col(hdr, nh, "src_host"), c_d = col(hdr, nh, "dst_host"),
-        c_sz = col(hdr, nh, "size_bytes"), c_dl = col(hdr, nh, "delivered_bytes"),
-        c_st = col(hdr, nh, "start_ps"), c_en = col(hdr, nh, "end_ps");
-    if (c_st < 0 || c_en < 0) {
-        xfree(buf);
-        return bad_csv(e, r->dir, "flows.csv", 1, "expected start_ps and end_ps columns");
-    }
-    uint64_t cap = 1024;
-    r->st.flows = xcalloc(cap, sizeof(flow_record), "report flows");
-    while ((line = next_line(&cur))) {
-        if (!*line)
-            continue;
-        int n = csv_split(line, f);
-        if (r->st.n_flows == cap) {
-            cap *= 2;
-            r->st.flows = xrealloc(r->st.flows, cap * sizeof(flow_record), "report flows");
-        }
-        flow_record *fr = &r->st.flows[r->st.n_flows++];
-        memset(fr, 0, sizeof *fr);
-        fr->job = UINT32_MAX;
-        for (uint32_t j = 0; c_job >= 0 && c_job < n && j < r->st.n_jobs; j++)
-            if (strcmp(r->st.jobs[j].name, f[c_job]) == 0) {
-                fr->job = j;
-                break;
-            }
-        fr->src_host = (uint32_t)fu64(f, n, c_s);
-        fr->dst_host = (uint32_t)fu64(f, n, c_d);
-        fr->size_bytes = fu64(f, n, c_sz);
-        fr->delivered_bytes = fu64(f, n, c_dl);
-        fr->start_ps = fu64(f, n, c_st);
-        fr->end_ps = fu64(f, n, c_en);
-    }
-    r->have_flows = true;
-    xfree(buf);
-    return 0;
-}
-
-/* Port name → series index: open addressing over a power-of-two table. */
-typedef struct name_map {
-    uint32_t *slot; /* index + 1; 0 = empty */
-    uint32_t mask;
-} name_map;
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static int load_timeseries(report *r, err *e)
-{
-    size_t len;
-    char *buf = read_all(r->dir, "timeseries.csv", &len, false, e);
-    if (!buf)
-        return 0;
-    char *cur = buf, *line, *hdr[CSV_MAX_FIELDS], *f[CSV_MAX_FIELDS];
-    line = next_line(&cur);
-    int nh = line ? csv_split(line, hdr) : 0;
-    int c_t = col(hdr, nh, "time_ps"), c_p = col(hdr, nh, "port"), c_q = col(hdr, nh, "queue_bytes"),
-        c_u = col(hdr, nh, "utilization"), c_x = col(hdr, nh, "pfc_paused_mask");
-    if (c_t < 0 || c_p < 0) {
-        xfree(buf);
-        return bad_csv(e, r->dir, "timeseries.csv", 1, "expected time_ps and port columns");
-    }
-    /* pass 1: cells into flat vectors */
-    typedef struct cell {
-        uint32_t ti, pi;
-        float q, u;
-        uint8_t x;
-    } cell;
-    uint64_t n_cells = 0, cap_cells = 4096;
-    cell *cells = xmalloc(cap_cells * sizeof(cell), "report cells");
-    uint32_t cap_t = 256, cap_s = 64;
-    r->t = xmalloc(cap_t * sizeof(sim_time), "report times");
-    r->ser = xcalloc(cap_s, sizeof(series), "report series");
-    name_map m = {xcalloc(1024, sizeof(uint32_t), "report map"), 1023};
-    uint64_t lineno = 1;
-    while ((line = next_line(&cur))) {
-        lineno++;
-        if (!*line)
-            continue;
-        int n = csv_split(line, f);
-        if (n <= c_t || n <= c_p) {
-            xfree(cells);
-            xfree(m.slot);
-            xfree(buf);
-            return bad_csv(e, r->dir, "timeseries.csv", lineno, "missing fields");
-        }
-        sim_time t = strtoull(f[c_t], NULL, 10);
-        if (!r->n_t || r->t[r->n_t - 1] != t) {
-            if (r->n_t && t < r->t[r->n_t - 1]) {
-                xfree(cells);
-                xfree(m.slot);
-                xfree(buf);
-                return bad_csv(e, r->dir, "timeseries.csv", lineno, "time_ps goes backwards");
-            }
-            if (r->n_t == cap_t) {
-                cap_t *= 2;
-                r->t = xrealloc(r->t, cap_t * sizeof(sim_time), "report times");
-            }
-            r->t[r->n_t++] = t;
-        }
-        uint64_t h = hash_str(f[c_p]);
-        uint32_t idx;
-        for (;;) {
-            uint32_t s = m.slot[h & m.mask];
-            if (!s) {
-                if (r->n_series == cap_s) {
-                    cap_s *= 2;
-                    r->ser = xrealloc(r->ser, cap_s * sizeof(series), "report series");
-                }
-                idx = r->n_series++;
-                memset(&r->ser[idx], 0, sizeof(series));
-                snprintf(r->ser[idx].name, sizeof r->ser[idx].name, "%s", f[c_p]);
-                m.slot[h & m.mask] = idx + 1;
-                if (r->n_series * 2 > m.mask) { /* grow and rehash */
-                    uint32_t nm = m.mask * 2 + 1;
-                    uint32_t *ns = xcalloc((size_t)nm + 1, sizeof(uint32_t), "report map");
-                    for (uint32_t k = 0; k < r->n_series; k++) {
-                        uint64_t hk = hash_str(r->ser[k].name);
-                        while (ns[hk & nm])
-                            hk++;
-                        ns[hk & nm] = k + 1;
-                    }
-                    xfree(m.slot);
-                    m.slot = ns;
-                    m.mask = nm;
-                }
-                break;
-            }
-            if (strcmp(r->ser[s - 1].name, f[c_p]) == 0) {
-                idx = s - 1;
-                break;
-            }
-            h++;
-        }
-        if (n_cells == cap_cells) {
-            cap_cells *= 2;
-            cells = xrealloc(cells, cap_cells * sizeof(cell), "report cells");
-        }
-        cell *c = &cells[n_cells++];
-        c->ti = r->n_t - 1;
-        c->pi = idx;
-        c->q = (float)fdbl(f, n, c_q);
-        c->u = (float)fdbl(f, n, c_u);
-        c->x = (uint8_t)fu64(f, n, c_x);
-    }
-    /* pass 2: dense matrices */
-    for (uint32_t s = 0; s < r->n_series; s++) {
-        series *se = &r->ser[s];
-        se->q = xcalloc(r->n_t ? r->n_t : 1, sizeof(float), "report q");
-        se->util = xcalloc(r->n_t ? r->n_t : 1, sizeof(float), "report util");
-        se->paused = xcalloc(r->n_t ? r->n_t : 1, 1, "report paused");
-    }
-    for (uint64_t k = 0; k < n_cells; k++) {
-        series *se = &r->ser[cells[k].pi];
-        se->q[cells[k].ti] = cells[k].q;
-        se->util[cells[k].ti] = cells[k].u;
-        se->paused[cells[k].ti] = cells[k].x;
-    }
-    for (uint32_t s = 0; s < r->n_series; s++) {
-        series *se = &r->ser[s];
-        double sum = 0;
-        for (uint32_t t = 0; t < r->n_t; t++) {
-            if (se->q[t] > se->max_q)
-                se->max_q = se->q[t];
-            sum += se->util[t];
-            se->paused_n += se->paused[t] != 0;
-        }
-        se->mean_util = r->n_t ? sum / r->n_t : 0;
-    }
-    uint32_t last = 0;
-    for (uint64_t k = 0; k < n_cells; k++)
-        if ((cells[k].q > 0 || cells[k].u > 0.001f || cells[k].x) && cells[k].ti > last)
-            last = cells[k].ti;
-    r->n_show = last + 2 < r->n_t ? last + 2 : r->n_t;
-    xfree(cells);
-    xfree(m.slot);
-    xfree(buf);
-    r->have_ts = r->n_t > 0 && r->n_series > 0;
-    return 0;
-}
-
-static int load_rates(report *r, err *e)
-{
-    size_t len;
-    char *buf = read_all(r->dir, "dcqcn_rates.csv", &len, false, e);
-    if (!buf)
-        return 0;
-    char *cur = buf, *line, *hdr[CSV_MAX_FIELDS], *f[CSV_MAX_FIELDS];
-    line = next_line(&cur);
-    int nh = line ? csv_split(line, hdr) : 0;
-    int c_t = col(hdr, nh, "time_ps"), c_f = col(hdr, nh, "flow"), c_r = col(hdr, nh, "rate_bps");
-    if (c_t < 0 || c_f < 0 || c_r < 0 || !r->have_flows) {
-        xfree(buf);
-        return 0;
-    }
-    /* the slowest flows: incomplete first, then by FCT */
-    uint32_t pick[SLOW_FLOWS];
-    uint64_t key[SLOW_FLOWS];
-    uint32_t np = 0;
-    for (uint64_t i = 0; i < r->st.n_flows && i < UINT32_MAX; i++) {
-        const flow_record *fr = &r->st.flows[i];
-        uint64_t k = fr->end_ps ? fr->end_ps - fr->start_ps : UINT64_MAX;
-        uint32_t at = np < SLOW_FLOWS ? np++ : SLOW_FLOWS;
-        if (at == SLOW_FLOWS) {
-            if (k <= key[SLOW_FLOWS - 1])
-                continue;
-            at = SLOW_FLOWS - 1;
-        }
-        while (at > 0 && key[at - 1] < k) {
-            pick[at] = pick[at - 1];
-            key[at] = key[at - 1];
-            at--;
-        }
-        pick[at] = (uint32_t)i;
-        key[at] = k;
-    }
-    r->n_rflows = np;
-    r->rflow_id = xmalloc((np ? np : 1) * sizeof(uint32_t), "report rate flows");
-    memcpy(r->rflow_id, pick, np * sizeof(uint32_t));
-    uint32_t cap_t = 256;
-    r->rt = xmalloc(cap_t * sizeof(sim_time), "report rate times");
-    float *vals = xmalloc((size_t)cap_t * (np ? np : 1) * sizeof(float), "report rates");
-    uint8_t *got = xcalloc((size_t)cap_t * (np ? np : 1), 1, "report rates seen");
-    while ((line = next_line(&cur))) {
-        if (!*line)
-            continue;
-        int n = csv_split(line, f);
-        if (n <= c_r)
-            continue;
-        sim_time t = strtoull(f[c_t], NULL, 10);
-        if (!r->n_rt || r->rt[r->n_rt - 1] != t) {
-            if (r->n_rt == cap_t) {
-                cap_t *= 2;
-                r->rt = xrealloc(r->rt, cap_t * sizeof(sim_time), "report rate times");
-                vals = xrealloc(vals, (size_t)cap_t * (np ? np : 1) * sizeof(float),
-                                "report rates");
-                got = xrealloc(got, (size_t)cap_t * (np ? np : 1), "report rates seen");
-                memset(got + (size_t)(cap_t / 2) * np, 0, (size_t)(cap_t / 2) * np);
-            }
-            r->rt[r->n_rt++] = t;
-        }
-        uint32_t fl = (uint32_t)strtoul(f[c_f], NULL, 10);
-        for (uint32_t k = 0; k < np; k++)
-            if (pick[k] == fl) {
-                size_t c = (size_t)(r->n_rt - 1) * np + k;
-                if (!got[c]) { /* first QP of the flow */
-                    vals[c] = (float)strtod(f[c_r], NULL);
-                    got[c] = 1;
-                }
-            }
-    }
-    /* transpose to [flow][time] */
-    r->rate = xcalloc((size_t)(np ? np : 1) * (r->n_rt ? r->n_rt : 1), sizeof(float),
-                      "report rate series");
-    for (uint32_t t = 0; t < r->n_rt; t++)
-        for (uint32_t k = 0; k < np; k++)
-            r->rate[(size_t)k * r->n_rt + t] = got[(size_t)t * np + k] ? vals[(size_t)t * np + k] : 0;
-    xfree(vals);
-    xfree(got);
-    xfree(buf);
-    r->have_rates = np > 0 && r->n_rt > 0;
-    return 0;
-}
-
-static void load_summary(report *r)
-{
-    const jsonr_val *j = r->root;
-    run_stats *st = &r->st;
-    st->end_ps = jsonr_u64(j, "sim.end_ps", 0);
-    st->events = jsonr_u64(j, "sim.events", 0);
-    st->wall_s = jsonr_num(j, "sim.wall_s", 0);
-    st->flows_completed = jsonr_u64(j, "flows.completed", 0);
-    st->fct_p50_ps = jsonr_u64(j, "flows.fct_ps.p50", 0);
-    st->fct_p99_ps = jsonr_u64(j, "flows.fct_ps.p99", 0);
-    st->fct_max_ps = jsonr_u64(j, "flows.fct_ps.max", 0);
-    st->tx_bytes = jsonr_u64(j, "fabric.tx_bytes", 0);
-    st->max_link_utilization = jsonr_num(j, "fabric.max_link_utilization", 0);
-    st->ecn_marked = jsonr_u64(j, "fabric.ecn_marked", 0);
-    st->pfc_pause_sent = jsonr_u64(j, "fabric.pfc_pause_sent", 0);
-    st->pfc_paused_ps = jsonr_u64(j, "fabric.pfc_paused_ps", 0);
-    st->pfc_watchdog_events = jsonr_u64(j, "fabric.pfc_watchdog_events", 0);
-    static const char *const dk[DROP_REASONS] = {"buffer_full", "link_down", "bit_error",
-                                                 "no_route",    "pfc_watchdog", "ttl"};
-    for (int d = 0; d < DROP_REASONS; d++) {
-        char path[64];
-        snprintf(path, sizeof path, "fabric.drops.%s", dk[d]);
-        st->drops[d] = jsonr_u64(j, path, 0);
-    }
-    st->cnp_sent = jsonr_u64(j, "nics.cnp_sent", 0);
-    st->cnp_handled = jsonr_u64(j, "nics.cnp_handled", 0);
-    st->retransmitted_packets = jsonr_u64(j, "nics.retransmitted_packets", 0);
-    st->out_of_sequence = jsonr_u64(j, "nics.out_of_sequence", 0);
-    st->rto_events = jsonr_u64(j, "nics.rto_events", 0);
-    st->pfc_watchdog_events = jsonr_u64(j, "fabric.pfc_watchdog_events", 0);
-    const jsonr_val *d = jsonr_path(j, "sim.deadlock");
-    st->deadlock = d && jsonr_get(d, "detected") && jsonr_get(d, "detected")->b;
-    snprintf(st->deadlock_cycle, sizeof st->deadlock_cycle, "%s",
-             jsonr_str(j, "sim.deadlock.cycle", ""));
-    const jsonr_val *jobs = jsonr_get(j, "jobs");
-    uint32_t nj = jobs && jobs->type == JR_ARR ? (uint32_t)jobs->n : 0;
-    st->n_jobs = nj;
-    st->jobs = xcalloc(nj ? nj : 1, sizeof(job_result), "report jobs");
-    uint32_t i = 0;
-    for (const jsonr_val *x = nj ? jobs->child : NULL; x; x = x->next, i++) {
-        job_result *jr = &st->jobs[i];
-        jr->name = jsonr_str(x, "name", "?");
-        jr->start_ps = jsonr_u64(x, "start_ps", 0);
-        jr->end_ps = jsonr_u64(x, "end_ps", 0);
-        jr->jct_ps = jsonr_u64(x, "jct_ps", 0);
-        const jsonr_val *c = jsonr_get(x, "completed");
-        jr->completed = c ? c->b : jr->jct_ps > 0;
-        jr->flows = jsonr_u64(x, "flows", 0);
-        jr->flows_completed = jsonr_u64(x, "flows_completed", 0);
-        const jsonr_val *it = jsonr_get(x, "iterations");
-        if (it && it->type == JR_ARR && it->n) {
-            jr->n_iterations = (uint32_t)it->n;
-            jr->iterations = xcalloc(it->n, sizeof(iter_result), "report iterations");
-            uint32_t k = 0;
-            for (const jsonr_val *y = it->child; y; y = y->next, k++)
-                jr->iterations[k].time_ps = jsonr_u64(y, "time_ps", 0);
-        }
-    }
-}
-
-report *report_load(const char *dir, err *e)
-{
-    report *r = xcalloc(1, sizeof *r, "report");
-    r->dir = xstrdup(dir, "report dir");
-    size_t len;
-    char *buf = read_all(dir, "summary.json", &len, true, e);
-    if (!buf)
-        goto fail;
-    size_t off = 0;
-    char msg[128];
-    r->doc = jsonr_parse(buf, len, &off, msg, sizeof msg);
-    xfree(buf);
-    if (!r->doc) {
-        err_set(e, ERR_INVALID, "summary.json", 0, 0, "%s/summary.json: byte %zu: %s", dir, off,
-                msg);
-        goto fail;
-    }
-    r->root = jsonr_root(r->doc);
-    if (r->root->type != JR_OBJ || !jsonr_get(r->root, "sim")) {
-        err_set(e, ERR_INVALID, "summary.json", 0, 0,
-                "%s/summary.json: not a wirerate summary (no \"sim\" object)", dir);
-        goto fail;
-    }
-    load_summary(r);
-    if (load_ports(r, e) || load_flows(r, e) || load_timeseries(r, e) || load_rates(r, e))
-        goto fail;
-    return r;
-fail:
-    report_free(r);
-    return NULL;
-}
-
-void report_free(report *r)
-{
-    if (!r)
-        return;
-    for (uint32_t i = 0; i < r->st.n_jobs; i++)
-        xfree(r->st.jobs[i].iterations);
-    xfree(r->st.jobs);
-    xfree(r->st.ports);
-    xfree(r->st.flows);
-    for (uint32_t s = 0; s < r->n_series; s++) {
-        xfree(r->ser[s].q);
-        xfree(r->ser[s].util);
-        xfree(r->ser[s].paused);
-    }
-    xfree(r->ser);
-    xfree(r->t);
-    xfree(r->rt);
-    xfree(r->rflow_id);
-    xfree(r->rate);
-    jsonr_free(r->doc);
-    xfree(r->dir);
-    xfree(r);
-}
 
 /* ---- HTML and SVG ------------------------------------------------------------------------- */
 
@@ -1181,48 +588,74 @@ static void chart_fct(FILE *f, const report *r)
 
 static void chart_dcqcn(FILE *f, const report *r)
 {
-    if (!r->have_rates) {
-        missing(f, "chart-dcqcn", "DCQCN rate of the slowest flows",
-                "no dcqcn_rates.csv (needs the transport's rate series)");
+    if (!r->have_rates || !r->n_rflows) {
+        missing(f, "chart-dcqcn", "DCQCN pacing rates",
+                "no dcqcn_rates.csv (needs output.formats csv, telemetry.sample_interval and "
+                "a DCQCN transport)");
         return;
     }
-    uint32_t n_rt = r->n_rt;
-    if (r->have_ts)
-        while (n_rt > 1 && r->rt[n_rt - 1] > r->t[r->n_show - 1])
-            n_rt--;
-    tunit u = time_unit((double)r->rt[n_rt - 1]);
     double mx = 0;
-    for (size_t i = 0; i < (size_t)r->n_rflows * r->n_rt; i++)
-        mx = r->rate[i] > mx ? r->rate[i] : mx;
+    for (uint32_t k = 0; k < r->n_rflows; k++)
+        for (int b = 0; b < RATE_BUCKETS; b++)
+            if (r->rflows[k].has[b] && r->rflows[k].hi[b] > mx)
+                mx = r->rflows[k].hi[b];
+    for (int b = 0; b < RATE_BUCKETS; b++)
+        if (r->mean_has[b] && r->mean_bps[b] > mx)
+            mx = r->mean_bps[b];
+    double span = (double)(r->rt1 - r->rt0) + 1;
+    tunit u = time_unit((double)r->rt1);
+    uint32_t n_leg = r->n_rflows + 1;
     chart c = {0};
-    c.mt = 30 + 14 * ((r->n_rflows + 2) / 3);
-    chart_open(f, &c, "chart-dcqcn", 880, 300 + c.mt - 30,
-               "DCQCN pacing rate of the slowest flows (first QP)");
-    c.x0 = 0;
-    c.x1 = (double)r->rt[n_rt - 1];
+    c.mt = 30 + 14 * ((n_leg + 2) / 3);
+    char title[128];
+    bool by_fct = r->rflows[0].flow_rec != UINT64_MAX;
+    text_printf(title, sizeof title, "DCQCN pacing rate: %s (%u of %u flows)",
+                by_fct ? "the slowest flows" : "the most throttled flows", r->n_rflows,
+                r->n_qps);
+    chart_open(f, &c, "chart-dcqcn", 880, 300 + c.mt - 30, title);
+    c.x0 = (double)r->rt0;
+    c.x1 = (double)r->rt1;
     c.y0 = 0;
     c.y1 = mx > 0 ? mx * 1.05 / 1e9 : 1;
     chart_axes(&c, u.div, u.name, "rate (Gbps)");
-    uint32_t step = n_rt > MAX_POINTS ? n_rt / MAX_POINTS + 1 : 1;
+    /* each bucket contributes its min and max: <= 2 × RATE_BUCKETS points per series */
     for (uint32_t k = 0; k < r->n_rflows; k++) {
-        const flow_record *fr = &r->st.flows[r->rflow_id[k]];
-        fprintf(f, "<polyline class=\"line\" stroke=\"%s\" points=\"", palette[k % 8]);
-        for (uint32_t t = 0; t < n_rt; t += step) {
-            if (r->rt[t] < fr->start_ps || (fr->end_ps && r->rt[t] > fr->end_ps + (n_rt > 1 ? r->rt[1] - r->rt[0] : 0)))
+        const rate_series *rs = &r->rflows[k];
+        fprintf(f, "<polyline class=\"line\" stroke=\"%s\" points=\"", palette[(k + 1) % 8]);
+        for (int b = 0; b < RATE_BUCKETS; b++) {
+            if (!rs->has[b])
                 continue;
-            fprintf(f, "%.1f,%.1f ", cx(&c, (double)r->rt[t]),
-                    cy(&c, r->rate[(size_t)k * r->n_rt + t] / 1e9));
+            double x = (double)r->rt0 + span * (b + 0.5) / RATE_BUCKETS;
+            fprintf(f, "%.1f,%.1f ", cx(&c, x), cy(&c, rs->lo[b] / 1e9));
+            if (rs->hi[b] != rs->lo[b])
+                fprintf(f, "%.1f,%.1f ", cx(&c, x), cy(&c, rs->hi[b] / 1e9));
         }
         fputs("\"/>", f);
-        char name[64], b[32];
-        snprintf(name, sizeof name, "flow %u h%u→h%u (%s)", r->rflow_id[k], fr->src_host,
-                 fr->dst_host,
-                 fr->end_ps ? summary_fmt_time(b, sizeof b, fr->end_ps - fr->start_ps)
-                            : "not done");
-        legend(&c, (int)k, name);
+        char name[96], b[32], m[32];
+        text_printf(m, sizeof m, "%.3g Gbps", rs->mean_bps / 1e9);
+        if (rs->flow_rec != UINT64_MAX) {
+            const flow_record *fr = &r->st.flows[rs->flow_rec];
+            text_printf(name, sizeof name, "flow %u h%u→h%u (%s)", rs->flow, fr->src_host,
+                        fr->dst_host,
+                        fr->end_ps ? summary_fmt_time(b, sizeof b, fr->end_ps - fr->start_ps)
+                                   : "not done");
+        } else {
+            text_printf(name, sizeof name, "flow %u (mean %s)", rs->flow, m);
+        }
+        legend(&c, (int)k + 1, name);
     }
-    chart_close(&c, "While each flow is active; samples are means over the interval after "
-                    "decimation.");
+    fputs("<polyline class=\"line mean\" stroke=\"#1f77b4\" points=\"", f);
+    for (int b = 0; b < RATE_BUCKETS; b++)
+        if (r->mean_has[b])
+            fprintf(f, "%.1f,%.1f ", cx(&c, (double)r->rt0 + span * (b + 0.5) / RATE_BUCKETS),
+                    cy(&c, r->mean_bps[b] / 1e9));
+    fputs("\"/>", f);
+    char all[64];
+    text_printf(all, sizeof all, "mean of all %u flows", r->n_qps);
+    legend(&c, 0, all);
+    chart_close(&c, "Each line is decimated to the minimum and maximum rate per 1/1000 of the "
+                    "time axis, so every dip and peak stays visible; a flow is drawn while it is "
+                    "active.");
 }
 
 static void top_ports_table(FILE *f, const report *r)
