@@ -22,6 +22,18 @@
 #define PFC_PORTS 10
 #define MAX_POINTS 1500
 
+static double finite_or0(double v)
+{
+    return isfinite(v) && v >= 0 ? v : 0;
+}
+
+/* A double time back to ps without undefined behaviour: (double)UINT64_MAX rounds up to 2^64,
+ * which no uint64 holds. */
+static sim_time ps_of(double v)
+{
+    return !(v > 0) ? 0 : v >= 18446744073709551616.0 ? UINT64_MAX : (sim_time)v;
+}
+
 /* ---- HTML and SVG ------------------------------------------------------------------------- */
 
 /* snprintf for labels: a label cut short is fine, so no truncation warning is wanted. */
@@ -181,7 +193,7 @@ static void chart_close(chart *c, const char *caption)
 static void legend(chart *c, int i, const char *name)
 {
     double x = c->ml + 8 + (i % 3) * ((c->W - c->ml - c->mr) / 3);
-    double y = c->mt + 10 + (i / 3) * 14;
+    double y = 34 + (i / 3) * 14; /* between the title and the plot (mt leaves the room) */
     fprintf(c->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"3\" fill=\"%s\"/>", x, y - 4,
             palette[i % 8]);
     fprintf(c->f, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">", x + 14, y);
@@ -250,9 +262,12 @@ static void chart_jct(FILE *f, const report *r)
                     jr->completed ? palette[0] : "#bbb");
         }
         double end = jr->completed ? (double)jr->jct_ps : (double)st->end_ps;
-        fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%s%s</text>", cx(&c, end) + 4,
-                y + 13, jr->completed ? summary_fmt_time(jt, sizeof jt, jr->jct_ps) : "not done",
-                "");
+        const char *lbl = jr->completed ? summary_fmt_time(jt, sizeof jt, jr->jct_ps) : "not done";
+        double lx = cx(&c, end) + 4;
+        bool inside = lx + 7.0 * strlen(lbl) > c.W - 2; /* would run off the chart */
+        fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\"%s>%s</text>",
+                inside ? cx(&c, end) - 4 : lx, y + 13,
+                inside ? " text-anchor=\"end\" fill=\"#fff\"" : "", lbl);
     }
     chart_close(&c, "Bars are job completion times (start to last byte); a split bar shows "
                     "the iterations.");
@@ -277,12 +292,39 @@ static void tier_pair(const char *name, char *out, size_t len)
     snprintf(out, len, "%s→%s", a, b);
 }
 
+/* The switch or host a port belongs to: "leaf3->spine1" → "leaf3", "leaf0:p33->x" → "leaf0". */
+static void owner_of(const char *name, char *out, size_t len)
+{
+    size_t n = strcspn(name, ":-");
+    if (n + 1 > len)
+        n = len - 1;
+    memcpy(out, name, n);
+    out[n] = '\0';
+}
+
+/* Natural order of port owners ("leaf2" before "leaf10"), then by series index. */
+static const report *sort_rep;
+static int cmp_owner(const void *a, const void *b)
+{
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    char x[48], y[48];
+    owner_of(sort_rep->ser[ia].name, x, sizeof x);
+    owner_of(sort_rep->ser[ib].name, y, sizeof y);
+    size_t px = strcspn(x, "0123456789"), py = strcspn(y, "0123456789");
+    int c = px != py ? (px < py ? -1 : 1) : strncmp(x, y, px);
+    if (!c) {
+        unsigned long nx = strtoul(x + px, NULL, 10), ny = strtoul(y + py, NULL, 10);
+        c = nx != ny ? (nx < ny ? -1 : 1) : strcmp(x, y);
+    }
+    return c ? c : ia < ib ? -1 : ia > ib;
+}
+
 static void heat_color(double u, char *out, size_t len)
 {
     static const double stops[][4] = {{0.0, 240, 244, 248},  {0.25, 158, 202, 225},
                                       {0.5, 66, 146, 198},   {0.75, 8, 81, 156},
                                       {0.9, 253, 141, 60},   {1.0, 215, 48, 31}};
-    if (u < 0)
+    if (!(u >= 0)) /* NaN too */
         u = 0;
     if (u > 1)
         u = 1;
@@ -295,7 +337,6 @@ static void heat_color(double u, char *out, size_t len)
              (int)(stops[k][3] + t * (stops[k + 1][3] - stops[k][3])));
 }
 
-static const report *sort_rep;
 static int cmp_util_desc(const void *a, const void *b)
 {
     const series *x = &sort_rep->ser[*(const uint32_t *)a], *y = &sort_rep->ser[*(const uint32_t *)b];
@@ -335,41 +376,64 @@ static void chart_heat(FILE *f, const report *r)
                 idx[n++] = s;
         }
         total = n;
-        sort_rep = r;
-        qsort(idx, n, sizeof idx[0], cmp_util_desc);
-        if (n > HEAT_ROWS)
-            n = HEAT_ROWS;
-        double rh = n > 24 ? 8 : 14;
-        chart c = {0};
-        c.ml = 130;
-        c.mt = 30;
-        c.mb = 34;
-        char id[64], title[160];
-        snprintf(id, sizeof id, "chart-heat-%d", g);
-        if (total > n)
-            text_printf(title, sizeof title, "Link utilization, %s ports (%u busiest of %u)",
-                        groups[g], n, total);
-        else
-            text_printf(title, sizeof title, "Link utilization, %s ports (%u)", groups[g], n);
-        chart_open(f, &c, id, 880, c.mt + c.mb + rh * n + 4, title);
-        c.x0 = 0;
-        c.x1 = (double)r->t[r->n_show - 1];
-        c.y0 = 0;
-        c.y1 = 1;
-        double cw = (c.W - c.ml - c.mr) / cols;
-        for (uint32_t k = 0; k < n; k++) {
-            const series *se = &r->ser[idx[k]];
-            double y = c.mt + k * rh;
-            if (rh >= 8) {
-                fprintf(f, "<text class=\"hl\" x=\"%.1f\" y=\"%.1f\">", c.ml - 4, y + rh - 1.5);
-                html_esc(f, se->name);
-                fputs("</text>", f);
+        /* Up to HEAT_ROWS ports: one row each, busiest first. More: rows aggregate the ports
+         * of one switch (or host), or of a run of consecutive switches when even those are too
+         * many, in the order the topology lists them; a cell is their mean utilization. */
+        uint32_t n_rows = n, per = 1;
+        uint32_t *row_of = xmalloc((n ? n : 1) * sizeof(uint32_t), "heat row map");
+        char (*label)[64] = NULL;
+        if (n <= HEAT_ROWS) {
+            sort_rep = r;
+            qsort(idx, n, sizeof idx[0], cmp_util_desc);
+            for (uint32_t k = 0; k < n; k++)
+                row_of[k] = k;
+        } else {
+            sort_rep = r;
+            qsort(idx, n, sizeof idx[0], cmp_owner);
+            uint32_t n_own = 0;
+            char prev[48] = "";
+            for (uint32_t k = 0; k < n; k++) { /* owners in order of appearance */
+                char o[48];
+                owner_of(r->ser[idx[k]].name, o, sizeof o);
+                if (k == 0 || strcmp(o, prev) != 0)
+                    n_own++;
+                snprintf(prev, sizeof prev, "%s", o);
+                row_of[k] = n_own - 1;
             }
-            /* column b spans time [b, b+1)·T/cols: mean of the rows ending in it, else the
-             * row that covers it (rows may be longer than a column after decimation) */
+            per = (n_own + HEAT_ROWS - 1) / HEAT_ROWS;
+            n_rows = (n_own + per - 1) / per;
+            for (uint32_t k = 0; k < n; k++)
+                row_of[k] /= per;
+        }
+        label = xcalloc(n_rows ? n_rows : 1, sizeof *label, "heat labels");
+        uint32_t *members = xcalloc(n_rows ? n_rows : 1, sizeof(uint32_t), "heat members");
+        double *cell = xcalloc((size_t)(n_rows ? n_rows : 1) * cols, sizeof(double), "heat cells");
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t row = row_of[k];
+            const series *se = &r->ser[idx[k]];
+            if (n <= HEAT_ROWS) {
+                snprintf(label[row], sizeof label[0], "%s", se->name);
+            } else {
+                char o[48];
+                owner_of(se->name, o, sizeof o);
+                if (!members[row])
+                    snprintf(label[row], sizeof label[0], "%s", o);
+                else if (per > 1) {
+                    char first[48];
+                    snprintf(first, sizeof first, "%s", label[row]);
+                    char *dots = strstr(first, "…");
+                    if (dots)
+                        *dots = '\0';
+                    text_printf(label[row], sizeof label[0], "%s…%s", first, o);
+                }
+            }
+            members[row]++;
+            /* column b spans time [b, b+1)·T/cols: mean of the samples ending in it, else the
+             * sample that covers it (samples may be longer than a column) */
+            double x1 = (double)r->t[r->n_show - 1];
             uint32_t j = 0;
             for (uint32_t b = 0; b < cols; b++) {
-                double lo = c.x1 * b / cols, hi = c.x1 * (b + 1) / cols;
+                double lo = x1 * b / cols, hi = x1 * (b + 1) / cols;
                 double sum = 0;
                 uint32_t cnt = 0;
                 while (j < r->n_show && (double)r->t[j] <= lo)
@@ -378,7 +442,38 @@ static void chart_heat(FILE *f, const report *r)
                     sum += se->util[m];
                     cnt++;
                 }
-                double v = cnt ? sum / cnt : j < r->n_show ? se->util[j] : 0;
+                cell[(size_t)row * cols + b] += cnt ? sum / cnt : j < r->n_show ? se->util[j] : 0;
+            }
+        }
+        double rh = n_rows > 24 ? 9 : 14;
+        chart c = {0};
+        c.ml = 170;
+        c.mt = 30;
+        c.mb = 34;
+        char id[64], title[200];
+        snprintf(id, sizeof id, "chart-heat-%d", g);
+        if (n > HEAT_ROWS)
+            text_printf(title, sizeof title,
+                        "Link utilization, %s: %u ports in %u rows (each row: the mean of one "
+                        "%s's ports)",
+                        groups[g], total, n_rows, per > 1 ? "run of switches" : "switch");
+        else
+            text_printf(title, sizeof title, "Link utilization, %s ports (%u)", groups[g], n);
+        chart_open(f, &c, id, 880, c.mt + c.mb + rh * n_rows + 4, title);
+        c.x0 = 0;
+        c.x1 = (double)r->t[r->n_show - 1];
+        c.y0 = 0;
+        c.y1 = 1;
+        double cw = (c.W - c.ml - c.mr) / cols;
+        for (uint32_t k = 0; k < n_rows; k++) {
+            double y = c.mt + k * rh;
+            fprintf(f, "<text class=\"hl\" x=\"%.1f\" y=\"%.1f\">", c.ml - 4, y + rh - 2);
+            html_esc(f, label[k]);
+            if (n > HEAT_ROWS)
+                fprintf(f, " (%u)", members[k]);
+            fputs("</text>", f);
+            for (uint32_t b = 0; b < cols; b++) {
+                double v = members[k] ? cell[(size_t)k * cols + b] / members[k] : 0;
                 if (v < 0.005)
                     continue;
                 char col_[40];
@@ -388,6 +483,10 @@ static void chart_heat(FILE *f, const report *r)
                         c.ml + b * cw, y, cw + 0.3, rh - 1, col_);
             }
         }
+        xfree(row_of);
+        xfree(label);
+        xfree(members);
+        xfree(cell);
         /* time ticks */
         double xs = nice_step(c.x1 / u.div, 6) * u.div;
         for (double x = 0; x <= c.x1 + xs * 1e-9 && xs > 0; x += xs) {
@@ -548,7 +647,10 @@ static void chart_fct(FILE *f, const report *r)
         if (r->st.flows[i].end_ps)
             v[n++] = r->st.flows[i].end_ps - r->st.flows[i].start_ps;
     if (!n) {
-        missing(f, "chart-fct", "FCT CDF", "no flow completed");
+        missing(f, "chart-fct", "FCT CDF",
+                r->st.n_flows ? "no flow completed"
+                              : "no traffic-job flows (collective and training transfers are "
+                                "summarised in the jobs table)");
         xfree(v);
         return;
     }
@@ -575,12 +677,13 @@ static void chart_fct(FILE *f, const report *r)
     const double qs[2] = {0.5, 0.99};
     for (int k = 0; k < 2; k++) {
         uint64_t rank = (uint64_t)ceil(qs[k] * n);
-        double x = (double)v[(rank ? rank : 1) - 1];
+        uint64_t xv = v[(rank ? rank : 1) - 1]; /* kept as an integer: no float→int cast */
+        double x = (double)xv;
         char b[32];
         fprintf(f, "<line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
                 cx(&c, x), cx(&c, x), cy(&c, 0), cy(&c, 1));
         fprintf(f, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">p%g %s</text>", cx(&c, x) + 3,
-                cy(&c, qs[k]) + 12, qs[k] * 100, summary_fmt_time(b, sizeof b, (sim_time)x));
+                cy(&c, qs[k]) + 12, qs[k] * 100, summary_fmt_time(b, sizeof b, xv));
     }
     chart_close(&c, "Completed flows only; start to the last byte at the receiver.");
     xfree(v);
@@ -599,12 +702,9 @@ static void chart_dcqcn(FILE *f, const report *r)
         for (int b = 0; b < RATE_BUCKETS; b++)
             if (r->rflows[k].has[b] && r->rflows[k].hi[b] > mx)
                 mx = r->rflows[k].hi[b];
-    for (int b = 0; b < RATE_BUCKETS; b++)
-        if (r->mean_has[b] && r->mean_bps[b] > mx)
-            mx = r->mean_bps[b];
     double span = (double)(r->rt1 - r->rt0) + 1;
     tunit u = time_unit((double)r->rt1);
-    uint32_t n_leg = r->n_rflows + 1;
+    uint32_t n_leg = r->n_rflows;
     chart c = {0};
     c.mt = 30 + 14 * ((n_leg + 2) / 3);
     char title[128];
@@ -621,7 +721,7 @@ static void chart_dcqcn(FILE *f, const report *r)
     /* each bucket contributes its min and max: <= 2 × RATE_BUCKETS points per series */
     for (uint32_t k = 0; k < r->n_rflows; k++) {
         const rate_series *rs = &r->rflows[k];
-        fprintf(f, "<polyline class=\"line\" stroke=\"%s\" points=\"", palette[(k + 1) % 8]);
+        fprintf(f, "<polyline class=\"line\" stroke=\"%s\" points=\"", palette[k % 8]);
         for (int b = 0; b < RATE_BUCKETS; b++) {
             if (!rs->has[b])
                 continue;
@@ -642,17 +742,8 @@ static void chart_dcqcn(FILE *f, const report *r)
         } else {
             text_printf(name, sizeof name, "flow %u (mean %s)", rs->flow, m);
         }
-        legend(&c, (int)k + 1, name);
+        legend(&c, (int)k, name);
     }
-    fputs("<polyline class=\"line mean\" stroke=\"#1f77b4\" points=\"", f);
-    for (int b = 0; b < RATE_BUCKETS; b++)
-        if (r->mean_has[b])
-            fprintf(f, "%.1f,%.1f ", cx(&c, (double)r->rt0 + span * (b + 0.5) / RATE_BUCKETS),
-                    cy(&c, r->mean_bps[b] / 1e9));
-    fputs("\"/>", f);
-    char all[64];
-    text_printf(all, sizeof all, "mean of all %u flows", r->n_qps);
-    legend(&c, 0, all);
     chart_close(&c, "Each line is decimated to the minimum and maximum rate per 1/1000 of the "
                     "time axis, so every dip and peak stays visible; a flow is drawn while it is "
                     "active.");
@@ -728,6 +819,10 @@ static const char css[] =
     ".legend{font-size:12px;color:#555;display:flex;align-items:center;gap:6px}"
     "table{border-collapse:collapse;font-size:12px;width:100%}td,th{border-bottom:1px solid "
     "#eee;padding:3px 6px;text-align:right}td:first-child,th:first-child{text-align:left}"
+    ".note{background:#f3f6fb;border-left:4px solid #7f9fcf;padding:6px 12px;margin:6px 0;"
+    "font-size:12px}.card.bad{border-color:#d62728}.card.bad b{color:#d62728}"
+    ".mean{stroke-dasharray:4 3}.swatch{display:inline-block;width:10px;height:10px;"
+    "margin:0 4px 0 12px}"
     "@media print{body{max-width:none}}";
 
 static void card(FILE *f, const char *value, const char *label)
@@ -737,6 +832,213 @@ static void card(FILE *f, const char *value, const char *label)
     fputs("</b><span>", f);
     html_esc(f, label);
     fputs("</span></div>", f);
+}
+
+
+static void card_cls(FILE *f, const char *cls, const char *value, const char *label)
+{
+    fprintf(f, "<div class=\"card %s\"><b>", cls);
+    html_esc(f, value);
+    fputs("</b><span>", f);
+    html_esc(f, label);
+    fputs("</span></div>", f);
+}
+
+/* Mean iteration time of a job (0 without iterations). */
+static sim_time mean_iter(const job_result *jr)
+{
+    if (!jr->n_iterations)
+        return 0;
+    double s = 0;
+    for (uint32_t k = 0; k < jr->n_iterations; k++)
+        s += (double)jr->iterations[k].time_ps;
+    return ps_of(s / jr->n_iterations);
+}
+
+#define JOB_CARDS 4 /* jobs with headline cards; the table below lists every job */
+
+/* Headline cards per job: JCT (and ×ideal), busbw/algbw, mean iteration, or FAILED + reason. */
+static void job_cards(FILE *f, const report *r)
+{
+    const jsonr_val *jobs = jsonr_get(r->root, "jobs");
+    const jsonr_val *x = jobs && jobs->type == JR_ARR ? jobs->child : NULL;
+    for (uint32_t j = 0; j < r->st.n_jobs && x; j++, x = x->next) {
+        if (j == JOB_CARDS)
+            break;
+        const job_result *jr = &r->st.jobs[j];
+        const char *kind = jsonr_str(x, "kind", "");
+        bool traffic = strcmp(kind, "traffic") == 0;
+        char v[64], l[160], t1[32], t2[32];
+        const jsonr_val *fl = jsonr_get(x, "failed");
+        if (fl && fl->type == JR_BOOL && fl->b) {
+            text_printf(l, sizeof l, "%s failed: %s", jr->name, jsonr_str(x, "reason", "?"));
+            card_cls(f, "bad", "FAILED", l);
+            continue;
+        }
+        if (traffic && !jr->completed && r->st.n_jobs > 1)
+            continue; /* background traffic that runs to the end: its flows are above */
+        double ratio = finite_or0(jsonr_num(x, "jct_over_ideal", 0));
+        uint64_t ideal = jsonr_u64(x, "ideal_jct_ps", 0);
+        if (jr->completed) {
+            summary_fmt_time(v, sizeof v, jr->jct_ps);
+            if (ratio > 0 && ideal)
+                text_printf(l, sizeof l, "%s JCT = %.2g × the %s ideal", jr->name, ratio,
+                            summary_fmt_time(t1, sizeof t1, ideal));
+            else
+                text_printf(l, sizeof l, "%s JCT", jr->name);
+            card(f, v, l);
+        } else {
+            text_printf(l, sizeof l, "%s: not completed (%" PRIu64 " / %" PRIu64 " tasks)",
+                        jr->name, jsonr_u64(x, "tasks_done", 0), jsonr_u64(x, "tasks_total", 0));
+            card_cls(f, "bad", "not done", l);
+        }
+        double busbw = finite_or0(jsonr_num(x, "busbw_GBps", 0)),
+               algbw = finite_or0(jsonr_num(x, "algbw_GBps", 0));
+        if (busbw > 0 || algbw > 0) {
+            text_printf(v, sizeof v, "%.4g GB/s", busbw);
+            text_printf(l, sizeof l, "%s busbw (algbw %.4g GB/s)", jr->name, algbw);
+            card(f, v, l);
+        }
+        if (!traffic && jr->n_iterations) {
+            summary_fmt_time(v, sizeof v, mean_iter(jr));
+            text_printf(l, sizeof l, "%s mean iteration (%u done)", jr->name,
+                        jr->n_iterations);
+            card(f, v, l);
+        }
+        (void)t2;
+    }
+}
+
+/* Every job: kind, JCT, ideal and efficiency, bandwidth, iterations, status. */
+static void jobs_table(FILE *f, const report *r)
+{
+    const jsonr_val *jobs = jsonr_get(r->root, "jobs");
+    if (!jobs || jobs->type != JR_ARR || !jobs->n)
+        return;
+    fputs("<table id=\"jobs\"><tr><th>job</th><th>kind</th><th>JCT</th><th>ideal</th>"
+          "<th>× ideal</th><th>busbw</th><th>algbw</th><th>iterations</th><th>status</th></tr>\n",
+          f);
+    uint32_t j = 0;
+    for (const jsonr_val *x = jobs->child; x && j < r->st.n_jobs; x = x->next, j++) {
+        const job_result *jr = &r->st.jobs[j];
+        char b[64], kind[96];
+        const char *k = jsonr_str(x, "kind", "?");
+        if (strcmp(k, "collective") == 0)
+            text_printf(kind, sizeof kind, "%s %s, %" PRIu64 " ranks",
+                        jsonr_str(x, "op", "?"), jsonr_str(x, "algorithm", "?"),
+                        jsonr_u64(x, "ranks", 0));
+        else if (strcmp(k, "training") == 0)
+            text_printf(kind, sizeof kind, "training tp %" PRIu64 " pp %" PRIu64 " dp %" PRIu64,
+                        jsonr_u64(x, "tp", 0), jsonr_u64(x, "pp", 0), jsonr_u64(x, "dp", 0));
+        else
+            text_printf(kind, sizeof kind, "%s %s", k, jsonr_str(x, "pattern", ""));
+        fputs("<tr><td>", f);
+        html_esc(f, jr->name);
+        fputs("</td><td>", f);
+        html_esc(f, kind);
+        fprintf(f, "</td><td>%s</td>",
+                jr->completed ? summary_fmt_time(b, sizeof b, jr->jct_ps) : "—");
+        uint64_t ideal = jsonr_u64(x, "ideal_jct_ps", 0);
+        fprintf(f, "<td>%s", ideal ? summary_fmt_time(b, sizeof b, ideal) : "—");
+        const char *basis = jsonr_str(x, "ideal_basis", NULL);
+        if (basis) {
+            fputs(" <span class=\"sub\">(", f);
+            html_esc(f, basis);
+            fputs(")</span>", f);
+        }
+        double ratio = finite_or0(jsonr_num(x, "jct_over_ideal", 0));
+        if (ratio > 0)
+            fprintf(f, "</td><td>%.2f ×</td>", ratio);
+        else
+            fputs("</td><td>—</td>", f);
+        double busbw = finite_or0(jsonr_num(x, "busbw_GBps", 0)),
+               algbw = finite_or0(jsonr_num(x, "algbw_GBps", 0));
+        if (busbw > 0 || algbw > 0)
+            fprintf(f, "<td>%.4g GB/s</td><td>%.4g GB/s</td>", busbw, algbw);
+        else
+            fputs("<td>—</td><td>—</td>", f);
+        if (jr->n_iterations)
+            fprintf(f, "<td>%u × %s</td>", jr->n_iterations,
+                    summary_fmt_time(b, sizeof b, mean_iter(jr)));
+        else
+            fputs("<td>—</td>", f);
+        const jsonr_val *fl = jsonr_get(x, "failed");
+        fputs("<td>", f);
+        if (fl && fl->type == JR_BOOL && fl->b) {
+            fputs("failed: ", f);
+            html_esc(f, jsonr_str(x, "reason", "?"));
+        } else {
+            fputs(jr->completed ? "completed" : "not completed", f);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/* Training jobs: where the mean iteration went, as one stacked bar per job. */
+static void chart_breakdown(FILE *f, const report *r)
+{
+    static const char *const keys[5] = {"compute_ps", "exposed_tp_ps", "exposed_pp_ps",
+                                        "exposed_dp_ps", "bubble_ps"};
+    static const char *const names[5] = {"compute", "exposed TP comm", "exposed PP comm",
+                                         "exposed DP comm", "pipeline bubble"};
+    static const char *const colors[5] = {"#2ca02c", "#d62728", "#ff7f0e", "#9467bd", "#bbb"};
+    const jsonr_val *jobs = jsonr_get(r->root, "jobs");
+    uint32_t n = 0;
+    for (const jsonr_val *x = jobs && jobs->type == JR_ARR ? jobs->child : NULL; x; x = x->next)
+        n += jsonr_get(x, "breakdown") != NULL;
+    if (!n)
+        return;
+    chart c = {0};
+    c.ml = 140;
+    c.mt = 44;
+    c.mb = 40;
+    double rh = 28;
+    chart_open(f, &c, "chart-breakdown", 880, c.mt + c.mb + rh * n,
+               "Training: where the mean iteration went (mean over ranks)");
+    c.x0 = 0;
+    c.x1 = 1;
+    double x0 = c.ml;
+    for (int k = 0; k < 5; k++) { /* legend on one row */
+        fprintf(f, "<rect x=\"%.1f\" y=\"26\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                   "<text class=\"lg\" x=\"%.1f\" y=\"35\">%s</text>",
+                x0, colors[k], x0 + 14, names[k]);
+        x0 += 26 + 6.2 * strlen(names[k]);
+    }
+    uint32_t i = 0;
+    for (const jsonr_val *x = jobs->child; x; x = x->next) {
+        const jsonr_val *bd = jsonr_get(x, "breakdown");
+        if (!bd)
+            continue;
+        double v[5], tot = 0;
+        for (int k = 0; k < 5; k++)
+            tot += v[k] = (double)jsonr_u64(bd, keys[k], 0);
+        double y = c.mt + i * rh + 4;
+        fprintf(f, "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">", c.ml - 6, y + 14);
+        html_esc(f, jsonr_str(x, "name", "?"));
+        fputs("</text>", f);
+        double at = 0;
+        for (int k = 0; k < 5 && tot > 0; k++) {
+            double w = v[k] / tot;
+            char t[32];
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"20\" fill=\"%s\">"
+                       "<title>%s: %s (%.1f %%)</title></rect>",
+                    cx(&c, at), y, cx(&c, at + w) - cx(&c, at), colors[k], names[k],
+                    summary_fmt_time(t, sizeof t, ps_of(v[k])), 100 * w);
+            if (w >= 0.06)
+                fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" fill=\"#fff\" "
+                           "text-anchor=\"middle\">%.0f %%</text>",
+                        (cx(&c, at) + cx(&c, at + w)) / 2, y + 14, 100 * w);
+            at += w;
+        }
+        i++;
+    }
+    for (int k = 0; k <= 4; k++)
+        fprintf(f, "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%d %%</text>", cx(&c, k / 4.0),
+                c.H - c.mb + 14, k * 25);
+    chart_close(&c, "Exposed communication: time the GPU waited with only that transfer to "
+                    "blame; communication hidden behind compute is not counted. Percent of "
+                    "the mean iteration.");
 }
 
 int report_write_html(FILE *f, const report *r)
@@ -758,11 +1060,14 @@ int report_write_html(FILE *f, const report *r)
             st->deadlock ? " · stopped by a PFC deadlock" : "");
 
     fputs("<div class=\"cards\" id=\"headline\">", f);
-    snprintf(a, sizeof a, "%" PRIu64 " / %" PRIu64, st->flows_completed,
-             jsonr_u64(r->root, "flows.count", 0));
-    card(f, a, "flows completed");
-    card(f, summary_fmt_time(a, sizeof a, st->fct_p50_ps), "FCT p50");
-    card(f, summary_fmt_time(a, sizeof a, st->fct_p99_ps), "FCT p99");
+    uint64_t n_flows = jsonr_u64(r->root, "flows.count", 0);
+    if (n_flows) { /* traffic jobs: flow figures */
+        snprintf(a, sizeof a, "%" PRIu64 " / %" PRIu64, st->flows_completed, n_flows);
+        card(f, a, "flows completed");
+        card(f, summary_fmt_time(a, sizeof a, st->fct_p50_ps), "FCT p50");
+        card(f, summary_fmt_time(a, sizeof a, st->fct_p99_ps), "FCT p99");
+    }
+    job_cards(f, r);
     snprintf(a, sizeof a, "%.1f %%", 100 * st->max_link_utilization);
     card(f, a, "max link utilization");
     snprintf(a, sizeof a, "%" PRIu64, st->ecn_marked);
@@ -777,28 +1082,59 @@ int report_write_html(FILE *f, const report *r)
     snprintf(a, sizeof a, "%" PRIu64 " / %" PRIu64, st->cnp_sent, st->retransmitted_packets);
     card(f, a, "CNPs / retransmits");
     fputs("</div>\n", f);
+    for (int i = 0; i < r->n_notes; i++) {
+        fputs("<div class=\"note\">", f);
+        html_esc(f, r->notes[i]);
+        fputs("</div>\n", f);
+    }
 
-    char diag[4][SUMMARY_DIAG_LEN];
-    int nd = r->have_ports ? summary_diagnose(st, diag, 4) : 0;
     fputs("<div id=\"diagnosis\">", f);
     if (st->deadlock) {
         fputs("<div class=\"diag\">PFC deadlock: ", f);
         html_esc(f, st->deadlock_cycle);
         fputs("</div>", f);
     }
-    for (int i = 0; i < nd; i++) {
-        fputs("<div class=\"diag\">", f);
-        html_esc(f, diag[i]);
-        fputs("</div>", f);
+    /* summary.json's own diagnosis (rules with evidence and cost) when the run wrote one;
+     * otherwise the one the terminal summary derives from the port records. */
+    const jsonr_val *dj = jsonr_get(r->root, "diagnosis");
+    int nd = 0;
+    if (dj && dj->type == JR_ARR) {
+        for (const jsonr_val *x = dj->child; x; x = x->next) {
+            const char *text = jsonr_str(x, "text", NULL);
+            if (!text)
+                continue;
+            fputs("<div class=\"diag\">", f);
+            const char *rule = jsonr_str(x, "rule", NULL);
+            if (rule) {
+                fputs("<b>", f);
+                html_esc(f, rule);
+                fputs("</b>: ", f);
+            }
+            html_esc(f, text);
+            uint64_t cost = jsonr_u64(x, "cost_ps", 0);
+            if (cost)
+                fprintf(f, " <span class=\"sub\">(cost %s)</span>",
+                        summary_fmt_time(a, sizeof a, cost));
+            fputs("</div>", f);
+            nd++;
+        }
+    } else {
+        char diag[4][SUMMARY_DIAG_LEN];
+        nd = r->have_ports ? summary_diagnose(st, diag, 4) : 0;
+        for (int i = 0; i < nd; i++) {
+            fputs("<div class=\"diag\">", f);
+            html_esc(f, diag[i]);
+            fputs("</div>", f);
+        }
     }
     if (!nd && !st->deadlock)
-        fputs("<div class=\"ok\">No congestion pattern stood out (incast, ECMP collision, PFC "
-              "storm).</div>",
-              f);
+        fputs("<div class=\"ok\">No congestion pattern stood out.</div>", f);
     fputs("</div>\n", f);
 
     fputs("<h2>Jobs</h2>\n", f);
+    jobs_table(f, r);
     chart_jct(f, r);
+    chart_breakdown(f, r);
     fputs("<h2>Link utilization</h2>\n", f);
     chart_heat(f, r);
     fputs("<h2>Queues and PFC</h2>\n", f);
@@ -809,7 +1145,8 @@ int report_write_html(FILE *f, const report *r)
     chart_dcqcn(f, r);
     top_ports_table(f, r);
     fprintf(f, "<p class=\"sub\">Generated by wirerate %s from %s (%s wall).</p>\n", WR_VERSION,
-            "summary.json, ports.csv, flows.csv, timeseries.csv",
+            r->have_manifest ? "the files listed in manifest.json"
+                             : "summary.json and the CSV files beside it",
             st->wall_s > 0 ? (snprintf(b, sizeof b, "%.2f s", st->wall_s), b) : "?");
     fputs("</body></html>\n", f);
     return ferror(f) ? -1 : 0;
