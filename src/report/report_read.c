@@ -148,7 +148,15 @@ static const char *shown(const char *s, char *b, size_t n)
     return b;
 }
 
-/* Open `file`: 1 with the header read, 0 when absent or ignored, -1 on error. */
+static void table_close(table *t)
+{
+    csv_free(&t->c);
+    xfree(t->buf);
+    t->buf = NULL;
+}
+
+/* Open `file`: 1 with the header read, 0 when absent or ignored, -1 on error (then nothing is
+ * left open). */
 static int table_open(table *t, report *r, const char *file, err *e)
 {
     memset(t, 0, sizeof *t);
@@ -161,19 +169,14 @@ static int table_open(table *t, report *r, const char *file, err *e)
         return e->code ? -1 : 0;
     csv_init(&t->c, t->buf, len);
     int n = csv_next(&t->c);
-    if (n < 0)
-        return table_fail(t, "%s", csv_error(&t->c));
-    if (n == 0)
-        return table_fail(t, "empty file (expected a header row)");
+    if (n <= 0) { /* the table is closed again: the caller only closes what opened */
+        table_fail(t, "%s", n < 0 ? csv_error(&t->c) : "empty file (expected a header row)");
+        table_close(t);
+        return -1;
+    }
     return 1;
 }
 
-static void table_close(table *t)
-{
-    csv_free(&t->c);
-    xfree(t->buf);
-    t->buf = NULL;
-}
 
 /* Index of header column `name`, or -1. Call right after table_open. */
 static int col(const table *t, const char *name)
