@@ -131,8 +131,11 @@ static int table_fail(table *t, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     uint64_t line = csv_line(&t->c);
-    err_set(t->e, ERR_INVALID, t->file, line > INT32_MAX ? 0 : (int)line, 0,
-            "%s/%s:%" PRIu64 ": %s", t->r->dir, t->file, line, what);
+    if (line)
+        err_set(t->e, ERR_INVALID, t->file, line > INT32_MAX ? 0 : (int)line, 0,
+                "%s/%s:%" PRIu64 ": %s", t->r->dir, t->file, line, what);
+    else /* nothing read: the file as a whole */
+        err_set(t->e, ERR_INVALID, t->file, 0, 0, "%s/%s: %s", t->r->dir, t->file, what);
     return -1;
 }
 
