@@ -682,8 +682,12 @@ static void chart_fct(FILE *f, const report *r)
         char b[32];
         fprintf(f, "<line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
                 cx(&c, x), cx(&c, x), cy(&c, 0), cy(&c, 1));
-        fprintf(f, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">p%g %s</text>", cx(&c, x) + 3,
-                cy(&c, qs[k]) + 12, qs[k] * 100, summary_fmt_time(b, sizeof b, xv));
+        /* right of the marker, or left of it when the label would leave the chart */
+        bool left = cx(&c, x) + 110 > c.W - c.mr;
+        fprintf(f, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\"%s>p%g %s</text>",
+                cx(&c, x) + (left ? -3 : 3), cy(&c, qs[k]) + 12,
+                left ? " text-anchor=\"end\"" : "", qs[k] * 100,
+                summary_fmt_time(b, sizeof b, xv));
     }
     chart_close(&c, "Completed flows only; start to the last byte at the receiver.");
     xfree(v);
@@ -1064,8 +1068,11 @@ int report_write_html(FILE *f, const report *r)
     if (n_flows) { /* traffic jobs: flow figures */
         snprintf(a, sizeof a, "%" PRIu64 " / %" PRIu64, st->flows_completed, n_flows);
         card(f, a, "flows completed");
-        card(f, summary_fmt_time(a, sizeof a, st->fct_p50_ps), "FCT p50");
-        card(f, summary_fmt_time(a, sizeof a, st->fct_p99_ps), "FCT p99");
+        /* percentiles over completed flows: none completed, no figure */
+        card(f, st->flows_completed ? summary_fmt_time(a, sizeof a, st->fct_p50_ps) : "—",
+             "FCT p50");
+        card(f, st->flows_completed ? summary_fmt_time(a, sizeof a, st->fct_p99_ps) : "—",
+             "FCT p99");
     }
     job_cards(f, r);
     snprintf(a, sizeof a, "%.1f %%", 100 * st->max_link_utilization);
