@@ -70,5 +70,25 @@ if [ $rc = 0 ] && grep -q "2 of 2 flows completed" q/report.html; then
     ok "quoted job name with comma, quote and line break"
 else fail "quoted fields (exit $rc)"; cat err.txt; fi
 
+# summary.json fields other parts of wirerate add: rendered when present (absent: see above)
+rm -rf n && cp -r base n
+python3 - <<'PY'
+import json
+d = json.load(open("n/summary.json"))
+j = d["jobs"][0]
+j.update(ideal_jct_ps=1360000000, ideal_basis="line rate of h0's link", jct_over_ideal=5.58)
+d["jobs"].append(dict(j, name="broken", failed=True, reason="QP h3->h0 retry limit exceeded",
+                      completed=False, jct_ps=0, end_ps=0))
+d["diagnosis"] = [{"rule": "dcqcn_collapse", "text": "senders held at 0.8 Gbps", "cost_ps": 7000000000}]
+json.dump(d, open("n/summary.json", "w"))
+PY
+"$W" report n > /dev/null 2> err.txt; rc=$?
+grep -q "JCT = 5.6 × the 1.360 ms ideal" n/report.html && grep -q "line rate of h0" n/report.html &&
+  grep -q "FAILED" n/report.html && grep -q "retry limit exceeded" n/report.html &&
+  grep -q "dcqcn_collapse</b>: senders held at 0.8 Gbps" n/report.html &&
+  grep -q "(cost 7.000 ms)" n/report.html && [ $rc = 0 ] &&
+  ok "ideal, failed/reason and summary.json diagnosis rendered" ||
+  { fail "new summary.json fields (exit $rc)"; cat err.txt; }
+
 [ "$fails" = 0 ] && echo "all passed" || echo "$fails failed"
 [ "$fails" = 0 ]

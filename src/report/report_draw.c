@@ -60,6 +60,26 @@ static void html_esc(FILE *f, const char *s)
     }
 }
 
+/* html_esc of at most `max` bytes of s, cut on a UTF-8 character boundary, "…" when cut: a
+ * label must fit the margin it is drawn in (the full text goes in a <title>). */
+static void html_esc_max(FILE *f, const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n <= max) {
+        html_esc(f, s);
+        return;
+    }
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    char buf[128];
+    if (max >= sizeof buf)
+        max = sizeof buf - 1;
+    memcpy(buf, s, max);
+    buf[max] = '\0';
+    html_esc(f, buf);
+    fputs("…", f);
+}
+
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                       "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
@@ -240,8 +260,10 @@ static void chart_jct(FILE *f, const report *r)
     for (uint32_t j = 0; j < st->n_jobs; j++) {
         const job_result *jr = &st->jobs[j];
         double y = c.mt + (plot_h - st->n_jobs * 26.0) / 2 + j * 26.0 + 4;
-        fprintf(f, "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">", c.ml - 6, y + 13);
+        fprintf(f, "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\"><title>", c.ml - 6, y + 13);
         html_esc(f, jr->name);
+        fputs("</title>", f);
+        html_esc_max(f, jr->name, 22);
         fputs("</text>", f);
         char jt[32];
         if (jr->n_iterations && jr->completed) {
@@ -468,7 +490,7 @@ static void chart_heat(FILE *f, const report *r)
         for (uint32_t k = 0; k < n_rows; k++) {
             double y = c.mt + k * rh;
             fprintf(f, "<text class=\"hl\" x=\"%.1f\" y=\"%.1f\">", c.ml - 4, y + rh - 2);
-            html_esc(f, label[k]);
+            html_esc_max(f, label[k], 30);
             if (n > HEAT_ROWS)
                 fprintf(f, " (%u)", members[k]);
             fputs("</text>", f);
@@ -594,7 +616,7 @@ static void chart_queue(FILE *f, const report *r)
             const series *se = &r->ser[idx[k]];
             double y = c.mt + k * rh;
             fprintf(f, "<text class=\"hl\" x=\"%.1f\" y=\"%.1f\">", c.ml - 4, y + rh - 4);
-            html_esc(f, se->name);
+            html_esc_max(f, se->name, 24);
             fputs("</text>", f);
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                        "fill=\"#f3f3f3\"/>",
@@ -808,7 +830,8 @@ static const char css[] =
     "#ddd;padding-bottom:4px}.sub{color:#666}"
     ".cards{display:flex;flex-wrap:wrap;gap:8px;margin:14px 0}.card{border:1px solid #ddd;"
     "border-radius:6px;padding:8px 12px;min-width:120px}.card b{display:block;font-size:18px}"
-    ".card span{color:#666;font-size:12px}"
+    ".card span{color:#666;font-size:12px;display:block;max-width:230px;overflow:hidden;"
+    "text-overflow:ellipsis;white-space:nowrap}"
     ".diag{background:#fff4e5;border-left:4px solid #ff7f0e;padding:8px 12px;margin:10px 0}"
     ".ok{background:#eef7ee;border-left:4px solid #2ca02c;padding:8px 12px}"
     "figure{margin:8px 0 18px}figcaption{color:#666;font-size:12px}"
@@ -822,7 +845,8 @@ static const char css[] =
     ".missing{color:#777;border:1px dashed #ccc;padding:8px 12px;margin:8px 0}"
     ".legend{font-size:12px;color:#555;display:flex;align-items:center;gap:6px}"
     "table{border-collapse:collapse;font-size:12px;width:100%}td,th{border-bottom:1px solid "
-    "#eee;padding:3px 6px;text-align:right}td:first-child,th:first-child{text-align:left}"
+    "#eee;padding:3px 6px;text-align:right;white-space:nowrap}td:first-child,th:first-child"
+    "{text-align:left;white-space:normal}#jobs td:nth-child(2){white-space:normal}"
     ".note{background:#f3f6fb;border-left:4px solid #7f9fcf;padding:6px 12px;margin:6px 0;"
     "font-size:12px}.card.bad{border-color:#d62728}.card.bad b{color:#d62728}"
     ".mean{stroke-dasharray:4 3}.swatch{display:inline-block;width:10px;height:10px;"
@@ -831,7 +855,9 @@ static const char css[] =
 
 static void card(FILE *f, const char *value, const char *label)
 {
-    fputs("<div class=\"card\"><b>", f);
+    fputs("<div class=\"card\" title=\"", f);
+    html_esc(f, label);
+    fputs("\"><b>", f);
     html_esc(f, value);
     fputs("</b><span>", f);
     html_esc(f, label);
@@ -841,7 +867,9 @@ static void card(FILE *f, const char *value, const char *label)
 
 static void card_cls(FILE *f, const char *cls, const char *value, const char *label)
 {
-    fprintf(f, "<div class=\"card %s\"><b>", cls);
+    fprintf(f, "<div class=\"card %s\" title=\"", cls);
+    html_esc(f, label);
+    fputs("\"><b>", f);
     html_esc(f, value);
     fputs("</b><span>", f);
     html_esc(f, label);
@@ -872,10 +900,10 @@ static void job_cards(FILE *f, const report *r)
         const job_result *jr = &r->st.jobs[j];
         const char *kind = jsonr_str(x, "kind", "");
         bool traffic = strcmp(kind, "traffic") == 0;
-        char v[64], l[160], t1[32], t2[32];
+        char v[64], l[160], t1[32];
         const jsonr_val *fl = jsonr_get(x, "failed");
         if (fl && fl->type == JR_BOOL && fl->b) {
-            text_printf(l, sizeof l, "%s failed: %s", jr->name, jsonr_str(x, "reason", "?"));
+            text_printf(l, sizeof l, "%s · %s", jsonr_str(x, "reason", "?"), jr->name);
             card_cls(f, "bad", "FAILED", l);
             continue;
         }
@@ -886,30 +914,28 @@ static void job_cards(FILE *f, const report *r)
         if (jr->completed) {
             summary_fmt_time(v, sizeof v, jr->jct_ps);
             if (ratio > 0 && ideal)
-                text_printf(l, sizeof l, "%s JCT = %.2g × the %s ideal", jr->name, ratio,
-                            summary_fmt_time(t1, sizeof t1, ideal));
+                text_printf(l, sizeof l, "JCT = %.2g × the %s ideal · %s", ratio,
+                            summary_fmt_time(t1, sizeof t1, ideal), jr->name);
             else
-                text_printf(l, sizeof l, "%s JCT", jr->name);
+                text_printf(l, sizeof l, "JCT · %s", jr->name);
             card(f, v, l);
         } else {
-            text_printf(l, sizeof l, "%s: not completed (%" PRIu64 " / %" PRIu64 " tasks)",
-                        jr->name, jsonr_u64(x, "tasks_done", 0), jsonr_u64(x, "tasks_total", 0));
+            text_printf(l, sizeof l, "not completed · %s", jr->name);
             card_cls(f, "bad", "not done", l);
         }
         double busbw = finite_or0(jsonr_num(x, "busbw_GBps", 0)),
                algbw = finite_or0(jsonr_num(x, "algbw_GBps", 0));
         if (busbw > 0 || algbw > 0) {
             text_printf(v, sizeof v, "%.4g GB/s", busbw);
-            text_printf(l, sizeof l, "%s busbw (algbw %.4g GB/s)", jr->name, algbw);
+            text_printf(l, sizeof l, "busbw (algbw %.4g GB/s) · %s", algbw, jr->name);
             card(f, v, l);
         }
         if (!traffic && jr->n_iterations) {
             summary_fmt_time(v, sizeof v, mean_iter(jr));
-            text_printf(l, sizeof l, "%s mean iteration (%u done)", jr->name,
-                        jr->n_iterations);
+            text_printf(l, sizeof l, "mean iteration (%u done) · %s", jr->n_iterations,
+                        jr->name);
             card(f, v, l);
         }
-        (void)t2;
     }
 }
 
@@ -1019,7 +1045,7 @@ static void chart_breakdown(FILE *f, const report *r)
             tot += v[k] = (double)jsonr_u64(bd, keys[k], 0);
         double y = c.mt + i * rh + 4;
         fprintf(f, "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">", c.ml - 6, y + 14);
-        html_esc(f, jsonr_str(x, "name", "?"));
+        html_esc_max(f, jsonr_str(x, "name", "?"), 22);
         fputs("</text>", f);
         double at = 0;
         for (int k = 0; k < 5 && tot > 0; k++) {

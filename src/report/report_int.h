@@ -54,8 +54,6 @@ struct report {
     uint32_t n_qps;          /* distinct flows/QPs in dcqcn_rates.csv */
     uint32_t n_rflows;
     rate_series *rflows;     /* n_rflows */
-    double mean_bps[RATE_BUCKETS]; /* per bucket: mean over every sample of every flow */
-    uint8_t mean_has[RATE_BUCKETS];
 };
 
 #endif

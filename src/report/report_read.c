@@ -732,8 +732,6 @@ static int load_rates(report *r, err *e)
     xfree(m.val);
     xfree(acc);
     /* pass 2: decimate into buckets: min and max per bucket keep every dip and peak */
-    double mean_sum[RATE_BUCKETS] = {0};
-    uint32_t mean_n[RATE_BUCKETS] = {0};
     table_open(&t, r, "dcqcn_rates.csv", e);
     double span = (double)(r->rt1 - r->rt0) + 1;
     while ((rc = rate_row(&t, c, &tm, &fl, &bps)) > 0) {
@@ -741,8 +739,6 @@ static int load_rates(report *r, err *e)
             break;
         double pos = (double)(tm - r->rt0) / span * RATE_BUCKETS;
         uint32_t b = pos < RATE_BUCKETS - 1 ? (uint32_t)pos : RATE_BUCKETS - 1;
-        mean_sum[b] += bps;
-        mean_n[b]++;
         for (uint32_t k = 0; k < r->n_rflows; k++) {
             rate_series *rs = &r->rflows[k];
             if (rs->flow != fl)
@@ -761,10 +757,6 @@ static int load_rates(report *r, err *e)
         }
     }
     table_close(&t);
-    for (int b = 0; b < RATE_BUCKETS; b++) {
-        r->mean_has[b] = mean_n[b] > 0;
-        r->mean_bps[b] = mean_n[b] ? mean_sum[b] / mean_n[b] : 0;
-    }
     r->have_rates = true;
     return rc < 0 ? -1 : 0;
 }
