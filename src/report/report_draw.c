@@ -476,9 +476,11 @@ static void chart_heat(FILE *f, const report *r)
         snprintf(id, sizeof id, "chart-heat-%d", g);
         if (n > HEAT_ROWS)
             text_printf(title, sizeof title,
-                        "Link utilization, %s: %u ports in %u rows (each row: the mean of one "
-                        "%s's ports)",
-                        groups[g], total, n_rows, per > 1 ? "run of switches" : "switch");
+                        per > 1 ? "Link utilization, %s: %u ports in %u rows (each row: the mean "
+                                  "of the ports of %u consecutive nodes)"
+                                : "Link utilization, %s: %u ports in %u rows (each row: the mean "
+                                  "of one node's ports)",
+                        groups[g], total, n_rows, per);
         else
             text_printf(title, sizeof title, "Link utilization, %s ports (%u)", groups[g], n);
         chart_open(f, &c, id, 880, c.mt + c.mb + rh * n_rows + 4, title);
@@ -736,8 +738,8 @@ static void chart_dcqcn(FILE *f, const report *r)
     char title[128];
     bool by_fct = r->rflows[0].flow_rec != UINT64_MAX;
     text_printf(title, sizeof title, "DCQCN pacing rate: %s (%u of %u flows)",
-                by_fct ? "the slowest flows" : "the most throttled flows", r->n_rflows,
-                r->n_qps);
+                by_fct ? "the slowest flows" : "the flows with the lowest mean rate",
+                r->n_rflows, r->n_qps);
     chart_open(f, &c, "chart-dcqcn", 880, 300 + c.mt - 30, title);
     c.x0 = (double)r->rt0;
     c.x1 = (double)r->rt1;

@@ -84,12 +84,14 @@ static void note(report *r, const char *fmt, ...)
 static char *read_run_file(report *r, const char *name, size_t *len, bool required, err *e)
 {
     const jsonr_val *listed = NULL;
-    char *buf = read_all(r->dir, name, len, required, e);
-    if (!buf || !r->manifest_files)
-        return buf;
-    for (const jsonr_val *x = r->manifest_files->child; x; x = x->next)
+    for (const jsonr_val *x = r->manifest_files ? r->manifest_files->child : NULL; x; x = x->next)
         if (strcmp(jsonr_str(x, "name", ""), name) == 0)
             listed = x;
+    char *buf = read_all(r->dir, name, len, required, e);
+    if (!buf && listed && !e->code)
+        note(r, "%s is listed in manifest.json but missing from the folder", name);
+    if (!buf || !r->manifest_files)
+        return buf;
     if (!listed) {
         note(r, "%s is not listed in manifest.json (left by another run or added later): "
                 "ignored",
@@ -858,6 +860,7 @@ static void load_summary(report *r)
 
 report *report_load(const char *dir, err *e)
 {
+    err_clear(e); /* the readers below tell "absent" from "failed" by e->code */
     report *r = xcalloc(1, sizeof *r, "report");
     r->dir = xstrdup(dir, "report dir");
     size_t len;
