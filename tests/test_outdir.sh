@@ -44,6 +44,12 @@ check "foreign folder refused with exit 4" test "$rc" = 4
 check "the refusal names the file" grep -q "notes.txt" refuse.txt
 check "the foreign folder is untouched" sh -c 'test "$(ls mine)" = notes.txt'
 
+# a folder from a release without manifests (only names a run writes) is replaced
+mkdir -p legacy && echo '{}' > legacy/summary.json && echo 'x' > legacy/capture.pcap
+"$W" run s.yaml -o legacy --quiet --set 'output.formats=[json]' > /dev/null 2>> err.txt
+check "a manifest-less wirerate folder is replaced whole" \
+    sh -c 'test "$(ls legacy | tr "\n" " ")" = "manifest.json summary.json "'
+
 # report: a stale CSV the manifest does not list is ignored; a changed listed file refuses
 "$W" run s.yaml -o r --quiet > /dev/null 2>> err.txt
 printf 'job,src_host,dst_host,size_bytes,delivered_bytes,start_ps,end_ps,fct_ps\n' > stale.csv
