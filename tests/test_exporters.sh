@@ -5,7 +5,8 @@
 #                  malformed frame) and PFC (MAC control 0x0101, class 3, quanta 65535)
 #                  (Debian: tshark)
 #   trace.json     python3 -m json.tool parses it; the events are what Perfetto needs
-#   report.html    headless Chromium renders it; the DOM has the charts (Debian: chromium)
+#   report.html    headless Chromium renders it; the DOM has the charts (Debian: chromium);
+#                  a collective + training run gets job tiles, not flow counts
 # A missing tool is a failure with the package to install (CI installs them with `make deps`).
 # Usage: test_exporters.sh WIRERATE_BINARY SOURCE_DIR
 set -u
@@ -149,6 +150,43 @@ else
     timeout 120 "$CHROME" "${flags[@]}" --hide-scrollbars --window-size=960,2400 \
         --screenshot="$T/shot.png" "file://$T/out/report.html" > /dev/null 2>&1
     if [ -s shot.png ]; then ok "screenshot rendered"; else fail "no screenshot"; fi
+fi
+
+echo "== report.html for collective and training runs"
+# No traffic flows here: the headline must be JCT / busbw / iteration tiles, the training job
+# gets its breakdown bar, and 64 host links per tier pair are aggregated by switch.
+cat > jobs.yaml <<'EOF2'
+name: jobs
+fabric: {preset: leaf-spine, servers: 64, gpus_per_server: 1, host_link: 100Gbps,
+         fabric_link: 100Gbps, leaf_radix: 16}
+workload:
+  - {name: ar, kind: collective, op: all_reduce, size: 1MiB, iterations: 2, ranks: "0-63"}
+  - name: train
+    kind: training
+    model: {params: 1e7, layers: 2, hidden: 256, seq_len: 128, vocab: 1000}
+    parallelism: {tp: 1, pp: 2, dp: 2}
+    global_batch: 4
+    ranks: "0-3"
+telemetry: {sample_interval: 5us}
+output: {formats: [json, csv, html]}
+EOF2
+"$WR" run jobs.yaml -o jobs --quiet > /dev/null 2> jobs.err; rc=$?
+if [ $rc = 0 ]; then ok "collective + training run with html"; else
+    fail "collective + training run (exit $rc)"; sed 's/^/     | /' jobs.err; fi
+expect "no '0 / 0 flows completed' tile" sh -c '! grep -q "flows completed" jobs/report.html'
+expect "JCT tile per job" grep -q "JCT · ar" jobs/report.html
+expect "busbw tile" grep -q "busbw (algbw [0-9.]* GB/s) · ar" jobs/report.html
+expect "mean iteration tile" grep -q "mean iteration (2 done) · ar" jobs/report.html
+expect "jobs table lists both jobs" sh -c 'grep -q "id=\"jobs\"" jobs/report.html &&
+    grep -q "all_reduce ring, 64 ranks" jobs/report.html && grep -q "training tp 1 pp 2 dp 2" jobs/report.html'
+expect "training breakdown chart" grep -q 'id="chart-breakdown"' jobs/report.html
+expect "heat map rows aggregated by switch" grep -q "ports in [0-9]* rows (each row: the mean" jobs/report.html
+expect "DCQCN chart from dcqcn_rates.csv" grep -q 'id="chart-dcqcn" class="chart"' jobs/report.html
+expect "manifest.json lists report.html" grep -q '"report.html"' jobs/manifest.json
+if [ -n "$CHROME" ]; then
+    timeout 120 "$CHROME" "${flags[@]}" --dump-dom "file://$T/jobs/report.html" > dom2.html 2> /dev/null
+    if grep -q 'id="chart-breakdown"' dom2.html; then ok "Chromium renders the jobs report"
+    else fail "Chromium did not render the jobs report"; fi
 fi
 
 echo "$checks checks, $fails failed"

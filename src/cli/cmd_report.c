@@ -1,7 +1,9 @@
 /*
  * cmd_report.c — `wirerate report DIR`: read the files a run wrote in DIR (summary.json, and
  * ports.csv, flows.csv, timeseries.csv, dcqcn_rates.csv when present) and write DIR/report.html,
- * one self-contained file (report.h). Written via temp name + rename like every output file;
+ * one self-contained file (report.h). Written via temp name + rename, beside the run's files
+ * (which stay as they are); when the folder has manifest.json, only the files it lists with
+ * their recorded size and hash are read;
  * exit 4 when summary.json cannot be read or the folder cannot be written, 3 when a file is
  * malformed, 2 on usage errors.
  */
@@ -24,7 +26,9 @@ void cmd_report_help(void)
           "hottest ports, the FCT CDF and the DCQCN rates of the slowest flows, with the\n"
           "run's diagnosis. One self-contained file (inline CSS and SVG, no network).\n"
           "Needs summary.json; the charts use ports.csv, flows.csv and timeseries.csv\n"
-          "(output.formats: [json, csv]) when they are there.\n"
+          "(output.formats: [json, csv]) when they are there. When DIR has manifest.json\n"
+          "(written by every run), files it does not list are ignored and a listed file\n"
+          "that changed since the run is refused (exit 3): a page never mixes two runs.\n"
           "\n"
           "  -h, --help   this help\n"
           "\n"
@@ -57,7 +61,7 @@ int cmd_report(int argc, char **argv)
     }
     outdir od;
     memset(&od, 0, sizeof od);
-    int rc = outdir_open(&od, dir, &e);
+    int rc = outdir_open_into(&od, dir, &e);
     FILE *f = rc ? NULL : outdir_begin(&od, "report.html", &e);
     if (f) {
         report_write_html(f, r);

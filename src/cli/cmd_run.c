@@ -8,7 +8,8 @@
  *   3. check that the output folder could be written — before a possibly long run, without
  *      creating anything (exit 4);
  *   4. build the run (topology, routes, jobs; exit 3 on impossible combinations) and simulate;
- *   5. only then create the folder and write every file via temp name + rename (outdir.h);
+ *   5. only then write every file into a fresh folder that replaces the previous run's whole
+ *      (outdir.h);
  *   6. print the human summary, or with --json the summary JSON and nothing else, on stdout.
  * `--seed N` is the override seed=N and `--set` overrides are applied in command-line order, so
  * the last one given wins. `-o DIR` replaces output.dir after loading: a path is not a YAML
@@ -197,23 +198,26 @@ static int w_prom(FILE *f, const void *a, const void *b)
     return prom_write(f, p->sc, b, p->tel);
 }
 
-/* report.html, from the files just committed to the output folder (the same code as
- * `wirerate report DIR`), in its own temp+rename step. */
-static int write_report(outdir *od, const scenario *sc, err *e)
+/* report.html, from the files just staged (the same code as `wirerate report DIR`), written
+ * into the same folder before it replaces the previous run's; manifest.json first, so the
+ * report reads exactly the files of this run. */
+static int write_report(outdir *od, err *e)
 {
-    report *rep = report_load(sc->output_dir, e);
+    int rc = outdir_write_manifest(od, e);
+    if (rc)
+        return rc;
+    report *rep = report_load(outdir_path(od), e);
     if (!rep)
         return e->code ? e->code : ERR_IO;
-    int rc = outdir_open(od, sc->output_dir, e);
-    FILE *f = rc ? NULL : outdir_begin(od, "report.html", e);
+    FILE *f = outdir_begin(od, "report.html", e);
     if (f) {
         report_write_html(f, rep);
         rc = outdir_end(od, f, e);
-    } else if (!rc) {
+    } else {
         rc = ERR_IO;
     }
     report_free(rep);
-    return rc ? rc : outdir_commit(od, e);
+    return rc;
 }
 
 static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, telemetry *tel,
@@ -269,6 +273,8 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, te
         return rc;
     if ((fm & OUT_PCAP) && tel && tel->pcap &&
         (rc = write_one(od, "capture.pcap", w_pcap, tel, NULL, e)))
+        return rc;
+    if ((fm & OUT_HTML) && (rc = write_report(od, e)))
         return rc;
     return outdir_commit(od, e);
 }
@@ -368,9 +374,8 @@ int cmd_run(int argc, char **argv)
 
     telemetry *tel = run_telemetry(r);
     warn_unbuilt_formats(sc.output_formats, tel);
-    outdir od, od_html;
+    outdir od;
     memset(&od, 0, sizeof od);
-    memset(&od_html, 0, sizeof od_html);
     cleanup_od = &od;
     if (wants_files(sc.output_formats) && (rc = write_outputs(&od, &sc, &st, tel, &e))) {
         outdir_abort(&od);
@@ -378,26 +383,15 @@ int cmd_run(int argc, char **argv)
         diag_print(stderr, &e, NULL, 0);
         goto out_run;
     }
-    if (sc.output_formats & OUT_HTML) {
-        cleanup_od = &od_html;
-        if ((rc = write_report(&od_html, &sc, &e))) {
-            outdir_abort(&od_html);
-            cleanup_od = NULL;
-            diag_print(stderr, &e, NULL, 0);
-            goto out_run;
-        }
-    }
     cleanup_od = NULL;
 
     if (o.json) {
         summary_write_json(stdout, &sc, &st);
     } else {
-        const char *files[OUTDIR_MAX_FILES + 1];
+        const char *files[OUTDIR_MAX_FILES];
         int nf = 0;
         for (int i = 0; i < od.n_files; i++)
             files[nf++] = outdir_files(&od)[i];
-        if (od_html.n_files)
-            files[nf++] = outdir_files(&od_html)[0];
         summary_write_text(stdout, &sc, &st, files, nf);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -407,7 +401,6 @@ int cmd_run(int argc, char **argv)
 
 out_run:
     outdir_free(&od);
-    outdir_free(&od_html);
     run_free(r);
 out_scenario:
     scenario_free(&sc);

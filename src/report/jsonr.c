@@ -375,7 +375,10 @@ uint64_t jsonr_u64(const jsonr_val *v, const char *path, uint64_t dflt)
     const jsonr_val *x = jsonr_path(v, path);
     if (!x || x->type != JR_NUM)
         return dflt;
-    return x->is_u64 ? x->u64 : x->num > 0 ? (uint64_t)x->num : 0;
+    /* A double at or above 2^64 (or NaN) has no uint64 value: casting it would be undefined. */
+    return x->is_u64                                        ? x->u64
+           : x->num > 0 && x->num < 18446744073709551616.0 ? (uint64_t)x->num
+                                                            : 0;
 }
 
 const char *jsonr_str(const jsonr_val *v, const char *path, const char *dflt)

@@ -1,14 +1,10 @@
 /*
- * report.c — load a run's output folder and write the self-contained HTML report (report.h).
- *
- * The loader rebuilds a run_stats from summary.json, ports.csv and flows.csv so the report and
- * the terminal summary share one diagnosis (summary_diagnose). Time series are read into dense
- * [port × time] matrices; charts downsample them to a fixed number of columns/points so the
- * file size follows the picture, not the run length.
+ * report_draw.c — the self-contained HTML report (report.h) from what report_read.c loaded:
+ * inline CSS and SVG, no script, no network. Every chart has a fixed pixel budget: heat maps
+ * draw HEAT_COLS columns and at most HEAT_ROWS rows (more ports are aggregated by switch or
+ * host range, and the title says so), lines at most MAX_POINTS points, so a 1,024-host run
+ * gives a page a browser draws at once.
  */
-#include "report.h"
-
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,602 +13,25 @@
 #include <string.h>
 
 #include "../core/alloc.h"
-#include "jsonr.h"
+#include "report_int.h"
 #include "summary.h"
 
 #define HEAT_COLS 150
 #define HEAT_ROWS 40
 #define HOT_PORTS 6
 #define PFC_PORTS 10
-#define SLOW_FLOWS 5
 #define MAX_POINTS 1500
 
-typedef struct series {   /* a port's time series */
-    char name[48];
-    float *q, *util;
-    uint8_t *paused;
-    double max_q, mean_util;
-    uint32_t paused_n;
-} series;
-
-struct report {
-    char *dir;
-    jsonr_doc *doc;
-    const jsonr_val *root;
-    run_stats st;
-    char **job_names;
-    bool have_ports, have_flows, have_ts, have_rates;
-    uint32_t n_t;
-    uint32_t n_show;  /* rows up to the last activity (+1): a trailing idle tail (e.g. a timer
-                       * firing long after the last packet) would squeeze every chart */
-    sim_time *t;
-    uint32_t n_series;
-    series *ser;
-    /* DCQCN: per flow (first QP seen), rates over rate_t */
-    uint32_t n_rt;
-    sim_time *rt;
-    uint32_t n_rflows;
-    uint32_t *rflow_id;
-    float *rate; /* [n_rflows][n_rt] */
-};
-
-/* ---- files -------------------------------------------------------------------------------- */
-
-static char *read_all(const char *dir, const char *name, size_t *len, bool required, err *e)
+static double finite_or0(double v)
 {
-    size_t pl = strlen(dir) + strlen(name) + 2;
-    char *path = xmalloc(pl, "report path");
-    snprintf(path, pl, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (required)
-            err_set(e, ERR_IO, path, 0, 0, "cannot read %s: %s", name, strerror(errno));
-        xfree(path);
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = xmalloc(cap + 1, "report file");
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = xrealloc(buf, cap + 1, "report file");
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        err_set(e, ERR_IO, path, 0, 0, "error reading %s", name);
-        xfree(path);
-        xfree(buf);
-        return NULL;
-    }
-    xfree(path);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    return isfinite(v) && v >= 0 ? v : 0;
 }
 
-/* CSV (RFC 4180 subset: quoted fields without embedded line breaks). Splits `line` in place. */
-#define CSV_MAX_FIELDS 40
-static int csv_split(char *line, char **fld)
+/* A double time back to ps without undefined behaviour: (double)UINT64_MAX rounds up to 2^64,
+ * which no uint64 holds. */
+static sim_time ps_of(double v)
 {
-    int n = 0;
-    char *s = line;
-    for (;;) {
-        if (n == CSV_MAX_FIELDS)
-            return n;
-        if (*s == '"') {
-            char *o = ++s;
-            fld[n++] = o;
-            while (*s && !(*s == '"' && s[1] != '"')) {
-                if (*s == '"')
-                    s++;
-                *o++ = *s++;
-            }
-            if (*s == '"')
-                s++;
-            char *end = s;
-            *o = '\0';
-            s = end;
-        } else {
-            fld[n++] = s;
-            while (*s && *s != ',')
-                s++;
-        }
-        if (*s != ',') {
-            *s = '\0';
-            return n;
-        }
-        *s++ = '\0';
-    }
-}
-
-/* Iterate lines of buf (modified); returns the next line or NULL. */
-static char *next_line(char **cur)
-{
-    char *s = *cur;
-    if (!s || !*s)
-        return NULL;
-    char *nl = strchr(s, '\n');
-    if (nl) {
-        *nl = '\0';
-        *cur = nl + 1;
-    } else {
-        *cur = s + strlen(s);
-    }
-    size_t l = strlen(s);
-    if (l && s[l - 1] == '\r')
-        s[l - 1] = '\0';
-    return s;
-}
-
-static int col(char **hdr, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(hdr[i], name) == 0)
-            return i;
-    return -1;
-}
-
-static uint64_t fu64(char **f, int n, int c) { return c >= 0 && c < n ? strtoull(f[c], NULL, 10) : 0; }
-static double fdbl(char **f, int n, int c) { return c >= 0 && c < n ? strtod(f[c], NULL) : 0.0; }
-
-static int bad_csv(err *e, const char *dir, const char *file, uint64_t line, const char *what)
-{
-    return err_set(e, ERR_INVALID, file, (int)line, 0, "%s/%s:%" PRIu64 ": %s", dir, file, line,
-                   what);
-}
-
-static const char *const drop_cols[DROP_REASONS] = {
-    "drop_buffer_full", "drop_link_down", "drop_bit_error",
-    "drop_no_route",    "drop_pfc_watchdog", "drop_ttl",
-};
-
-static int load_ports(report *r, err *e)
-{
-    size_t len;
-    char *buf = read_all(r->dir, "ports.csv", &len, false, e);
-    if (!buf)
-        return 0;
-    char *cur = buf, *line, *hdr[CSV_MAX_FIELDS], *f[CSV_MAX_FIELDS];
-    line = next_line(&cur);
-    int nh = line ? csv_split(line, hdr) : 0;
-    int c_port = col(hdr, nh, "port");
-    if (c_port < 0) {
-        xfree(buf);
-        return bad_csv(e, r->dir, "ports.csv", 1, "no 'port' column in the header");
-    }
-    int c_tx = col(hdr, nh, "tx_bytes"), c_pk = col(hdr, nh, "tx_packets"),
-        c_q = col(hdr, nh, "max_queue_bytes"), c_u = col(hdr, nh, "utilization"),
-        c_ecn = col(hdr, nh, "ecn_marked"), c_ps = col(hdr, nh, "pfc_pause_sent"),
-        c_pp = col(hdr, nh, "pfc_paused_ps"), c_pr = col(hdr, nh, "pfc_pause_rx"),
-        c_wd = col(hdr, nh, "pfc_watchdog_events");
-    int c_d[DROP_REASONS];
-    for (int d = 0; d < DROP_REASONS; d++)
-        c_d[d] = col(hdr, nh, drop_cols[d]);
-    uint32_t cap = 256;
-    r->st.ports = xcalloc(cap, sizeof(port_record), "report ports");
-    while ((line = next_line(&cur))) {
-        if (!*line)
-            continue;
-        int n = csv_split(line, f);
-        if (r->st.n_ports == cap) {
-            cap *= 2;
-            r->st.ports = xrealloc(r->st.ports, cap * sizeof(port_record), "report ports");
-        }
-        port_record *p = &r->st.ports[r->st.n_ports++];
-        memset(p, 0, sizeof *p);
-        snprintf(p->name, sizeof p->name, "%s", c_port < n ? f[c_port] : "");
-        p->tx_bytes = fu64(f, n, c_tx);
-        p->tx_packets = fu64(f, n, c_pk);
-        p->max_queue_bytes = fu64(f, n, c_q);
-        p->utilization = fdbl(f, n, c_u);
-        p->ecn_marked = fu64(f, n, c_ecn);
-        p->pfc_pause_sent = fu64(f, n, c_ps);
-        p->pfc_paused_ps = fu64(f, n, c_pp);
-        p->pfc_pause_rx = fu64(f, n, c_pr);
-        p->wd_events = fu64(f, n, c_wd);
-        for (int d = 0; d < DROP_REASONS; d++)
-            p->drops[d] = fu64(f, n, c_d[d]);
-    }
-    r->have_ports = true;
-    xfree(buf);
-    return 0;
-}
-
-static int load_flows(report *r, err *e)
-{
-    size_t len;
-    char *buf = read_all(r->dir, "flows.csv", &len, false, e);
-    if (!buf)
-        return 0;
-    char *cur = buf, *line, *hdr[CSV_MAX_FIELDS], *f[CSV_MAX_FIELDS];
-    line = next_line(&cur);
-    int nh = line ? csv_split(line, hdr) : 0;
-    int c_job = col(hdr, nh, "job"), c_s = col(hdr, nh, "src_host"), c_d = col(hdr, nh, "dst_host"),
-        c_sz = col(hdr, nh, "size_bytes"), c_dl = col(hdr, nh, "delivered_bytes"),
-        c_st = col(hdr, nh, "start_ps"), c_en = col(hdr, nh, "end_ps");
-    if (c_st < 0 || c_en < 0) {
-        xfree(buf);
-        return bad_csv(e, r->dir, "flows.csv", 1, "expected start_ps and end_ps columns");
-    }
-    uint64_t cap = 1024;
-    r->st.flows = xcalloc(cap, sizeof(flow_record), "report flows");
-    while ((line = next_line(&cur))) {
-        if (!*line)
-            continue;
-        int n = csv_split(line, f);
-        if (r->st.n_flows == cap) {
-            cap *= 2;
-            r->st.flows = xrealloc(r->st.flows, cap * sizeof(flow_record), "report flows");
-        }
-        flow_record *fr = &r->st.flows[r->st.n_flows++];
-        memset(fr, 0, sizeof *fr);
-        fr->job = UINT32_MAX;
-        for (uint32_t j = 0; c_job >= 0 && c_job < n && j < r->st.n_jobs; j++)
-            if (strcmp(r->st.jobs[j].name, f[c_job]) == 0) {
-                fr->job = j;
-                break;
-            }
-        fr->src_host = (uint32_t)fu64(f, n, c_s);
-        fr->dst_host = (uint32_t)fu64(f, n, c_d);
-        fr->size_bytes = fu64(f, n, c_sz);
-        fr->delivered_bytes = fu64(f, n, c_dl);
-        fr->start_ps = fu64(f, n, c_st);
-        fr->end_ps = fu64(f, n, c_en);
-    }
-    r->have_flows = true;
-    xfree(buf);
-    return 0;
-}
-
-/* Port name → series index: open addressing over a power-of-two table. */
-typedef struct name_map {
-    uint32_t *slot; /* index + 1; 0 = empty */
-    uint32_t mask;
-} name_map;
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static int load_timeseries(report *r, err *e)
-{
-    size_t len;
-    char *buf = read_all(r->dir, "timeseries.csv", &len, false, e);
-    if (!buf)
-        return 0;
-    char *cur = buf, *line, *hdr[CSV_MAX_FIELDS], *f[CSV_MAX_FIELDS];
-    line = next_line(&cur);
-    int nh = line ? csv_split(line, hdr) : 0;
-    int c_t = col(hdr, nh, "time_ps"), c_p = col(hdr, nh, "port"), c_q = col(hdr, nh, "queue_bytes"),
-        c_u = col(hdr, nh, "utilization"), c_x = col(hdr, nh, "pfc_paused_mask");
-    if (c_t < 0 || c_p < 0) {
-        xfree(buf);
-        return bad_csv(e, r->dir, "timeseries.csv", 1, "expected time_ps and port columns");
-    }
-    /* pass 1: cells into flat vectors */
-    typedef struct cell {
-        uint32_t ti, pi;
-        float q, u;
-        uint8_t x;
-    } cell;
-    uint64_t n_cells = 0, cap_cells = 4096;
-    cell *cells = xmalloc(cap_cells * sizeof(cell), "report cells");
-    uint32_t cap_t = 256, cap_s = 64;
-    r->t = xmalloc(cap_t * sizeof(sim_time), "report times");
-    r->ser = xcalloc(cap_s, sizeof(series), "report series");
-    name_map m = {xcalloc(1024, sizeof(uint32_t), "report map"), 1023};
-    uint64_t lineno = 1;
-    while ((line = next_line(&cur))) {
-        lineno++;
-        if (!*line)
-            continue;
-        int n = csv_split(line, f);
-        if (n <= c_t || n <= c_p) {
-            xfree(cells);
-            xfree(m.slot);
-            xfree(buf);
-            return bad_csv(e, r->dir, "timeseries.csv", lineno, "missing fields");
-        }
-        sim_time t = strtoull(f[c_t], NULL, 10);
-        if (!r->n_t || r->t[r->n_t - 1] != t) {
-            if (r->n_t && t < r->t[r->n_t - 1]) {
-                xfree(cells);
-                xfree(m.slot);
-                xfree(buf);
-                return bad_csv(e, r->dir, "timeseries.csv", lineno, "time_ps goes backwards");
-            }
-            if (r->n_t == cap_t) {
-                cap_t *= 2;
-                r->t = xrealloc(r->t, cap_t * sizeof(sim_time), "report times");
-            }
-            r->t[r->n_t++] = t;
-        }
-        uint64_t h = hash_str(f[c_p]);
-        uint32_t idx;
-        for (;;) {
-            uint32_t s = m.slot[h & m.mask];
-            if (!s) {
-                if (r->n_series == cap_s) {
-                    cap_s *= 2;
-                    r->ser = xrealloc(r->ser, cap_s * sizeof(series), "report series");
-                }
-                idx = r->n_series++;
-                memset(&r->ser[idx], 0, sizeof(series));
-                snprintf(r->ser[idx].name, sizeof r->ser[idx].name, "%s", f[c_p]);
-                m.slot[h & m.mask] = idx + 1;
-                if (r->n_series * 2 > m.mask) { /* grow and rehash */
-                    uint32_t nm = m.mask * 2 + 1;
-                    uint32_t *ns = xcalloc((size_t)nm + 1, sizeof(uint32_t), "report map");
-                    for (uint32_t k = 0; k < r->n_series; k++) {
-                        uint64_t hk = hash_str(r->ser[k].name);
-                        while (ns[hk & nm])
-                            hk++;
-                        ns[hk & nm] = k + 1;
-                    }
-                    xfree(m.slot);
-                    m.slot = ns;
-                    m.mask = nm;
-                }
-                break;
-            }
-            if (strcmp(r->ser[s - 1].name, f[c_p]) == 0) {
-                idx = s - 1;
-                break;
-            }
-            h++;
-        }
-        if (n_cells == cap_cells) {
-            cap_cells *= 2;
-            cells = xrealloc(cells, cap_cells * sizeof(cell), "report cells");
-        }
-        cell *c = &cells[n_cells++];
-        c->ti = r->n_t - 1;
-        c->pi = idx;
-        c->q = (float)fdbl(f, n, c_q);
-        c->u = (float)fdbl(f, n, c_u);
-        c->x = (uint8_t)fu64(f, n, c_x);
-    }
-    /* pass 2: dense matrices */
-    for (uint32_t s = 0; s < r->n_series; s++) {
-        series *se = &r->ser[s];
-        se->q = xcalloc(r->n_t ? r->n_t : 1, sizeof(float), "report q");
-        se->util = xcalloc(r->n_t ? r->n_t : 1, sizeof(float), "report util");
-        se->paused = xcalloc(r->n_t ? r->n_t : 1, 1, "report paused");
-    }
-    for (uint64_t k = 0; k < n_cells; k++) {
-        series *se = &r->ser[cells[k].pi];
-        se->q[cells[k].ti] = cells[k].q;
-        se->util[cells[k].ti] = cells[k].u;
-        se->paused[cells[k].ti] = cells[k].x;
-    }
-    for (uint32_t s = 0; s < r->n_series; s++) {
-        series *se = &r->ser[s];
-        double sum = 0;
-        for (uint32_t t = 0; t < r->n_t; t++) {
-            if (se->q[t] > se->max_q)
-                se->max_q = se->q[t];
-            sum += se->util[t];
-            se->paused_n += se->paused[t] != 0;
-        }
-        se->mean_util = r->n_t ? sum / r->n_t : 0;
-    }
-    uint32_t last = 0;
-    for (uint64_t k = 0; k < n_cells; k++)
-        if ((cells[k].q > 0 || cells[k].u > 0.001f || cells[k].x) && cells[k].ti > last)
-            last = cells[k].ti;
-    r->n_show = last + 2 < r->n_t ? last + 2 : r->n_t;
-    xfree(cells);
-    xfree(m.slot);
-    xfree(buf);
-    r->have_ts = r->n_t > 0 && r->n_series > 0;
-    return 0;
-}
-
-static int load_rates(report *r, err *e)
-{
-    size_t len;
-    char *buf = read_all(r->dir, "dcqcn_rates.csv", &len, false, e);
-    if (!buf)
-        return 0;
-    char *cur = buf, *line, *hdr[CSV_MAX_FIELDS], *f[CSV_MAX_FIELDS];
-    line = next_line(&cur);
-    int nh = line ? csv_split(line, hdr) : 0;
-    int c_t = col(hdr, nh, "time_ps"), c_f = col(hdr, nh, "flow"), c_r = col(hdr, nh, "rate_bps");
-    if (c_t < 0 || c_f < 0 || c_r < 0 || !r->have_flows) {
-        xfree(buf);
-        return 0;
-    }
-    /* the slowest flows: incomplete first, then by FCT */
-    uint32_t pick[SLOW_FLOWS];
-    uint64_t key[SLOW_FLOWS];
-    uint32_t np = 0;
-    for (uint64_t i = 0; i < r->st.n_flows && i < UINT32_MAX; i++) {
-        const flow_record *fr = &r->st.flows[i];
-        uint64_t k = fr->end_ps ? fr->end_ps - fr->start_ps : UINT64_MAX;
-        uint32_t at = np < SLOW_FLOWS ? np++ : SLOW_FLOWS;
-        if (at == SLOW_FLOWS) {
-            if (k <= key[SLOW_FLOWS - 1])
-                continue;
-            at = SLOW_FLOWS - 1;
-        }
-        while (at > 0 && key[at - 1] < k) {
-            pick[at] = pick[at - 1];
-            key[at] = key[at - 1];
-            at--;
-        }
-        pick[at] = (uint32_t)i;
-        key[at] = k;
-    }
-    r->n_rflows = np;
-    r->rflow_id = xmalloc((np ? np : 1) * sizeof(uint32_t), "report rate flows");
-    memcpy(r->rflow_id, pick, np * sizeof(uint32_t));
-    uint32_t cap_t = 256;
-    r->rt = xmalloc(cap_t * sizeof(sim_time), "report rate times");
-    float *vals = xmalloc((size_t)cap_t * (np ? np : 1) * sizeof(float), "report rates");
-    uint8_t *got = xcalloc((size_t)cap_t * (np ? np : 1), 1, "report rates seen");
-    while ((line = next_line(&cur))) {
-        if (!*line)
-            continue;
-        int n = csv_split(line, f);
-        if (n <= c_r)
-            continue;
-        sim_time t = strtoull(f[c_t], NULL, 10);
-        if (!r->n_rt || r->rt[r->n_rt - 1] != t) {
-            if (r->n_rt == cap_t) {
-                cap_t *= 2;
-                r->rt = xrealloc(r->rt, cap_t * sizeof(sim_time), "report rate times");
-                vals = xrealloc(vals, (size_t)cap_t * (np ? np : 1) * sizeof(float),
-                                "report rates");
-                got = xrealloc(got, (size_t)cap_t * (np ? np : 1), "report rates seen");
-                memset(got + (size_t)(cap_t / 2) * np, 0, (size_t)(cap_t / 2) * np);
-            }
-            r->rt[r->n_rt++] = t;
-        }
-        uint32_t fl = (uint32_t)strtoul(f[c_f], NULL, 10);
-        for (uint32_t k = 0; k < np; k++)
-            if (pick[k] == fl) {
-                size_t c = (size_t)(r->n_rt - 1) * np + k;
-                if (!got[c]) { /* first QP of the flow */
-                    vals[c] = (float)strtod(f[c_r], NULL);
-                    got[c] = 1;
-                }
-            }
-    }
-    /* transpose to [flow][time] */
-    r->rate = xcalloc((size_t)(np ? np : 1) * (r->n_rt ? r->n_rt : 1), sizeof(float),
-                      "report rate series");
-    for (uint32_t t = 0; t < r->n_rt; t++)
-        for (uint32_t k = 0; k < np; k++)
-            r->rate[(size_t)k * r->n_rt + t] = got[(size_t)t * np + k] ? vals[(size_t)t * np + k] : 0;
-    xfree(vals);
-    xfree(got);
-    xfree(buf);
-    r->have_rates = np > 0 && r->n_rt > 0;
-    return 0;
-}
-
-static void load_summary(report *r)
-{
-    const jsonr_val *j = r->root;
-    run_stats *st = &r->st;
-    st->end_ps = jsonr_u64(j, "sim.end_ps", 0);
-    st->events = jsonr_u64(j, "sim.events", 0);
-    st->wall_s = jsonr_num(j, "sim.wall_s", 0);
-    st->flows_completed = jsonr_u64(j, "flows.completed", 0);
-    st->fct_p50_ps = jsonr_u64(j, "flows.fct_ps.p50", 0);
-    st->fct_p99_ps = jsonr_u64(j, "flows.fct_ps.p99", 0);
-    st->fct_max_ps = jsonr_u64(j, "flows.fct_ps.max", 0);
-    st->tx_bytes = jsonr_u64(j, "fabric.tx_bytes", 0);
-    st->max_link_utilization = jsonr_num(j, "fabric.max_link_utilization", 0);
-    st->ecn_marked = jsonr_u64(j, "fabric.ecn_marked", 0);
-    st->pfc_pause_sent = jsonr_u64(j, "fabric.pfc_pause_sent", 0);
-    st->pfc_paused_ps = jsonr_u64(j, "fabric.pfc_paused_ps", 0);
-    st->pfc_watchdog_events = jsonr_u64(j, "fabric.pfc_watchdog_events", 0);
-    static const char *const dk[DROP_REASONS] = {"buffer_full", "link_down", "bit_error",
-                                                 "no_route",    "pfc_watchdog", "ttl"};
-    for (int d = 0; d < DROP_REASONS; d++) {
-        char path[64];
-        snprintf(path, sizeof path, "fabric.drops.%s", dk[d]);
-        st->drops[d] = jsonr_u64(j, path, 0);
-    }
-    st->cnp_sent = jsonr_u64(j, "nics.cnp_sent", 0);
-    st->cnp_handled = jsonr_u64(j, "nics.cnp_handled", 0);
-    st->retransmitted_packets = jsonr_u64(j, "nics.retransmitted_packets", 0);
-    st->out_of_sequence = jsonr_u64(j, "nics.out_of_sequence", 0);
-    st->rto_events = jsonr_u64(j, "nics.rto_events", 0);
-    st->pfc_watchdog_events = jsonr_u64(j, "fabric.pfc_watchdog_events", 0);
-    const jsonr_val *d = jsonr_path(j, "sim.deadlock");
-    st->deadlock = d && jsonr_get(d, "detected") && jsonr_get(d, "detected")->b;
-    snprintf(st->deadlock_cycle, sizeof st->deadlock_cycle, "%s",
-             jsonr_str(j, "sim.deadlock.cycle", ""));
-    const jsonr_val *jobs = jsonr_get(j, "jobs");
-    uint32_t nj = jobs && jobs->type == JR_ARR ? (uint32_t)jobs->n : 0;
-    st->n_jobs = nj;
-    st->jobs = xcalloc(nj ? nj : 1, sizeof(job_result), "report jobs");
-    uint32_t i = 0;
-    for (const jsonr_val *x = nj ? jobs->child : NULL; x; x = x->next, i++) {
-        job_result *jr = &st->jobs[i];
-        jr->name = jsonr_str(x, "name", "?");
-        jr->start_ps = jsonr_u64(x, "start_ps", 0);
-        jr->end_ps = jsonr_u64(x, "end_ps", 0);
-        jr->jct_ps = jsonr_u64(x, "jct_ps", 0);
-        const jsonr_val *c = jsonr_get(x, "completed");
-        jr->completed = c ? c->b : jr->jct_ps > 0;
-        jr->flows = jsonr_u64(x, "flows", 0);
-        jr->flows_completed = jsonr_u64(x, "flows_completed", 0);
-        const jsonr_val *it = jsonr_get(x, "iterations");
-        if (it && it->type == JR_ARR && it->n) {
-            jr->n_iterations = (uint32_t)it->n;
-            jr->iterations = xcalloc(it->n, sizeof(iter_result), "report iterations");
-            uint32_t k = 0;
-            for (const jsonr_val *y = it->child; y; y = y->next, k++)
-                jr->iterations[k].time_ps = jsonr_u64(y, "time_ps", 0);
-        }
-    }
-}
-
-report *report_load(const char *dir, err *e)
-{
-    report *r = xcalloc(1, sizeof *r, "report");
-    r->dir = xstrdup(dir, "report dir");
-    size_t len;
-    char *buf = read_all(dir, "summary.json", &len, true, e);
-    if (!buf)
-        goto fail;
-    size_t off = 0;
-    char msg[128];
-    r->doc = jsonr_parse(buf, len, &off, msg, sizeof msg);
-    xfree(buf);
-    if (!r->doc) {
-        err_set(e, ERR_INVALID, "summary.json", 0, 0, "%s/summary.json: byte %zu: %s", dir, off,
-                msg);
-        goto fail;
-    }
-    r->root = jsonr_root(r->doc);
-    if (r->root->type != JR_OBJ || !jsonr_get(r->root, "sim")) {
-        err_set(e, ERR_INVALID, "summary.json", 0, 0,
-                "%s/summary.json: not a wirerate summary (no \"sim\" object)", dir);
-        goto fail;
-    }
-    load_summary(r);
-    if (load_ports(r, e) || load_flows(r, e) || load_timeseries(r, e) || load_rates(r, e))
-        goto fail;
-    return r;
-fail:
-    report_free(r);
-    return NULL;
-}
-
-void report_free(report *r)
-{
-    if (!r)
-        return;
-    for (uint32_t i = 0; i < r->st.n_jobs; i++)
-        xfree(r->st.jobs[i].iterations);
-    xfree(r->st.jobs);
-    xfree(r->st.ports);
-    xfree(r->st.flows);
-    for (uint32_t s = 0; s < r->n_series; s++) {
-        xfree(r->ser[s].q);
-        xfree(r->ser[s].util);
-        xfree(r->ser[s].paused);
-    }
-    xfree(r->ser);
-    xfree(r->t);
-    xfree(r->rt);
-    xfree(r->rflow_id);
-    xfree(r->rate);
-    jsonr_free(r->doc);
-    xfree(r->dir);
-    xfree(r);
+    return !(v > 0) ? 0 : v >= 18446744073709551616.0 ? UINT64_MAX : (sim_time)v;
 }
 
 /* ---- HTML and SVG ------------------------------------------------------------------------- */
@@ -639,6 +58,26 @@ static void html_esc(FILE *f, const char *s)
         default: fputc(*s, f);
         }
     }
+}
+
+/* html_esc of at most `max` bytes of s, cut on a UTF-8 character boundary, "…" when cut: a
+ * label must fit the margin it is drawn in (the full text goes in a <title>). */
+static void html_esc_max(FILE *f, const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n <= max) {
+        html_esc(f, s);
+        return;
+    }
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    char buf[128];
+    if (max >= sizeof buf)
+        max = sizeof buf - 1;
+    memcpy(buf, s, max);
+    buf[max] = '\0';
+    html_esc(f, buf);
+    fputs("…", f);
 }
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
@@ -774,7 +213,7 @@ static void chart_close(chart *c, const char *caption)
 static void legend(chart *c, int i, const char *name)
 {
     double x = c->ml + 8 + (i % 3) * ((c->W - c->ml - c->mr) / 3);
-    double y = c->mt + 10 + (i / 3) * 14;
+    double y = 34 + (i / 3) * 14; /* between the title and the plot (mt leaves the room) */
     fprintf(c->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"3\" fill=\"%s\"/>", x, y - 4,
             palette[i % 8]);
     fprintf(c->f, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">", x + 14, y);
@@ -821,8 +260,10 @@ static void chart_jct(FILE *f, const report *r)
     for (uint32_t j = 0; j < st->n_jobs; j++) {
         const job_result *jr = &st->jobs[j];
         double y = c.mt + (plot_h - st->n_jobs * 26.0) / 2 + j * 26.0 + 4;
-        fprintf(f, "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">", c.ml - 6, y + 13);
+        fprintf(f, "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\"><title>", c.ml - 6, y + 13);
         html_esc(f, jr->name);
+        fputs("</title>", f);
+        html_esc_max(f, jr->name, 22);
         fputs("</text>", f);
         char jt[32];
         if (jr->n_iterations && jr->completed) {
@@ -843,9 +284,12 @@ static void chart_jct(FILE *f, const report *r)
                     jr->completed ? palette[0] : "#bbb");
         }
         double end = jr->completed ? (double)jr->jct_ps : (double)st->end_ps;
-        fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%s%s</text>", cx(&c, end) + 4,
-                y + 13, jr->completed ? summary_fmt_time(jt, sizeof jt, jr->jct_ps) : "not done",
-                "");
+        const char *lbl = jr->completed ? summary_fmt_time(jt, sizeof jt, jr->jct_ps) : "not done";
+        double lx = cx(&c, end) + 4;
+        bool inside = lx + 7.0 * strlen(lbl) > c.W - 2; /* would run off the chart */
+        fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\"%s>%s</text>",
+                inside ? cx(&c, end) - 4 : lx, y + 13,
+                inside ? " text-anchor=\"end\" fill=\"#fff\"" : "", lbl);
     }
     chart_close(&c, "Bars are job completion times (start to last byte); a split bar shows "
                     "the iterations.");
@@ -870,12 +314,39 @@ static void tier_pair(const char *name, char *out, size_t len)
     snprintf(out, len, "%s→%s", a, b);
 }
 
+/* The switch or host a port belongs to: "leaf3->spine1" → "leaf3", "leaf0:p33->x" → "leaf0". */
+static void owner_of(const char *name, char *out, size_t len)
+{
+    size_t n = strcspn(name, ":-");
+    if (n + 1 > len)
+        n = len - 1;
+    memcpy(out, name, n);
+    out[n] = '\0';
+}
+
+/* Natural order of port owners ("leaf2" before "leaf10"), then by series index. */
+static const report *sort_rep;
+static int cmp_owner(const void *a, const void *b)
+{
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    char x[48], y[48];
+    owner_of(sort_rep->ser[ia].name, x, sizeof x);
+    owner_of(sort_rep->ser[ib].name, y, sizeof y);
+    size_t px = strcspn(x, "0123456789"), py = strcspn(y, "0123456789");
+    int c = px != py ? (px < py ? -1 : 1) : strncmp(x, y, px);
+    if (!c) {
+        unsigned long nx = strtoul(x + px, NULL, 10), ny = strtoul(y + py, NULL, 10);
+        c = nx != ny ? (nx < ny ? -1 : 1) : strcmp(x, y);
+    }
+    return c ? c : ia < ib ? -1 : ia > ib;
+}
+
 static void heat_color(double u, char *out, size_t len)
 {
     static const double stops[][4] = {{0.0, 240, 244, 248},  {0.25, 158, 202, 225},
                                       {0.5, 66, 146, 198},   {0.75, 8, 81, 156},
                                       {0.9, 253, 141, 60},   {1.0, 215, 48, 31}};
-    if (u < 0)
+    if (!(u >= 0)) /* NaN too */
         u = 0;
     if (u > 1)
         u = 1;
@@ -888,7 +359,6 @@ static void heat_color(double u, char *out, size_t len)
              (int)(stops[k][3] + t * (stops[k + 1][3] - stops[k][3])));
 }
 
-static const report *sort_rep;
 static int cmp_util_desc(const void *a, const void *b)
 {
     const series *x = &sort_rep->ser[*(const uint32_t *)a], *y = &sort_rep->ser[*(const uint32_t *)b];
@@ -928,41 +398,64 @@ static void chart_heat(FILE *f, const report *r)
                 idx[n++] = s;
         }
         total = n;
-        sort_rep = r;
-        qsort(idx, n, sizeof idx[0], cmp_util_desc);
-        if (n > HEAT_ROWS)
-            n = HEAT_ROWS;
-        double rh = n > 24 ? 8 : 14;
-        chart c = {0};
-        c.ml = 130;
-        c.mt = 30;
-        c.mb = 34;
-        char id[64], title[160];
-        snprintf(id, sizeof id, "chart-heat-%d", g);
-        if (total > n)
-            text_printf(title, sizeof title, "Link utilization, %s ports (%u busiest of %u)",
-                        groups[g], n, total);
-        else
-            text_printf(title, sizeof title, "Link utilization, %s ports (%u)", groups[g], n);
-        chart_open(f, &c, id, 880, c.mt + c.mb + rh * n + 4, title);
-        c.x0 = 0;
-        c.x1 = (double)r->t[r->n_show - 1];
-        c.y0 = 0;
-        c.y1 = 1;
-        double cw = (c.W - c.ml - c.mr) / cols;
-        for (uint32_t k = 0; k < n; k++) {
-            const series *se = &r->ser[idx[k]];
-            double y = c.mt + k * rh;
-            if (rh >= 8) {
-                fprintf(f, "<text class=\"hl\" x=\"%.1f\" y=\"%.1f\">", c.ml - 4, y + rh - 1.5);
-                html_esc(f, se->name);
-                fputs("</text>", f);
+        /* Up to HEAT_ROWS ports: one row each, busiest first. More: rows aggregate the ports
+         * of one switch (or host), or of a run of consecutive switches when even those are too
+         * many, in the order the topology lists them; a cell is their mean utilization. */
+        uint32_t n_rows = n, per = 1;
+        uint32_t *row_of = xmalloc((n ? n : 1) * sizeof(uint32_t), "heat row map");
+        char (*label)[64] = NULL;
+        if (n <= HEAT_ROWS) {
+            sort_rep = r;
+            qsort(idx, n, sizeof idx[0], cmp_util_desc);
+            for (uint32_t k = 0; k < n; k++)
+                row_of[k] = k;
+        } else {
+            sort_rep = r;
+            qsort(idx, n, sizeof idx[0], cmp_owner);
+            uint32_t n_own = 0;
+            char prev[48] = "";
+            for (uint32_t k = 0; k < n; k++) { /* owners in order of appearance */
+                char o[48];
+                owner_of(r->ser[idx[k]].name, o, sizeof o);
+                if (k == 0 || strcmp(o, prev) != 0)
+                    n_own++;
+                snprintf(prev, sizeof prev, "%s", o);
+                row_of[k] = n_own - 1;
             }
-            /* column b spans time [b, b+1)·T/cols: mean of the rows ending in it, else the
-             * row that covers it (rows may be longer than a column after decimation) */
+            per = (n_own + HEAT_ROWS - 1) / HEAT_ROWS;
+            n_rows = (n_own + per - 1) / per;
+            for (uint32_t k = 0; k < n; k++)
+                row_of[k] /= per;
+        }
+        label = xcalloc(n_rows ? n_rows : 1, sizeof *label, "heat labels");
+        uint32_t *members = xcalloc(n_rows ? n_rows : 1, sizeof(uint32_t), "heat members");
+        double *cell = xcalloc((size_t)(n_rows ? n_rows : 1) * cols, sizeof(double), "heat cells");
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t row = row_of[k];
+            const series *se = &r->ser[idx[k]];
+            if (n <= HEAT_ROWS) {
+                snprintf(label[row], sizeof label[0], "%s", se->name);
+            } else {
+                char o[48];
+                owner_of(se->name, o, sizeof o);
+                if (!members[row])
+                    snprintf(label[row], sizeof label[0], "%s", o);
+                else if (per > 1) {
+                    char first[48];
+                    snprintf(first, sizeof first, "%s", label[row]);
+                    char *dots = strstr(first, "…");
+                    if (dots)
+                        *dots = '\0';
+                    text_printf(label[row], sizeof label[0], "%s…%s", first, o);
+                }
+            }
+            members[row]++;
+            /* column b spans time [b, b+1)·T/cols: mean of the samples ending in it, else the
+             * sample that covers it (samples may be longer than a column) */
+            double x1 = (double)r->t[r->n_show - 1];
             uint32_t j = 0;
             for (uint32_t b = 0; b < cols; b++) {
-                double lo = c.x1 * b / cols, hi = c.x1 * (b + 1) / cols;
+                double lo = x1 * b / cols, hi = x1 * (b + 1) / cols;
                 double sum = 0;
                 uint32_t cnt = 0;
                 while (j < r->n_show && (double)r->t[j] <= lo)
@@ -971,7 +464,40 @@ static void chart_heat(FILE *f, const report *r)
                     sum += se->util[m];
                     cnt++;
                 }
-                double v = cnt ? sum / cnt : j < r->n_show ? se->util[j] : 0;
+                cell[(size_t)row * cols + b] += cnt ? sum / cnt : j < r->n_show ? se->util[j] : 0;
+            }
+        }
+        double rh = n_rows > 24 ? 9 : 14;
+        chart c = {0};
+        c.ml = 170;
+        c.mt = 30;
+        c.mb = 34;
+        char id[64], title[200];
+        snprintf(id, sizeof id, "chart-heat-%d", g);
+        if (n > HEAT_ROWS)
+            text_printf(title, sizeof title,
+                        per > 1 ? "Link utilization, %s: %u ports in %u rows (each row: the mean "
+                                  "of the ports of %u consecutive nodes)"
+                                : "Link utilization, %s: %u ports in %u rows (each row: the mean "
+                                  "of one node's ports)",
+                        groups[g], total, n_rows, per);
+        else
+            text_printf(title, sizeof title, "Link utilization, %s ports (%u)", groups[g], n);
+        chart_open(f, &c, id, 880, c.mt + c.mb + rh * n_rows + 4, title);
+        c.x0 = 0;
+        c.x1 = (double)r->t[r->n_show - 1];
+        c.y0 = 0;
+        c.y1 = 1;
+        double cw = (c.W - c.ml - c.mr) / cols;
+        for (uint32_t k = 0; k < n_rows; k++) {
+            double y = c.mt + k * rh;
+            fprintf(f, "<text class=\"hl\" x=\"%.1f\" y=\"%.1f\">", c.ml - 4, y + rh - 2);
+            html_esc_max(f, label[k], 30);
+            if (n > HEAT_ROWS)
+                fprintf(f, " (%u)", members[k]);
+            fputs("</text>", f);
+            for (uint32_t b = 0; b < cols; b++) {
+                double v = members[k] ? cell[(size_t)k * cols + b] / members[k] : 0;
                 if (v < 0.005)
                     continue;
                 char col_[40];
@@ -981,6 +507,10 @@ static void chart_heat(FILE *f, const report *r)
                         c.ml + b * cw, y, cw + 0.3, rh - 1, col_);
             }
         }
+        xfree(row_of);
+        xfree(label);
+        xfree(members);
+        xfree(cell);
         /* time ticks */
         double xs = nice_step(c.x1 / u.div, 6) * u.div;
         for (double x = 0; x <= c.x1 + xs * 1e-9 && xs > 0; x += xs) {
@@ -1088,7 +618,7 @@ static void chart_queue(FILE *f, const report *r)
             const series *se = &r->ser[idx[k]];
             double y = c.mt + k * rh;
             fprintf(f, "<text class=\"hl\" x=\"%.1f\" y=\"%.1f\">", c.ml - 4, y + rh - 4);
-            html_esc(f, se->name);
+            html_esc_max(f, se->name, 24);
             fputs("</text>", f);
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                        "fill=\"#f3f3f3\"/>",
@@ -1141,7 +671,10 @@ static void chart_fct(FILE *f, const report *r)
         if (r->st.flows[i].end_ps)
             v[n++] = r->st.flows[i].end_ps - r->st.flows[i].start_ps;
     if (!n) {
-        missing(f, "chart-fct", "FCT CDF", "no flow completed");
+        missing(f, "chart-fct", "FCT CDF",
+                r->st.n_flows ? "no flow completed"
+                              : "no traffic-job flows (collective and training transfers are "
+                                "summarised in the jobs table)");
         xfree(v);
         return;
     }
@@ -1168,12 +701,17 @@ static void chart_fct(FILE *f, const report *r)
     const double qs[2] = {0.5, 0.99};
     for (int k = 0; k < 2; k++) {
         uint64_t rank = (uint64_t)ceil(qs[k] * n);
-        double x = (double)v[(rank ? rank : 1) - 1];
+        uint64_t xv = v[(rank ? rank : 1) - 1]; /* kept as an integer: no float→int cast */
+        double x = (double)xv;
         char b[32];
         fprintf(f, "<line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
                 cx(&c, x), cx(&c, x), cy(&c, 0), cy(&c, 1));
-        fprintf(f, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">p%g %s</text>", cx(&c, x) + 3,
-                cy(&c, qs[k]) + 12, qs[k] * 100, summary_fmt_time(b, sizeof b, (sim_time)x));
+        /* right of the marker, or left of it when the label would leave the chart */
+        bool left = cx(&c, x) + 110 > c.W - c.mr;
+        fprintf(f, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\"%s>p%g %s</text>",
+                cx(&c, x) + (left ? -3 : 3), cy(&c, qs[k]) + 12,
+                left ? " text-anchor=\"end\"" : "", qs[k] * 100,
+                summary_fmt_time(b, sizeof b, xv));
     }
     chart_close(&c, "Completed flows only; start to the last byte at the receiver.");
     xfree(v);
@@ -1181,48 +719,62 @@ static void chart_fct(FILE *f, const report *r)
 
 static void chart_dcqcn(FILE *f, const report *r)
 {
-    if (!r->have_rates) {
-        missing(f, "chart-dcqcn", "DCQCN rate of the slowest flows",
-                "no dcqcn_rates.csv (needs the transport's rate series)");
+    if (!r->have_rates || !r->n_rflows) {
+        missing(f, "chart-dcqcn", "DCQCN pacing rates",
+                "no dcqcn_rates.csv (needs output.formats csv, telemetry.sample_interval and "
+                "a DCQCN transport)");
         return;
     }
-    uint32_t n_rt = r->n_rt;
-    if (r->have_ts)
-        while (n_rt > 1 && r->rt[n_rt - 1] > r->t[r->n_show - 1])
-            n_rt--;
-    tunit u = time_unit((double)r->rt[n_rt - 1]);
     double mx = 0;
-    for (size_t i = 0; i < (size_t)r->n_rflows * r->n_rt; i++)
-        mx = r->rate[i] > mx ? r->rate[i] : mx;
+    for (uint32_t k = 0; k < r->n_rflows; k++)
+        for (int b = 0; b < RATE_BUCKETS; b++)
+            if (r->rflows[k].has[b] && r->rflows[k].hi[b] > mx)
+                mx = r->rflows[k].hi[b];
+    double span = (double)(r->rt1 - r->rt0) + 1;
+    tunit u = time_unit((double)r->rt1);
+    uint32_t n_leg = r->n_rflows;
     chart c = {0};
-    c.mt = 30 + 14 * ((r->n_rflows + 2) / 3);
-    chart_open(f, &c, "chart-dcqcn", 880, 300 + c.mt - 30,
-               "DCQCN pacing rate of the slowest flows (first QP)");
-    c.x0 = 0;
-    c.x1 = (double)r->rt[n_rt - 1];
+    c.mt = 30 + 14 * ((n_leg + 2) / 3);
+    char title[128];
+    bool by_fct = r->rflows[0].flow_rec != UINT64_MAX;
+    text_printf(title, sizeof title, "DCQCN pacing rate: %s (%u of %u flows)",
+                by_fct ? "the slowest flows" : "the flows with the lowest mean rate",
+                r->n_rflows, r->n_qps);
+    chart_open(f, &c, "chart-dcqcn", 880, 300 + c.mt - 30, title);
+    c.x0 = (double)r->rt0;
+    c.x1 = (double)r->rt1;
     c.y0 = 0;
     c.y1 = mx > 0 ? mx * 1.05 / 1e9 : 1;
     chart_axes(&c, u.div, u.name, "rate (Gbps)");
-    uint32_t step = n_rt > MAX_POINTS ? n_rt / MAX_POINTS + 1 : 1;
+    /* each bucket contributes its min and max: <= 2 × RATE_BUCKETS points per series */
     for (uint32_t k = 0; k < r->n_rflows; k++) {
-        const flow_record *fr = &r->st.flows[r->rflow_id[k]];
+        const rate_series *rs = &r->rflows[k];
         fprintf(f, "<polyline class=\"line\" stroke=\"%s\" points=\"", palette[k % 8]);
-        for (uint32_t t = 0; t < n_rt; t += step) {
-            if (r->rt[t] < fr->start_ps || (fr->end_ps && r->rt[t] > fr->end_ps + (n_rt > 1 ? r->rt[1] - r->rt[0] : 0)))
+        for (int b = 0; b < RATE_BUCKETS; b++) {
+            if (!rs->has[b])
                 continue;
-            fprintf(f, "%.1f,%.1f ", cx(&c, (double)r->rt[t]),
-                    cy(&c, r->rate[(size_t)k * r->n_rt + t] / 1e9));
+            double x = (double)r->rt0 + span * (b + 0.5) / RATE_BUCKETS;
+            fprintf(f, "%.1f,%.1f ", cx(&c, x), cy(&c, rs->lo[b] / 1e9));
+            if (rs->hi[b] != rs->lo[b])
+                fprintf(f, "%.1f,%.1f ", cx(&c, x), cy(&c, rs->hi[b] / 1e9));
         }
         fputs("\"/>", f);
-        char name[64], b[32];
-        snprintf(name, sizeof name, "flow %u h%u→h%u (%s)", r->rflow_id[k], fr->src_host,
-                 fr->dst_host,
-                 fr->end_ps ? summary_fmt_time(b, sizeof b, fr->end_ps - fr->start_ps)
-                            : "not done");
+        char name[96], b[32], m[32];
+        text_printf(m, sizeof m, "%.3g Gbps", rs->mean_bps / 1e9);
+        if (rs->flow_rec != UINT64_MAX) {
+            const flow_record *fr = &r->st.flows[rs->flow_rec];
+            text_printf(name, sizeof name, "flow %u h%u→h%u (%s)", rs->flow, fr->src_host,
+                        fr->dst_host,
+                        fr->end_ps ? summary_fmt_time(b, sizeof b, fr->end_ps - fr->start_ps)
+                                   : "not done");
+        } else {
+            text_printf(name, sizeof name, "flow %u (mean %s)", rs->flow, m);
+        }
         legend(&c, (int)k, name);
     }
-    chart_close(&c, "While each flow is active; samples are means over the interval after "
-                    "decimation.");
+    chart_close(&c, "Each line is decimated to the minimum and maximum rate per 1/1000 of the "
+                    "time axis, so every dip and peak stays visible; a flow is drawn while it is "
+                    "active.");
 }
 
 static void top_ports_table(FILE *f, const report *r)
@@ -1280,7 +832,8 @@ static const char css[] =
     "#ddd;padding-bottom:4px}.sub{color:#666}"
     ".cards{display:flex;flex-wrap:wrap;gap:8px;margin:14px 0}.card{border:1px solid #ddd;"
     "border-radius:6px;padding:8px 12px;min-width:120px}.card b{display:block;font-size:18px}"
-    ".card span{color:#666;font-size:12px}"
+    ".card span{color:#666;font-size:12px;display:block;max-width:230px;overflow:hidden;"
+    "text-overflow:ellipsis;white-space:nowrap}"
     ".diag{background:#fff4e5;border-left:4px solid #ff7f0e;padding:8px 12px;margin:10px 0}"
     ".ok{background:#eef7ee;border-left:4px solid #2ca02c;padding:8px 12px}"
     "figure{margin:8px 0 18px}figcaption{color:#666;font-size:12px}"
@@ -1294,16 +847,230 @@ static const char css[] =
     ".missing{color:#777;border:1px dashed #ccc;padding:8px 12px;margin:8px 0}"
     ".legend{font-size:12px;color:#555;display:flex;align-items:center;gap:6px}"
     "table{border-collapse:collapse;font-size:12px;width:100%}td,th{border-bottom:1px solid "
-    "#eee;padding:3px 6px;text-align:right}td:first-child,th:first-child{text-align:left}"
+    "#eee;padding:3px 6px;text-align:right;white-space:nowrap}td:first-child,th:first-child"
+    "{text-align:left;white-space:normal}#jobs td:nth-child(2){white-space:normal}"
+    ".note{background:#f3f6fb;border-left:4px solid #7f9fcf;padding:6px 12px;margin:6px 0;"
+    "font-size:12px}.card.bad{border-color:#d62728}.card.bad b{color:#d62728}"
+    ".mean{stroke-dasharray:4 3}.swatch{display:inline-block;width:10px;height:10px;"
+    "margin:0 4px 0 12px}"
     "@media print{body{max-width:none}}";
 
 static void card(FILE *f, const char *value, const char *label)
 {
-    fputs("<div class=\"card\"><b>", f);
+    fputs("<div class=\"card\" title=\"", f);
+    html_esc(f, label);
+    fputs("\"><b>", f);
     html_esc(f, value);
     fputs("</b><span>", f);
     html_esc(f, label);
     fputs("</span></div>", f);
+}
+
+
+static void card_cls(FILE *f, const char *cls, const char *value, const char *label)
+{
+    fprintf(f, "<div class=\"card %s\" title=\"", cls);
+    html_esc(f, label);
+    fputs("\"><b>", f);
+    html_esc(f, value);
+    fputs("</b><span>", f);
+    html_esc(f, label);
+    fputs("</span></div>", f);
+}
+
+/* Mean iteration time of a job (0 without iterations). */
+static sim_time mean_iter(const job_result *jr)
+{
+    if (!jr->n_iterations)
+        return 0;
+    double s = 0;
+    for (uint32_t k = 0; k < jr->n_iterations; k++)
+        s += (double)jr->iterations[k].time_ps;
+    return ps_of(s / jr->n_iterations);
+}
+
+#define JOB_CARDS 4 /* jobs with headline cards; the table below lists every job */
+
+/* Headline cards per job: JCT (and ×ideal), busbw/algbw, mean iteration, or FAILED + reason. */
+static void job_cards(FILE *f, const report *r)
+{
+    const jsonr_val *jobs = jsonr_get(r->root, "jobs");
+    const jsonr_val *x = jobs && jobs->type == JR_ARR ? jobs->child : NULL;
+    for (uint32_t j = 0; j < r->st.n_jobs && x; j++, x = x->next) {
+        if (j == JOB_CARDS)
+            break;
+        const job_result *jr = &r->st.jobs[j];
+        const char *kind = jsonr_str(x, "kind", "");
+        bool traffic = strcmp(kind, "traffic") == 0;
+        char v[64], l[160], t1[32];
+        const jsonr_val *fl = jsonr_get(x, "failed");
+        if (fl && fl->type == JR_BOOL && fl->b) {
+            text_printf(l, sizeof l, "%s · %s", jsonr_str(x, "reason", "?"), jr->name);
+            card_cls(f, "bad", "FAILED", l);
+            continue;
+        }
+        if (traffic && !jr->completed && r->st.n_jobs > 1)
+            continue; /* background traffic that runs to the end: its flows are above */
+        double ratio = finite_or0(jsonr_num(x, "jct_over_ideal", 0));
+        uint64_t ideal = jsonr_u64(x, "ideal_jct_ps", 0);
+        if (jr->completed) {
+            summary_fmt_time(v, sizeof v, jr->jct_ps);
+            if (ratio > 0 && ideal)
+                text_printf(l, sizeof l, "JCT = %.2g × the %s ideal · %s", ratio,
+                            summary_fmt_time(t1, sizeof t1, ideal), jr->name);
+            else
+                text_printf(l, sizeof l, "JCT · %s", jr->name);
+            card(f, v, l);
+        } else {
+            text_printf(l, sizeof l, "not completed · %s", jr->name);
+            card_cls(f, "bad", "not done", l);
+        }
+        double busbw = finite_or0(jsonr_num(x, "busbw_GBps", 0)),
+               algbw = finite_or0(jsonr_num(x, "algbw_GBps", 0));
+        if (busbw > 0 || algbw > 0) {
+            text_printf(v, sizeof v, "%.4g GB/s", busbw);
+            text_printf(l, sizeof l, "busbw (algbw %.4g GB/s) · %s", algbw, jr->name);
+            card(f, v, l);
+        }
+        if (!traffic && jr->n_iterations) {
+            summary_fmt_time(v, sizeof v, mean_iter(jr));
+            text_printf(l, sizeof l, "mean iteration (%u done) · %s", jr->n_iterations,
+                        jr->name);
+            card(f, v, l);
+        }
+    }
+}
+
+/* Every job: kind, JCT, ideal and efficiency, bandwidth, iterations, status. */
+static void jobs_table(FILE *f, const report *r)
+{
+    const jsonr_val *jobs = jsonr_get(r->root, "jobs");
+    if (!jobs || jobs->type != JR_ARR || !jobs->n)
+        return;
+    fputs("<table id=\"jobs\"><tr><th>job</th><th>kind</th><th>JCT</th><th>ideal</th>"
+          "<th>× ideal</th><th>busbw</th><th>algbw</th><th>iterations</th><th>status</th></tr>\n",
+          f);
+    uint32_t j = 0;
+    for (const jsonr_val *x = jobs->child; x && j < r->st.n_jobs; x = x->next, j++) {
+        const job_result *jr = &r->st.jobs[j];
+        char b[64], kind[96];
+        const char *k = jsonr_str(x, "kind", "?");
+        if (strcmp(k, "collective") == 0)
+            text_printf(kind, sizeof kind, "%s %s, %" PRIu64 " ranks",
+                        jsonr_str(x, "op", "?"), jsonr_str(x, "algorithm", "?"),
+                        jsonr_u64(x, "ranks", 0));
+        else if (strcmp(k, "training") == 0)
+            text_printf(kind, sizeof kind, "training tp %" PRIu64 " pp %" PRIu64 " dp %" PRIu64,
+                        jsonr_u64(x, "tp", 0), jsonr_u64(x, "pp", 0), jsonr_u64(x, "dp", 0));
+        else
+            text_printf(kind, sizeof kind, "%s %s", k, jsonr_str(x, "pattern", ""));
+        fputs("<tr><td>", f);
+        html_esc(f, jr->name);
+        fputs("</td><td>", f);
+        html_esc(f, kind);
+        fprintf(f, "</td><td>%s</td>",
+                jr->completed ? summary_fmt_time(b, sizeof b, jr->jct_ps) : "—");
+        uint64_t ideal = jsonr_u64(x, "ideal_jct_ps", 0);
+        fprintf(f, "<td>%s", ideal ? summary_fmt_time(b, sizeof b, ideal) : "—");
+        const char *basis = jsonr_str(x, "ideal_basis", NULL);
+        if (basis) {
+            fputs(" <span class=\"sub\">(", f);
+            html_esc(f, basis);
+            fputs(")</span>", f);
+        }
+        double ratio = finite_or0(jsonr_num(x, "jct_over_ideal", 0));
+        if (ratio > 0)
+            fprintf(f, "</td><td>%.2f ×</td>", ratio);
+        else
+            fputs("</td><td>—</td>", f);
+        double busbw = finite_or0(jsonr_num(x, "busbw_GBps", 0)),
+               algbw = finite_or0(jsonr_num(x, "algbw_GBps", 0));
+        if (busbw > 0 || algbw > 0)
+            fprintf(f, "<td>%.4g GB/s</td><td>%.4g GB/s</td>", busbw, algbw);
+        else
+            fputs("<td>—</td><td>—</td>", f);
+        if (jr->n_iterations)
+            fprintf(f, "<td>%u × %s</td>", jr->n_iterations,
+                    summary_fmt_time(b, sizeof b, mean_iter(jr)));
+        else
+            fputs("<td>—</td>", f);
+        const jsonr_val *fl = jsonr_get(x, "failed");
+        fputs("<td>", f);
+        if (fl && fl->type == JR_BOOL && fl->b) {
+            fputs("failed: ", f);
+            html_esc(f, jsonr_str(x, "reason", "?"));
+        } else {
+            fputs(jr->completed ? "completed" : "not completed", f);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/* Training jobs: where the mean iteration went, as one stacked bar per job. */
+static void chart_breakdown(FILE *f, const report *r)
+{
+    static const char *const keys[5] = {"compute_ps", "exposed_tp_ps", "exposed_pp_ps",
+                                        "exposed_dp_ps", "bubble_ps"};
+    static const char *const names[5] = {"compute", "exposed TP comm", "exposed PP comm",
+                                         "exposed DP comm", "pipeline bubble"};
+    static const char *const colors[5] = {"#2ca02c", "#d62728", "#ff7f0e", "#9467bd", "#bbb"};
+    const jsonr_val *jobs = jsonr_get(r->root, "jobs");
+    uint32_t n = 0;
+    for (const jsonr_val *x = jobs && jobs->type == JR_ARR ? jobs->child : NULL; x; x = x->next)
+        n += jsonr_get(x, "breakdown") != NULL;
+    if (!n)
+        return;
+    chart c = {0};
+    c.ml = 140;
+    c.mt = 44;
+    c.mb = 40;
+    double rh = 28;
+    chart_open(f, &c, "chart-breakdown", 880, c.mt + c.mb + rh * n,
+               "Training: where the mean iteration went (mean over ranks)");
+    c.x0 = 0;
+    c.x1 = 1;
+    double x0 = c.ml;
+    for (int k = 0; k < 5; k++) { /* legend on one row */
+        fprintf(f, "<rect x=\"%.1f\" y=\"26\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                   "<text class=\"lg\" x=\"%.1f\" y=\"35\">%s</text>",
+                x0, colors[k], x0 + 14, names[k]);
+        x0 += 26 + 6.2 * strlen(names[k]);
+    }
+    uint32_t i = 0;
+    for (const jsonr_val *x = jobs->child; x; x = x->next) {
+        const jsonr_val *bd = jsonr_get(x, "breakdown");
+        if (!bd)
+            continue;
+        double v[5], tot = 0;
+        for (int k = 0; k < 5; k++)
+            tot += v[k] = (double)jsonr_u64(bd, keys[k], 0);
+        double y = c.mt + i * rh + 4;
+        fprintf(f, "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">", c.ml - 6, y + 14);
+        html_esc_max(f, jsonr_str(x, "name", "?"), 22);
+        fputs("</text>", f);
+        double at = 0;
+        for (int k = 0; k < 5 && tot > 0; k++) {
+            double w = v[k] / tot;
+            char t[32];
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"20\" fill=\"%s\">"
+                       "<title>%s: %s (%.1f %%)</title></rect>",
+                    cx(&c, at), y, cx(&c, at + w) - cx(&c, at), colors[k], names[k],
+                    summary_fmt_time(t, sizeof t, ps_of(v[k])), 100 * w);
+            if (w >= 0.06)
+                fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" fill=\"#fff\" "
+                           "text-anchor=\"middle\">%.0f %%</text>",
+                        (cx(&c, at) + cx(&c, at + w)) / 2, y + 14, 100 * w);
+            at += w;
+        }
+        i++;
+    }
+    for (int k = 0; k <= 4; k++)
+        fprintf(f, "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%d %%</text>", cx(&c, k / 4.0),
+                c.H - c.mb + 14, k * 25);
+    chart_close(&c, "Exposed communication: time the GPU waited with only that transfer to "
+                    "blame; communication hidden behind compute is not counted. Percent of "
+                    "the mean iteration.");
 }
 
 int report_write_html(FILE *f, const report *r)
@@ -1325,11 +1092,17 @@ int report_write_html(FILE *f, const report *r)
             st->deadlock ? " · stopped by a PFC deadlock" : "");
 
     fputs("<div class=\"cards\" id=\"headline\">", f);
-    snprintf(a, sizeof a, "%" PRIu64 " / %" PRIu64, st->flows_completed,
-             jsonr_u64(r->root, "flows.count", 0));
-    card(f, a, "flows completed");
-    card(f, summary_fmt_time(a, sizeof a, st->fct_p50_ps), "FCT p50");
-    card(f, summary_fmt_time(a, sizeof a, st->fct_p99_ps), "FCT p99");
+    uint64_t n_flows = jsonr_u64(r->root, "flows.count", 0);
+    if (n_flows) { /* traffic jobs: flow figures */
+        snprintf(a, sizeof a, "%" PRIu64 " / %" PRIu64, st->flows_completed, n_flows);
+        card(f, a, "flows completed");
+        /* percentiles over completed flows: none completed, no figure */
+        card(f, st->flows_completed ? summary_fmt_time(a, sizeof a, st->fct_p50_ps) : "—",
+             "FCT p50");
+        card(f, st->flows_completed ? summary_fmt_time(a, sizeof a, st->fct_p99_ps) : "—",
+             "FCT p99");
+    }
+    job_cards(f, r);
     snprintf(a, sizeof a, "%.1f %%", 100 * st->max_link_utilization);
     card(f, a, "max link utilization");
     snprintf(a, sizeof a, "%" PRIu64, st->ecn_marked);
@@ -1344,28 +1117,59 @@ int report_write_html(FILE *f, const report *r)
     snprintf(a, sizeof a, "%" PRIu64 " / %" PRIu64, st->cnp_sent, st->retransmitted_packets);
     card(f, a, "CNPs / retransmits");
     fputs("</div>\n", f);
+    for (int i = 0; i < r->n_notes; i++) {
+        fputs("<div class=\"note\">", f);
+        html_esc(f, r->notes[i]);
+        fputs("</div>\n", f);
+    }
 
-    char diag[4][SUMMARY_DIAG_LEN];
-    int nd = r->have_ports ? summary_diagnose(st, diag, 4) : 0;
     fputs("<div id=\"diagnosis\">", f);
     if (st->deadlock) {
         fputs("<div class=\"diag\">PFC deadlock: ", f);
         html_esc(f, st->deadlock_cycle);
         fputs("</div>", f);
     }
-    for (int i = 0; i < nd; i++) {
-        fputs("<div class=\"diag\">", f);
-        html_esc(f, diag[i]);
-        fputs("</div>", f);
+    /* summary.json's own diagnosis (rules with evidence and cost) when the run wrote one;
+     * otherwise the one the terminal summary derives from the port records. */
+    const jsonr_val *dj = jsonr_get(r->root, "diagnosis");
+    int nd = 0;
+    if (dj && dj->type == JR_ARR) {
+        for (const jsonr_val *x = dj->child; x; x = x->next) {
+            const char *text = jsonr_str(x, "text", NULL);
+            if (!text)
+                continue;
+            fputs("<div class=\"diag\">", f);
+            const char *rule = jsonr_str(x, "rule", NULL);
+            if (rule) {
+                fputs("<b>", f);
+                html_esc(f, rule);
+                fputs("</b>: ", f);
+            }
+            html_esc(f, text);
+            uint64_t cost = jsonr_u64(x, "cost_ps", 0);
+            if (cost)
+                fprintf(f, " <span class=\"sub\">(cost %s)</span>",
+                        summary_fmt_time(a, sizeof a, cost));
+            fputs("</div>", f);
+            nd++;
+        }
+    } else {
+        char diag[4][SUMMARY_DIAG_LEN];
+        nd = r->have_ports ? summary_diagnose(st, diag, 4) : 0;
+        for (int i = 0; i < nd; i++) {
+            fputs("<div class=\"diag\">", f);
+            html_esc(f, diag[i]);
+            fputs("</div>", f);
+        }
     }
     if (!nd && !st->deadlock)
-        fputs("<div class=\"ok\">No congestion pattern stood out (incast, ECMP collision, PFC "
-              "storm).</div>",
-              f);
+        fputs("<div class=\"ok\">No congestion pattern stood out.</div>", f);
     fputs("</div>\n", f);
 
     fputs("<h2>Jobs</h2>\n", f);
+    jobs_table(f, r);
     chart_jct(f, r);
+    chart_breakdown(f, r);
     fputs("<h2>Link utilization</h2>\n", f);
     chart_heat(f, r);
     fputs("<h2>Queues and PFC</h2>\n", f);
@@ -1376,7 +1180,8 @@ int report_write_html(FILE *f, const report *r)
     chart_dcqcn(f, r);
     top_ports_table(f, r);
     fprintf(f, "<p class=\"sub\">Generated by wirerate %s from %s (%s wall).</p>\n", WR_VERSION,
-            "summary.json, ports.csv, flows.csv, timeseries.csv",
+            r->have_manifest ? "the files listed in manifest.json"
+                             : "summary.json and the CSV files beside it",
             st->wall_s > 0 ? (snprintf(b, sizeof b, "%.2f s", st->wall_s), b) : "?");
     fputs("</body></html>\n", f);
     return ferror(f) ? -1 : 0;
