@@ -65,27 +65,6 @@ static double tier_oversub(const net *n, enum switch_tier tier, const node **wor
     return ratio;
 }
 
-/* Follow the first next hop from host s towards d; true if it arrives. */
-static bool reaches(const net *n, uint32_t s, uint32_t d)
-{
-    const node *x = n->hosts[s];
-    for (int hops = 0; hops < 32; hops++) {
-        if (x->kind == NODE_HOST) {
-            if (x->index == d)
-                return true;
-            if (hops > 0 && !n->hosts_relay)
-                return false;
-            x = x->ports[net_host_egress(n, x, d)].peer->owner;
-            continue;
-        }
-        uint32_t g = x->fib[d];
-        if (g == UINT32_MAX)
-            return false;
-        x = x->ports[n->groups[g].member[0]].peer->owner;
-    }
-    return false;
-}
-
 /*
  * Cyclic buffer dependencies (Dally & Seitz; the PFC-deadlock condition of Hu et al., HotNets'16):
  * a graph whose vertices are directed links and whose edges join link a→s to link s→t when
@@ -361,7 +340,7 @@ void check_fabric(const net *n, check_report *r)
             if (s == d)
                 continue;
             pairs++;
-            if (!reaches(n, s, d)) {
+            if (!net_reaches(n, s, d)) {
                 if (!bad) {
                     ex_s = s;
                     ex_d = d;

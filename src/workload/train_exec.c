@@ -794,3 +794,10 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
     }
     coll_finished(x, xg->task);
 }
+
+bool train_exec_finished(const train_exec *x) { return x->finished; }
+
+uint64_t train_exec_progress(const train_exec *x)
+{
+    return ((uint64_t)x->iter << 32) | x->done_in_iter;
+}
