@@ -11,8 +11,9 @@
  * training executor waits for messages that never complete and posts nothing more (its QPs are
  * flushed); other jobs go on. A job also fails when nothing could advance it any more: the
  * event queue ran dry with it unfinished, or (with a pfc-storm that has no `duration`, the one
- * event source that never ends by itself) a whole retry budget, rto × (retry_count + 1), went
- * by without a data packet sent or delivered, a scale-up transfer or a training task finished.
+ * event source that never ends by itself) the PFC watchdog's detect time plus a whole retry
+ * budget, rto × (retry_count + 1), went by without a data packet sent or delivered, a scale-up
+ * transfer or a training task finished.
  * When every job has completed or failed, storms without `duration` stop (they last "until the
  * end" of the jobs) and the run drains. sim.end_reason says which of these ended it.
  *
@@ -68,6 +69,7 @@ struct run {
     job_state *jobs;
     run_stats st;
     uint32_t jobs_open;        /* jobs neither completed nor failed */
+    bool jobs_over;            /* every job completed or failed */
     failover_ev *failover;     /* per host, with dual-port NICs */
     event stall;               /* with endless storms: the progress check (a daemon) */
     sim_time stall_period_ps;
@@ -87,7 +89,8 @@ static bool job_finished(const run *r, uint32_t j)
     return js->done_flows == js->n_flows;
 }
 
-/* Recount the open jobs; when none is left, storms "until the end" end now. */
+/* Recount the open jobs; when none is left, storms "until the end" end now (the fabric then
+ * drains what is still on its way, and the run ends when nothing but observers is queued). */
 static void jobs_update(run *r)
 {
     uint32_t open = 0;
@@ -95,8 +98,13 @@ static void jobs_update(run *r)
         if ((r->only < 0 || (int)j == r->only) && !job_finished(r, j))
             open++;
     r->jobs_open = open;
-    if (!open && r->faults)
-        faults_end_endless_storms(r->faults);
+    if (!open && !r->jobs_over) {
+        r->jobs_over = true;
+        if (r->faults)
+            faults_end_endless_storms(r->faults);
+        for (uint32_t h = 0; r->failover && h < r->net->n_hosts; h++)
+            evq_cancel(&r->sim.q, &r->failover[h].ev); /* no flow left to move */
+    }
 }
 
 /* Fail job j now with `reason`: every flow of it stops (QPs flushed). First reason wins. */
@@ -163,8 +171,8 @@ static void stall_fire(void *ctx, event *ev)
     if (sig == r->stall_sig) {
         char reason[256];
         snprintf(reason, sizeof reason,
-                 "stalled: nothing moved for %.3f ms (rto x (retry_count + 1)) while a pfc-storm "
-                 "without duration kept the fabric paused",
+                 "stalled: nothing moved for %.3f ms (PFC watchdog detect + rto x (retry_count + "
+                 "1)) while a pfc-storm without duration was pausing the fabric",
                  (double)r->stall_period_ps / (double)SIM_MS);
         r->stalled = true;
         for (uint32_t j = 0; j < r->sc->n_jobs; j++)
@@ -192,6 +200,8 @@ static void failover_fire(void *ctx, event *ev)
     if (!o->ports[o->net_port].up)
         return; /* both ports down: nowhere to go, the QPs' retry limit decides */
     uint32_t moved = transport_failover(r->tp, fo->host, sib);
+    if (!moved)
+        return; /* no live flow used the port */
     run_stats *st = &r->st;
     if (st->n_failovers < RUN_MAX_FAILOVER_RECORDS) {
         failover_record *fr = &st->failovers[st->n_failovers];
@@ -226,16 +236,20 @@ static void job_start(void *ctx, event *ev)
     job_state *js = (job_state *)((char *)ev - offsetof(job_state, start));
     transport *t = js->owner->tp;
     (void)ctx;
-    if (js->coll) {
+    if (js->coll)
         coll_exec_start(js->coll);
-        return;
-    }
-    if (js->train) {
+    else if (js->train)
         train_exec_start(js->train);
-        return;
-    }
-    for (uint64_t i = 0; i < js->n_flows; i++)
-        transport_flow_start(t, &t->flows[js->first_flow + i]);
+    else
+        for (uint64_t i = 0; i < js->n_flows; i++)
+            transport_flow_start(t, &t->flows[js->first_flow + i]);
+    if (job_finished(js->owner, (uint32_t)(js - js->owner->jobs)))
+        jobs_update(js->owner); /* nothing to do at all (no transfers, no flows) */
+}
+
+static void on_train_finish(void *ctx)
+{
+    jobs_update(ctx);
 }
 
 /* A posted message completed: the cookie carries the job in its top 24 bits. */
@@ -378,6 +392,7 @@ static run *run_build(const scenario *sc, int only, err *e)
             coll_exec_connect(js->coll, r->tp);
         } else if (js->train) {
             train_exec_connect(js->train, r->tp);
+            train_exec_on_finish(js->train, on_train_finish, r);
         } else {
             int prio = sc->jobs[j].priority;
             add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
@@ -393,8 +408,9 @@ static run *run_build(const scenario *sc, int only, err *e)
             char key[48];
             snprintf(key, sizeof key, "workload.%u", j);
             config_error_at(sc, e, key,
-                            "workload[%u] (\"%s\"): host %s cannot reach host %s: the fabric has "
-                            "no route between them (`wirerate check` lists the unreachable pairs)",
+                            "workload[%u]: job \"%s\" needs host %s to reach host %s, and the "
+                            "fabric has no route between them (`wirerate check` lists the "
+                            "unreachable pairs)",
                             j, sc->jobs[j].name, r->net->hosts[f->src]->name,
                             r->net->hosts[f->dst]->name);
             goto fail;
@@ -416,10 +432,12 @@ static run *run_build(const scenario *sc, int only, err *e)
     }
     event_init(&r->stall, stall_fire);
     if (faults_endless_storms(r->faults) && r->jobs_open) {
-        /* the longest a QP with data outstanding goes without progress before it errors */
-        r->stall_period_ps = sc->nic.rto_ps > SIM_TIME_MAX / 16
-                                 ? SIM_TIME_MAX / 16
-                                 : sc->nic.rto_ps * (sc->nic.retry_count + 1ull);
+        /* the switches' PFC watchdog gets its chance to break the storm (detect), then a QP
+         * with data outstanding gets its whole retry budget before anything is called stuck */
+        sim_time cap = SIM_TIME_MAX / 16;
+        sim_time budget = sc->nic.rto_ps > cap / 8 ? cap : sc->nic.rto_ps * (sc->nic.retry_count + 1ull);
+        sim_time wd = sc->sw.wd_detect_ps > cap ? cap : sc->sw.wd_detect_ps;
+        r->stall_period_ps = budget + wd > cap ? cap : budget + wd;
         r->sim.daemons++;
         sim_at(&r->sim, &r->stall, r->stall_period_ps);
     }

@@ -63,6 +63,9 @@ const train_plan *train_exec_plan(const train_exec *x);
 void train_exec_free(train_exec *x);
 /* True once every iteration has completed. */
 bool train_exec_finished(const train_exec *x);
+/* Register fn(ctx), called when the job's last iteration completes (the run ends when every job
+ * has finished). */
+void train_exec_on_finish(train_exec *x, void (*fn)(void *ctx), void *ctx);
 /* A count that grows with every task the job completes (compute or communication): the run's
  * stall check compares it over time. */
 uint64_t train_exec_progress(const train_exec *x);
