@@ -273,6 +273,28 @@ static void check_pfc(const net *n, check_report *r)
     }
 }
 
+/* Dual-port NICs: the QPs of a dead port survive to be moved only if their retry budget,
+ * rto × (retry_count + 1), outlasts the failover delay; otherwise they error first. */
+static void check_failover(const net *n, check_report *r)
+{
+    const scenario *sc = n->sc;
+    if (sc->fabric.nic_ports != 2)
+        return;
+    sim_time budget = sc->nic.rto_ps * (sc->nic.retry_count + 1ull);
+    if (sc->nic.rto_ps > SIM_TIME_MAX / 8)
+        budget = SIM_TIME_MAX;
+    bool ok = budget > sc->nic.failover_delay_ps;
+    check_item *it = add_item(r, "dual_port_failover", ok ? CHECK_PASS : CHECK_WARN);
+    if (it)
+        snprintf(it->detail, sizeof it->detail,
+                 ok ? "QPs outlast the failover: retry budget %.3f ms (nic.rto x (retry_count + "
+                      "1)) > nic.failover_delay %.3f ms"
+                    : "QPs on a dead port error before they fail over: retry budget %.3f ms "
+                      "(nic.rto x (retry_count + 1)) <= nic.failover_delay %.3f ms; raise nic.rto "
+                      "or lower nic.failover_delay",
+                 (double)budget / (double)SIM_MS, (double)sc->nic.failover_delay_ps / (double)SIM_MS);
+}
+
 void check_fabric(const net *n, check_report *r)
 {
     const cfg_fabric *f = &n->sc->fabric;
@@ -360,4 +382,5 @@ void check_fabric(const net *n, check_report *r)
                      (unsigned long long)pairs);
     }
     check_pfc(n, r);
+    check_failover(n, r);
 }
