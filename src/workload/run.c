@@ -138,8 +138,8 @@ static void on_flow_fail(void *ctx, flow *f, const qp *q)
         snprintf(why, sizeof why, "; no route from %s to %s", hs->name, hd->name);
     char reason[256];
     snprintf(reason, sizeof reason,
-             "QP %s->%s exceeded retry_count %u at %.3f ms (%u timeouts of %.3f ms without an "
-             "acknowledgement%s)",
+             "QP %s->%s exceeded retry_count %u at %.3f ms (%u timeouts of %.3f ms without "
+             "progress%s)",
              hs->name, hd->name, r->tp->retry_count, (double)r->sim.now / (double)SIM_MS,
              r->tp->retry_count + 1, (double)r->tp->rto_ps / (double)SIM_MS, why);
     (void)q;
