@@ -83,6 +83,45 @@ static void test_host_link_down_forever(void)
     CHECK(!st.hit_stop_at);
 }
 
+/* The sender's own link is down before the job starts: nothing is ever in flight, so no retry
+ * timer runs; the run ends when the events do and says why the job stalled. With a dual-port
+ * NIC the flow starts on the other port once the failover delay has passed. */
+static void test_sender_link_down_before_start(void)
+{
+    char y[2048];
+    snprintf(y, sizeof y,
+             "%snic: {rto: 100us}\n"
+             "workload: [{name: cut, kind: traffic, pattern: incast, hosts: [0, 1], size: 1MB,\n"
+             "            start: 10us}]\n"
+             "faults: [{at: 0us, kind: link-down, link: leaf0-h1}]\n",
+             leafspine);
+    run_stats st;
+    job_result j[1];
+    if (!run_yaml(y, &st, j, 1))
+        return;
+    fprintf(stderr, "  %s: %s\n", end_reason_name(st.end_reason), j[0].reason);
+    CHECK(j[0].failed);
+    CHECK_EQ_U64(st.end_reason, END_STALLED);
+    CHECK(strstr(j[0].reason, "stalled: h1 could not send to h0, its link leaf0-h1 is down") !=
+          NULL);
+    CHECK_EQ_U64(st.sent_bytes, 0);
+
+    snprintf(y, sizeof y,
+             "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 1, nic_ports: 2,\n"
+             "         leaf_radix: 4, host_link: 100Gbps, fabric_link: 100Gbps}\n"
+             "nic: {failover_delay: 1ms}\n"
+             "workload: [{name: pair, kind: traffic, pattern: incast, hosts: [0, 2], size: 1MB,\n"
+             "            start: 10us}]\n"
+             "faults: [{at: 0us, kind: link-down, link: leaf1-h2}]\n");
+    if (!run_yaml(y, &st, j, 1))
+        return;
+    CHECK(j[0].completed);
+    CHECK_EQ_U64(st.n_failovers, 1);
+    CHECK_EQ_U64(st.failovers[0].from_host, 2);
+    CHECK(j[0].end_ps > SIM_MS);
+    CHECK_EQ_U64(st.retransmitted_packets, 0); /* nothing had been sent on the dead port */
+}
+
 /* retry_count 0: the first timeout errors the QP. */
 static void test_retry_count_zero(void)
 {
@@ -332,6 +371,7 @@ int main(void)
 {
     TEST_RUN(test_host_link_down_forever);
     TEST_RUN(test_retry_count_zero);
+    TEST_RUN(test_sender_link_down_before_start);
     TEST_RUN(test_collective_fails_and_stops);
     TEST_RUN(test_endless_storm);
     TEST_RUN(test_dual_port_failover);

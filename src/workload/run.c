@@ -685,6 +685,27 @@ static void collect(run *r)
                (unsigned long long)st->dropped_bytes, (unsigned long long)st->inflight_bytes);
 }
 
+/* Why job j, unfinished, has nothing left that could move it: a flow that could not send at
+ * all because its sender's link is down (nothing in flight, so no retry timer ran), or else
+ * just that the events ran out. */
+static void stall_reason(const run *r, uint32_t j, char *buf, size_t len)
+{
+    const job_state *js = &r->jobs[j];
+    for (uint64_t i = 0; i < js->n_flows; i++) {
+        const flow *f = &r->tp->flows[js->first_flow + i];
+        const node *h = r->net->hosts[f->src];
+        if (f->done || f->fluid || h->net_port == UINT32_MAX || h->ports[h->net_port].up)
+            continue;
+        snprintf(buf, len,
+                 "stalled: %s could not send to %s, its link %s-%s is down (nothing was in flight, "
+                 "so no retry timer ran)",
+                 h->name, r->net->hosts[f->dst]->name, h->ports[h->net_port].peer->owner->name,
+                 h->name);
+        return;
+    }
+    snprintf(buf, len, "stalled: the simulation ran out of events with the job unfinished");
+}
+
 static double wall_now(void)
 {
     struct timespec ts;
@@ -702,9 +723,12 @@ void run_execute(run *r, sim_progress_fn progress, void *user)
     r->st.hit_stop_at = evq_size(&r->sim.q) > r->sim.daemons && !r->net->deadlock;
     if (!r->st.hit_stop_at && !r->net->deadlock)
         for (uint32_t j = 0; j < r->sc->n_jobs; j++)
-            if ((r->only < 0 || (int)j == r->only) && !job_finished(r, j))
-                job_fail(r, j,
-                         "stalled: the simulation ran out of events with the job unfinished");
+            if ((r->only < 0 || (int)j == r->only) && !job_finished(r, j)) {
+                char reason[256];
+                stall_reason(r, j, reason, sizeof reason);
+                job_fail(r, j, reason);
+                r->stalled = true;
+            }
     collect(r);
     r->st.wall_s = wall;
     r->st.events_per_s = wall > 0 ? (double)r->st.events / wall : 0.0;
