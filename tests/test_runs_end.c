@@ -163,6 +163,30 @@ static void test_collective_fails_and_stops(void)
     CHECK(st.end_ps <= 20 * SIM_US + 5 * SIM_MS); /* the routing update is the last event */
 }
 
+/* A training job whose DP all_reduce crosses a dead host link fails in its first iteration and
+ * runs no further task. */
+static void test_training_fails_and_stops(void)
+{
+    char y[2048];
+    snprintf(y, sizeof y,
+             "%snic: {rto: 100us}\n"
+             "workload:\n"
+             "  - {name: t, kind: training, iterations: 3, parallelism: {dp: 4},\n"
+             "     model: {params: 20e6, layers: 2, hidden: 512, seq_len: 128}}\n"
+             "faults: [{at: 50us, kind: link-down, link: leaf1-h2}]\n",
+             leafspine);
+    run_stats st;
+    job_result j[1];
+    if (!run_yaml(y, &st, j, 1))
+        return;
+    CHECK(j[0].failed);
+    CHECK(!j[0].completed);
+    CHECK(strstr(j[0].reason, "exceeded retry_count 7") != NULL);
+    CHECK(j[0].tasks_done < j[0].tasks_total);
+    CHECK_EQ_U64(j[0].n_iterations, 0);
+    CHECK_EQ_U64(st.end_reason, END_JOBS_FAILED);
+}
+
 /* A pfc-storm without duration on a NIC no job uses ends with the jobs; one on the receiver of
  * an incast makes its job fail, and the run still ends. */
 static void test_endless_storm(void)
@@ -373,6 +397,7 @@ int main(void)
     TEST_RUN(test_retry_count_zero);
     TEST_RUN(test_sender_link_down_before_start);
     TEST_RUN(test_collective_fails_and_stops);
+    TEST_RUN(test_training_fails_and_stops);
     TEST_RUN(test_endless_storm);
     TEST_RUN(test_dual_port_failover);
     TEST_RUN(test_spray_no_false_retransmissions);

@@ -796,8 +796,9 @@ uint32_t transport_failover(transport *t, uint32_t from, uint32_t to)
     uint32_t moved = 0;
     for (uint64_t k = 0; k < t->n_flows; k++) {
         flow *f = &t->flows[k];
-        if (f->fluid || f->done || f->failed || (f->src != from && f->dst != from))
-            continue; /* finished flows stay where they ended */
+        if (f->fluid || f->done || f->failed || (f->src != from && f->dst != from) ||
+            f->src == to || f->dst == to)
+            continue; /* finished flows stay where they ended; none may end up on one port */
         if (f->src == from)
             f->src = to;
         if (f->dst == from)
