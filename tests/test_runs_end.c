@@ -218,6 +218,7 @@ static void test_endless_storm(void)
     fprintf(stderr, "  storm on the receiver: end %.1f us, %s; %s\n", (double)st.end_ps / 1e6,
             end_reason_name(st.end_reason), j[0].reason);
     CHECK(j[0].failed);
+    CHECK(strstr(j[0].reason, "h0's NIC port is holding its link paused (PFC)") != NULL);
     CHECK(st.end_reason == END_JOBS_FAILED || st.end_reason == END_STALLED);
     CHECK(st.end_ps <= 20 * SIM_US + 200 * SIM_MS + 10 * SIM_US);
 }

@@ -136,6 +136,12 @@ static void on_flow_fail(void *ctx, flow *f, const qp *q)
     }
     if (!why[0] && !net_reaches(n, f->src, f->dst))
         snprintf(why, sizeof why, "; no route from %s to %s", hs->name, hd->name);
+    for (int k = 0; k < 2 && !why[0]; k++) {
+        const node *h = ends[k];
+        if (h->net_port != UINT32_MAX && h->ports[h->net_port].xoff_sent)
+            snprintf(why, sizeof why, "; %s's NIC port is holding its link paused (PFC)",
+                     h->name);
+    }
     char reason[256];
     snprintf(reason, sizeof reason,
              "QP %s->%s exceeded retry_count %u at %.3f ms (%u timeouts of %.3f ms without "
