@@ -414,6 +414,14 @@ static inline void sack_flip(qp *q, uint32_t psn)
     q->sack[b / 64] ^= 1ull << (b % 64);
 }
 
+/* OOO placement: q's reordering window, reorder_window << reo_shift, at most the RTO. */
+static inline sim_time reo_window(const transport *t, const qp *q)
+{
+    if (t->reorder_win_ps > (t->rto_ps >> q->reo_shift))
+        return t->rto_ps;
+    return t->reorder_win_ps << q->reo_shift;
+}
+
 /* OOO placement: start timing the hole at rcv_nxt (now) unless it is already timed. The event
  * is re-armed lazily: a pending earlier deadline moves itself on. */
 static void hole_open(transport *t, qp *q, sim_time now)
@@ -421,7 +429,7 @@ static void hole_open(transport *t, qp *q, sim_time now)
     if (q->hole_timing)
         return;
     q->hole_timing = true;
-    q->hole_deadline = now + t->reorder_win_ps;
+    q->hole_deadline = now + reo_window(t, q);
     if (!event_queued(&q->hole))
         sim_at(t->net->sim, &q->hole, q->hole_deadline);
 }
@@ -443,6 +451,8 @@ static void qp_hole_fire(void *ctx, event *ev)
     q->hole_timing = false;
     if (!q->nak_sent) {
         q->nak_sent = true;
+        q->nak_live = true;
+        q->nak_psn = q->rcv_nxt;
         send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
     }
 }
@@ -525,9 +535,17 @@ static void responder_data(transport *t, qp *q, packet *pkt)
             q->nak_sent = true;
             send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
         }
-    } else if (!q->dup_acked) {
-        q->dup_acked = true;
-        send_ctrl(t, q, PKT_ACK, q->rcv_nxt);
+    } else {
+        if (q->nak_live && psn == q->nak_psn) {
+            /* the NAKed packet arrived twice: it was late, not lost; widen the window */
+            q->nak_live = false;
+            if (reo_window(t, q) < t->rto_ps && q->reo_shift < 63)
+                q->reo_shift++;
+        }
+        if (!q->dup_acked) {
+            q->dup_acked = true;
+            send_ctrl(t, q, PKT_ACK, q->rcv_nxt);
+        }
     }
 }
 

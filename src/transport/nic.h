@@ -47,7 +47,10 @@
  *   RFC 8985 §6.2: a hole is loss only once it outlives the expected reordering in time, not in
  *   a packet count that depends on the rate); then one NAK names it and the requester resends
  *   only that PSN. Each new hole (rcv_nxt advanced, packets still buffered beyond it) waits its
- *   own window, so reordering never makes a NAK; lost tails are left to the RTO.
+ *   own window; lost tails are left to the RTO. When the NAKed packet then arrives twice (the
+ *   original was only late, its resend is a duplicate: the responder's view of a DSACK), the
+ *   QP's window doubles, as RACK widens reo_wnd on DSACK (RFC 8985 §6.2), up to the RTO: paths
+ *   held back by PFC pauses can lag by milliseconds.
  * Responder. Accepts only PSN == rcv_nxt (selective: also buffers PSNs inside the window).
  * A PSN above rcv_nxt counts out_of_sequence (every such packet); the first one of a gap sends a
  * NAK(rcv_nxt) (sequence error), and no other NAK goes out until rcv_nxt advances. A duplicate
@@ -191,6 +194,9 @@ struct qp {
     event hole;                /* OOO placement: the hole at rcv_nxt has outlived the window */
     sim_time hole_deadline;
     bool hole_timing;          /* hole_deadline is the current hole's */
+    bool nak_live;             /* OOO: nak_psn was NAKed and has not arrived twice */
+    uint8_t reo_shift;         /* OOO: this QP's window is reorder_window << reo_shift */
+    uint32_t nak_psn;
 };
 
 typedef struct nic nic;
