@@ -292,7 +292,8 @@ static void check_failover(const net *n, check_report *r)
                     : "QPs on a dead port error before they fail over: retry budget %.3f ms "
                       "(nic.rto x (retry_count + 1)) <= nic.failover_delay %.3f ms; raise nic.rto "
                       "or lower nic.failover_delay",
-                 (double)budget / (double)SIM_MS, (double)sc->nic.failover_delay_ps / (double)SIM_MS);
+                 (double)budget / (double)SIM_MS,
+                 (double)sc->nic.failover_delay_ps / (double)SIM_MS);
 }
 
 void check_fabric(const net *n, check_report *r)

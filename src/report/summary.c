@@ -741,8 +741,9 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
         fprintf(f, "           %" PRIu64 " QPs exceeded retry_count (error state)\n",
                 st->qps_failed);
     for (uint32_t i = 0; i < st->n_failovers && i < RUN_MAX_FAILOVER_RECORDS; i++)
-        fprintf(f, "failover   h%" PRIu32 " -> h%" PRIu32 " at %s: %" PRIu32 " QPs moved to the NIC's "
-                "other port\n",
+        fprintf(f,
+                "failover   h%" PRIu32 " -> h%" PRIu32 " at %s: %" PRIu32
+                " QPs moved to the NIC's other port\n",
                 st->failovers[i].from_host, st->failovers[i].to_host,
                 summary_fmt_time(a, sizeof a, st->failovers[i].at_ps), st->failovers[i].qps);
     fprintf(f, "bytes      sent %s = delivered %s + dropped %s + in flight %s\n",

@@ -131,8 +131,8 @@ static void on_flow_fail(void *ctx, flow *f, const qp *q)
     for (int k = 0; k < 2 && !why[0]; k++) {
         const node *h = ends[k];
         if (h->net_port != UINT32_MAX && !h->ports[h->net_port].up)
-            snprintf(why, sizeof why, "; link %s-%s is down", h->ports[h->net_port].peer->owner->name,
-                     h->name);
+            snprintf(why, sizeof why, "; link %s-%s is down",
+                     h->ports[h->net_port].peer->owner->name, h->name);
     }
     if (!why[0] && !net_reaches(n, f->src, f->dst))
         snprintf(why, sizeof why, "; no route from %s to %s", hs->name, hd->name);
@@ -441,7 +441,8 @@ static run *run_build(const scenario *sc, int only, err *e)
         /* the switches' PFC watchdog gets its chance to break the storm (detect), then a QP
          * with data outstanding gets its whole retry budget before anything is called stuck */
         sim_time cap = SIM_TIME_MAX / 16;
-        sim_time budget = sc->nic.rto_ps > cap / 8 ? cap : sc->nic.rto_ps * (sc->nic.retry_count + 1ull);
+        sim_time budget =
+            sc->nic.rto_ps > cap / 8 ? cap : sc->nic.rto_ps * (sc->nic.retry_count + 1ull);
         sim_time wd = sc->sw.wd_detect_ps > cap ? cap : sc->sw.wd_detect_ps;
         r->stall_period_ps = budget + wd > cap ? cap : budget + wd;
         r->sim.daemons++;
