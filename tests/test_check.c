@@ -247,6 +247,26 @@ static void test_ring_has_cycle(void)
     CHECK(item(&r, "pfc_deadlock_free")->status == CHECK_PASS);
 }
 
+/* Dual-port NICs: warn when the QPs' retry budget (rto x (retry_count + 1)) is shorter than the
+ * failover delay, pass when it is longer; single-port fabrics have no such item. */
+static void test_dual_port_failover_budget(void)
+{
+    check_report r;
+    static const char dual[] = "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 1, "
+                               "nic_ports: 2, leaf_radix: 4}\n";
+    char y[512];
+    CHECK(check_yaml(dual, &r) == 0); /* defaults: 4 ms x 8 = 32 ms < 100 ms */
+    const check_item *it = item(&r, "dual_port_failover");
+    CHECK(it && it->status == CHECK_WARN);
+    CHECK(it && strstr(it->detail, "retry budget 32.000 ms") != NULL);
+    snprintf(y, sizeof y, "%snic: {rto: 20ms}\n", dual); /* 160 ms > 100 ms */
+    CHECK(check_yaml(y, &r) == 0);
+    it = item(&r, "dual_port_failover");
+    CHECK(it && it->status == CHECK_PASS);
+    CHECK(check_yaml("fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 1}\n", &r) == 0);
+    CHECK(item(&r, "dual_port_failover") == NULL);
+}
+
 int main(void)
 {
     TEST_RUN(test_leaf_spine_non_blocking);
@@ -256,6 +276,7 @@ int main(void)
     TEST_RUN(test_unreachable_custom);
     TEST_RUN(test_mtu);
     TEST_RUN(test_planes);
+    TEST_RUN(test_dual_port_failover_budget);
     TEST_RUN(test_pfc_checks);
     TEST_RUN(test_ring_has_cycle);
     return tl_finish();

@@ -154,5 +154,20 @@ expect_grep "non_blocking fails" co.out 'fail +non_blocking'
 expect_grep "check error has the caret" cb.err '^ +\| +\^$'
 "$WR" check --bogus > /dev/null 2>&1; expect_rc "check with an unknown option" 2 $?
 
+# A host link down for good: the run ends, exit 0, the job FAILED with its reason (README "Exit
+# codes": a failed job is a result, not a failed run).
+cat > cut.yaml <<'EOF3'
+name: cut
+fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 1, leaf_radix: 4 }
+nic: { rto: 100us }
+workload: [{ name: cut, kind: traffic, pattern: incast, hosts: [0, 1], size: 4MB }]
+faults: [{ at: 10us, kind: link-down, link: leaf0-h0 }]
+EOF3
+timeout 60 "$WR" run cut.yaml -o cut.d > cut.out 2> cut.err; expect_rc "run with a failed job" 0 $?
+expect_grep "text summary marks the job FAILED" cut.out 'FAILED: QP h1->h0 exceeded retry_count 7'
+expect_grep "summary.json end_reason" cut.d/summary.json '"end_reason": "jobs_failed"'
+expect_grep "summary.json jobs[].failed" cut.d/summary.json '"failed": true'
+expect_grep "summary.json nics.qps_failed" cut.d/summary.json '"qps_failed": 1'
+
 echo "$checks checks, $fails failed"
 [ "$fails" = 0 ]

@@ -63,6 +63,7 @@ static const char *const TRANSPORTS[] = {"rocev2", "uet", NULL};
 static const char *const CCS[] = {"dcqcn", "none", "nscc", NULL};
 static const char *const RETX[] = {"go-back-n", "selective", NULL};
 static const char *const NIC_PROFILES[] = {"connectx-6", "connectx-7", "bluefield-3", "paper", NULL};
+static const char *const OOO_MODES[] = {"auto", "on", "off", NULL};
 static const char *const LB_MODES[] = {"ecmp", "flowlet", "spray", "adaptive", "collective", NULL};
 static const char *const HASHES[] = {"crc16", "crc32", "xor", "random", NULL};
 static const char *const HASH_FIELDS[] = {"src_ip",   "dst_ip",   "src_port",
@@ -136,7 +137,7 @@ static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
     "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
-    NULL};
+    "retry_count", "failover_delay", "ooo_placement", "reorder_window", NULL};
 static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
                                       "rpg_time_reset",
                                       "rpg_byte_reset",
@@ -1292,6 +1293,12 @@ static int parse_nic(ld *L, const cfg_node *root)
     n->cnp_priority = (uint8_t)cnp_prio;
     TRY(get_u32(L, m, p, "ack_every", 1, 65536, &n->ack_every, NULL));
     TRY(get_u32(L, m, p, "reorder_tolerance", 0, 512, &n->reorder_tolerance, NULL));
+    TRY(get_u32(L, m, p, "retry_count", 0, 7, &n->retry_count, NULL));
+    TRY(get_unit_pos(L, m, p, "failover_delay", TIME, &n->failover_delay_ps, NULL));
+    int oo = (int)n->ooo_placement;
+    TRY(get_enum(L, m, p, "ooo_placement", OOO_MODES, &oo, NULL));
+    n->ooo_placement = (enum ooo_mode)oo;
+    TRY(get_unit_pos(L, m, p, "reorder_window", TIME, &n->reorder_window_ps, NULL));
     return ERR_OK;
 }
 
@@ -1752,6 +1759,15 @@ static void set_defaults(scenario *sc)
     n->cnp_priority = 6;
     n->ack_every = 16;
     n->reorder_tolerance = 64;
+    /* IBTA RC: retry_cnt is 3 bits, at most 7 (ibv_modify_qp(3)); NCCL_IB_RETRY_CNT defaults
+     * to 7 */
+    n->retry_count = 7;
+    /* Linux bonding's link monitor (miimon) polled every 100 ms, the value the bonding
+     * documentation suggests; mlx5 RoCE LAG remaps the QPs' port when the bond reports the
+     * slave down */
+    n->failover_delay_ps = 100 * SIM_MS;
+    n->ooo_placement = OOO_AUTO;
+    n->reorder_window_ps = 100 * SIM_US;
 
     cfg_lb *b = &sc->lb;
     b->mode = LB_ECMP;

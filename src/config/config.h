@@ -99,6 +99,7 @@ typedef struct cfg_switch {
 enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
 enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC };
 enum retx_kind { RETX_GO_BACK_N, RETX_SELECTIVE };
+enum ooo_mode { OOO_AUTO, OOO_ON, OOO_OFF };
 
 /* nic.profile: a whole DCQCN default set (values and sources in config.c cfg_dcqcn_profile and
  * docs/scenario.md). */
@@ -142,6 +143,10 @@ typedef struct cfg_nic {
     uint8_t cnp_priority;           /* traffic class of CNPs, default 6 */
     uint32_t ack_every;             /* responder ACK coalescing (packets), default 16 */
     uint32_t reorder_tolerance;     /* selective: packets past a hole before it is NAKed, 64 */
+    uint32_t retry_count;           /* RTO expiries without progress before the QP errors, 7 */
+    sim_time failover_delay_ps;     /* dual-port NIC: link down to QPs moved, 100 ms */
+    enum ooo_mode ooo_placement;    /* out-of-order placement, default auto (spray/adaptive) */
+    sim_time reorder_window_ps;     /* OOO placement: a hole older than this is NAKed, 100 us */
 } cfg_nic;
 
 enum lb_mode { LB_ECMP, LB_FLOWLET, LB_SPRAY, LB_ADAPTIVE, LB_COLLECTIVE };

@@ -231,6 +231,9 @@ void net_route(net *n);
 /* The port a host sends a frame for `dst` on: NVLink inside the server, the NIC port when the
  * fabric reaches dst, else (rail-only) NVLink towards the relay NIC on dst's rail. */
 uint32_t net_host_egress(const net *n, const node *host, uint32_t dst);
+/* True when host s's packets for host d arrive over the current FIBs (first next hop followed;
+ * all members of a group are on shortest paths). Cost: one step per hop. */
+bool net_reaches(const net *n, uint32_t s, uint32_t d);
 
 /* Hot path (port.c). */
 /* Wake a host port whose transport has new data: starts serialization if the port is idle. */

@@ -120,6 +120,28 @@ uint32_t net_host_egress(const net *n, const node *host, uint32_t dst)
     return host->nvl_port != UINT32_MAX ? host->nvl_port : 0;
 }
 
+bool net_reaches(const net *n, uint32_t s, uint32_t d)
+{
+    /* follow the first next hop: every member of an ECMP group is on a shortest path, so one
+     * arriving proves them all; a relay through another GPU's NIC counts (rail-only PXN) */
+    const node *x = n->hosts[s];
+    for (int hops = 0; hops < 64; hops++) {
+        if (x->kind == NODE_HOST) {
+            if (x->index == d)
+                return true;
+            if (hops > 0 && !n->hosts_relay)
+                return false;
+            x = x->ports[net_host_egress(n, x, d)].peer->owner;
+            continue;
+        }
+        uint32_t g = x->fib[d];
+        if (g == UINT32_MAX)
+            return false;
+        x = x->ports[n->groups[g].member[0]].peer->owner;
+    }
+    return false;
+}
+
 void net_route(net *n)
 {
     uint32_t *dist = xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances");

@@ -65,27 +65,6 @@ static double tier_oversub(const net *n, enum switch_tier tier, const node **wor
     return ratio;
 }
 
-/* Follow the first next hop from host s towards d; true if it arrives. */
-static bool reaches(const net *n, uint32_t s, uint32_t d)
-{
-    const node *x = n->hosts[s];
-    for (int hops = 0; hops < 32; hops++) {
-        if (x->kind == NODE_HOST) {
-            if (x->index == d)
-                return true;
-            if (hops > 0 && !n->hosts_relay)
-                return false;
-            x = x->ports[net_host_egress(n, x, d)].peer->owner;
-            continue;
-        }
-        uint32_t g = x->fib[d];
-        if (g == UINT32_MAX)
-            return false;
-        x = x->ports[n->groups[g].member[0]].peer->owner;
-    }
-    return false;
-}
-
 /*
  * Cyclic buffer dependencies (Dally & Seitz; the PFC-deadlock condition of Hu et al., HotNets'16):
  * a graph whose vertices are directed links and whose edges join link a→s to link s→t when
@@ -377,6 +356,29 @@ static void check_pfc(const net *n, check_report *r)
     }
 }
 
+/* Dual-port NICs: the QPs of a dead port survive to be moved only if their retry budget,
+ * rto × (retry_count + 1), outlasts the failover delay; otherwise they error first. */
+static void check_failover(const net *n, check_report *r)
+{
+    const scenario *sc = n->sc;
+    if (sc->fabric.nic_ports != 2)
+        return;
+    sim_time budget = sc->nic.rto_ps * (sc->nic.retry_count + 1ull);
+    if (sc->nic.rto_ps > SIM_TIME_MAX / 8)
+        budget = SIM_TIME_MAX;
+    bool ok = budget > sc->nic.failover_delay_ps;
+    check_item *it = add_item(r, "dual_port_failover", ok ? CHECK_PASS : CHECK_WARN);
+    if (it)
+        snprintf(it->detail, sizeof it->detail,
+                 ok ? "QPs outlast the failover: retry budget %.3f ms (nic.rto x (retry_count + "
+                      "1)) > nic.failover_delay %.3f ms"
+                    : "QPs on a dead port error before they fail over: retry budget %.3f ms "
+                      "(nic.rto x (retry_count + 1)) <= nic.failover_delay %.3f ms; raise nic.rto "
+                      "or lower nic.failover_delay",
+                 (double)budget / (double)SIM_MS,
+                 (double)sc->nic.failover_delay_ps / (double)SIM_MS);
+}
+
 void check_fabric(const net *n, check_report *r)
 {
     const cfg_fabric *f = &n->sc->fabric;
@@ -446,7 +448,7 @@ void check_fabric(const net *n, check_report *r)
             if (s == d || host_plane(n, s) != host_plane(n, d))
                 continue;
             pairs++;
-            if (!reaches(n, s, d)) {
+            if (!net_reaches(n, s, d)) {
                 if (!bad) {
                     ex_s = s;
                     ex_d = d;
@@ -468,4 +470,5 @@ void check_fabric(const net *n, check_report *r)
     check_planes(n, r);
     check_mtu(n, r);
     check_pfc(n, r);
+    check_failover(n, r);
 }

@@ -5,6 +5,8 @@
  * README.md "Output files") come after the spec's keys of the same object so that a reader of
  * the spec finds what it expects where it expects it:
  *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}; jobs[].completed, .flows, .flows_completed; drops.ttl;
+ *   sim.end_reason; jobs[].failed, .failed_at_ps, .reason; nics.naks_sent, .naks_received,
+ *   .qps_failed, .qps_failed_over, .ooo_placement, .failovers[];
  *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
  * Collective jobs carry "op" and "algorithm", traffic jobs "pattern"; training jobs carry "tp",
  * "pp", "dp", "micro_batches", a "breakdown" object in each iteration and one averaged over the
@@ -124,6 +126,11 @@ static void write_job(jsonw *w, const job_result *j)
     /* `run --isolated`: the same job alone, and the cost of sharing (0 when not measured) */
     key_u64(w, "isolated_jct_ps", j->isolated_jct_ps);
     key_double(w, "slowdown", j->slowdown);
+    /* a failed job stopped its work: which QP, when and why */
+    jsonw_key(w, "failed");
+    jsonw_bool(w, j->failed);
+    key_u64(w, "failed_at_ps", j->failed_at_ps);
+    key_str(w, "reason", j->reason);
     jsonw_obj_end(w);
 }
 
@@ -154,6 +161,7 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "at_ps", st->deadlock_at_ps);
     key_str(&w, "cycle", st->deadlock_cycle);
     jsonw_obj_end(&w);
+    key_str(&w, "end_reason", end_reason_name(st->end_reason));
     jsonw_obj_end(&w);
 
     jsonw_key(&w, "jobs");
@@ -196,6 +204,24 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "retransmitted_packets", st->retransmitted_packets);
     key_u64(&w, "out_of_sequence", st->out_of_sequence);
     key_u64(&w, "rto_events", st->rto_events);
+    key_u64(&w, "naks_sent", st->naks_sent);
+    key_u64(&w, "naks_received", st->naks_received);
+    key_u64(&w, "qps_failed", st->qps_failed);
+    key_u64(&w, "qps_failed_over", st->qps_failed_over);
+    jsonw_key(&w, "ooo_placement");
+    jsonw_bool(&w, st->ooo_placement);
+    jsonw_key(&w, "failovers");
+    jsonw_arr_begin(&w);
+    for (uint32_t i = 0; i < st->n_failovers && i < RUN_MAX_FAILOVER_RECORDS; i++) {
+        const failover_record *fr = &st->failovers[i];
+        jsonw_obj_begin(&w);
+        key_u64(&w, "from_host", fr->from_host);
+        key_u64(&w, "to_host", fr->to_host);
+        key_u64(&w, "at_ps", fr->at_ps);
+        key_u64(&w, "qps", fr->qps);
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
     jsonw_obj_end(&w);
 
     jsonw_key(&w, "conservation");
@@ -626,7 +652,7 @@ static void write_jobs(FILE *f, const run_stats *st)
         if (j->completed)
             summary_fmt_time(jct, sizeof jct, j->jct_ps);
         else
-            snprintf(jct, sizeof jct, "not done");
+            snprintf(jct, sizeof jct, j->failed ? "FAILED" : "not done");
         snprintf(fl, sizeof fl, "%" PRIu64 "/%" PRIu64, j->flows_completed, j->flows);
         if (j->kind == JOB_COLLECTIVE && j->completed) {
             snprintf(alg, sizeof alg, "%.2f GB/s", j->algbw_GBps);
@@ -638,6 +664,9 @@ static void write_jobs(FILE *f, const run_stats *st)
         fprintf(f, "  %-*s  %-*s  %6" PRIu32 "  %8s  %12s  %15s  %10s  %10s\n", wname, j->name,
                 wkind, k, j->ranks, sz, jct, fl, alg, bus);
     }
+    for (uint32_t i = 0; i < st->n_jobs; i++)
+        if (st->jobs[i].failed)
+            fprintf(f, "  %s FAILED: %s\n", st->jobs[i].name, st->jobs[i].reason);
     for (uint32_t i = 0; i < st->n_jobs; i++)
         write_training_line(f, &st->jobs[i]);
     for (uint32_t i = 0; i < st->n_jobs; i++) {
@@ -656,9 +685,11 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     fprintf(f, "wirerate %s  scenario \"%s\"  seed %" PRIu64 "\n", WR_VERSION, sc->name, sc->seed);
     fprintf(f, "  simulated  %s  (%s)\n", summary_fmt_time(a, sizeof a, st->end_ps),
-            st->deadlock      ? "stopped: PFC deadlock"
-            : st->hit_stop_at ? "stopped at stop_at"
-                              : "all events done");
+            st->deadlock                         ? "stopped: PFC deadlock"
+            : st->hit_stop_at                    ? "stopped at stop_at"
+            : st->end_reason == END_STALLED      ? "ended: no job could make progress"
+            : st->end_reason == END_JOBS_FAILED ? "ended: every job completed or failed"
+                                                 : "all jobs completed");
     if (st->deadlock)
         fprintf(f, "  DEADLOCK   at %s, paused cycle with no progress: %s\n",
                 summary_fmt_time(a, sizeof a, st->deadlock_at_ps), st->deadlock_cycle);
@@ -700,12 +731,21 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
     }
     fputs(shown ? " packets\n" : "none\n", f);
     if (st->cnp_sent || st->cnp_handled || st->retransmitted_packets || st->out_of_sequence ||
-        st->rto_events)
+        st->rto_events || st->naks_sent)
         fprintf(f,
                 "nics       CNPs sent %" PRIu64 " / handled %" PRIu64 ", retransmitted %" PRIu64
-                " packets, out-of-sequence %" PRIu64 ", RTO %" PRIu64 "\n",
+                " packets, out-of-sequence %" PRIu64 ", NAKs %" PRIu64 ", RTO %" PRIu64 "\n",
                 st->cnp_sent, st->cnp_handled, st->retransmitted_packets, st->out_of_sequence,
-                st->rto_events);
+                st->naks_sent, st->rto_events);
+    if (st->qps_failed)
+        fprintf(f, "           %" PRIu64 " QPs exceeded retry_count (error state)\n",
+                st->qps_failed);
+    for (uint32_t i = 0; i < st->n_failovers && i < RUN_MAX_FAILOVER_RECORDS; i++)
+        fprintf(f,
+                "failover   h%" PRIu32 " -> h%" PRIu32 " at %s: %" PRIu32
+                " QPs moved to the NIC's other port\n",
+                st->failovers[i].from_host, st->failovers[i].to_host,
+                summary_fmt_time(a, sizeof a, st->failovers[i].at_ps), st->failovers[i].qps);
     fprintf(f, "bytes      sent %s = delivered %s + dropped %s + in flight %s\n",
             summary_fmt_bytes(a, sizeof a, st->sent_bytes),
             summary_fmt_bytes(b, sizeof b, st->delivered_bytes),

@@ -234,6 +234,12 @@ int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry
                                                     "expected PSN (mlx5 out_of_sequence).", 3},
         {"wirerate_nic_port_rto_events_total", "Retransmission timeouts at this NIC "
                                                "(mlx5 local_ack_timeout_err).", 4},
+        {"wirerate_nic_port_naks_sent_total", "Sequence-error NAKs this NIC sent as responder.",
+         5},
+        {"wirerate_nic_port_naks_received_total", "Sequence-error NAKs this NIC received as "
+                                                  "requester (mlx5 packet_seq_err).", 6},
+        {"wirerate_nic_port_qps_failed_total", "QPs of this NIC that exceeded nic.retry_count "
+                                               "and went to the error state.", 7},
     };
     for (size_t k = 0; k < sizeof nq / sizeof *nq; k++) {
         family(f, nq[k].name, "counter", nq[k].help);
@@ -243,7 +249,10 @@ int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry
                          : nq[k].which == 1 ? n->cnp_handled
                          : nq[k].which == 2 ? n->retransmitted_packets
                          : nq[k].which == 3 ? n->out_of_sequence
-                                            : n->rto_events;
+                         : nq[k].which == 4 ? n->rto_events
+                         : nq[k].which == 5 ? n->naks_sent
+                         : nq[k].which == 6 ? n->naks_received
+                                            : n->qps_failed;
             fprintf(f, "%s{host=\"h%" PRIu32 "\"} %" PRIu64 "\n", nq[k].name, h, v);
         }
     }

@@ -16,6 +16,7 @@ static packet *nic_pull(void *ctx, node *host, port *p);
 static void nic_rx(void *ctx, node *host, packet *pkt);
 static void qp_rto_fire(void *ctx, event *ev);
 static void qp_cc_fire(void *ctx, event *ev);
+static void qp_hole_fire(void *ctx, event *ev);
 static void nic_wake_fire(void *ctx, event *ev);
 static void msg_complete(transport *t, msg *m, sim_time now);
 
@@ -43,6 +44,15 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->selective = sc->nic.retransmit == RETX_SELECTIVE;
     t->ack_every = sc->nic.ack_every ? sc->nic.ack_every : 1;
     t->reorder_tol = sc->nic.reorder_tolerance;
+    /* out-of-order placement: on for per-packet balancing (the NICs that support adaptive
+     * routing place out-of-order packets), or as set */
+    t->ooo = sc->nic.ooo_placement == OOO_ON ||
+             (sc->nic.ooo_placement == OOO_AUTO &&
+              (sc->lb.mode == LB_SPRAY || sc->lb.mode == LB_ADAPTIVE));
+    if (t->ooo)
+        t->selective = true; /* the placement bitmap; only NAK'd PSNs are resent */
+    t->reorder_win_ps = sc->nic.reorder_window_ps;
+    t->retry_count = sc->nic.retry_count;
     t->rto_ps = sc->nic.rto_ps;
     t->qps_per_flow = sc->nic.qps_per_connection ? sc->nic.qps_per_connection : 1;
     t->nics = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(nic), "NICs");
@@ -57,6 +67,14 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
         rng_init(&c->rng, sc->seed, RNG_ID(RNG_KIND_NIC, h));
         /* QPNs 24 bits; 0 and 1 are special in InfiniBand */
         c->next_qpn = 0x100 + (uint32_t)rng_below(&c->rng, 1u << 22);
+        /* dual-port NIC: port p of a NIC is host nic × 2 + p (topo.c), the other port h ^ 1 */
+        c->sibling = UINT32_MAX;
+        if (sc->fabric.nic_ports == 2 && (h ^ 1u) < n->n_hosts) {
+            const node *o = n->hosts[h ^ 1u];
+            if (o->server == host->server && o->rail == host->rail &&
+                o->net_port != UINT32_MAX && host->net_port != UINT32_MAX)
+                c->sibling = h ^ 1u;
+        }
         for (uint32_t i = 0; i < host->n_ports; i++) {
             nic_port *np = &c->ports[i];
             np->owner = c;
@@ -140,6 +158,7 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
         dcqcn_rp_init(&q->rp, &cs->ports[e].dc);
         event_init(&q->rto, qp_rto_fire);
         event_init(&q->cc_timer, qp_cc_fire);
+        event_init(&q->hole, qp_hole_fire);
         if (t->sack_bits)
             q->sack = &t->sack_bits[(uint64_t)q->id * SACK_WORDS];
     }
@@ -153,6 +172,8 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
 
 static inline bool qp_can_send(const transport *t, const qp *q)
 {
+    if (q->error)
+        return false;
     if (q->rtx_pending)
         return true;
     if (q->snd_nxt >= q->n_pkts)
@@ -391,8 +412,10 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
     np->ctrl_mask |= (uint8_t)(1u << pkt->prio);
     if (kind == PKT_ACK)
         t->acks_sent++;
-    else if (kind == PKT_NAK)
+    else if (kind == PKT_NAK) {
         t->naks_sent++;
+        t->nics[f->dst].naks_sent++;
+    }
     net_port_kick(t->net, np->p);
 }
 
@@ -410,10 +433,55 @@ static inline void sack_flip(qp *q, uint32_t psn)
     q->sack[b / 64] ^= 1ull << (b % 64);
 }
 
+/* OOO placement: q's reordering window, reorder_window << reo_shift, at most the RTO. */
+static inline sim_time reo_window(const transport *t, const qp *q)
+{
+    if (t->reorder_win_ps > (t->rto_ps >> q->reo_shift))
+        return t->rto_ps;
+    return t->reorder_win_ps << q->reo_shift;
+}
+
+/* OOO placement: start timing the hole at rcv_nxt (now) unless it is already timed. The event
+ * is re-armed lazily: a pending earlier deadline moves itself on. */
+static void hole_open(transport *t, qp *q, sim_time now)
+{
+    if (q->hole_timing)
+        return;
+    q->hole_timing = true;
+    q->hole_deadline = now + reo_window(t, q);
+    if (!event_queued(&q->hole))
+        sim_at(t->net->sim, &q->hole, q->hole_deadline);
+}
+
+/* OOO placement: the hole at rcv_nxt has been open for the whole reordering window: it is loss,
+ * NAK it (once; the requester resends that PSN, its RTO covers a lost retransmission). */
+static void qp_hole_fire(void *ctx, event *ev)
+{
+    qp *q = CONTAINER_OF(ev, qp, hole);
+    transport *t = q->f->tp;
+    sim *s = t->net->sim;
+    (void)ctx;
+    if (!q->hole_timing || !q->sacked || q->error)
+        return;
+    if (q->hole_deadline > s->now) {
+        sim_at(s, &q->hole, q->hole_deadline);
+        return;
+    }
+    q->hole_timing = false;
+    if (!q->nak_sent) {
+        q->nak_sent = true;
+        q->nak_live = true;
+        q->nak_psn = q->rcv_nxt;
+        send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
+    }
+}
+
 static void responder_data(transport *t, qp *q, packet *pkt)
 {
     flow *f = q->f;
     sim_time now = t->net->sim->now;
+    if (q->error)
+        return; /* flushed: the payload was counted as delivered, nothing is answered */
     if (t->dcqcn && pkt->ecn == ECN_CE &&
         dcqcn_np_may_send(&q->last_cnp_ps, &q->cnp_ever, now,
                           t->nics[f->src].ports[q->egress].dc.cnp_gap_ps)) {
@@ -436,6 +504,7 @@ static void responder_data(transport *t, qp *q, packet *pkt)
             }
         }
         q->nak_sent = q->dup_acked = false;
+        q->hole_timing = false;
         q->since_ack += n;
         f->delivered_bytes += bytes;
         /* pieces (and with them messages) completed by this advance; ACK at each message end */
@@ -453,7 +522,12 @@ static void responder_data(transport *t, qp *q, packet *pkt)
             q->since_ack = 0;
             send_ctrl(t, q, PKT_ACK, q->rcv_nxt);
         }
-        if (q->sacked && (q->sacked >= t->reorder_tol || q->tail_seen)) {
+        if (t->ooo) {
+            if (q->sacked)
+                hole_open(t, q, now); /* a new hole: it gets its own reordering window */
+            else
+                evq_cancel(&t->net->sim->q, &q->hole); /* no hole: its timer must not linger */
+        } else if (q->sacked && (q->sacked >= t->reorder_tol || q->tail_seen)) {
             /* selective: the next hole has waited out the reordering tolerance */
             q->nak_sent = true;
             send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
@@ -467,6 +541,12 @@ static void responder_data(transport *t, qp *q, packet *pkt)
         }
         if (psn + 1 == q->n_pkts)
             q->tail_seen = true;
+        if (t->ooo) {
+            /* placed out of order; reordering is not loss until the hole outlives the window */
+            if (psn - q->rcv_nxt < NIC_SACK_WINDOW)
+                hole_open(t, q, now);
+            return;
+        }
         /* go-back-N NAKs a gap at once; selective waits until reorder_tolerance packets have
          * arrived past it (or the chunk's last one), so sprayed packets that are merely late
          * are not retransmitted */
@@ -474,9 +554,17 @@ static void responder_data(transport *t, qp *q, packet *pkt)
             q->nak_sent = true;
             send_ctrl(t, q, PKT_NAK, q->rcv_nxt);
         }
-    } else if (!q->dup_acked) {
-        q->dup_acked = true;
-        send_ctrl(t, q, PKT_ACK, q->rcv_nxt);
+    } else {
+        if (q->nak_live && psn == q->nak_psn) {
+            /* the NAKed packet arrived twice: it was late, not lost; widen the window */
+            q->nak_live = false;
+            if (reo_window(t, q) < t->rto_ps && q->reo_shift < 63)
+                q->reo_shift++;
+        }
+        if (!q->dup_acked) {
+            q->dup_acked = true;
+            send_ctrl(t, q, PKT_ACK, q->rcv_nxt);
+        }
     }
 }
 
@@ -486,8 +574,15 @@ static void requester_ack(transport *t, qp *q, packet *pkt)
 {
     sim_time now = t->net->sim->now;
     uint32_t cum = pkt->psn;
+    if (pkt->kind == PKT_NAK) {
+        t->naks_received++;
+        t->nics[q->f->src].naks_received++;
+    }
+    if (q->error)
+        return;
     if (cum > q->snd_una) {
         q->snd_una = cum;
+        q->retries = 0;
         while (q->head && cum >= q->head->first_psn + q->head->n_pkts) {
             piece *pc = q->head;
             q->head = pc->next;
@@ -584,6 +679,17 @@ static void qp_rto_fire(void *ctx, event *ev)
     }
     t->rto_events++;
     t->nics[q->f->src].rto_events++;
+    if (q->retries >= t->retry_count) {
+        /* retry limit exceeded: the QP goes to the error state, and with it its flow */
+        flow *f = q->f;
+        t->qps_failed++;
+        t->nics[f->src].qps_failed++;
+        transport_flow_abort(t, f);
+        if (t->on_fail)
+            t->on_fail(t->on_fail_ctx, f, q);
+        return;
+    }
+    q->retries++;
     q->snd_nxt = q->snd_una; /* go back to the oldest unacknowledged PSN */
     q->rtx_pending = false;
     q->rto_deadline = s->now + t->rto_ps;
@@ -656,12 +762,18 @@ static void fluid_done(void *ctx, event *ev)
     (void)ctx;
     m->f->delivered_bytes += m->bytes;
     t->scale_up_bytes += m->bytes;
+    if (m->f->failed) {
+        pool_free(&t->msgs, m); /* flushed: moved, but never reported complete */
+        return;
+    }
     msg_complete(t, m, t->net->sim->now);
 }
 
 void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
 {
     sim_time now = t->net->sim->now;
+    if (f->failed)
+        return; /* a work request on a QP in error is flushed: it never completes */
     msg *m = pool_alloc(&t->msgs);
     m->f = f;
     m->cookie = cookie;
@@ -717,4 +829,69 @@ void transport_flow_start(transport *t, flow *f)
     f->started = true;
     f->start_ps = t->net->sim->now;
     transport_post(t, f, f->size_bytes, FLOW_OWN_MSG);
+}
+
+void transport_flow_abort(transport *t, flow *f)
+{
+    if (f->done || f->failed)
+        return;
+    evq *eq = &t->net->sim->q;
+    f->failed = true;
+    f->fail_ps = t->net->sim->now;
+    for (uint32_t i = 0; i < f->n_qps; i++) {
+        qp *q = &f->qps[i];
+        q->error = true;
+        q->rtx_pending = false;
+        evq_cancel(eq, &q->rto);
+        evq_cancel(eq, &q->cc_timer);
+        evq_cancel(eq, &q->hole);
+        /* an active QP leaves its port's round robin at its next turn (qp_can_send) */
+    }
+}
+
+/* Take the QPs that no longer send from `from` out of its port's round robin, keeping the order
+ * of those that stay. */
+static void ring_drop_moved(nic_port *np, uint32_t from)
+{
+    for (uint32_t n = np->n_active; n; n--) {
+        qp *q = ring_pop(np);
+        if (q->f->src == from)
+            ring_push(np, q);
+    }
+}
+
+uint32_t transport_failover(transport *t, uint32_t from, uint32_t to)
+{
+    nic *cf = &t->nics[from];
+    uint32_t moved = 0;
+    for (uint64_t k = 0; k < t->n_flows; k++) {
+        flow *f = &t->flows[k];
+        if (f->fluid || f->done || f->failed || (f->src != from && f->dst != from) ||
+            f->src == to || f->dst == to)
+            continue; /* finished flows stay where they ended; none may end up on one port */
+        if (f->src == from)
+            f->src = to;
+        if (f->dst == from)
+            f->dst = to;
+        for (uint32_t i = 0; i < f->n_qps; i++) {
+            qp *q = &f->qps[i];
+            q->egress = (uint8_t)net_host_egress(t->net, t->nics[f->src].host, f->dst);
+            q->rev_egress = (uint8_t)net_host_egress(t->net, t->nics[f->dst].host, f->src);
+            moved++;
+        }
+    }
+    /* requester QPs now sending from `to` leave `from`'s round robin and join `to`'s; what they
+     * had on the dead link is recovered by NAK or RTO as any loss */
+    for (uint32_t i = 0; i < cf->host->n_ports; i++)
+        ring_drop_moved(&cf->ports[i], from);
+    for (uint64_t k = 0; k < t->n_flows; k++) {
+        flow *f = &t->flows[k];
+        if (f->fluid || f->src != to)
+            continue;
+        for (uint32_t i = 0; i < f->n_qps; i++)
+            qp_activate(t, &f->qps[i]);
+    }
+    cf->qps_failed_over += moved;
+    t->qps_failed_over += moved;
+    return moved;
 }

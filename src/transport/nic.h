@@ -32,6 +32,25 @@
  *   NAK, re-armed lazily (a deadline field; the event, when it fires early, moves itself to the
  *   deadline — one heap operation per period, not per ACK). On expiry, go back to snd_una (both
  *   modes) and count rto_events. Cancelled when the whole chunk is acknowledged.
+ * - Retry limit (`nic.retry_count`, the RC QP's retry_cnt of the IBTA spec vol. 1 ch. 9 /
+ *   ibv_modify_qp(3): 3 bits, NCCL_IB_RETRY_CNT defaults to 7): an expiry with no cumulative
+ *   progress since the previous one is a retry; the expiry after retry_count retries moves the
+ *   QP to the error state (transport_flow_abort for the whole flow): it sends nothing more, its
+ *   timers stop, its posted messages never complete (flushed), and on_fail reports the flow.
+ *   Bytes already on the wire stay in the fabric's books: they are delivered (and discarded by
+ *   the flushed responder) or dropped, so conservation holds unchanged.
+ * - Out-of-order placement (`nic.ooo_placement`; NVIDIA "Out-of-Order (OOO) Data Placement",
+ *   ConnectX-5 and later, RC QPs, the mode adaptive routing / Spectrum-X runs): the responder
+ *   places every packet inside its window directly (the selective bitmap) and sends no NAK for
+ *   reordering. A hole at rcv_nxt is declared lost only when it has stayed open for
+ *   `nic.reorder_window` since it was first seen (the time-based reordering window of RACK,
+ *   RFC 8985 §6.2: a hole is loss only once it outlives the expected reordering in time, not in
+ *   a packet count that depends on the rate); then one NAK names it and the requester resends
+ *   only that PSN. Each new hole (rcv_nxt advanced, packets still buffered beyond it) waits its
+ *   own window; lost tails are left to the RTO. When the NAKed packet then arrives twice (the
+ *   original was only late, its resend is a duplicate: the responder's view of a DSACK), the
+ *   QP's window doubles, as RACK widens reo_wnd on DSACK (RFC 8985 §6.2), up to the RTO: paths
+ *   held back by PFC pauses can lag by milliseconds.
  * Responder. Accepts only PSN == rcv_nxt (selective: also buffers PSNs inside the window).
  * A PSN above rcv_nxt counts out_of_sequence (every such packet); the first one of a gap sends a
  * NAK(rcv_nxt) (sequence error), and no other NAK goes out until rcv_nxt advances. A duplicate
@@ -52,6 +71,12 @@
  * DCQCN (nic.cc dcqcn). The responder is the notification point: a CE-marked data packet makes
  * it send a CNP to the QP's requester, at most one per QP per `cnp_interval` (cnp_sent). The
  * requester is the reaction point (cnp_handled; dcqcn.h). cc none: line rate, CNPs never sent.
+ *
+ * Dual-port failover (transport_failover; `fabric.nic_ports: 2`): the two ports of a NIC are two
+ * hosts of the fabric; when one port's link is down for `nic.failover_delay` (the bond's link
+ * monitor, then mlx5 RoCE LAG remaps the QPs' port), every packet flow with an end on that port
+ * moves to the other one: the requester sends from it, the responder answers from it, and
+ * peers address it. Frames already on the dead link are lost and recovered by NAK/RTO.
  *
  * Conservation (payload bytes): sent_payload_bytes counts every data payload put on the wire,
  * retransmissions included; delivered_payload_bytes every data payload reaching a receiver NIC,
@@ -77,6 +102,8 @@ typedef struct piece piece;
 typedef void (*flow_done_fn)(void *ctx, flow *f);
 /* Called when a message posted with transport_post has fully arrived at the receiver. */
 typedef void (*msg_done_fn)(void *ctx, flow *f, uint64_t cookie);
+/* Called when QP q of flow f exceeded its retry limit (the flow is already aborted). */
+typedef void (*flow_fail_fn)(void *ctx, flow *f, const qp *q);
 
 #define FLOW_OWN_MSG UINT64_MAX /* cookie of the message transport_flow_start posts */
 
@@ -126,6 +153,8 @@ struct flow {
     uint64_t delivered_bytes;  /* payload accepted in order at the receiver (goodput) */
     sim_time start_ps, end_ps;
     bool started, done;
+    bool failed;               /* aborted: a QP exceeded its retry limit, or its job failed */
+    sim_time fail_ps;
 };
 
 struct qp {
@@ -149,6 +178,8 @@ struct qp {
     uint64_t rate_bps;         /* pacing rate (DCQCN RC), line rate when not limited */
     event rto;
     sim_time rto_deadline;
+    uint8_t retries;           /* RTO expiries since the last cumulative progress */
+    bool error;                /* QP in the error state: sends and answers nothing */
     event cc_timer;
     sim_time cc_deadline;
     dcqcn_rp rp;
@@ -160,6 +191,12 @@ struct qp {
     bool tail_seen;            /* selective: the chunk's last packet has arrived */
     sim_time last_cnp_ps;
     uint64_t *sack;            /* selective: NIC_SACK_WINDOW bits, indexed psn % window */
+    event hole;                /* OOO placement: the hole at rcv_nxt has outlived the window */
+    sim_time hole_deadline;
+    bool hole_timing;          /* hole_deadline is the current hole's */
+    bool nak_live;             /* OOO: nak_psn was NAKed and has not arrived twice */
+    uint8_t reo_shift;         /* OOO: this QP's window is reorder_window << reo_shift */
+    uint32_t nak_psn;
 };
 
 typedef struct nic nic;
@@ -182,6 +219,9 @@ struct nic {
     uint32_t next_qpn;         /* QP numbers are allocated sequentially */
     /* this host's share of the transport counters (the totals are in transport) */
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
+    uint64_t naks_sent, naks_received; /* as responder / as requester */
+    uint64_t qps_failed, qps_failed_over; /* requester QPs that errored / moved away */
+    uint32_t sibling;          /* the other port of this dual-port NIC, or UINT32_MAX */
     rng rng;
 };
 
@@ -193,6 +233,9 @@ struct transport {
     bool dcqcn, selective;
     uint32_t ack_every;
     uint32_t reorder_tol;      /* selective: NAK a hole after this many packets past it */
+    bool ooo;                  /* out-of-order placement: NAK a hole only after reorder_win */
+    sim_time reorder_win_ps;
+    uint32_t retry_count;
     sim_time rto_ps;
     nic *nics;                 /* one per host */
     flow *flows;
@@ -205,6 +248,8 @@ struct transport {
     void *on_done_ctx;
     msg_done_fn on_msg;
     void *on_msg_ctx;
+    flow_fail_fn on_fail;
+    void *on_fail_ctx;
     pool msgs, pieces;
     sim_time *nvl_free_ps;     /* per host: when its scale-up egress is next free (fluid) */
     uint32_t *leaf_paths;      /* per node: connections placed from that leaf so far */
@@ -214,6 +259,7 @@ struct transport {
     /* NIC counters (summary.json "nics") */
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
     uint64_t acks_sent, naks_sent, data_packets_sent;
+    uint64_t naks_received, qps_failed, qps_failed_over;
 };
 
 /* Create the transport for every host of n (installs net's pull/rx hooks); sc borrowed. Capacity
@@ -233,6 +279,14 @@ void transport_flow_start(transport *t, flow *f);
 /* Post a message of `bytes` on flow f now (RC: messages of a QP are delivered in order);
  * on_msg(ctx, f, cookie) fires when its last byte has arrived at the receiver. */
 void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie);
+
+/* Abort flow f now (its QPs to the error state, as on a fatal completion error): nothing more
+ * is sent or acknowledged for it, its timers stop, messages posted to it are flushed (never
+ * complete). Idempotent; a completed flow is left alone. on_fail is not called. */
+void transport_flow_abort(transport *t, flow *f);
+/* Move every packet flow with an end on host port `from` to the other port of the same NIC
+ * (`to`): the dual-port failover. Returns the number of QPs moved (requester or responder). */
+uint32_t transport_failover(transport *t, uint32_t from, uint32_t to);
 
 /* The UDP source port the Linux RoCE stack derives from a QP pair (rdma_calc_flow_label, then
  * rdma_flow_label_to_udp_sport): in 0xC000..0xFFFF. */

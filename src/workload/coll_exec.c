@@ -293,3 +293,5 @@ void coll_exec_on_msg(coll_exec *x, uint64_t xfer)
     x->end_ps = now;
 }
 
+
+bool coll_exec_finished(const coll_exec *x) { return x->finished; }

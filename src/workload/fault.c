@@ -23,6 +23,8 @@ struct faults {
     fault_ev *f;
     fault_gpu_slow_fn gpu_slow;
     void *gpu_slow_ctx;
+    fault_link_fn link;
+    void *link_ctx;
 };
 
 static void fault_fire(void *ctx, event *ev)
@@ -43,6 +45,8 @@ static void fault_fire(void *ctx, event *ev)
              * dead link and those packets are lost */
             fe->phase = 1;
             net_link_set(n, fe->link, fe->cfg->kind == FAULT_LINK_UP);
+            if (fe->owner->link)
+                fe->owner->link(fe->owner->link_ctx, fe->link, fe->cfg->kind == FAULT_LINK_UP);
             sim_at(n->sim, &fe->ev, n->sim->now + fe->cfg->detect_ps + fe->cfg->converge_ps);
         } else if (fe->phase == 1) {
             fe->phase = 2;
@@ -133,6 +137,36 @@ void faults_on_gpu_slow(faults *f, fault_gpu_slow_fn fn, void *ctx)
 {
     f->gpu_slow = fn;
     f->gpu_slow_ctx = ctx;
+}
+
+void faults_on_link(faults *f, fault_link_fn fn, void *ctx)
+{
+    f->link = fn;
+    f->link_ctx = ctx;
+}
+
+uint32_t faults_endless_storms(const faults *f)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < f->n; i++)
+        k += f->f[i].cfg->kind == FAULT_PFC_STORM && f->f[i].cfg->duration_ps == SIM_TIME_MAX;
+    return k;
+}
+
+void faults_end_endless_storms(faults *f)
+{
+    for (uint32_t i = 0; i < f->n; i++) {
+        fault_ev *fe = &f->f[i];
+        if (fe->cfg->kind != FAULT_PFC_STORM || fe->cfg->duration_ps != SIM_TIME_MAX)
+            continue;
+        if (fe->phase == 0) {
+            evq_cancel(&fe->net->sim->q, &fe->ev);
+        } else if (fe->phase == 1) {
+            node *h = fe->net->hosts[fe->cfg->nic];
+            net_pfc_storm(fe->net, &h->ports[h->net_port], false);
+        }
+        fe->phase = 2;
+    }
 }
 
 void faults_free(faults *f)

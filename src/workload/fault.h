@@ -30,5 +30,14 @@ void faults_free(faults *f);
 typedef void (*fault_gpu_slow_fn)(void *ctx, uint32_t gpu, double factor);
 /* Register the gpu-slow hook (one; replaces any earlier). Without one, gpu-slow has no effect. */
 void faults_on_gpu_slow(faults *f, fault_gpu_slow_fn fn, void *ctx);
+/* A link fault fired: the link of port p (both directions) just went down (up = false) or up. */
+typedef void (*fault_link_fn)(void *ctx, port *p, bool up);
+/* Register the link hook (one; replaces any earlier): the run's dual-port failover. */
+void faults_on_link(faults *f, fault_link_fn fn, void *ctx);
+/* pfc-storms without `duration` ("until the end"): how many the scenario has. */
+uint32_t faults_endless_storms(const faults *f);
+/* The jobs are over: end every storm without `duration` now (those not started never start),
+ * so a storm "until the end" ends with the jobs instead of keeping the run alive. */
+void faults_end_endless_storms(faults *f);
 
 #endif

@@ -5,6 +5,21 @@
  * flow does; its JCT is from its start to that moment. FCT percentiles are nearest-rank over
  * completed flows (p50 = the ⌈0.50·n⌉-th smallest). Link utilization of a port is its
  * serialization time over the simulated time.
+ *
+ * Failure. A job fails when one of its QPs exceeds nic.retry_count (the transport aborts that
+ * flow and calls on_fail): the run then aborts every other flow of the job, so a collective or
+ * training executor waits for messages that never complete and posts nothing more (its QPs are
+ * flushed); other jobs go on. A job also fails when nothing could advance it any more: the
+ * event queue ran dry with it unfinished, or (with a pfc-storm that has no `duration`, the one
+ * event source that never ends by itself) the PFC watchdog's detect time plus a whole retry
+ * budget, rto × (retry_count + 1), went by without a data packet sent or delivered, a scale-up
+ * transfer or a training task finished.
+ * When every job has completed or failed, storms without `duration` stop (they last "until the
+ * end" of the jobs) and the run drains. sim.end_reason says which of these ended it.
+ *
+ * Dual-port failover (fabric.nic_ports 2): when a link-down fault takes down a host port's link,
+ * after nic.failover_delay, if that link is still down and the NIC's other port is up, the
+ * transport moves the port's flows there (transport_failover).
  */
 #include "run.h"
 
@@ -31,7 +46,17 @@ typedef struct job_state {
     sim_time end_ps;
     coll_exec *coll;           /* collective jobs */
     train_exec *train;         /* training jobs */
+    bool failed;
+    sim_time failed_ps;
+    char reason[256];
 } job_state;
+
+/* A pending dual-port failover of one host port. */
+typedef struct failover_ev {
+    event ev;
+    run *owner;
+    uint32_t host;
+} failover_ev;
 
 struct run {
     const scenario *sc;
@@ -43,23 +68,194 @@ struct run {
     telemetry *tel;
     job_state *jobs;
     run_stats st;
+    uint32_t jobs_open;        /* jobs neither completed nor failed */
+    bool jobs_over;            /* every job completed or failed */
+    failover_ev *failover;     /* per host, with dual-port NICs */
+    event stall;               /* with endless storms: the progress check (a daemon) */
+    sim_time stall_period_ps;
+    uint64_t stall_sig;
+    bool stalled;
 };
+
+static bool job_finished(const run *r, uint32_t j)
+{
+    const job_state *js = &r->jobs[j];
+    if (js->failed)
+        return true;
+    if (js->coll)
+        return coll_exec_finished(js->coll);
+    if (js->train)
+        return train_exec_finished(js->train);
+    return js->done_flows == js->n_flows;
+}
+
+/* Recount the open jobs; when none is left, storms "until the end" end now (the fabric then
+ * drains what is still on its way, and the run ends when nothing but observers is queued). */
+static void jobs_update(run *r)
+{
+    uint32_t open = 0;
+    for (uint32_t j = 0; j < r->sc->n_jobs; j++)
+        if ((r->only < 0 || (int)j == r->only) && !job_finished(r, j))
+            open++;
+    r->jobs_open = open;
+    if (!open && !r->jobs_over) {
+        r->jobs_over = true;
+        if (r->faults)
+            faults_end_endless_storms(r->faults);
+        for (uint32_t h = 0; r->failover && h < r->net->n_hosts; h++)
+            evq_cancel(&r->sim.q, &r->failover[h].ev); /* no flow left to move */
+    }
+}
+
+/* Fail job j now with `reason`: every flow of it stops (QPs flushed). First reason wins. */
+static void job_fail(run *r, uint32_t j, const char *reason)
+{
+    job_state *js = &r->jobs[j];
+    if (js->failed || job_finished(r, j))
+        return;
+    js->failed = true;
+    js->failed_ps = r->sim.now;
+    snprintf(js->reason, sizeof js->reason, "%s", reason);
+    for (uint64_t i = 0; i < js->n_flows; i++)
+        transport_flow_abort(r->tp, &r->tp->flows[js->first_flow + i]);
+}
+
+/* A QP exceeded its retry limit: its job fails, with what is known about why. */
+static void on_flow_fail(void *ctx, flow *f, const qp *q)
+{
+    run *r = ctx;
+    const net *n = r->net;
+    const node *hs = n->hosts[f->src], *hd = n->hosts[f->dst];
+    char why[96] = "";
+    const node *ends[2] = {hs, hd};
+    for (int k = 0; k < 2 && !why[0]; k++) {
+        const node *h = ends[k];
+        if (h->net_port != UINT32_MAX && !h->ports[h->net_port].up)
+            snprintf(why, sizeof why, "; link %s-%s is down",
+                     h->ports[h->net_port].peer->owner->name, h->name);
+    }
+    if (!why[0] && !net_reaches(n, f->src, f->dst))
+        snprintf(why, sizeof why, "; no route from %s to %s", hs->name, hd->name);
+    for (int k = 0; k < 2 && !why[0]; k++) {
+        const node *h = ends[k];
+        if (h->net_port != UINT32_MAX && h->ports[h->net_port].xoff_sent)
+            snprintf(why, sizeof why, "; %s's NIC port is holding its link paused (PFC)",
+                     h->name);
+    }
+    char reason[256];
+    snprintf(reason, sizeof reason,
+             "QP %s->%s exceeded retry_count %u at %.3f ms (%u timeouts of %.3f ms without "
+             "progress%s)",
+             hs->name, hd->name, r->tp->retry_count, (double)r->sim.now / (double)SIM_MS,
+             r->tp->retry_count + 1, (double)r->tp->rto_ps / (double)SIM_MS, why);
+    (void)q;
+    job_fail(r, f->job, reason);
+    jobs_update(r);
+}
+
+/* Progress of every job, as one number: changes whenever anything of a job moves. */
+static uint64_t progress_sig(const run *r)
+{
+    const transport *t = r->tp;
+    uint64_t sig = t->data_packets_sent + t->delivered_payload_bytes + t->scale_up_bytes;
+    for (uint32_t j = 0; j < r->sc->n_jobs; j++)
+        if (r->jobs[j].train)
+            sig += train_exec_progress(r->jobs[j].train);
+    return sig;
+}
+
+/* With an endless storm: every stall period, fail the open jobs if nothing moved for a period. */
+static void stall_fire(void *ctx, event *ev)
+{
+    run *r = (run *)((char *)ev - offsetof(run, stall));
+    (void)ctx;
+    r->sim.daemons--;
+    jobs_update(r);
+    if (!r->jobs_open)
+        return;
+    uint64_t sig = progress_sig(r);
+    if (sig == r->stall_sig) {
+        char reason[256];
+        snprintf(reason, sizeof reason,
+                 "stalled: nothing moved for %.3f ms (PFC watchdog detect + rto x (retry_count + "
+                 "1)) while a pfc-storm without duration was pausing the fabric",
+                 (double)r->stall_period_ps / (double)SIM_MS);
+        r->stalled = true;
+        for (uint32_t j = 0; j < r->sc->n_jobs; j++)
+            if ((r->only < 0 || (int)j == r->only) && !job_finished(r, j))
+                job_fail(r, j, reason);
+        jobs_update(r);
+        return;
+    }
+    r->stall_sig = sig;
+    r->sim.daemons++;
+    sim_at(&r->sim, &r->stall, r->sim.now + r->stall_period_ps);
+}
+
+/* Dual-port failover: the detection delay has passed. */
+static void failover_fire(void *ctx, event *ev)
+{
+    failover_ev *fo = (failover_ev *)((char *)ev - offsetof(failover_ev, ev));
+    run *r = fo->owner;
+    (void)ctx;
+    const node *h = r->net->hosts[fo->host];
+    uint32_t sib = r->tp->nics[fo->host].sibling;
+    if (sib == UINT32_MAX || h->ports[h->net_port].up)
+        return; /* the link came back within the delay: nothing to move */
+    const node *o = r->net->hosts[sib];
+    if (!o->ports[o->net_port].up)
+        return; /* both ports down: nowhere to go, the QPs' retry limit decides */
+    uint32_t moved = transport_failover(r->tp, fo->host, sib);
+    if (!moved)
+        return; /* no live flow used the port */
+    run_stats *st = &r->st;
+    if (st->n_failovers < RUN_MAX_FAILOVER_RECORDS) {
+        failover_record *fr = &st->failovers[st->n_failovers];
+        fr->from_host = fo->host;
+        fr->to_host = sib;
+        fr->at_ps = r->sim.now;
+        fr->qps = moved;
+    }
+    st->n_failovers++;
+}
+
+/* A link went down: a dual-port NIC's port on it fails over after nic.failover_delay. */
+static void on_link(void *ctx, port *p, bool up)
+{
+    run *r = ctx;
+    if (up || !r->failover)
+        return;
+    port *ends[2] = {p, p->peer};
+    for (int k = 0; k < 2; k++) {
+        const node *h = ends[k]->owner;
+        if (h->kind != NODE_HOST || h->net_port != ends[k]->index ||
+            r->tp->nics[h->index].sibling == UINT32_MAX)
+            continue;
+        failover_ev *fo = &r->failover[h->index];
+        if (!event_queued(&fo->ev))
+            sim_at(&r->sim, &fo->ev, r->sim.now + r->sc->nic.failover_delay_ps);
+    }
+}
 
 static void job_start(void *ctx, event *ev)
 {
     job_state *js = (job_state *)((char *)ev - offsetof(job_state, start));
     transport *t = js->owner->tp;
     (void)ctx;
-    if (js->coll) {
+    if (js->coll)
         coll_exec_start(js->coll);
-        return;
-    }
-    if (js->train) {
+    else if (js->train)
         train_exec_start(js->train);
-        return;
-    }
-    for (uint64_t i = 0; i < js->n_flows; i++)
-        transport_flow_start(t, &t->flows[js->first_flow + i]);
+    else
+        for (uint64_t i = 0; i < js->n_flows; i++)
+            transport_flow_start(t, &t->flows[js->first_flow + i]);
+    if (job_finished(js->owner, (uint32_t)(js - js->owner->jobs)))
+        jobs_update(js->owner); /* nothing to do at all (no transfers, no flows) */
+}
+
+static void on_train_finish(void *ctx)
+{
+    jobs_update(ctx);
 }
 
 /* A posted message completed: the cookie carries the job in its top 24 bits. */
@@ -72,6 +268,8 @@ static void on_msg_done(void *ctx, flow *f, uint64_t cookie)
         train_exec_on_msg(js->train, cookie & ((1ull << 40) - 1));
     else
         coll_exec_on_msg(js->coll, cookie & ((1ull << 40) - 1));
+    if (r->jobs_open && job_finished(r, (uint32_t)(cookie >> 40)))
+        jobs_update(r);
 }
 
 /* A gpu-slow fault fired: every training job using that GPU computes slower from now. */
@@ -90,6 +288,8 @@ static void on_flow_done(void *ctx, flow *f)
     js->done_flows++;
     if (f->end_ps > js->end_ps)
         js->end_ps = f->end_ps;
+    if (js->done_flows == js->n_flows)
+        jobs_update(r);
 }
 
 typedef struct add_ctx {
@@ -186,6 +386,8 @@ static run *run_build(const scenario *sc, int only, err *e)
     r->tp->on_done_ctx = r;
     r->tp->on_msg = on_msg_done;
     r->tp->on_msg_ctx = r;
+    r->tp->on_fail = on_flow_fail;
+    r->tp->on_fail_ctx = r;
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
         job_state *js = &r->jobs[j];
         js->owner = r;
@@ -196,6 +398,7 @@ static run *run_build(const scenario *sc, int only, err *e)
             coll_exec_connect(js->coll, r->tp);
         } else if (js->train) {
             train_exec_connect(js->train, r->tp);
+            train_exec_on_finish(js->train, on_train_finish, r);
         } else {
             int prio = sc->jobs[j].priority;
             add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
@@ -203,10 +406,48 @@ static run *run_build(const scenario *sc, int only, err *e)
             traffic_pairs(sc, j, r->net->n_hosts, add_pair, &a);
         }
         js->n_flows = r->tp->n_flows - js->first_flow;
+        /* refuse endpoints the routing cannot connect: the job could never complete */
+        for (uint64_t i = 0; i < js->n_flows; i++) {
+            const flow *f = &r->tp->flows[js->first_flow + i];
+            if (f->fluid || net_reaches(r->net, f->src, f->dst))
+                continue;
+            char key[48];
+            snprintf(key, sizeof key, "workload.%u", j);
+            config_error_at(sc, e, key,
+                            "workload[%u]: job \"%s\" needs host %s to reach host %s, and the "
+                            "fabric has no route between them (`wirerate check` lists the "
+                            "unreachable pairs)",
+                            j, sc->jobs[j].name, r->net->hosts[f->src]->name,
+                            r->net->hosts[f->dst]->name);
+            goto fail;
+        }
         event_init(&js->start, job_start);
         sim_at(&r->sim, &js->start, sc->jobs[j].start_ps);
+        r->jobs_open++;
     }
     faults_on_gpu_slow(r->faults, on_gpu_slow, r);
+    if (sc->fabric.nic_ports == 2) {
+        r->failover = xcalloc(r->net->n_hosts ? r->net->n_hosts : 1, sizeof(failover_ev),
+                              "failover events");
+        for (uint32_t h = 0; h < r->net->n_hosts; h++) {
+            event_init(&r->failover[h].ev, failover_fire);
+            r->failover[h].owner = r;
+            r->failover[h].host = h;
+        }
+        faults_on_link(r->faults, on_link, r);
+    }
+    event_init(&r->stall, stall_fire);
+    if (faults_endless_storms(r->faults) && r->jobs_open) {
+        /* the switches' PFC watchdog gets its chance to break the storm (detect), then a QP
+         * with data outstanding gets its whole retry budget before anything is called stuck */
+        sim_time cap = SIM_TIME_MAX / 16;
+        sim_time budget =
+            sc->nic.rto_ps > cap / 8 ? cap : sc->nic.rto_ps * (sc->nic.retry_count + 1ull);
+        sim_time wd = sc->sw.wd_detect_ps > cap ? cap : sc->sw.wd_detect_ps;
+        r->stall_period_ps = budget + wd > cap ? cap : budget + wd;
+        r->sim.daemons++;
+        sim_at(&r->sim, &r->stall, r->stall_period_ps);
+    }
     r->tel = telemetry_new(r->net, sc, sc->pcap_filter, e);
     if (!r->tel)
         goto fail;
@@ -308,6 +549,12 @@ static void collect(run *r)
         jr->pattern = cj->pattern;
         jr->size_bytes = cj->size_bytes;
         jr->start_ps = cj->start_ps;
+        if (js->failed) {
+            jr->failed = true;
+            jr->failed_at_ps = js->failed_ps;
+            snprintf(jr->reason, sizeof jr->reason, "%s", js->reason);
+            st->jobs_failed++;
+        }
         if (js->coll) {
             coll_exec_result(js->coll, jr);
             continue;
@@ -405,6 +652,19 @@ static void collect(run *r)
     st->retransmitted_packets = t->retransmitted_packets;
     st->out_of_sequence = t->out_of_sequence;
     st->rto_events = t->rto_events;
+    st->naks_sent = t->naks_sent;
+    st->naks_received = t->naks_received;
+    st->qps_failed = t->qps_failed;
+    st->qps_failed_over = t->qps_failed_over;
+    st->ooo_placement = t->ooo;
+    if (st->deadlock)
+        st->end_reason = END_DEADLOCK;
+    else if (st->hit_stop_at)
+        st->end_reason = END_STOP_AT;
+    else if (r->stalled)
+        st->end_reason = END_STALLED;
+    else
+        st->end_reason = st->jobs_failed ? END_JOBS_FAILED : END_COMPLETED;
 
     st->n_nics = n->n_hosts;
     st->nics = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(nic_record), "NIC records");
@@ -416,6 +676,10 @@ static void collect(run *r)
         nr->retransmitted_packets = c->retransmitted_packets;
         nr->out_of_sequence = c->out_of_sequence;
         nr->rto_events = c->rto_events;
+        nr->naks_sent = c->naks_sent;
+        nr->naks_received = c->naks_received;
+        nr->qps_failed = c->qps_failed;
+        nr->qps_failed_over = c->qps_failed_over;
     }
     st->sent_bytes = t->sent_payload_bytes;
     st->delivered_bytes = t->delivered_payload_bytes;
@@ -426,6 +690,27 @@ static void collect(run *r)
                "byte conservation: sent %llu != delivered %llu + dropped %llu + in flight %llu",
                (unsigned long long)st->sent_bytes, (unsigned long long)st->delivered_bytes,
                (unsigned long long)st->dropped_bytes, (unsigned long long)st->inflight_bytes);
+}
+
+/* Why job j, unfinished, has nothing left that could move it: a flow that could not send at
+ * all because its sender's link is down (nothing in flight, so no retry timer ran), or else
+ * just that the events ran out. */
+static void stall_reason(const run *r, uint32_t j, char *buf, size_t len)
+{
+    const job_state *js = &r->jobs[j];
+    for (uint64_t i = 0; i < js->n_flows; i++) {
+        const flow *f = &r->tp->flows[js->first_flow + i];
+        const node *h = r->net->hosts[f->src];
+        if (f->done || f->fluid || h->net_port == UINT32_MAX || h->ports[h->net_port].up)
+            continue;
+        snprintf(buf, len,
+                 "stalled: %s could not send to %s, its link %s-%s is down (nothing was in flight, "
+                 "so no retry timer ran)",
+                 h->name, r->net->hosts[f->dst]->name, h->ports[h->net_port].peer->owner->name,
+                 h->name);
+        return;
+    }
+    snprintf(buf, len, "stalled: the simulation ran out of events with the job unfinished");
 }
 
 static double wall_now(void)
@@ -443,9 +728,34 @@ void run_execute(run *r, sim_progress_fn progress, void *user)
     sim_run(&r->sim);
     double wall = wall_now() - t0;
     r->st.hit_stop_at = evq_size(&r->sim.q) > r->sim.daemons && !r->net->deadlock;
+    if (!r->st.hit_stop_at && !r->net->deadlock)
+        for (uint32_t j = 0; j < r->sc->n_jobs; j++)
+            if ((r->only < 0 || (int)j == r->only) && !job_finished(r, j)) {
+                char reason[256];
+                stall_reason(r, j, reason, sizeof reason);
+                job_fail(r, j, reason);
+                r->stalled = true;
+            }
     collect(r);
     r->st.wall_s = wall;
     r->st.events_per_s = wall > 0 ? (double)r->st.events / wall : 0.0;
+}
+
+const char *end_reason_name(enum end_reason e)
+{
+    switch (e) {
+    case END_COMPLETED:
+        return "completed";
+    case END_JOBS_FAILED:
+        return "jobs_failed";
+    case END_STALLED:
+        return "stalled";
+    case END_STOP_AT:
+        return "stop_at";
+    case END_DEADLOCK:
+        return "pfc_deadlock";
+    }
+    return "?";
 }
 
 const run_stats *run_result(const run *r) { return &r->st; }
@@ -478,6 +788,7 @@ void run_free(run *r)
         train_exec_free(r->jobs[j].train);
     }
     xfree(r->jobs);
+    xfree(r->failover);
     transport_free(r->tp);
     net_free(r->net);
     xfree(r);

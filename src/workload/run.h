@@ -61,6 +61,11 @@ typedef struct job_result {
     uint64_t tasks_done, tasks_total; /* progress of an iteration still running (stop_at) */
     sim_time isolated_jct_ps;   /* run_isolated_baselines: the same job alone (0 = not run) */
     double slowdown;            /* jct_ps / isolated_jct_ps */
+    /* A failed job: a QP of it exceeded nic.retry_count, or no event could advance it; it
+     * stopped all its work at failed_at_ps. `reason` says which QP and why. */
+    bool failed;
+    sim_time failed_at_ps;
+    char reason[256];
 } job_result;
 
 /* One flow's record (for flows.csv and FCT statistics). */
@@ -92,7 +97,29 @@ typedef struct nic_record {
     uint64_t cnp_sent;          /* as notification point (receiver) */
     uint64_t cnp_handled;       /* as reaction point (sender) */
     uint64_t retransmitted_packets, out_of_sequence, rto_events;
+    uint64_t naks_sent;         /* as responder: sequence-error NAKs */
+    uint64_t naks_received;     /* as requester */
+    uint64_t qps_failed;        /* requester QPs that exceeded nic.retry_count */
+    uint64_t qps_failed_over;   /* QPs moved from this port to the NIC's other port */
 } nic_record;
+
+/* Why the simulation ended (summary.json sim.end_reason). */
+enum end_reason {
+    END_COMPLETED,      /* every job completed */
+    END_JOBS_FAILED,    /* every job completed or failed, at least one failed */
+    END_STALLED,        /* no job could progress (e.g. paused by a pfc-storm without end) */
+    END_STOP_AT,        /* stop_at reached */
+    END_DEADLOCK,       /* PFC deadlock */
+};
+const char *end_reason_name(enum end_reason r);
+
+/* One dual-port failover (summary "failovers"). */
+typedef struct failover_record {
+    uint32_t from_host, to_host;
+    sim_time at_ps;
+    uint32_t qps;               /* QPs moved (requester and responder sides) */
+} failover_record;
+#define RUN_MAX_FAILOVER_RECORDS 16
 
 typedef struct run_stats {
     sim_time end_ps;
@@ -122,6 +149,12 @@ typedef struct run_stats {
 
     /* nics */
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
+    uint64_t naks_sent, naks_received, qps_failed, qps_failed_over;
+    uint32_t n_failovers;       /* all of them; the first RUN_MAX_FAILOVER_RECORDS are kept */
+    failover_record failovers[RUN_MAX_FAILOVER_RECORDS];
+    bool ooo_placement;         /* the NICs placed out-of-order packets (nic.ooo_placement) */
+    uint32_t jobs_failed;
+    enum end_reason end_reason;
 
     /* conservation, payload bytes */
     uint64_t sent_bytes, delivered_bytes, dropped_bytes, inflight_bytes;

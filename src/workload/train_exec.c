@@ -107,6 +107,8 @@ struct train_exec {
     sim_time *iter_time;
     sim_time start_ps, end_ps;
     bool started, finished;
+    void (*on_finish)(void *ctx); /* called once the last iteration has completed */
+    void *on_finish_ctx;
 };
 
 static void delay_done(void *ctx, uint32_t task);
@@ -616,6 +618,8 @@ static void task_done(train_exec *x, uint32_t i)
     }
     x->finished = true;
     x->end_ps = now;
+    if (x->on_finish)
+        x->on_finish(x->on_finish_ctx);
 }
 
 static void xg_post_ready(train_exec *x, xgroup *xg, uint32_t xf)
@@ -739,6 +743,8 @@ static void start_iteration(train_exec *x)
         }
         x->finished = true;
         x->end_ps = x->net->sim->now;
+        if (x->on_finish)
+            x->on_finish(x->on_finish_ctx);
         return;
     }
     for (uint32_t i = 0; i < P->n_tasks; i++)
@@ -793,4 +799,17 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
         return;
     }
     coll_finished(x, xg->task);
+}
+
+bool train_exec_finished(const train_exec *x) { return x->finished; }
+
+uint64_t train_exec_progress(const train_exec *x)
+{
+    return ((uint64_t)x->iter << 32) | x->done_in_iter;
+}
+
+void train_exec_on_finish(train_exec *x, void (*fn)(void *ctx), void *ctx)
+{
+    x->on_finish = fn;
+    x->on_finish_ctx = ctx;
 }

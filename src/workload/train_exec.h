@@ -61,6 +61,14 @@ void train_exec_result(const train_exec *x, job_result *jr);
 /* The plan (borrowed; for tests and reports). */
 const train_plan *train_exec_plan(const train_exec *x);
 void train_exec_free(train_exec *x);
+/* True once every iteration has completed. */
+bool train_exec_finished(const train_exec *x);
+/* Register fn(ctx), called when the job's last iteration completes (the run ends when every job
+ * has finished). */
+void train_exec_on_finish(train_exec *x, void (*fn)(void *ctx), void *ctx);
+/* A count that grows with every task the job completes (compute or communication): the run's
+ * stall check compares it over time. */
+uint64_t train_exec_progress(const train_exec *x);
 
 /* Write the completed iterations into a Chrome trace (telemetry/trace.h): a process for the
  * job, a row per rank, a slice per task — forward/backward compute, TP/DP collectives on every
