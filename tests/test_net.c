@@ -86,8 +86,10 @@ static void test_single_flow_exact(void)
     CHECK_EQ_U64(st->dropped_bytes, 0);
     /* 10 data frames and the final (coalesced) ACK, each over two links */
     CHECK_EQ_U64(st->packet_hops, 22);
-    /* tx bytes: each frame twice (host link, switch egress); an ACK is 66 B + 20 of line */
-    CHECK_EQ_U64(st->tx_bytes, 2 * (4194 + 9 * 4178) + 2 * 86);
+    /* line bytes: each frame twice (host link, switch egress); an ACK is 66 B + 20 of line */
+    CHECK_EQ_U64(st->tx_wire_bytes, 2 * (4194 + 9 * 4178) + 2 * 86);
+    /* octets (ifHCOutOctets): the same frames without preamble/SFD and IPG, 20 B each */
+    CHECK_EQ_U64(st->tx_bytes, 2 * (4174 + 9 * 4158) + 2 * 66);
     run_free(r);
     scenario_free(&sc);
 }

@@ -12,10 +12,13 @@ enum drop_reason {
     DROP_NO_ROUTE,      /* no FIB entry for the destination */
     DROP_PFC_WATCHDOG,  /* discarded by the PFC watchdog */
     DROP_TTL,           /* hop limit exceeded (routing loop) */
+    DROP_PFC_HEADROOM,  /* lossless frame that found its ingress headroom full: the configured
+                         * headroom is below what the link needs (a misconfiguration; PFC's
+                         * guarantee is broken) */
     DROP_REASONS
 };
 
-/* "buffer_full", "link_down", ... */
+/* "buffer_full", "link_down", ..., "pfc_headroom" */
 const char *drop_reason_name(enum drop_reason r);
 
 #endif

@@ -4,7 +4,7 @@
  * summary.json follows spec/scenario.md key for key and in that order; additions (documented in
  * README.md "Output files") come after the spec's keys of the same object so that a reader of
  * the spec finds what it expects where it expects it:
- *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}; jobs[].completed, .flows, .flows_completed; drops.ttl;
+ *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}; jobs[].completed, .flows, .flows_completed; drops.ttl, drops.pfc_headroom; fabric.tx_wire_bytes;
  *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
  * Collective jobs carry "op" and "algorithm", traffic jobs "pattern"; training jobs carry "tp",
  * "pp", "dp", "micro_batches", a "breakdown" object in each iteration and one averaged over the
@@ -31,6 +31,7 @@ static const char *const drop_keys[DROP_REASONS] = {
     [DROP_BUFFER_FULL] = "buffer_full",   [DROP_LINK_DOWN] = "link_down",
     [DROP_BIT_ERROR] = "bit_error",       [DROP_NO_ROUTE] = "no_route",
     [DROP_PFC_WATCHDOG] = "pfc_watchdog", [DROP_TTL] = "ttl",
+    [DROP_PFC_HEADROOM] = "pfc_headroom",
 };
 
 static int stream_status(FILE *f)
@@ -187,6 +188,7 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     for (int r = 0; r < DROP_REASONS; r++)
         key_u64(&w, drop_keys[r], st->drops[r]);
     jsonw_obj_end(&w);
+    key_u64(&w, "tx_wire_bytes", st->tx_wire_bytes);
     jsonw_obj_end(&w);
 
     jsonw_key(&w, "nics");

@@ -25,7 +25,7 @@ struct sampler {
     size_t budget;
     uint32_t n_ports;
     port **ports;          /* sampled ports */
-    uint64_t *last_tx;     /* tx_bytes at the previous tick */
+    uint64_t *last_tx;     /* tx_wire_bytes (line bytes) at the previous tick */
     uint32_t cap_rows, n_rows;
     uint32_t *q;           /* [cap_rows][n_ports] */
     float *util;
@@ -111,9 +111,9 @@ static void on_tick(void *ctx, event *ev)
     s->row_dt[s->n_rows] = elapsed;
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const port *p = s->ports[i];
-        uint64_t tx = p->tx_bytes - s->last_tx[i];
+        uint64_t tx = p->tx_wire_bytes - s->last_tx[i];
         busy |= tx || p->q_total_bytes || p->paused || p->tx_pkt;
-        s->last_tx[i] = p->tx_bytes;
+        s->last_tx[i] = p->tx_wire_bytes;
         double cap = (double)p->rate_bps / 8.0 * ((double)elapsed * 1e-12);
         s->util[base + i] = cap > 0 ? (float)((double)tx / cap) : 0.0f;
         s->q[base + i] = p->q_total_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)p->q_total_bytes;
@@ -171,7 +171,7 @@ sampler *sampler_new(net *n, sim_time interval_ps, size_t budget_bytes)
                 s->ports[s->n_ports++] = n->ports[i];
     s->last_tx = xcalloc(np ? np : 1, sizeof(uint64_t), "sampler tx");
     for (uint32_t i = 0; i < s->n_ports; i++)
-        s->last_tx[i] = s->ports[i]->tx_bytes;
+        s->last_tx[i] = s->ports[i]->tx_wire_bytes;
     alloc_table(s);
     event_init(&s->tick, on_tick);
     sim_at(n->sim, &s->tick, n->sim->now + interval_ps);
