@@ -90,6 +90,21 @@ static void test_single_flow_exact(void)
     CHECK_EQ_U64(st->tx_wire_bytes, 2 * (4194 + 9 * 4178) + 2 * 86);
     /* octets (ifHCOutOctets): the same frames without preamble/SFD and IPG, 20 B each */
     CHECK_EQ_U64(st->tx_bytes, 2 * (4174 + 9 * 4158) + 2 * 66);
+    /* per port, both ends of h1's link: the sender's octets are what the switch received */
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const port_record *p = &st->ports[i];
+        if (strcmp(p->name, "h1->sw0") == 0) {
+            CHECK_EQ_U64(p->tx_bytes, 4174 + 9 * 4158);
+            CHECK_EQ_U64(p->tx_wire_bytes, 4194 + 9 * 4178);
+            CHECK_EQ_U64(p->tx_packets, 10);
+            CHECK_EQ_U64(p->rx_bytes, 66); /* the ACK: 14 + 20 + 8 + 12 + AETH 4 + 4 + 4 */
+        }
+        if (strcmp(p->name, "sw0->h1") == 0) {
+            CHECK_EQ_U64(p->rx_bytes, 4174 + 9 * 4158);
+            CHECK_EQ_U64(p->tx_bytes, 66);
+            CHECK_EQ_U64(p->tx_wire_bytes, 86);
+        }
+    }
     run_free(r);
     scenario_free(&sc);
 }

@@ -681,7 +681,7 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
                 summary_fmt_time(c, sizeof c, st->fct_max_ps));
     fputc('\n', f);
 
-    fprintf(f, "fabric     tx %s on the wire, max link utilization %.1f %%\n",
+    fprintf(f, "fabric     tx %s of frames, max link utilization %.1f %%\n",
             summary_fmt_bytes(a, sizeof a, st->tx_bytes), 100.0 * st->max_link_utilization);
     /* Counter lines that are all zero are left out of the text (summary.json keeps every key):
      * a row of zeros reads as a measurement, and would also show for mechanisms a scenario
