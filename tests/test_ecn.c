@@ -17,10 +17,9 @@
 
 static void test_probability(void)
 {
-    static const char y[] =
-        "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
-        "switch: {ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.2}}\n"
-        "workload: [{name: t, kind: traffic, pattern: incast, size: 1MB}]\n";
+    static const char y[] = "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
+                            "switch: {ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.2}}\n"
+                            "workload: [{name: t, kind: traffic, pattern: incast, size: 1MB}]\n";
     scenario sc;
     run *r = tl_start(&sc, "ecn.yaml", y, NULL, 0);
     CHECK(r != NULL);
@@ -30,21 +29,20 @@ static void test_probability(void)
     uint64_t pmax = n->ecn_pmax_q32;
     CHECK_EQ_U64(pmax, 858993459); /* round(0.2 * 2^32) */
     CHECK_EQ_U64(net_ecn_prob_q32(n, 0), 0);
-    CHECK_EQ_U64(net_ecn_prob_q32(n, 100000), 0);                  /* at Kmin: 0 */
-    CHECK_EQ_U64(net_ecn_prob_q32(n, 100001), pmax / 300000);      /* just above: linear */
-    CHECK_EQ_U64(net_ecn_prob_q32(n, 250000), pmax / 2);           /* half way: Pmax/2 */
-    CHECK_EQ_U64(net_ecn_prob_q32(n, 325000), pmax * 3 / 4);       /* three quarters */
-    CHECK_EQ_U64(net_ecn_prob_q32(n, 400000), pmax);               /* at Kmax: exactly Pmax */
-    CHECK_EQ_U64(net_ecn_prob_q32(n, 400001), 1ull << 32);         /* above Kmax: 1 */
+    CHECK_EQ_U64(net_ecn_prob_q32(n, 100000), 0);             /* at Kmin: 0 */
+    CHECK_EQ_U64(net_ecn_prob_q32(n, 100001), pmax / 300000); /* just above: linear */
+    CHECK_EQ_U64(net_ecn_prob_q32(n, 250000), pmax / 2);      /* half way: Pmax/2 */
+    CHECK_EQ_U64(net_ecn_prob_q32(n, 325000), pmax * 3 / 4);  /* three quarters */
+    CHECK_EQ_U64(net_ecn_prob_q32(n, 400000), pmax);          /* at Kmax: exactly Pmax */
+    CHECK_EQ_U64(net_ecn_prob_q32(n, 400001), 1ull << 32);    /* above Kmax: 1 */
     CHECK_EQ_U64(net_ecn_prob_q32(n, 1ull << 40), 1ull << 32);
     run_free(r);
     scenario_free(&sc);
 
     /* Kmin = Kmax: a step, 0 at the threshold and 1 above it (no division by zero) */
-    static const char y2[] =
-        "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
-        "switch: {ecn: {kmin: 50KB, kmax: 50KB, pmax: 1}}\n"
-        "workload: [{name: t, kind: traffic, pattern: incast, size: 1MB}]\n";
+    static const char y2[] = "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
+                             "switch: {ecn: {kmin: 50KB, kmax: 50KB, pmax: 1}}\n"
+                             "workload: [{name: t, kind: traffic, pattern: incast, size: 1MB}]\n";
     r = tl_start(&sc, "ecn2.yaml", y2, NULL, 0);
     CHECK(r != NULL);
     if (!r)
@@ -60,10 +58,10 @@ static void test_probability(void)
  * bytes still queued behind it. */
 typedef struct mark_stats {
     const port *watch;
-    uint64_t k;                  /* Kmin = Kmax, Pmax = 1: marked exactly when depth > k */
+    uint64_t k; /* Kmin = Kmax, Pmax = 1: marked exactly when depth > k */
     uint64_t frames, marked;
-    uint64_t deep_unmarked;      /* left with more than k behind it, not marked */
-    uint64_t shallow_marked;     /* left with k or less behind it, marked (a stale mark) */
+    uint64_t deep_unmarked;  /* left with more than k behind it, not marked */
+    uint64_t shallow_marked; /* left with k or less behind it, marked (a stale mark) */
 } mark_stats;
 
 static void mark_tap(void *ctx, const port *p, const packet *pkt, sim_time t)

@@ -113,9 +113,10 @@ static void test_lossy_incast_drops(void)
  * shared pool up to a fixed XOFF and then the headroom takes exactly what arrives after the
  * XOFF decision — nothing drains it. h2 sends to h1 at the same time, so the switch is sending
  * maximum frames back towards h1 when it decides XOFF (the PAUSE waits for the frame in
- * progress); h1 acknowledges only at the end of the message, so its uplink carries data alone. The largest headroom use over a few XOFF values (different phases) must reach the
- * auto headroom within one maximum frame, never pass it, and a headroom a tenth below it loses
- * lossless frames, counted as pfc_headroom.
+ * progress); h1 acknowledges only at the end of the message, so its uplink carries data alone. The
+ * largest headroom use over a few XOFF values (different phases) must reach the auto headroom
+ * within one maximum frame, never pass it, and a headroom a tenth below it loses lossless frames,
+ * counted as pfc_headroom.
  */
 typedef struct hdrm_result {
     uint64_t peak, reserved, drops_headroom, drops_other, pauses;
@@ -125,18 +126,19 @@ typedef struct hdrm_result {
 static void headroom_case(const char *headroom, uint64_t b_start_ns, hdrm_result *o)
 {
     char y[1024];
-    snprintf(y, sizeof y,
-             "stop_at: 12us\n"
-             "fabric: {preset: single-switch, servers: 3, gpus_per_server: 1, host_link: 400Gbps,\n"
-             "         cable_length: 100m, switch_latency: 600ns}\n"
-             "switch: {buffer: 16MiB, ecn: {enabled: false},\n"
-             "         pfc: {xoff: 100KB, headroom: %s, watchdog: {detect: 1s}}}\n"
-             "nic: {cc: none, ack_every: 65536}\n"
-             "workload:\n"
-             "  - {name: a, kind: traffic, pattern: incast, hosts: [0, 1], size: 8MB}\n"
-             "  - {name: b, kind: traffic, pattern: incast, hosts: [1, 2], size: 8MB, start: %lluns}\n"
-             "faults: [{at: 0s, kind: pfc-storm, nic: 0}]\n",
-             headroom, (unsigned long long)b_start_ns);
+    snprintf(
+        y, sizeof y,
+        "stop_at: 12us\n"
+        "fabric: {preset: single-switch, servers: 3, gpus_per_server: 1, host_link: 400Gbps,\n"
+        "         cable_length: 100m, switch_latency: 600ns}\n"
+        "switch: {buffer: 16MiB, ecn: {enabled: false},\n"
+        "         pfc: {xoff: 100KB, headroom: %s, watchdog: {detect: 1s}}}\n"
+        "nic: {cc: none, ack_every: 65536}\n"
+        "workload:\n"
+        "  - {name: a, kind: traffic, pattern: incast, hosts: [0, 1], size: 8MB}\n"
+        "  - {name: b, kind: traffic, pattern: incast, hosts: [1, 2], size: 8MB, start: %lluns}\n"
+        "faults: [{at: 0s, kind: pfc-storm, nic: 0}]\n",
+        headroom, (unsigned long long)b_start_ns);
     memset(o, 0, sizeof *o);
     scenario sc;
     run *r = start(&sc, y);
@@ -187,8 +189,9 @@ static void test_headroom(void)
         hdrm_result o;
         headroom_case("auto", k * 2, &o);
         if (o.peak > worst || k == 0)
-            fprintf(stderr, "  auto headroom %llu B, reverse frames +%llu ns: peak %llu B "
-                            "(auto - peak = %lld), %llu pauses, %llu drops\n",
+            fprintf(stderr,
+                    "  auto headroom %llu B, reverse frames +%llu ns: peak %llu B "
+                    "(auto - peak = %lld), %llu pauses, %llu drops\n",
                     (unsigned long long)o.reserved, (unsigned long long)(k * 2),
                     (unsigned long long)o.peak, (long long)(o.reserved - o.peak),
                     (unsigned long long)o.pauses,
@@ -279,9 +282,8 @@ static void test_pause_oscillation(void)
     const port_record *h1 = port_named(st, "h1->sw0"), *s1 = port_named(st, "sw0->h1");
     const port_record *bn = port_named(st, "sw0->h0");
     uint64_t hdrm = to_h1->hdrm_bytes, peak = to_h1->hdrm_peak_bytes;
-    double mean_pause_us = s1->pfc_pause_sent ? (double)h1->pfc_paused_ps / 1e6 /
-                                                    (double)s1->pfc_pause_sent
-                                              : 0.0;
+    double mean_pause_us =
+        s1->pfc_pause_sent ? (double)h1->pfc_paused_ps / 1e6 / (double)s1->pfc_pause_sent : 0.0;
     /* h1 is paused from the moment its PAUSE applies until the RESUME reaches it: the last
      * frames it sent land (h1->sw0: 1 us cable + 600 ns pipeline), the ingress drains the
      * headroom they filled plus xon_offset at half of 100G (6.25 B/ns), and the RESUME crosses

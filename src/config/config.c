@@ -128,8 +128,8 @@ static const char *const K_CHOST[] = {"name", "gpus", NULL};
 static const char *const K_CLINK[] = {"a", "b", "speed", "latency", NULL};
 static const char *const K_SWITCH[] = {"buffer", "alpha", "ecn", "pfc", "scheduler", "weights", NULL};
 static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", "mark_at", NULL};
-static const char *const K_PFC[] = {"enabled",    "priorities", "xoff",     "headroom",
-                                    "xon",        "xon_offset", "watchdog", "deadlock_detect",
+static const char *const K_PFC[] = {"enabled", "priorities", "xoff",     "headroom",
+                                    "xon",     "xon_offset", "watchdog", "deadlock_detect",
                                     NULL};
 static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {

@@ -95,9 +95,9 @@ struct port {
      * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
     sim_time pause_until[NET_PRIOS], pause_start[NET_PRIOS];
     sim_time pause_apply_at[NET_PRIOS];
-    uint8_t pause_pending;            /* classes whose PAUSE has arrived but not yet applies */
+    uint8_t pause_pending; /* classes whose PAUSE has arrived but not yet applies */
     event pause_end;
-    event pause_apply;                /* the earliest pending PAUSE takes effect */
+    event pause_apply; /* the earliest pending PAUSE takes effect */
     /* PFC watchdog (switch ports) */
     uint8_t wd_storm;                 /* classes in a storm: pause ignored, queue drained */
     sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
@@ -113,20 +113,20 @@ struct port {
      * SAI_PORT_STAT_IF_OUT_OCTETS/IN_OCTETS report them: MAC frame bytes, destination address
      * through FCS, no preamble/SFD and no inter-frame gap. tx_wire_bytes adds those 20 bytes
      * of line time per frame: the figure utilization is made of. */
-    uint64_t tx_bytes;         /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
-    uint64_t tx_wire_bytes;    /* line bytes: frames + preamble/SFD + IPG (utilization) */
+    uint64_t tx_bytes;      /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
+    uint64_t tx_wire_bytes; /* line bytes: frames + preamble/SFD + IPG (utilization) */
     uint64_t tx_packets;
     uint64_t busy_ps;          /* serialization time */
     uint64_t max_q_bytes;
     uint64_t drops[DROP_REASONS];
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
     uint64_t pfc_pause_rx, wd_events;
-    uint64_t rx_bytes, rx_packets;     /* frames that arrived on this port from its peer
-                                        * (rx_bytes: MAC frame octets, ifHCInOctets) */
+    uint64_t rx_bytes, rx_packets; /* frames that arrived on this port from its peer
+                                    * (rx_bytes: MAC frame octets, ifHCInOctets) */
     /* per traffic class (SAI queue and PFC-per-priority counters); PFC frames themselves are
      * MAC control and counted only in the port totals */
     uint64_t prio_tx_bytes[NET_PRIOS], prio_tx_packets[NET_PRIOS]; /* frame octets, as
-                                        * SAI_QUEUE_STAT_BYTES */
+                                                                    * SAI_QUEUE_STAT_BYTES */
     uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
     uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };

@@ -146,10 +146,11 @@ static void release(net *n, node *sw, port *out, packet *pkt)
     /* lossless: headroom first, then the shared pool (the sum always covers the frame) */
     port *ing = &sw->ports[pkt->in_port];
     uint64_t h = ing->ing_hdrm[prio] < fb ? ing->ing_hdrm[prio] : fb;
-    SIM_ASSERT(ing->ing_shared[prio] >= fb - h, "PFC accounting: ingress %u class %d holds %llu "
-               "shared + %llu headroom bytes, releasing a %u-byte frame", ing->index, prio,
-               (unsigned long long)ing->ing_shared[prio], (unsigned long long)ing->ing_hdrm[prio],
-               fb);
+    SIM_ASSERT(ing->ing_shared[prio] >= fb - h,
+               "PFC accounting: ingress %u class %d holds %llu "
+               "shared + %llu headroom bytes, releasing a %u-byte frame",
+               ing->index, prio, (unsigned long long)ing->ing_shared[prio],
+               (unsigned long long)ing->ing_hdrm[prio], fb);
     ing->ing_hdrm[prio] -= h;
     ing->ing_shared[prio] -= fb - h;
     sw->buf.used_bytes -= fb - h;
@@ -634,7 +635,6 @@ void net_port_kick(net *n, port *p)
         port_next(n, p);
 }
 
-
 void net_switch_receive(net *n, node *sw, packet *pkt)
 {
     uint32_t gid = sw->fib[pkt->dst];
@@ -877,8 +877,8 @@ uint64_t net_pfc_headroom_auto(uint64_t rate_bps, sim_time rtt_ps, uint32_t max_
     /* what the sender puts on the wire from the end of the XOFF frame's arrival until it stops:
      * the round trip and its response delay at line rate (+1: integer-ps rounding), the frame
      * the switch finishes before its PAUSE, the PAUSE, the sender's last frame */
-    uint64_t after = sim_bytes_in(rtt_ps + net_pfc_response_ps(rate_bps), rate_bps) + 1 +
-                     max_line + WIRE_PFC_FRAME + WIRE_LINE_EXTRA + max_line;
+    uint64_t after = sim_bytes_in(rtt_ps + net_pfc_response_ps(rate_bps), rate_bps) + 1 + max_line +
+                     WIRE_PFC_FRAME + WIRE_LINE_EXTRA + max_line;
     return max_frame_bytes + after; /* + the frame that crossed XOFF itself */
 }
 
