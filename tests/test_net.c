@@ -362,10 +362,39 @@ static void test_permutation_is_derangement(void)
     scenario_free(&sc);
 }
 
+static void test_busy_time_at_stop(void)
+{
+    /* A sender at line rate stopped in the middle of a frame (frames take 83.56 ns; 10 us is
+     * not a multiple): its port was busy for exactly the whole run, not for the whole of the
+     * frame still on the wire. */
+    static const char y[] =
+        "stop_at: 10us\n"
+        "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1, host_link: 400Gbps}\n"
+        "nic: {cc: none}\n"
+        "workload:\n"
+        "  - {name: one, kind: traffic, pattern: incast, size: 4MB}\n";
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    CHECK(st->hit_stop_at);
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        CHECK(st->ports[i].utilization <= 1.0);
+        if (strcmp(st->ports[i].name, "h1->sw0") == 0)
+            CHECK_NEAR(st->ports[i].utilization, 1.0, 1e-12);
+    }
+    run_free(r);
+    scenario_free(&sc);
+}
+
 int main(void)
 {
     TEST_RUN(test_wire_sizes);
     TEST_RUN(test_single_flow_exact);
+    TEST_RUN(test_busy_time_at_stop);
     TEST_RUN(test_odd_size_exact);
     TEST_RUN(test_leaf_spine_exact);
     TEST_RUN(test_incast_lossless_buffer);

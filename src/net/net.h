@@ -116,7 +116,8 @@ struct port {
     uint64_t tx_bytes;      /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
     uint64_t tx_wire_bytes; /* line bytes: frames + preamble/SFD + IPG (utilization) */
     uint64_t tx_packets;
-    uint64_t busy_ps;          /* serialization time */
+    uint64_t busy_ps;          /* serialization time (to the end of the current frame) */
+    sim_time tx_end_ps;        /* when the frame being serialized ends */
     uint64_t max_q_bytes;
     uint64_t drops[DROP_REASONS];
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
@@ -298,7 +299,8 @@ void net_link_set(net *n, port *p, bool up);
  * NULL: node names may contain '-', every split is tried. */
 port *net_find_link(const net *n, const char *spec);
 
-/* Close open pause intervals into pfc_paused_ps at the end of a run. */
+/* At the end of a run: close open pause intervals into pfc_paused_ps, and count only the part
+ * of a frame still being serialized that is behind `now` in busy_ps. */
 void net_pfc_finish(net *n);
 
 /* Set up a port's events (topology builders call it once per port), and the network's own. */

@@ -195,6 +195,7 @@ static inline void port_start_tx(net *n, port *p, packet *pkt)
     p->dre_bytes = (halvings >= 64 ? 0 : p->dre_bytes >> halvings) + wire_line_bytes(pkt);
     p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
     p->tx_pkt = pkt;
+    p->tx_end_ps = now + ser;
     p->busy_ps += ser;
     sim_at(n->sim, &p->tx_done, now + ser);
     if (n->tap)
@@ -591,6 +592,12 @@ void net_pfc_finish(net *n)
     sim_time now = n->sim->now;
     for (uint32_t i = 0; i < n->n_ports; i++) {
         port *q = n->ports[i];
+        /* busy time was counted whole when a frame started: a run stopped under a frame has
+         * only serialized part of it (else utilization could pass 1) */
+        if (q->tx_pkt && q->tx_end_ps > now) {
+            q->busy_ps -= q->tx_end_ps - now;
+            q->tx_end_ps = now;
+        }
         for (int c = 0; c < NET_PRIOS; c++)
             if (q->paused >> c & 1) {
                 q->pfc_paused_ps += now - q->pause_start[c];
