@@ -1607,6 +1607,9 @@ static void set_defaults(scenario *sc)
      * xon_offset 2496) */
     s->pfc_xon_bytes = 18432;
     s->pfc_xon_offset_bytes = 2496;
+    /* marking when the frame leaves the queue, as the reference simulators do: the DCQCN/HPCC
+     * ns-3 switch (SwitchNode::SwitchNotifyDequeue asks the MMU's ShouldSendCN after the frame
+     * left the egress accounting) and htsim's ECNQueue ("marks on dequeue") */
     s->ecn_mark_at = ECN_MARK_DEQUEUE;
     s->wd_detect_ps = 200 * SIM_MS;
     s->wd_restore_ps = 400 * SIM_MS;
