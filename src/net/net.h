@@ -258,6 +258,13 @@ static inline uint64_t net_port_dre(const port *p, sim_time now)
     return halvings >= 64 ? 0 : p->dre_bytes >> halvings;
 }
 
+/* A port's serialization time up to `now`: busy_ps without the part of the frame on the wire
+ * that lies after `now`. Never grows faster than the clock, so Δbusy/Δt ≤ 1. */
+static inline uint64_t net_port_busy_at(const port *p, sim_time now)
+{
+    return p->busy_ps - (p->tx_pkt && p->tx_end_ps > now ? p->tx_end_ps - now : 0);
+}
+
 /* GPUs of the cluster, and the host (NIC port) that serves GPU `gpu`; with dual-port NICs,
  * `port_sel` picks the port (mod nic_ports). UINT32_MAX when the GPU does not exist. */
 uint32_t net_gpus(const net *n);
