@@ -2,6 +2,7 @@
  * test_check.c — topology checks: counts, per-tier oversubscription, non-blocking verdict and
  * reachability on built fabrics.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "config/config.h"
@@ -209,6 +210,22 @@ static void test_pfc_checks(void)
                      &r) == 0);
     CHECK(item(&r, "pfc_headroom")->status == CHECK_WARN);
     CHECK(strstr(item(&r, "pfc_headroom")->detail, "will be dropped") != NULL);
+    /* check's need is the simulated link's exact worst case (the figure `auto` reserves and
+     * test_pfc reaches): 400G, 100 m cables, a 600 ns switch and a host: 150,567 B. One byte
+     * less warns, that figure passes. */
+    static const char hb[] = "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1,\n"
+                             "         host_link: 400Gbps, cable_length: 100m}\n"
+                             "switch: {pfc: {headroom: %s}}\n";
+    char y[512];
+    snprintf(y, sizeof y, hb, "auto");
+    CHECK(check_yaml(y, &r) == 0);
+    CHECK(strstr(item(&r, "pfc_headroom")->detail, "up to 150567 B") != NULL);
+    snprintf(y, sizeof y, hb, "150566");
+    CHECK(check_yaml(y, &r) == 0);
+    CHECK(item(&r, "pfc_headroom")->status == CHECK_WARN);
+    snprintf(y, sizeof y, hb, "150567");
+    CHECK(check_yaml(y, &r) == 0);
+    CHECK(item(&r, "pfc_headroom")->status == CHECK_PASS);
     /* data in class 4 while only 3 is lossless */
     CHECK(check_yaml("fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
                      "nic: {priority: 4}\n",

@@ -62,8 +62,8 @@ static spread run_pairs(const char *mode)
     for (uint32_t i = 0; i < st->n_ports; i++) {
         unsigned sp;
         if (sscanf(st->ports[i].name, "leaf0->spine%u", &sp) == 1 && sp < 8) {
-            s.up_bytes[sp] = st->ports[i].tx_bytes;
-            total += st->ports[i].tx_bytes;
+            s.up_bytes[sp] = st->ports[i].tx_wire_bytes;
+            total += st->ports[i].tx_wire_bytes;
         }
     }
     /* a flow's line bytes: 976 frames of 4096 B and one of 2304 B, 82 B of headers and line

@@ -86,8 +86,25 @@ static void test_single_flow_exact(void)
     CHECK_EQ_U64(st->dropped_bytes, 0);
     /* 10 data frames and the final (coalesced) ACK, each over two links */
     CHECK_EQ_U64(st->packet_hops, 22);
-    /* tx bytes: each frame twice (host link, switch egress); an ACK is 66 B + 20 of line */
-    CHECK_EQ_U64(st->tx_bytes, 2 * (4194 + 9 * 4178) + 2 * 86);
+    /* line bytes: each frame twice (host link, switch egress); an ACK is 66 B + 20 of line */
+    CHECK_EQ_U64(st->tx_wire_bytes, 2 * (4194 + 9 * 4178) + 2 * 86);
+    /* octets (ifHCOutOctets): the same frames without preamble/SFD and IPG, 20 B each */
+    CHECK_EQ_U64(st->tx_bytes, 2 * (4174 + 9 * 4158) + 2 * 66);
+    /* per port, both ends of h1's link: the sender's octets are what the switch received */
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const port_record *p = &st->ports[i];
+        if (strcmp(p->name, "h1->sw0") == 0) {
+            CHECK_EQ_U64(p->tx_bytes, 4174 + 9 * 4158);
+            CHECK_EQ_U64(p->tx_wire_bytes, 4194 + 9 * 4178);
+            CHECK_EQ_U64(p->tx_packets, 10);
+            CHECK_EQ_U64(p->rx_bytes, 66); /* the ACK: 14 + 20 + 8 + 12 + AETH 4 + 4 + 4 */
+        }
+        if (strcmp(p->name, "sw0->h1") == 0) {
+            CHECK_EQ_U64(p->rx_bytes, 4174 + 9 * 4158);
+            CHECK_EQ_U64(p->tx_bytes, 66);
+            CHECK_EQ_U64(p->tx_wire_bytes, 86);
+        }
+    }
     run_free(r);
     scenario_free(&sc);
 }
@@ -345,10 +362,39 @@ static void test_permutation_is_derangement(void)
     scenario_free(&sc);
 }
 
+static void test_busy_time_at_stop(void)
+{
+    /* A sender at line rate stopped in the middle of a frame (frames take 83.56 ns; 10 us is
+     * not a multiple): its port was busy for exactly the whole run, not for the whole of the
+     * frame still on the wire. */
+    static const char y[] =
+        "stop_at: 10us\n"
+        "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1, host_link: 400Gbps}\n"
+        "nic: {cc: none}\n"
+        "workload:\n"
+        "  - {name: one, kind: traffic, pattern: incast, size: 4MB}\n";
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    CHECK(st->hit_stop_at);
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        CHECK(st->ports[i].utilization <= 1.0);
+        if (strcmp(st->ports[i].name, "h1->sw0") == 0)
+            CHECK_NEAR(st->ports[i].utilization, 1.0, 1e-12);
+    }
+    run_free(r);
+    scenario_free(&sc);
+}
+
 int main(void)
 {
     TEST_RUN(test_wire_sizes);
     TEST_RUN(test_single_flow_exact);
+    TEST_RUN(test_busy_time_at_stop);
     TEST_RUN(test_odd_size_exact);
     TEST_RUN(test_leaf_spine_exact);
     TEST_RUN(test_incast_lossless_buffer);

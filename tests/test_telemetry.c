@@ -83,6 +83,15 @@ static void test_sampler_bounded(void)
     CHECK(nb > 0);
     if (nb)
         CHECK_NEAR(busy / nb, 1.0, 0.05);
+    /* 100 ns samples of 334 ns frames: each sample holds its share of the frames it overlaps,
+     * so no sample exceeds 1 (merged rows are means of such samples; 1e-6 for float) */
+    float umax = 0.0f;
+    for (uint32_t i = 0; i < sampler_n_ports(s); i++)
+        for (uint32_t k = 0; k < sampler_rows(s); k++)
+            if ((float)sampler_util(s, k, i) > umax)
+                umax = (float)sampler_util(s, k, i);
+    CHECK(umax <= 1.0f + 1e-6f);
+    CHECK(umax > 0.99f);
 out:
     run_free(r);
     scenario_free(&sc);

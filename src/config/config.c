@@ -59,6 +59,7 @@ static const char *const ALGOS[] = {"ring",   "tree",         "halving-doubling"
 static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
 static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
+static const char *const ECN_MARK_POINTS[] = {"dequeue", "enqueue", NULL};
 static const char *const TRANSPORTS[] = {"rocev2", "uet", NULL};
 static const char *const CCS[] = {"dcqcn", "none", "nscc", NULL};
 static const char *const RETX[] = {"go-back-n", "selective", NULL};
@@ -130,9 +131,10 @@ static const char *const K_CSWITCH[] = {"name", NULL};
 static const char *const K_CHOST[] = {"name", "gpus", NULL};
 static const char *const K_CLINK[] = {"a", "b", "speed", "latency", NULL};
 static const char *const K_SWITCH[] = {"buffer", "alpha", "ecn", "pfc", "scheduler", "weights", NULL};
-static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", NULL};
-static const char *const K_PFC[] = {"enabled", "priorities", "xoff", "headroom", "watchdog",
-                                    "deadlock_detect", NULL};
+static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", "mark_at", NULL};
+static const char *const K_PFC[] = {"enabled", "priorities", "xoff",     "headroom",
+                                    "xon",     "xon_offset", "watchdog", "deadlock_detect",
+                                    NULL};
 static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
@@ -1086,6 +1088,9 @@ static int parse_switch(ld *L, const cfg_node *root)
         TRY(get_unit(L, ecn, ep, "kmin", SIZE, &s->ecn_kmin_bytes, &n_kmin));
         TRY(get_unit_pos(L, ecn, ep, "kmax", SIZE, &s->ecn_kmax_bytes, &n_kmax));
         TRY(get_num(L, ecn, ep, "pmax", 0, false, 1, false, "0..1", &s->ecn_pmax));
+        int mk = (int)s->ecn_mark_at;
+        TRY(get_enum(L, ecn, ep, "mark_at", ECN_MARK_POINTS, &mk, NULL));
+        s->ecn_mark_at = (enum ecn_mark_at)mk;
         if (s->ecn_kmin_bytes > s->ecn_kmax_bytes) {
             char kp[PATHLEN];
             sub(kp, ep, n_kmin ? "kmin" : "kmax");
@@ -1121,6 +1126,8 @@ static int parse_switch(ld *L, const cfg_node *root)
         }
         TRY(get_size_auto(L, pfc, pp, "xoff", &s->pfc_xoff_bytes));
         TRY(get_size_auto(L, pfc, pp, "headroom", &s->pfc_headroom_bytes));
+        TRY(get_unit(L, pfc, pp, "xon", SIZE, &s->pfc_xon_bytes, NULL));
+        TRY(get_unit(L, pfc, pp, "xon_offset", SIZE, &s->pfc_xon_offset_bytes, NULL));
         TRY(get_unit_pos(L, pfc, pp, "deadlock_detect", TIME, &s->pfc_deadlock_ps, NULL));
         TRY(get_map(L, pfc, pp, "watchdog", K_WD, &wd, wp));
         if (wd) {
@@ -1737,6 +1744,15 @@ static void set_defaults(scenario *sc)
     s->pfc_priorities = 1u << 3;
     s->pfc_xoff_bytes = 0;
     s->pfc_headroom_bytes = 0;
+    /* SAI XON_TH / XON_OFFSET_TH as SONiC's buffer manager writes them for a Broadcom lossless
+     * profile (sonic-swss cfgmgr/buffermgr.cpp, pg_lossless_100G_300m_profile: xon 18432,
+     * xon_offset 2496) */
+    s->pfc_xon_bytes = 18432;
+    s->pfc_xon_offset_bytes = 2496;
+    /* marking when the frame leaves the queue, as the reference simulators do: the DCQCN/HPCC
+     * ns-3 switch (SwitchNode::SwitchNotifyDequeue asks the MMU's ShouldSendCN after the frame
+     * left the egress accounting) and htsim's ECNQueue ("marks on dequeue") */
+    s->ecn_mark_at = ECN_MARK_DEQUEUE;
     s->wd_detect_ps = 200 * SIM_MS;
     s->wd_restore_ps = 400 * SIM_MS;
     s->wd_action = WD_DROP;

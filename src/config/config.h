@@ -75,6 +75,7 @@ typedef struct cfg_fabric {
 } cfg_fabric;
 
 enum wd_action { WD_DROP, WD_FORWARD };
+enum ecn_mark_at { ECN_MARK_DEQUEUE, ECN_MARK_ENQUEUE };
 enum sched_kind { SCHED_STRICT, SCHED_DWRR };
 
 typedef struct cfg_switch {
@@ -84,10 +85,13 @@ typedef struct cfg_switch {
     uint64_t ecn_kmin_bytes;        /* default 100 KB */
     uint64_t ecn_kmax_bytes;        /* default 400 KB */
     double ecn_pmax;                /* default 0.2 */
+    enum ecn_mark_at ecn_mark_at;   /* default dequeue (as ns-3 HPCC/DCQCN and htsim) */
     bool pfc_enabled;               /* default true */
     uint8_t pfc_priorities;         /* bitmask of lossless classes, default 1<<3 */
     uint64_t pfc_xoff_bytes;        /* 0 = auto */
     uint64_t pfc_headroom_bytes;    /* 0 = auto */
+    uint64_t pfc_xon_bytes;         /* SAI XON_TH, default 18432 (SONiC Broadcom profile) */
+    uint64_t pfc_xon_offset_bytes;  /* SAI XON_OFFSET_TH, default 2496 (same profile) */
     sim_time wd_detect_ps;          /* default 200 ms */
     sim_time wd_restore_ps;         /* default 400 ms */
     enum wd_action wd_action;       /* default drop */

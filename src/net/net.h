@@ -14,10 +14,12 @@
  *   (Choudhury & Hahne 1998): a queue takes a frame only if its length < α·(B − occupied) and
  *   the buffer has room; otherwise the frame is dropped with reason buffer_full. A frame holds
  *   buffer from enqueue until its transmission ends.
- * - ECN (RED-style, as DCQCN's congestion point; Zhu et al. SIGCOMM'15 §3.1): when an
- *   ECN-capable frame is enqueued, with the egress queue of its class at q bytes (before it),
- *   it is marked CE with probability 0 below Kmin, Pmax·(q − Kmin)/(Kmax − Kmin) up to Kmax and
- *   1 above Kmax; the draw comes from the switch's own random stream.
+ * - ECN (RED-style, as DCQCN's congestion point; Zhu et al. SIGCOMM'15 §3.1): an ECN-capable
+ *   frame is marked CE with probability 0 at or below Kmin, Pmax·(q − Kmin)/(Kmax − Kmin) up to
+ *   and including Kmax, 1 above Kmax, where q is the egress queue of its class: by default
+ *   when the frame leaves the queue, q = the bytes still queued behind it (as the DCQCN/HPCC
+ *   ns-3 switch and htsim's ECN queue do); with `mark_at: enqueue`, when it enters, q = the
+ *   bytes ahead of it. The draw comes from the switch's own random stream.
  * - Strict priority between the 8 classes (highest first); FIFO within a class.
  * - Host NIC ports pull: when the port is free it takes the next frame from the host's transport
  *   (`pull`), so packets are created only when the wire can take them. A host port's queues hold
@@ -88,9 +90,14 @@ struct port {
     uint8_t xoff_sent;                /* classes we are holding the peer paused for */
     uint8_t pfc_tx_pending;           /* classes whose PAUSE/RESUME waits for the wire */
     event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
-    /* PFC, egress side */
+    uint64_t hdrm_peak_bytes;         /* most headroom any lossless class held (a gauge) */
+    /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
+     * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
     sim_time pause_until[NET_PRIOS], pause_start[NET_PRIOS];
+    sim_time pause_apply_at[NET_PRIOS];
+    uint8_t pause_pending; /* classes whose PAUSE has arrived but not yet applies */
     event pause_end;
+    event pause_apply; /* the earliest pending PAUSE takes effect */
     /* PFC watchdog (switch ports) */
     uint8_t wd_storm;                 /* classes in a storm: pause ignored, queue drained */
     sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
@@ -101,18 +108,26 @@ struct port {
     uint64_t dre_bytes;
     sim_time dre_last_ps;
 
-    /* counters (telemetry reads them; the hot path only increments) */
-    uint64_t tx_bytes;         /* line bytes serialized */
+    /* counters (telemetry reads them; the hot path only increments). Octet counters follow
+     * RFC 2863 ifHCOutOctets/ifHCInOctets as RFC 3635 §3.2.5 specialises them for Ethernet and
+     * SAI_PORT_STAT_IF_OUT_OCTETS/IN_OCTETS report them: MAC frame bytes, destination address
+     * through FCS, no preamble/SFD and no inter-frame gap. tx_wire_bytes adds those 20 bytes
+     * of line time per frame: the figure utilization is made of. */
+    uint64_t tx_bytes;      /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
+    uint64_t tx_wire_bytes; /* line bytes: frames + preamble/SFD + IPG (utilization) */
     uint64_t tx_packets;
-    uint64_t busy_ps;          /* serialization time */
+    uint64_t busy_ps;          /* serialization time (to the end of the current frame) */
+    sim_time tx_end_ps;        /* when the frame being serialized ends */
     uint64_t max_q_bytes;
     uint64_t drops[DROP_REASONS];
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
     uint64_t pfc_pause_rx, wd_events;
-    uint64_t rx_bytes, rx_packets;     /* frames that arrived on this port from its peer */
+    uint64_t rx_bytes, rx_packets; /* frames that arrived on this port from its peer
+                                    * (rx_bytes: MAC frame octets, ifHCInOctets) */
     /* per traffic class (SAI queue and PFC-per-priority counters); PFC frames themselves are
      * MAC control and counted only in the port totals */
-    uint64_t prio_tx_bytes[NET_PRIOS], prio_tx_packets[NET_PRIOS];
+    uint64_t prio_tx_bytes[NET_PRIOS], prio_tx_packets[NET_PRIOS]; /* frame octets, as
+                                                                    * SAI_QUEUE_STAT_BYTES */
     uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
     uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };
@@ -193,9 +208,12 @@ struct net {
     bool ecn_on;
     uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
     uint64_t ecn_pmax_q32;     /* Pmax in 0.32 fixed point */
+    bool ecn_at_dequeue;       /* mark when the frame leaves the queue (else when it enters) */
     /* PFC (IEEE 802.1Qbb) */
     uint8_t lossless;          /* lossless classes (0 when PFC is off) */
     uint64_t pfc_xoff_bytes;   /* fixed XOFF per ingress and class, 0 = dynamic threshold */
+    uint64_t pfc_xon_bytes;    /* SAI XON_TH: RESUME at or below this usage ... */
+    uint64_t pfc_xon_offset_bytes; /* ... or at or below XOFF − this (SAI XON_OFFSET_TH) */
     uint32_t max_frame_bytes;  /* largest data frame (MTU + headers) */
     bool wd_on;
     bool wd_forward;           /* action forward (else drop) */
@@ -248,6 +266,13 @@ static inline uint64_t net_port_dre(const port *p, sim_time now)
     return halvings >= 64 ? 0 : p->dre_bytes >> halvings;
 }
 
+/* A port's serialization time up to `now`: busy_ps without the part of the frame on the wire
+ * that lies after `now`. Never grows faster than the clock, so Δbusy/Δt ≤ 1. */
+static inline uint64_t net_port_busy_at(const port *p, sim_time now)
+{
+    return p->busy_ps - (p->tx_pkt && p->tx_end_ps > now ? p->tx_end_ps - now : 0);
+}
+
 /* GPUs of the cluster, and the host (NIC port) that serves GPU `gpu`; with dual-port NICs,
  * `port_sel` picks the port (mod nic_ports). UINT32_MAX when the GPU does not exist. */
 uint32_t net_gpus(const net *n);
@@ -258,12 +283,26 @@ uint64_t net_inflight_payload(const net *n, uint64_t *packets);
 /* Drop a frame at port p with reason r: counts it and returns it to the pool. */
 void net_drop(net *n, port *p, packet *pkt, enum drop_reason r);
 
-/* PFC headroom `auto` for an ingress port (models.md; IEEE 802.1Qbb delay budget): the bytes
- * that can still arrive after the XOFF decision — a maximum frame being sent when it is made,
- * the PAUSE frame, twice the cable, the pipeline, the upstream's frame in progress and the
- * response delay the standard allows at this speed. */
-uint64_t net_pfc_headroom_auto(uint64_t rate_bps, sim_time prop_ps, sim_time pipeline_ps,
-                               uint32_t max_frame_bytes);
+/* The PAUSE response delay IEEE 802.3 allows a MAC at `rate_bps` (Annex 31B, Table 31B-1, in
+ * bit times), and the same as time at that rate (ps, rounded up). The simulated sender keeps
+ * starting frames for exactly this long after a PAUSE arrives. */
+uint64_t net_pfc_response_bits(uint64_t rate_bps);
+sim_time net_pfc_response_ps(uint64_t rate_bps);
+/* PFC headroom `auto` (models.md; IEEE 802.1Qbb Annex N's delay budget): the most bytes that
+ * can reach an ingress of a link at `rate_bps` after it decided XOFF, with `rtt_ps` = both
+ * directions' propagation plus both ends' pipelines (the two ports' deliver_ps). It is the
+ * worst case of the simulated link, term by term: the frame that crossed XOFF, a maximum
+ * frame the switch is sending on the reverse direction when it decides (the PAUSE waits for
+ * it), the PAUSE frame, the round trip, the sender's response delay (net_pfc_response_bits)
+ * and the maximum frame the sender started just before that delay ran out; frames in line
+ * bytes. */
+uint64_t net_pfc_headroom_auto(uint64_t rate_bps, sim_time rtt_ps, uint32_t max_frame_bytes);
+/* The same for the ingress port `ing` of a switch (rate and both deliver delays of its link). */
+uint64_t net_pfc_headroom_port(const port *ing, uint32_t max_frame_bytes);
+/* RED marking probability for an egress queue of `q_bytes` (0.32 fixed point, 2^32 = 1):
+ * 0 at or below Kmin, Pmax·(q − Kmin)/(Kmax − Kmin) up to and including Kmax (so exactly Pmax
+ * at Kmax), 1 above Kmax. */
+uint64_t net_ecn_prob_q32(const net *n, uint64_t q_bytes);
 /* Start (at `now`) or stop a NIC's PAUSE storm on host port p: it keeps its peer paused for
  * every lossless class until stopped (the pfc-storm fault). */
 void net_pfc_storm(net *n, port *p, bool on);
@@ -275,7 +314,8 @@ void net_link_set(net *n, port *p, bool up);
  * NULL: node names may contain '-', every split is tried. */
 port *net_find_link(const net *n, const char *spec);
 
-/* Close open pause intervals into pfc_paused_ps at the end of a run. */
+/* At the end of a run: close open pause intervals into pfc_paused_ps, and count only the part
+ * of a frame still being serialized that is behind `now` in busy_ps. */
 void net_pfc_finish(net *n);
 
 /* Set up a port's events (topology builders call it once per port), and the network's own. */

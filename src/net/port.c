@@ -7,16 +7,25 @@
  * behind the head and is picked up when the head is delivered). Time and byte arithmetic are
  * integers; α of the dynamic threshold is 16.16 fixed point.
  *
- * PFC (IEEE 802.1Qbb). Lossless classes are accounted per (ingress port, class): a frame goes
- * to the shared pool while that ingress holds less than the XOFF threshold (fixed `xoff`, or the
- * dynamic threshold α·(shared − used)), else into the ingress's own headroom; the first frame
- * that needs headroom makes the switch send PAUSE upstream. When the ingress has emptied its
- * headroom and is two maximum frames below the threshold (or empty) it sends RESUME (quanta 0).
+ * PFC (IEEE 802.1Qbb). Lossless classes are accounted per (ingress port, class) — the
+ * ingress priority group of a switch MMU: a frame goes to the shared pool while that ingress
+ * holds less than the XOFF threshold (fixed `xoff`, or the dynamic threshold α·(shared −
+ * used)), else into the ingress's own headroom; the first frame that needs headroom makes the
+ * switch send PAUSE upstream. As any frame of the (ingress, class) leaves, the headroom is
+ * released first and the shared pool after it (switch MMUs charge a priority group's usage to
+ * its headroom pool before its shared allocation and return it in the opposite order; SONiC's
+ * shared-headroom-pool design, Broadcom/NVIDIA buffer models). Accounting is by bytes, not by
+ * which frame sat where: the frames that went to headroom are at the back of the queue, and
+ * waiting for them to leave would hold the pause until the queue is empty. RESUME (quanta 0)
+ * follows SAI's hysteresis (saibuffer.h SAI_BUFFER_PROFILE_ATTR_XON_OFFSET_TH): when the
+ * ingress's total usage is at or below max(xon, XOFF − xon_offset) and its headroom is empty.
  * PAUSE carries quanta 0xFFFF (of 512 bit times) and is refreshed at half that while the
- * condition lasts; a pause that is not refreshed expires. The upstream port stops *starting*
- * frames of the class when the PAUSE arrives. PFC frames go out ahead of any queued frame
- * (MAC control) and are never paused. A lossless frame that finds its headroom full is dropped
- * (buffer_full) — that happens only when the headroom is smaller than the link needs.
+ * condition lasts; a pause that is not refreshed expires. The upstream port takes the PAUSE
+ * into account after the response delay IEEE 802.3 Annex 31B allows at its speed and from then
+ * stops *starting* frames of the class (one on the wire completes); RESUME acts at once. PFC
+ * frames go out ahead of any queued frame (MAC control) and are never paused. A lossless frame
+ * that finds its headroom full is dropped with reason pfc_headroom — it happens only when the
+ * headroom is smaller than the link needs (net_pfc_headroom_auto is exactly that need).
  *
  * PFC watchdog (as SONiC PFC_WD): a switch queue paused continuously for `detect` is in a storm:
  * the event is counted, the pause is ignored until no PAUSE has arrived for `restore`, and with
@@ -40,7 +49,7 @@
 #define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 static const char *const drop_names[DROP_REASONS] = {
-    "buffer_full", "link_down", "bit_error", "no_route", "pfc_watchdog", "ttl",
+    "buffer_full", "link_down", "bit_error", "no_route", "pfc_watchdog", "ttl", "pfc_headroom",
 };
 
 const char *drop_reason_name(enum drop_reason r)
@@ -105,13 +114,19 @@ static inline void pfc_request(net *n, port *p, uint8_t classes)
         port_next(n, p);
 }
 
+/* RESUME when the (ingress, class) usage is at or below max(xon, XOFF − xon_offset) — SAI's
+ * XON_TH / XON_OFFSET_TH — and its headroom is empty, so that a new pause always starts with
+ * the whole headroom free. */
 static inline void xon_check(net *n, node *sw, port *ing, int prio)
 {
     uint8_t bit = (uint8_t)(1u << prio);
     if (!(ing->xoff_sent & bit) || ing->ing_hdrm[prio])
         return;
-    if (ing->ing_shared[prio] && ing->ing_shared[prio] + 2ull * n->max_frame_bytes >
-                                     pfc_threshold(n, sw))
+    uint64_t thr = pfc_threshold(n, sw);
+    uint64_t lim = thr > n->pfc_xon_offset_bytes ? thr - n->pfc_xon_offset_bytes : 0;
+    if (lim < n->pfc_xon_bytes)
+        lim = n->pfc_xon_bytes;
+    if (ing->ing_shared[prio] > lim)
         return;
     ing->xoff_sent &= (uint8_t)~bit;
     pfc_request(n, ing, bit);
@@ -124,22 +139,49 @@ static void release(net *n, node *sw, port *out, packet *pkt)
     int prio = pkt->prio;
     out->q_bytes[prio] -= fb;
     out->q_total_bytes -= fb;
-    switch (pkt->pfc_pool) {
-    case PFC_POOL_LOSSY: sw->buf.used_bytes -= fb; break;
-    case PFC_POOL_SHARED: {
-        port *ing = &sw->ports[pkt->in_port];
+    if (pkt->pfc_pool == PFC_POOL_LOSSY) {
         sw->buf.used_bytes -= fb;
-        ing->ing_shared[prio] -= fb;
-        xon_check(n, sw, ing, prio);
-        break;
+        return;
     }
-    default: {
-        port *ing = &sw->ports[pkt->in_port];
-        ing->ing_hdrm[prio] -= fb;
-        xon_check(n, sw, ing, prio);
-        break;
-    }
-    }
+    /* lossless: headroom first, then the shared pool (the sum always covers the frame) */
+    port *ing = &sw->ports[pkt->in_port];
+    uint64_t h = ing->ing_hdrm[prio] < fb ? ing->ing_hdrm[prio] : fb;
+    SIM_ASSERT(ing->ing_shared[prio] >= fb - h,
+               "PFC accounting: ingress %u class %d holds %llu "
+               "shared + %llu headroom bytes, releasing a %u-byte frame",
+               ing->index, prio, (unsigned long long)ing->ing_shared[prio],
+               (unsigned long long)ing->ing_hdrm[prio], fb);
+    ing->ing_hdrm[prio] -= h;
+    ing->ing_shared[prio] -= fb - h;
+    sw->buf.used_bytes -= fb - h;
+    xon_check(n, sw, ing, prio);
+}
+
+/* ---- ECN ---------------------------------------------------------------------------------- */
+
+uint64_t net_ecn_prob_q32(const net *n, uint64_t q)
+{
+    if (q <= n->ecn_kmin_bytes)
+        return 0;
+    if (q > n->ecn_kmax_bytes)
+        return 1ull << 32;
+    /* kmin < q <= kmax here, so kmax > kmin: at q = kmax this is exactly Pmax */
+    return (uint64_t)(((unsigned __int128)n->ecn_pmax_q32 * (q - n->ecn_kmin_bytes)) /
+                      (n->ecn_kmax_bytes - n->ecn_kmin_bytes));
+}
+
+/* RED marking of `pkt` at switch sw for a queue of q bytes (switch's stream; a probability of
+ * 1 draws nothing). NVLink/NVSwitch does not mark: only fabric switches are congestion points. */
+static inline void ecn_mark(net *n, node *sw, port *out, packet *pkt, uint64_t q)
+{
+    if (pkt->ecn == ECN_NOT_ECT || sw->tier == TIER_SCALE_UP || q <= n->ecn_kmin_bytes)
+        return;
+    uint64_t p = net_ecn_prob_q32(n, q);
+    if (p < (1ull << 32) && (rng_next(&sw->rng) >> 32) >= p)
+        return;
+    pkt->ecn = ECN_CE;
+    out->ecn_marked++;
+    out->prio_ecn_marked[pkt->prio]++;
 }
 
 /* ---- transmission ------------------------------------------------------------------------ */
@@ -153,6 +195,7 @@ static inline void port_start_tx(net *n, port *p, packet *pkt)
     p->dre_bytes = (halvings >= 64 ? 0 : p->dre_bytes >> halvings) + wire_line_bytes(pkt);
     p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
     p->tx_pkt = pkt;
+    p->tx_end_ps = now + ser;
     p->busy_ps += ser;
     sim_at(n->sim, &p->tx_done, now + ser);
     if (n->tap)
@@ -232,6 +275,10 @@ static void port_next(net *n, port *p)
         /* relayed frames hold no switch buffer: account them off the queue now */
         p->q_bytes[prio] -= pkt->frame_bytes;
         p->q_total_bytes -= pkt->frame_bytes;
+    } else if (n->ecn_at_dequeue && n->ecn_on) {
+        /* marking at dequeue: the queue that is still behind this frame (its own bytes stay
+         * in q_bytes until its transmission ends) */
+        ecn_mark(n, o, p, pkt, p->q_bytes[prio] - pkt->frame_bytes);
     }
     port_start_tx(n, p, pkt);
 }
@@ -242,10 +289,11 @@ static void port_tx_done(void *ctx, event *ev)
     net *n = p->owner->owner;
     packet *pkt = p->tx_pkt;
     (void)ctx;
-    p->tx_bytes += wire_line_bytes(pkt);
+    p->tx_bytes += pkt->frame_bytes;
+    p->tx_wire_bytes += wire_line_bytes(pkt);
     p->tx_packets++;
     if (pkt->kind != PKT_PAUSE) {
-        p->prio_tx_bytes[pkt->prio] += wire_line_bytes(pkt);
+        p->prio_tx_bytes[pkt->prio] += pkt->frame_bytes;
         p->prio_tx_packets[pkt->prio]++;
     }
     n->packet_hops++;
@@ -330,10 +378,41 @@ static void arm_watchdog(net *n, port *q)
         evq_reschedule(&n->sim->q, &q->wd_ev, t);
 }
 
+static void arm_pause_apply(net *n, port *q)
+{
+    sim_time t = SIM_TIME_MAX;
+    for (int c = 0; c < NET_PRIOS; c++)
+        if ((q->pause_pending >> c & 1) && q->pause_apply_at[c] < t)
+            t = q->pause_apply_at[c];
+    if (t == SIM_TIME_MAX)
+        evq_cancel(&n->sim->q, &q->pause_apply);
+    else
+        evq_reschedule(&n->sim->q, &q->pause_apply, t);
+}
+
+/* Pauses began on q (some classes entered `paused`): timers, watchdog, deadlock search. */
+static void pauses_started(net *n, port *q, bool started)
+{
+    arm_pause_end(n, q);
+    if (q->owner->kind == NODE_SWITCH && n->wd_on && (started || q->wd_storm))
+        arm_watchdog(n, q);
+    if (started && n->deadlock_ps && !event_queued(&n->deadlock_ev))
+        sim_at(n->sim, &n->deadlock_ev, n->sim->now + n->deadlock_ps);
+}
+
+/*
+ * A PFC frame arrived at q's owner (q is the port that sends towards the frame's origin).
+ * PAUSE for a class not yet paused becomes pending and takes effect the response delay later
+ * (IEEE 802.3 Annex 31B: a MAC may start frames for that long after receiving PAUSE);
+ * the pause timer (quanta × 512 bit times) runs from then. A PAUSE for a class already paused
+ * restarts its timer. RESUME (quanta 0) ends a pause, or cancels a pending one, at once.
+ */
 static void pfc_receive(net *n, port *q, const packet *pkt)
 {
     sim_time now = n->sim->now;
-    bool started = false, resumed = false;
+    sim_time resp = net_pfc_response_ps(q->rate_bps);
+    sim_time quanta = pause_quanta_ps(q->rate_bps);
+    bool resumed = false, pending = false;
     if (pkt->pfc_xoff)
         q->pfc_pause_rx++;
     for (int c = 0; c < NET_PRIOS; c++) {
@@ -345,24 +424,50 @@ static void pfc_receive(net *n, port *q, const packet *pkt)
             q->wd_last_rx[c] = now;
             if (q->wd_storm & bit)
                 continue; /* the watchdog ignores this class's pauses */
-            if (!(q->paused & bit)) {
-                q->paused |= bit;
-                q->pause_start[c] = now;
-                started = true;
+            if (q->paused & bit) {
+                q->pause_until[c] = now + quanta;
+            } else {
+                if (!(q->pause_pending & bit)) {
+                    q->pause_pending |= bit;
+                    q->pause_apply_at[c] = now + resp;
+                    pending = true;
+                }
+                q->pause_until[c] = q->pause_apply_at[c] + quanta;
             }
-            q->pause_until[c] = now + pause_quanta_ps(q->rate_bps);
+        } else if (q->pause_pending & bit) {
+            q->pause_pending &= (uint8_t)~bit;
+            pending = true;
         } else if (q->paused & bit) {
             unpause(q, c, now);
             resumed = true;
         }
     }
-    arm_pause_end(n, q);
-    if (q->owner->kind == NODE_SWITCH && n->wd_on && (started || q->wd_storm))
-        arm_watchdog(n, q);
-    if (started && n->deadlock_ps && !event_queued(&n->deadlock_ev))
-        sim_at(n->sim, &n->deadlock_ev, now + n->deadlock_ps);
+    if (pending)
+        arm_pause_apply(n, q);
+    pauses_started(n, q, false);
     if (resumed && !q->tx_pkt && q->up)
         port_next(n, q);
+}
+
+/* The response delay of a pending PAUSE ran out: the class stops starting frames now. */
+static void pause_apply(void *ctx, event *ev)
+{
+    port *q = CONTAINER_OF(ev, port, pause_apply);
+    net *n = q->owner->owner;
+    sim_time now = n->sim->now;
+    bool started = false;
+    (void)ctx;
+    for (int c = 0; c < NET_PRIOS; c++) {
+        uint8_t bit = (uint8_t)(1u << c);
+        if (!(q->pause_pending & bit) || q->pause_apply_at[c] > now)
+            continue;
+        q->pause_pending &= (uint8_t)~bit;
+        q->paused |= bit;
+        q->pause_start[c] = now;
+        started = true;
+    }
+    arm_pause_apply(n, q);
+    pauses_started(n, q, started);
 }
 
 static void pause_end(void *ctx, event *ev)
@@ -462,6 +567,8 @@ static void link_flush(net *n, port *p)
         if (p->paused >> c & 1)
             unpause(p, c, n->sim->now);
     evq_cancel(&n->sim->q, &p->pause_end);
+    p->pause_pending = 0;
+    evq_cancel(&n->sim->q, &p->pause_apply);
     p->pfc_tx_pending = 0;
 }
 
@@ -485,6 +592,12 @@ void net_pfc_finish(net *n)
     sim_time now = n->sim->now;
     for (uint32_t i = 0; i < n->n_ports; i++) {
         port *q = n->ports[i];
+        /* busy time was counted whole when a frame started: a run stopped under a frame has
+         * only serialized part of it (else utilization could pass 1) */
+        if (q->tx_pkt && q->tx_end_ps > now) {
+            q->busy_ps -= q->tx_end_ps - now;
+            q->tx_end_ps = now;
+        }
         for (int c = 0; c < NET_PRIOS; c++)
             if (q->paused >> c & 1) {
                 q->pfc_paused_ps += now - q->pause_start[c];
@@ -504,7 +617,7 @@ static void port_arrive(void *ctx, event *ev)
     (void)ctx;
     if (p->fly.head)
         sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
-    p->peer->rx_bytes += wire_line_bytes(pkt);
+    p->peer->rx_bytes += pkt->frame_bytes;
     p->peer->rx_packets++;
     if (pkt->kind == PKT_PAUSE) {
         pfc_receive(n, p->peer, pkt);
@@ -527,18 +640,6 @@ void net_port_kick(net *n, port *p)
 {
     if (!p->tx_pkt && p->up)
         port_next(n, p);
-}
-
-/* RED marking decision for a queue of q bytes (integer probability, switch's stream). */
-static inline bool ecn_mark(net *n, node *sw, uint64_t q)
-{
-    if (q <= n->ecn_kmin_bytes)
-        return false;
-    if (q >= n->ecn_kmax_bytes)
-        return true;
-    uint64_t p = (uint64_t)(((unsigned __int128)n->ecn_pmax_q32 * (q - n->ecn_kmin_bytes)) /
-                            (n->ecn_kmax_bytes - n->ecn_kmin_bytes));
-    return (rng_next(&sw->rng) >> 32) < p;
 }
 
 void net_switch_receive(net *n, node *sw, packet *pkt)
@@ -578,13 +679,15 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         } else if (ing->ing_hdrm[prio] + fb <= ing->hdrm_bytes) {
             pkt->pfc_pool = PFC_POOL_HEADROOM;
             ing->ing_hdrm[prio] += fb;
+            if (ing->ing_hdrm[prio] > ing->hdrm_peak_bytes)
+                ing->hdrm_peak_bytes = ing->ing_hdrm[prio];
             if (!(ing->xoff_sent & bit)) {
                 ing->xoff_sent |= bit;
                 pfc_request(n, ing, bit);
             }
         } else {
             /* headroom exhausted: the configured headroom is below what the link needs */
-            net_drop(n, ing, pkt, DROP_BUFFER_FULL);
+            net_drop(n, ing, pkt, DROP_PFC_HEADROOM);
             return;
         }
     } else {
@@ -597,13 +700,8 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         pkt->pfc_pool = PFC_POOL_LOSSY;
         sw->buf.used_bytes += fb;
     }
-    /* NVLink/NVSwitch does not mark: only fabric switches are congestion points. */
-    if (n->ecn_on && pkt->ecn != ECN_NOT_ECT && sw->tier != TIER_SCALE_UP &&
-        ecn_mark(n, sw, out->q_bytes[prio])) {
-        pkt->ecn = ECN_CE;
-        out->ecn_marked++;
-        out->prio_ecn_marked[prio]++;
-    }
+    if (n->ecn_on && !n->ecn_at_dequeue)
+        ecn_mark(n, sw, out, pkt, out->q_bytes[prio]); /* the bytes ahead of it */
     enqueue(out, pkt);
     if (!out->tx_pkt)
         port_next(n, out);
@@ -752,6 +850,7 @@ void net_port_init_events(port *p)
     event_init(&p->arrive, port_arrive);
     event_init(&p->pfc_refresh, pfc_refresh);
     event_init(&p->pause_end, pause_end);
+    event_init(&p->pause_apply, pause_apply);
     event_init(&p->wd_ev, watchdog_fire);
 }
 
@@ -760,18 +859,40 @@ void net_init_events(net *n)
     event_init(&n->deadlock_ev, deadlock_check);
 }
 
-uint64_t net_pfc_headroom_auto(uint64_t rate_bps, sim_time prop_ps, sim_time pipeline_ps,
-                               uint32_t max_frame_bytes)
+uint64_t net_pfc_response_bits(uint64_t rate_bps)
 {
-    /* PFC response delay upper bounds in bit times (IEEE 802.1Qbb / 802.3, by speed). */
-    uint64_t resp_bits = rate_bps <= 10000000000ull    ? 30720
-                         : rate_bps <= 25000000000ull  ? 40960
-                         : rate_bps <= 40000000000ull  ? 60416
-                         : rate_bps <= 100000000000ull ? 201728
-                                                       : 463360;
-    uint64_t in_flight = sim_bytes_in(2 * prop_ps + pipeline_ps, rate_bps);
-    return in_flight + 2ull * (max_frame_bytes + WIRE_LINE_EXTRA) + WIRE_PFC_FRAME +
-           WIRE_LINE_EXTRA + (resp_bits + 7) / 8;
+    /* IEEE 802.3 Annex 31B, Table 31B-1 (and the clauses that added each speed): the most
+     * pause_quanta (512 bit times) a MAC may go on starting frames after a PAUSE arrived —
+     * 10 Gb/s 60, 25 Gb/s 80, 40 Gb/s 118, 100 Gb/s 394, 200/400 Gb/s 905. Faster ports are
+     * given the 400G figure (no larger one is published for them). */
+    uint64_t quanta = rate_bps <= 10000000000ull    ? 60
+                      : rate_bps <= 25000000000ull  ? 80
+                      : rate_bps <= 40000000000ull  ? 118
+                      : rate_bps <= 100000000000ull ? 394
+                                                    : 905;
+    return quanta * PFC_QUANTUM_BITS;
+}
+
+sim_time net_pfc_response_ps(uint64_t rate_bps)
+{
+    return sim_ser_time(net_pfc_response_bits(rate_bps) / 8, rate_bps);
+}
+
+uint64_t net_pfc_headroom_auto(uint64_t rate_bps, sim_time rtt_ps, uint32_t max_frame_bytes)
+{
+    uint64_t max_line = max_frame_bytes + WIRE_LINE_EXTRA;
+    /* what the sender puts on the wire from the end of the XOFF frame's arrival until it stops:
+     * the round trip and its response delay at line rate (+1: integer-ps rounding), the frame
+     * the switch finishes before its PAUSE, the PAUSE, the sender's last frame */
+    uint64_t after = sim_bytes_in(rtt_ps + net_pfc_response_ps(rate_bps), rate_bps) + 1 + max_line +
+                     WIRE_PFC_FRAME + WIRE_LINE_EXTRA + max_line;
+    return max_frame_bytes + after; /* + the frame that crossed XOFF itself */
+}
+
+uint64_t net_pfc_headroom_port(const port *ing, uint32_t max_frame_bytes)
+{
+    return net_pfc_headroom_auto(ing->rate_bps, ing->deliver_ps + ing->peer->deliver_ps,
+                                 max_frame_bytes);
 }
 
 port *net_find_link(const net *n, const char *spec)

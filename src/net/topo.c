@@ -597,6 +597,8 @@ static int pfc_setup(net *n, err *e)
     n->max_frame_bytes = wire_data_frame(sc->nic.mtu, 1);
     n->lossless = c->pfc_enabled ? c->pfc_priorities : 0;
     n->pfc_xoff_bytes = c->pfc_xoff_bytes;
+    n->pfc_xon_bytes = c->pfc_xon_bytes;
+    n->pfc_xon_offset_bytes = c->pfc_xon_offset_bytes;
     n->wd_on = n->lossless != 0;
     n->wd_forward = c->wd_action == WD_FORWARD;
     n->wd_detect_ps = c->wd_detect_ps;
@@ -619,8 +621,7 @@ static int pfc_setup(net *n, err *e)
             port *ing = &sw->ports[p];
             ing->hdrm_bytes = c->pfc_headroom_bytes
                                   ? c->pfc_headroom_bytes
-                                  : net_pfc_headroom_auto(ing->rate_bps, ing->prop_ps,
-                                                          sw->pipeline_ps, n->max_frame_bytes);
+                                  : net_pfc_headroom_port(ing, n->max_frame_bytes);
             reserved += ing->hdrm_bytes * classes;
         }
         if (reserved >= sw->buf.size_bytes)
@@ -700,6 +701,7 @@ net *net_build(const scenario *sc, sim *s, err *e)
     n->ecn_kmin_bytes = sc->sw.ecn_kmin_bytes;
     n->ecn_kmax_bytes = sc->sw.ecn_kmax_bytes;
     n->ecn_pmax_q32 = (uint64_t)(sc->sw.ecn_pmax * 4294967296.0 + 0.5);
+    n->ecn_at_dequeue = sc->sw.ecn_mark_at == ECN_MARK_DEQUEUE;
     net_route(n);
     return n;
 }

@@ -289,8 +289,8 @@ static void check_pfc(const net *n, check_report *r)
             continue;
         for (uint32_t p = 0; p < sw->n_ports; p++) {
             const port *ing = &sw->ports[p];
-            uint64_t need = net_pfc_headroom_auto(ing->rate_bps, ing->prop_ps, sw->pipeline_ps,
-                                                  n->max_frame_bytes);
+            /* the same figure `auto` reserves and the simulated link needs at worst */
+            uint64_t need = net_pfc_headroom_port(ing, n->max_frame_bytes);
             if (need > worst_need) {
                 worst_need = need;
                 wp = ing;

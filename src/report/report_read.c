@@ -260,7 +260,7 @@ static int get_num(table *t, int c, const char *name, double max, double *v)
 
 static const char *const drop_cols[DROP_REASONS] = {
     "drop_buffer_full", "drop_link_down", "drop_bit_error",
-    "drop_no_route",    "drop_pfc_watchdog", "drop_ttl",
+    "drop_no_route",    "drop_pfc_watchdog", "drop_ttl", "drop_pfc_headroom",
 };
 
 static int load_ports(report *r, err *e)
@@ -814,7 +814,7 @@ static void load_summary(report *r)
     st->pfc_paused_ps = jsonr_u64(j, "fabric.pfc_paused_ps", 0);
     st->pfc_watchdog_events = jsonr_u64(j, "fabric.pfc_watchdog_events", 0);
     static const char *const dk[DROP_REASONS] = {"buffer_full", "link_down", "bit_error",
-                                                 "no_route",    "pfc_watchdog", "ttl"};
+                                                 "no_route",    "pfc_watchdog", "ttl", "pfc_headroom"};
     for (int d = 0; d < DROP_REASONS; d++) {
         char path[64];
         snprintf(path, sizeof path, "fabric.drops.%s", dk[d]);

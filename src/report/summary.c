@@ -4,7 +4,8 @@
  * summary.json follows spec/scenario.md key for key and in that order; additions (documented in
  * README.md "Output files") come after the spec's keys of the same object so that a reader of
  * the spec finds what it expects where it expects it:
- *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}; jobs[].completed, .flows, .flows_completed; drops.ttl;
+ *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}; jobs[].completed,
+ *   .flows, .flows_completed; drops.ttl, drops.pfc_headroom; fabric.tx_wire_bytes;
  *   sim.end_reason; jobs[].failed, .failed_at_ps, .reason; nics.naks_sent, .naks_received,
  *   .qps_failed, .qps_failed_over, .ooo_placement, .failovers[];
  *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
@@ -33,6 +34,7 @@ static const char *const drop_keys[DROP_REASONS] = {
     [DROP_BUFFER_FULL] = "buffer_full",   [DROP_LINK_DOWN] = "link_down",
     [DROP_BIT_ERROR] = "bit_error",       [DROP_NO_ROUTE] = "no_route",
     [DROP_PFC_WATCHDOG] = "pfc_watchdog", [DROP_TTL] = "ttl",
+    [DROP_PFC_HEADROOM] = "pfc_headroom",
 };
 
 static int stream_status(FILE *f)
@@ -195,6 +197,7 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     for (int r = 0; r < DROP_REASONS; r++)
         key_u64(&w, drop_keys[r], st->drops[r]);
     jsonw_obj_end(&w);
+    key_u64(&w, "tx_wire_bytes", st->tx_wire_bytes);
     jsonw_obj_end(&w);
 
     jsonw_key(&w, "nics");
@@ -710,7 +713,7 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
                 summary_fmt_time(c, sizeof c, st->fct_max_ps));
     fputc('\n', f);
 
-    fprintf(f, "fabric     tx %s on the wire, max link utilization %.1f %%\n",
+    fprintf(f, "fabric     tx %s of frames, max link utilization %.1f %%\n",
             summary_fmt_bytes(a, sizeof a, st->tx_bytes), 100.0 * st->max_link_utilization);
     /* Counter lines that are all zero are left out of the text (summary.json keeps every key):
      * a row of zeros reads as a measurement, and would also show for mechanisms a scenario

@@ -40,9 +40,11 @@ int summary_write_flows_csv(FILE *f, const run_stats *st);
 
 /* ports.csv: port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,
  * pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,drop_pfc_watchdog,
- * drop_ttl,pfc_pause_rx,pfc_watchdog_events (drops in packets; utilization = busy time /
- * simulated time, 0..1; the last two columns were added after the first release, at the end
- * so that readers by position keep working). */
+ * drop_ttl,pfc_pause_rx,pfc_watchdog_events,rx_bytes,rx_packets,tx_wire_bytes,drop_pfc_headroom
+ * (drops in packets; tx_bytes/rx_bytes are MAC frame octets as ifHCOutOctets/ifHCInOctets,
+ * tx_wire_bytes adds preamble/SFD and IPG; utilization = busy time / simulated time, 0..1;
+ * columns added after the first release go at the end so that readers by position keep
+ * working). */
 int summary_write_ports_csv(FILE *f, const run_stats *st);
 /* queues.csv: port,priority,tx_bytes,tx_packets,ecn_marked,dropped_packets,pfc_pause_sent,
  * pfc_pause_rx,pfc_paused_ps — one row per (port, class) that carried or paused anything. */

@@ -86,7 +86,7 @@ static void port_labels(const ctx *c, uint32_t i, bool prio)
 
 typedef enum {
     F_TX_BYTES, F_TX_PKTS, F_WM, F_UTIL, F_ECN, F_PFC_TX, F_PFC_RX, F_PAUSED, F_WD,
-    F_RX_BYTES, F_RX_PKTS,
+    F_RX_BYTES, F_RX_PKTS, F_TX_WIRE,
 } fld;
 
 static void port_family(const ctx *c, fld which, const char *name, const char *type,
@@ -110,6 +110,7 @@ static void port_family(const ctx *c, fld which, const char *name, const char *t
         case F_WD: fprintf(c->f, "%" PRIu64, p->wd_events); break;
         case F_RX_BYTES: fprintf(c->f, "%" PRIu64, p->rx_bytes); break;
         case F_RX_PKTS: fprintf(c->f, "%" PRIu64, p->rx_packets); break;
+        case F_TX_WIRE: fprintf(c->f, "%" PRIu64, p->tx_wire_bytes); break;
         }
         fputc('\n', c->f);
     }
@@ -129,8 +130,14 @@ int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry
         c.prio = __builtin_ctz(lossless);
 
     port_family(&c, F_TX_BYTES, "wirerate_port_tx_bytes_total", "counter",
-                "Bytes put on the wire by the egress port, frames with preamble and gap "
-                "(SAI_PORT_STAT_IF_OUT_OCTETS).",
+                "MAC frame octets sent by the egress port, destination address through FCS, "
+                "no preamble/SFD or inter-frame gap (SAI_PORT_STAT_IF_OUT_OCTETS, "
+                "ifHCOutOctets).",
+                false);
+    port_family(&c, F_TX_WIRE, "wirerate_port_tx_wire_bytes_total", "counter",
+                "Line bytes sent by the egress port: frames plus preamble/SFD (8) and "
+                "inter-frame gap (12) each; the time on the wire that utilization measures "
+                "(no SAI counter).",
                 false);
     port_family(&c, F_TX_PKTS, "wirerate_port_tx_packets_total", "counter",
                 "Frames transmitted by the egress port (SAI_PORT_STAT_IF_OUT_UCAST_PKTS).", false);
@@ -175,8 +182,8 @@ int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry
         const char *name, *help;
         int which;
     } pq[] = {
-        {"wirerate_queue_tx_bytes_total", "Bytes sent from this egress queue (class), with "
-                                          "preamble and gap (SAI_QUEUE_STAT_BYTES).", 0},
+        {"wirerate_queue_tx_bytes_total", "MAC frame octets sent from this egress queue "
+                                          "(class) (SAI_QUEUE_STAT_BYTES).", 0},
         {"wirerate_queue_tx_packets_total", "Frames sent from this egress queue "
                                             "(SAI_QUEUE_STAT_PACKETS).", 1},
         {"wirerate_queue_ecn_marked_packets_total", "Frames of this class marked CE "
@@ -214,8 +221,8 @@ int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry
         }
     }
     port_family(&c, F_RX_BYTES, "wirerate_port_rx_bytes_total", "counter",
-                "Bytes received from the peer, frames with preamble and gap "
-                "(SAI_PORT_STAT_IF_IN_OCTETS).",
+                "MAC frame octets received from the peer, destination address through FCS "
+                "(SAI_PORT_STAT_IF_IN_OCTETS, ifHCInOctets).",
                 false);
     port_family(&c, F_RX_PKTS, "wirerate_port_rx_packets_total", "counter",
                 "Frames received from the peer (SAI_PORT_STAT_IF_IN_UCAST_PKTS).", false);

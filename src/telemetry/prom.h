@@ -4,7 +4,10 @@
  * (mlx5 hw counters) export, so dashboards built for a real fabric read a simulated one.
  *
  *   metric (prometheus)                             source counter it stands for
- *   wirerate_port_tx_bytes_total                    SAI_PORT_STAT_IF_OUT_OCTETS
+ *   wirerate_port_tx_bytes_total                    SAI_PORT_STAT_IF_OUT_OCTETS (MAC frame octets,
+ *                                                   DA..FCS: RFC 2863 ifHCOutOctets, RFC 3635)
+ *   wirerate_port_tx_wire_bytes_total               (line bytes: + preamble/SFD and IPG; no SAI
+ *                                                   counter, the basis of utilization)
  *   wirerate_port_tx_packets_total                  SAI_PORT_STAT_IF_OUT_UCAST_PKTS
  *   wirerate_port_queue_watermark_bytes             SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES
  *   wirerate_port_utilization_ratio                 busy time / simulated time
@@ -14,6 +17,8 @@
  *   wirerate_port_pfc_paused_seconds_total          SAI_PORT_STAT_PFC_<p>_RX_PAUSE_DURATION_US
  *   wirerate_port_pfc_watchdog_storms_total         SONiC PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED
  *   wirerate_port_dropped_packets_total{reason=}    SAI_PORT_STAT_IF_OUT_DISCARDS by reason
+ *                                                   (reason="pfc_headroom": lossless frames lost
+ *                                                   to a full headroom, at the ingress port)
  *   wirerate_nic_cnp_sent_total                     mlx5 np_cnp_sent
  *   wirerate_nic_cnp_handled_total                  mlx5 rp_cnp_handled
  *   wirerate_nic_retransmitted_packets_total        (requester retransmissions)

@@ -25,7 +25,7 @@ struct sampler {
     size_t budget;
     uint32_t n_ports;
     port **ports;          /* sampled ports */
-    uint64_t *last_tx;     /* tx_bytes at the previous tick */
+    uint64_t *last_busy;   /* serialization time up to the previous tick (net_port_busy_at) */
     uint32_t cap_rows, n_rows;
     uint32_t *q;           /* [cap_rows][n_ports] */
     float *util;
@@ -111,11 +111,12 @@ static void on_tick(void *ctx, event *ev)
     s->row_dt[s->n_rows] = elapsed;
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const port *p = s->ports[i];
-        uint64_t tx = p->tx_bytes - s->last_tx[i];
-        busy |= tx || p->q_total_bytes || p->paused || p->tx_pkt;
-        s->last_tx[i] = p->tx_bytes;
-        double cap = (double)p->rate_bps / 8.0 * ((double)elapsed * 1e-12);
-        s->util[base + i] = cap > 0 ? (float)((double)tx / cap) : 0.0f;
+        /* utilization = time on the wire in the interval (preamble, frame and gap; a frame
+         * that straddles a tick counts in both intervals by its share), never above 1 */
+        uint64_t b = net_port_busy_at(p, sm->now), db = b - s->last_busy[i];
+        busy |= db || p->q_total_bytes || p->paused || p->tx_pkt;
+        s->last_busy[i] = b;
+        s->util[base + i] = elapsed ? (float)((double)db / (double)elapsed) : 0.0f;
         s->q[base + i] = p->q_total_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)p->q_total_bytes;
         s->paused[base + i] = p->paused;
     }
@@ -169,9 +170,9 @@ sampler *sampler_new(net *n, sim_time interval_ps, size_t budget_bytes)
         for (uint32_t i = 0; i < n->n_ports && s->n_ports < np; i++)
             if (port_class(n->ports[i]) == cls)
                 s->ports[s->n_ports++] = n->ports[i];
-    s->last_tx = xcalloc(np ? np : 1, sizeof(uint64_t), "sampler tx");
+    s->last_busy = xcalloc(np ? np : 1, sizeof(uint64_t), "sampler busy time");
     for (uint32_t i = 0; i < s->n_ports; i++)
-        s->last_tx[i] = s->ports[i]->tx_bytes;
+        s->last_busy[i] = net_port_busy_at(s->ports[i], n->sim->now);
     alloc_table(s);
     event_init(&s->tick, on_tick);
     sim_at(n->sim, &s->tick, n->sim->now + interval_ps);
@@ -199,7 +200,7 @@ void sampler_free(sampler *s)
         s->n->sim->daemons--;
     }
     xfree(s->ports);
-    xfree(s->last_tx);
+    xfree(s->last_busy);
     xfree(s->q);
     xfree(s->util);
     xfree(s->paused);

@@ -615,6 +615,7 @@ static void collect(run *r)
         port_record *pr = &st->ports[i];
         net_port_name(p, pr->name, sizeof pr->name);
         pr->tx_bytes = p->tx_bytes;
+        pr->tx_wire_bytes = p->tx_wire_bytes;
         pr->tx_packets = p->tx_packets;
         pr->max_queue_bytes = p->max_q_bytes;
         pr->utilization = st->end_ps ? (double)p->busy_ps / (double)st->end_ps : 0.0;
@@ -622,6 +623,7 @@ static void collect(run *r)
         pr->pfc_pause_sent = p->pfc_pause_sent;
         pr->pfc_paused_ps = p->pfc_paused_ps;
         st->tx_bytes += p->tx_bytes;
+        st->tx_wire_bytes += p->tx_wire_bytes;
         if (pr->utilization > st->max_link_utilization)
             st->max_link_utilization = pr->utilization;
         st->ecn_marked += p->ecn_marked;

@@ -80,7 +80,8 @@ typedef struct flow_record {
 /* Per-port figures for the human summary's "top congested ports" and ports.csv. */
 typedef struct port_record {
     char name[48];              /* "leaf0:p33->spine1" */
-    uint64_t tx_bytes, tx_packets;
+    uint64_t tx_bytes, tx_packets;  /* MAC frame octets (ifHCOutOctets) and frames */
+    uint64_t tx_wire_bytes;         /* line bytes: + preamble/SFD and IPG per frame */
     uint64_t max_queue_bytes;
     double utilization;         /* busy time / end time */
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
@@ -142,7 +143,8 @@ typedef struct run_stats {
     nic_record *nics;           /* per host (NIC port) */
 
     /* fabric */
-    uint64_t tx_bytes;          /* wire bytes serialized by all ports (frames incl. overhead) */
+    uint64_t tx_bytes;          /* MAC frame octets sent by all ports (ifHCOutOctets summed) */
+    uint64_t tx_wire_bytes;     /* the same frames in line bytes (+ preamble/SFD + IPG each) */
     double max_link_utilization;
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps, pfc_watchdog_events;
     uint64_t drops[DROP_REASONS];       /* packets */
