@@ -69,11 +69,20 @@ static void test_incast_400g_default_profile(void)
     /* DCQCN keeps PFC idle here (ECN first) ... */
     CHECK_EQ_U64(dc.pauses, 0);
     /* ... at a cost: the first marks reach the senders after the queueing delay of a queue that
-     * grows at 2.4 Tbps, its drain keeps every packet marked and cuts the senders every 4 µs
-     * down to rpg_min_rate, and the link idles until the 300 µs rpg_time_reset brings fast
-     * recovery (docs/scenario.md, nic.dcqcn). The issue's target is 1.3x; the model gives
-     * 1.42x with the documented firmware values (not tuned to pass). */
-    CHECK((double)dc.jct <= ideal * 1.5);
+     * grows at 2.4 Tbps, its drain keeps every packet marked and cuts each sender every 4 µs
+     * (CNPs spaced per QP) down to rpg_min_rate, and the link idles until the 300 µs
+     * rpg_time_reset brings fast recovery (docs/scenario.md, nic.dcqcn). Measured 1.35x against
+     * the issue's 1.3x target: a known gap, not tuned away; this bound catches regressions. */
+    CHECK((double)dc.jct <= ideal * 1.4);
+    /* Spaced per receiving port (cnp_scope: port, the literal reading of NVIDIA's register
+     * text), the seven QPs share one CNP per 4 µs: each is cut rarely, the byte counter wins
+     * the rate back, and the incast runs at line rate behind a deep queue. */
+    snprintf(y, sizeof y, "%snic: {dcqcn: {cnp_scope: port}}\n", base);
+    outcome per_port = run_yaml(y);
+    fprintf(stderr, "  cnp_scope port: %.3f ms (%llu CNPs)\n", (double)per_port.jct / 1e9,
+            (unsigned long long)per_port.cnps);
+    CHECK(dc.cnps > per_port.cnps * 2);
+    CHECK((double)per_port.jct <= ideal * 1.01);
 }
 
 static void test_lb_collisions_ecmp(void)
@@ -97,8 +106,12 @@ static void test_lb_collisions_ecmp(void)
             (unsigned long long)dc.cnps, (unsigned long long)dc.pauses);
     CHECK_EQ_U64(dc.drops, 0);
     CHECK(dc.cnps > 0);
-    /* the paper's parameters made this 5.6x; the ConnectX values give 1.27x (target 1.2x) */
-    CHECK(dc.jct * 10 <= none.jct * 13);
+    /* The paper's parameters made this 5.6x; the ConnectX values give 1.33x against the issue's
+     * 1.2x target: a known gap, kept rather than tuned away (docs/scenario.md nic.dcqcn: each
+     * colliding QP is alone at its receiving port, so it is cut every 4 µs while the collided
+     * queue drains — the 400G behaviour Meta reports turning DCQCN off for, SIGCOMM'24). This
+     * bound catches a regression beyond the measured figure. */
+    CHECK(dc.jct * 100 <= none.jct * 136);
 }
 
 static void test_paper_two_flow_convergence(void)

@@ -60,6 +60,7 @@ static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "u
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
 static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
 static const char *const ECN_MARK_POINTS[] = {"dequeue", "enqueue", NULL};
+static const char *const CNP_SCOPES[] = {"port", "qp", NULL};
 static const char *const TRANSPORTS[] = {"rocev2", "uet", NULL};
 static const char *const CCS[] = {"dcqcn", "none", "nscc", NULL};
 static const char *const RETX[] = {"go-back-n", "selective", NULL};
@@ -157,6 +158,7 @@ static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
                                       "clamp_tgt_rate",
                                       "clamp_tgt_rate_after_time_inc",
                                       "min_time_between_cnps",
+                                      "cnp_scope",
                                       NULL};
 /* The paper-style keys of earlier versions, refused with the ConnectX key that replaces them
  * (an alias would silently change meaning: g was a fraction, dce_tcp_g is the NIC's integer). */
@@ -1183,7 +1185,8 @@ void cfg_dcqcn_profile(cfg_dcqcn *d, enum nic_profile profile)
                          .clamp_tgt_rate = true,
                          .clamp_tgt_rate_after_time_inc = true,
                          .hai_scaled = true,
-                         .min_time_between_cnps_ps = 50 * SIM_US};
+                         .min_time_between_cnps_ps = 50 * SIM_US,
+                         .cnp_per_port = false};
         return;
     }
     *d = (cfg_dcqcn){.rate_reduce_monitor_period_ps = 4 * SIM_US,
@@ -1203,7 +1206,8 @@ void cfg_dcqcn_profile(cfg_dcqcn *d, enum nic_profile profile)
                      .clamp_tgt_rate = false,
                      .clamp_tgt_rate_after_time_inc = true,
                      .hai_scaled = false,
-                     .min_time_between_cnps_ps = 4 * SIM_US};
+                     .min_time_between_cnps_ps = 4 * SIM_US,
+                     .cnp_per_port = false};
 }
 
 static int parse_dcqcn(ld *L, const cfg_node *m, const char *p, cfg_dcqcn *d)
@@ -1247,6 +1251,9 @@ static int parse_dcqcn(ld *L, const cfg_node *m, const char *p, cfg_dcqcn *d)
     TRY(get_bool(L, dq, dp, "clamp_tgt_rate", &d->clamp_tgt_rate));
     TRY(get_bool(L, dq, dp, "clamp_tgt_rate_after_time_inc", &d->clamp_tgt_rate_after_time_inc));
     TRY(get_unit(L, dq, dp, "min_time_between_cnps", TIME, &d->min_time_between_cnps_ps, NULL));
+    int scope = d->cnp_per_port ? 0 : 1;
+    TRY(get_enum(L, dq, dp, "cnp_scope", CNP_SCOPES, &scope, NULL));
+    d->cnp_per_port = scope == 0;
     return ERR_OK;
 }
 

@@ -128,7 +128,8 @@ typedef struct cfg_dcqcn {
     bool clamp_tgt_rate;
     bool clamp_tgt_rate_after_time_inc;
     bool hai_scaled;                        /* paper: RT += i·R_HAI (profile only) */
-    sim_time min_time_between_cnps_ps;      /* notification point, per QP */
+    sim_time min_time_between_cnps_ps;      /* notification point: CNP spacing */
+    bool cnp_per_port;                      /* spacing per NIC port (ConnectX), else per QP */
 } cfg_dcqcn;
 
 /* The DCQCN parameters `profile` sets (nic.dcqcn keys then override them one by one). */

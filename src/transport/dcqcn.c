@@ -36,6 +36,7 @@ void dcqcn_params_init(dcqcn_params *p, const cfg_dcqcn *c, uint64_t line_bps)
     p->clamp_after_time_inc = c->clamp_tgt_rate_after_time_inc;
     p->hai_scaled = c->hai_scaled;
     p->cnp_gap_ps = c->min_time_between_cnps_ps;
+    p->cnp_per_port = c->cnp_per_port;
 }
 
 void dcqcn_rp_init(dcqcn_rp *rp, const dcqcn_params *p)

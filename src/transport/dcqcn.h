@@ -57,8 +57,11 @@
  * Events: one timer per limited QP (the caller's), due at dcqcn_next_ps(): the pending cut's
  * period boundary or the next increase-timer expiry, whichever is first.
  *
- * Notification point: at most one CNP per QP per min_time_between_cnps (the first CE mark always
- * produces one) [N1].
+ * Notification point: at most one CNP per min_time_between_cnps (the first CE mark always
+ * produces one) [N1], spaced per receiving NIC port for ConnectX — "minimum time between sending
+ * cnps from the port" [N3] — or per QP for the paper (one CNP per flow per 50 µs [Z]); the CNP
+ * goes to the QP whose marked packet arrived. The per-port state lives in the NIC (nic_port).
+ *  [N3] NVIDIA mstflint, tools_open_layouts (roce_np/roce_rp register descriptions).
  */
 #ifndef WR_TRANSPORT_DCQCN_H
 #define WR_TRANSPORT_DCQCN_H
@@ -90,6 +93,7 @@ typedef struct dcqcn_params {
     uint32_t threshold;        /* F = rpg_threshold */
     bool clamp_tgt, clamp_after_time_inc, hai_scaled;
     sim_time cnp_gap_ps;       /* NP: min_time_between_cnps */
+    bool cnp_per_port;         /* NP: the gap is the receiving NIC port's (ConnectX), else per QP */
 } dcqcn_params;
 
 typedef struct dcqcn_rp {

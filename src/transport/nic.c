@@ -482,9 +482,12 @@ static void responder_data(transport *t, qp *q, packet *pkt)
     sim_time now = t->net->sim->now;
     if (q->error)
         return; /* flushed: the payload was counted as delivered, nothing is answered */
+    nic_port *np_port = &t->nics[f->dst].ports[q->rev_egress];
+    bool per_port = np_port->dc.cnp_per_port;
     if (t->dcqcn && pkt->ecn == ECN_CE &&
-        dcqcn_np_may_send(&q->last_cnp_ps, &q->cnp_ever, now,
-                          t->nics[f->src].ports[q->egress].dc.cnp_gap_ps)) {
+        dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
+                          per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
+                          np_port->dc.cnp_gap_ps)) {
         t->cnp_sent++;
         t->nics[f->dst].cnp_sent++;
         send_ctrl(t, q, PKT_CNP, q->rcv_nxt);

@@ -210,6 +210,8 @@ typedef struct nic_port {
     pkt_fifo ctrl[NET_PRIOS];  /* ACK/NAK/CNP waiting for the wire */
     uint8_t ctrl_mask;         /* bit p set when ctrl[p] is not empty */
     dcqcn_params dc;           /* DCQCN parameters at this port's line rate */
+    sim_time last_cnp_ps;      /* NP with cnp_scope port: the last CNP this port sent */
+    bool cnp_ever;
 } nic_port;
 
 struct nic {
