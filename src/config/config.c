@@ -561,6 +561,13 @@ static int get_unit(ld *L, const cfg_node *map, const char *path, const char *ke
         *node = v;
     if (!fn(v->str, out, why, sizeof why))
         return fail(L, v, kp, "%s", why);
+    if (fn == units_time && *out > SIM_TIME_INPUT_MAX) {
+        char s[200];
+        return fail(L, v, kp,
+                    "\"%s\" is beyond the longest time a scenario may give, 4611686s (2^62 ps, "
+                    "about 53 days; longer times would overflow the simulated clock)",
+                    show(s, sizeof s, v->str));
+    }
     return ERR_OK;
 }
 
@@ -1666,6 +1673,39 @@ static const char *default_dir(arena *a, const char *name)
     return d;
 }
 
+/*
+ * Sums of times that the engine schedules as one absolute time: a link fault's at + detect +
+ * converge (routing is recomputed then), a storm's at + duration. Each term is already at most
+ * SIM_TIME_INPUT_MAX (get_unit), so the sums cannot wrap here; they must themselves stay within
+ * SIM_TIME_INPUT_MAX for the same reason as the terms (time.h). The error points at the fault's
+ * `at`, the term that places the sum.
+ */
+static int check_time_sums(ld *L)
+{
+    scenario *sc = L->sc;
+    for (uint32_t i = 0; i < sc->n_faults; i++) {
+        const cfg_fault *f = &sc->faults[i];
+        sim_time sum = f->at_ps;
+        const char *terms = NULL;
+        if (f->kind == FAULT_LINK_DOWN || f->kind == FAULT_LINK_UP) {
+            sum += f->detect_ps + f->converge_ps;
+            terms = "at + detect + converge";
+        } else if (f->kind == FAULT_PFC_STORM && f->duration_ps != SIM_TIME_MAX) {
+            sum += f->duration_ps;
+            terms = "at + duration";
+        }
+        if (!terms || sum <= SIM_TIME_INPUT_MAX)
+            continue;
+        char key[48];
+        snprintf(key, sizeof key, "faults.%u.at", i);
+        return config_error_at(sc, L->e, key,
+                               "faults[%u].at: %s = %.3fs is beyond the longest time a "
+                               "scenario may give, 4611686s (2^62 ps, about 53 days)",
+                               i, terms, (double)sum * 1e-12);
+    }
+    return ERR_OK;
+}
+
 static int parse_root(ld *L)
 {
     scenario *sc = L->sc;
@@ -1691,6 +1731,7 @@ static int parse_root(ld *L)
     TRY(parse_faults(L, root));
     TRY(parse_telemetry(L, root));
     TRY(parse_output(L, root));
+    TRY(check_time_sums(L));
     if (!sc->output_dir)
         sc->output_dir = default_dir(L->a, sc->name);
     return ERR_OK;
