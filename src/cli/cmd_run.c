@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../config/config.h"
@@ -308,6 +309,55 @@ static void install_signal_handlers(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+/* The capture streams to a temp file while the run goes on (telemetry/pcap.h); put it on the
+ * filesystem the results go to: the output folder if it exists, else its nearest existing
+ * ancestor (preflight checked that one is writable). Returns new. */
+static char *capture_staging_dir(const char *out)
+{
+    char *d = xstrdup(out, "capture staging dir");
+    for (;;) {
+        struct stat st;
+        if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
+            return d;
+        char *slash = strrchr(d, '/');
+        if (!slash) {
+            xfree(d);
+            return xstrdup(".", "capture staging dir");
+        }
+        if (slash == d) {
+            d[1] = '\0';
+            return d;
+        }
+        *slash = '\0';
+    }
+}
+
+/* A capture that stopped early says so (its budgets are in telemetry.pcap). */
+static void warn_capture(const scenario *sc, const telemetry *tel)
+{
+    if (!tel || !tel->pcap || pcap_stopped(tel->pcap) == PCAP_RUNNING)
+        return;
+    const pcap_capture *c = tel->pcap;
+    unsigned long long kept = (unsigned long long)pcap_captured(c),
+                       missed = (unsigned long long)pcap_missed(c);
+    switch (pcap_stopped(c)) {
+    case PCAP_FULL_PACKETS:
+        diag_msg(stderr,
+                 "warning: capture.pcap stopped at telemetry.pcap.max_packets (%llu frames); "
+                 "%llu later frames not captured",
+                 kept, missed);
+        break;
+    case PCAP_FULL_BYTES:
+        diag_msg(stderr,
+                 "warning: capture.pcap stopped at telemetry.pcap.max_bytes (%llu bytes, %llu "
+                 "frames); %llu later frames not captured",
+                 (unsigned long long)sc->pcap_max_bytes, kept, missed);
+        break;
+    default:
+        break; /* an I/O error fails the write (exit 4) */
+    }
+}
+
 static bool wants_files(uint32_t formats)
 {
     return (formats & (OUT_JSON | OUT_CSV | OUT_PROM | OUT_TRACE | OUT_PCAP | OUT_HTML)) != 0;
@@ -326,6 +376,7 @@ int cmd_run(int argc, char **argv)
     err e;
     err_clear(&e);
     scenario sc;
+    char *staging = NULL; /* the capture's temp folder */
     rc = config_load(&sc, o.scenario_path, o.ov.over, o.ov.n, &e);
     if (rc) {
         if (!e.code)
@@ -340,6 +391,8 @@ int cmd_run(int argc, char **argv)
         goto out_scenario;
     }
 
+    if (sc.output_formats & OUT_PCAP)
+        sc.pcap_staging_dir = staging = capture_staging_dir(sc.output_dir);
     run *r = run_new(&sc, &e);
     if (!r) {
         rc = e.code ? e.code : ERR_INVALID;
@@ -368,6 +421,7 @@ int cmd_run(int argc, char **argv)
 
     telemetry *tel = run_telemetry(r);
     warn_unbuilt_formats(sc.output_formats, tel);
+    warn_capture(&sc, tel);
     outdir od, od_html;
     memset(&od, 0, sizeof od);
     memset(&od_html, 0, sizeof od_html);
@@ -410,6 +464,7 @@ out_run:
     outdir_free(&od_html);
     run_free(r);
 out_scenario:
+    xfree(staging);
     scenario_free(&sc);
 out_opts:
     cli_overrides_free(&o.ov);

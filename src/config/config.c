@@ -157,7 +157,7 @@ static const char *const K_FAULT_LINK[] = {"at", "kind", "link", "detect", "conv
 static const char *const K_FAULT_GPU[] = {"at", "kind", "gpu", "factor", NULL};
 static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NULL};
 static const char *const K_TELEMETRY[] = {"sample_interval", "pcap", NULL};
-static const char *const K_PCAP[] = {"max_packets", "filter", NULL};
+static const char *const K_PCAP[] = {"max_packets", "max_bytes", "snaplen", "filter", NULL};
 static const char *const K_OUTPUT[] = {"dir", "formats", NULL};
 
 /* --- messages ------------------------------------------------------------------------------- */
@@ -1543,7 +1543,30 @@ static int parse_telemetry(ld *L, const cfg_node *root)
     TRY(get_unit_pos(L, m, p, "sample_interval", TIME, &sc->sample_interval_ps, NULL));
     TRY(get_map(L, m, p, "pcap", K_PCAP, &pc, pp));
     if (pc) {
-        TRY(get_u64(L, pc, pp, "max_packets", 0, UINT64_MAX, &sc->pcap_max_packets, NULL));
+        /* A capture is streamed to disk (telemetry/pcap.h); the bounds keep it a file that
+         * Wireshark can open: 10^9 records, 64 GiB. A snap length below 64 bytes would cut
+         * the BTH, above 65535 is not a pcap snap length. */
+        TRY(get_u64(L, pc, pp, "max_packets", 0, 1000000000, &sc->pcap_max_packets, NULL));
+        const cfg_node *mb;
+        TRY(get_unit(L, pc, pp, "max_bytes", SIZE, &sc->pcap_max_bytes, &mb));
+        if (mb && (sc->pcap_max_bytes < 1024 || sc->pcap_max_bytes > (64ull << 30))) {
+            char kp[PATHLEN], s[200];
+            sub(kp, pp, "max_bytes");
+            return fail(L, mb, kp, "expected a size from 1KiB to 64GiB, got \"%s\"",
+                        show(s, sizeof s, mb->str));
+        }
+        uint64_t snap = sc->pcap_snaplen;
+        const cfg_node *sn;
+        TRY(get_unit(L, pc, pp, "snaplen", SIZE, &snap, &sn));
+        if (sn && (snap < 64 || snap > 65535)) {
+            char kp[PATHLEN], s[200];
+            sub(kp, pp, "snaplen");
+            return fail(L, sn, kp,
+                        "expected a size from 64B (Ethernet, IPv4, UDP and BTH headers) to "
+                        "65535B (whole frames), got \"%s\"",
+                        show(s, sizeof s, sn->str));
+        }
+        sc->pcap_snaplen = (uint32_t)snap;
         TRY(get_str(L, pc, pp, "filter", &sc->pcap_filter, NULL));
     }
     return ERR_OK;
@@ -1639,6 +1662,8 @@ static void set_defaults(scenario *sc)
 
     sc->sample_interval_ps = 10 * SIM_US;
     sc->pcap_max_packets = 100000;
+    sc->pcap_max_bytes = 64ull << 20;
+    sc->pcap_snaplen = 128;
     sc->output_formats = OUT_JSON;
 }
 
