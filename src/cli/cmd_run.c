@@ -275,14 +275,22 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, te
 }
 
 /*
- * Fatal signals. A broken invariant (SIM_ASSERT) or an out-of-memory abort in the library ends
- * in abort(); the spec wants exit code 1 for a failed run, and whatever temp files or folders
- * the output stage had made must go. SIGINT/SIGTERM clean up the same way and then die of the
- * signal as usual, so the shell sees the interruption. Only async-signal-safe calls here.
+ * Signals. A broken invariant (SIM_ASSERT) or an out-of-memory abort in the library ends in
+ * abort(); the spec wants exit code 1 for a failed run, and whatever temp files or folders the
+ * output stage had made must go. SIGHUP cleans up the same way and then dies of the signal.
+ *
+ * SIGINT/SIGTERM interrupt the run without losing it: the first one asks the simulation to stop
+ * before its next event (sim_interrupt_request), and the run then writes every file as usual,
+ * marked sim.interrupted, through the same temp+rename steps (so a reader sees the previous
+ * complete results or the new complete, marked ones) — and at the end the process dies of that
+ * signal, so a shell or script sees the interruption (exit status 130 / 143). A second
+ * SIGINT/SIGTERM exits at once: temp files removed, nothing half-written left. Only
+ * async-signal-safe calls here.
  */
 static outdir *volatile cleanup_od;
+static volatile sig_atomic_t interrupt_sig;
 
-static void on_fatal_signal(int sig)
+static void die_of(int sig)
 {
     outdir *od = cleanup_od;
     if (od)
@@ -297,11 +305,25 @@ static void on_fatal_signal(int sig)
     raise(sig);
 }
 
+static void on_signal(int sig)
+{
+    if ((sig == SIGINT || sig == SIGTERM) && !interrupt_sig) {
+        interrupt_sig = sig;
+        sim_interrupt_request();
+        static const char msg[] = "\nwirerate: interrupted; stopping the simulation and writing "
+                                  "the results (signal again to quit at once)\n";
+        ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)ignored;
+        return;
+    }
+    die_of(sig);
+}
+
 static void install_signal_handlers(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGABRT, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
@@ -418,6 +440,10 @@ int cmd_run(int argc, char **argv)
         st.events_per_s = (double)st.events / st.wall_s;
     if (st.peak_rss_bytes == 0)
         st.peak_rss_bytes = peak_rss_bytes();
+    if (run_sim(r)->interrupted) {
+        st.interrupted = true;
+        st.hit_stop_at = false; /* events were left because of the signal, not stop_at */
+    }
 
     telemetry *tel = run_telemetry(r);
     warn_unbuilt_formats(sc.output_formats, tel);
@@ -468,5 +494,11 @@ out_scenario:
     scenario_free(&sc);
 out_opts:
     cli_overrides_free(&o.ov);
+    if (interrupt_sig) {
+        /* the results are written (or the failure reported): now die of the signal */
+        fflush(NULL);
+        signal(interrupt_sig, SIG_DFL);
+        raise(interrupt_sig);
+    }
     return rc;
 }
