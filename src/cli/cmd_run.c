@@ -42,6 +42,7 @@ typedef struct run_opts {
     const char *scenario_path;
     const char *out_dir; /* -o, NULL = output.dir */
     bool json, quiet, isolated;
+    uint64_t max_memory; /* --max-memory, 0 = the machine's available memory */
     cli_overrides ov; /* --seed and --set, in command-line order */
 } run_opts;
 
@@ -61,6 +62,8 @@ void cmd_run_help(void)
           "  -q, --quiet          no progress line on stderr\n"
           "      --isolated       also simulate each job alone and report its slowdown from\n"
           "                       sharing the fabric (JCT shared / JCT alone)\n"
+          "      --max-memory SIZE  refuse (exit 3) a run whose estimated memory exceeds SIZE\n"
+          "                       (e.g. 8GiB; default: the memory available on this machine)\n"
           "  -h, --help           this help\n"
           "\n"
           "Files (output.formats): summary.json (json); flows.csv, ports.csv, queues.csv,\n"
@@ -100,6 +103,9 @@ static int parse(int argc, char **argv, run_opts *o)
             if (!*v)
                 return cli_usage_error("run", "%s needs a directory", a);
             o->out_dir = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--max-memory", &missing))) {
+            if (cli_parse_memory("run", v, &o->max_memory))
+                return ERR_USAGE;
         } else if ((v = cli_opt_value(argc, argv, &i, "--seed", &missing))) {
             if (!cli_is_uint(v))
                 return cli_usage_error("run", "--seed expects a non-negative integer, got '%s'", v);
@@ -413,6 +419,10 @@ int cmd_run(int argc, char **argv)
         goto out_scenario;
     }
 
+    if ((rc = cli_check_memory(&sc, o.max_memory, &e))) {
+        diag_print(stderr, &e, o.ov.text, o.ov.n);
+        goto out_scenario;
+    }
     if (sc.output_formats & OUT_PCAP)
         sc.pcap_staging_dir = staging = capture_staging_dir(sc.output_dir);
     run *r = run_new(&sc, &e);

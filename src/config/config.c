@@ -1375,7 +1375,18 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         j->channels = 1;
         TRY(get_u32(L, jm, jp, "channels", 1, 64, &j->channels, NULL));
         TRY(get_bool(L, jm, jp, "pxn", &j->pxn));
-        TRY(get_unit(L, jm, jp, "chunk", SIZE, &j->chunk_bytes, NULL));
+        const cfg_node *cn;
+        TRY(get_unit(L, jm, jp, "chunk", SIZE, &j->chunk_bytes, &cn));
+        /* A chunk is the unit a connection moves through NCCL's staging buffer; below one
+         * packet's payload it only multiplies transfers (a 1B chunk on 1 GB is 10^9 of them)
+         * without changing what the wire sees. */
+        if (cn && j->chunk_bytes < L->sc->nic.mtu) {
+            char kp[PATHLEN], s[200];
+            sub(kp, jp, "chunk");
+            return fail(L, cn, kp,
+                        "expected at least one packet's payload (nic.mtu = %uB), got \"%s\"",
+                        L->sc->nic.mtu, show(s, sizeof s, cn->str));
+        }
         TRY(get_unit(L, jm, jp, "reduce_rate", RATE, &j->reduce_bps, NULL));
         TRY(get_job_priority(L, jm, jp, j));
         break;
