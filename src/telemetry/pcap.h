@@ -26,17 +26,17 @@
  *           ACK:   Acknowledge 0x11 + AETH syndrome 0x1F (ACK), PSN = last PSN received
  *           NAK:   Acknowledge 0x11 + AETH syndrome 0x60 (PSN sequence error), PSN = expected
  *           CNP:   opcode 0x81, BECN set, 16 reserved bytes
- * *           then the payload (zero bytes) and the ICRC.
+ *           then the payload (zero bytes) and the ICRC.
  *   PFC     MAC control (0x8808) to 01:80:C2:00:00:01, opcode 0x0101, class-enable vector,
  *           8 quanta (0xFFFF for the paused classes named in the vector, 0 = resume), padding.
  * RETH DMA length: the length of the whole RDMA WRITE (the message on that QP), as a requester
- * puts it in the first packet, not that packet's payload (IBA vol. 1 §9.4.3: "DMA Length ...
- * length of the RDMA operation"); messages beyond 2^32−1 bytes, which no HCA posts as one WRITE,
- * are recorded as 2^32−1.
+ * puts it in the first packet, not that packet's payload (IBA vol. 1, RETH: the length of the
+ * whole RDMA operation; Wireshark's "DMA Length"); messages beyond 2^32−1 bytes, which do not fit
+ * the 32-bit field, are recorded as 2^32−1.
  * ICRC: CRC-32 (the Ethernet polynomial, reflected, init and final XOR 0xFFFFFFFF) over the
  * invariant fields — 8 bytes of 0xFF standing for the absent LRH, then IPv4 .. payload with the
  * fields routers change replaced by ones: IPv4 TOS (DSCP+ECN), TTL and header checksum, UDP
- * checksum, BTH byte 4 (FECN, BECN, reserved) — as the RoCEv2 annex (IBA A17.8) defines and the
+ * checksum, BTH byte 4 (FECN, BECN, reserved) — as the RoCEv2 annex (IBA vol. 1 Annex A17) defines and the
  * Linux rxe driver computes it; sent least significant byte first. Checked against a CNP captured
  * on a ConnectX-4 Lx (tests/test_telemetry.c). It is computed only for frames stored whole
  * (a cut frame has no ICRC in the file).
