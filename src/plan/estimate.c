@@ -31,7 +31,8 @@
 #include "../workload/traffic.h"
 #include "../workload/training.h"
 
-#define BASE_BYTES ((uint64_t)5 << 19) /* 2.5 MiB, measured: the default example's RSS less its run */
+/* 2.5 MiB: measured, the RSS of a run of a handful of flows (code, libc, libyaml, scenario) */
+#define BASE_BYTES ((uint64_t)5 << 19)
 /* A plan transfer (24 B) + its share of the dependency array (~2 entries) + the successor lists
  * the executor derives (first + succ) + its `left` counter and connection index. */
 #define XFER_BYTES (sizeof(coll_xfer) + 8 + 12 + 2 + 4)

@@ -286,7 +286,13 @@ static void put8(fbuf *f, uint32_t v)
 static void put16(fbuf *f, uint32_t v) { put8(f, v >> 8); put8(f, v); }
 static void put24(fbuf *f, uint32_t v) { put8(f, v >> 16); put16(f, v); }
 static void put32(fbuf *f, uint32_t v) { put16(f, v >> 16); put16(f, v); }
-static void put32le(fbuf *f, uint32_t v) { put8(f, v); put8(f, v >> 8); put8(f, v >> 16); put8(f, v >> 24); }
+static void put32le(fbuf *f, uint32_t v)
+{
+    put8(f, v);
+    put8(f, v >> 8);
+    put8(f, v >> 16);
+    put8(f, v >> 24);
+}
 static void put_zero(fbuf *f, uint32_t n)
 {
     for (uint32_t i = 0; i < n && f->len + i < f->cap; i++)

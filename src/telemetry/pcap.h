@@ -36,9 +36,9 @@
  * ICRC: CRC-32 (the Ethernet polynomial, reflected, init and final XOR 0xFFFFFFFF) over the
  * invariant fields — 8 bytes of 0xFF standing for the absent LRH, then IPv4 .. payload with the
  * fields routers change replaced by ones: IPv4 TOS (DSCP+ECN), TTL and header checksum, UDP
- * checksum, BTH byte 4 (FECN, BECN, reserved) — as the RoCEv2 annex (IBA vol. 1 Annex A17) defines and the
- * Linux rxe driver computes it; sent least significant byte first. Checked against a CNP captured
- * on a ConnectX-4 Lx (tests/test_telemetry.c). It is computed only for frames stored whole
+ * checksum, BTH byte 4 (FECN, BECN, reserved) — as the RoCEv2 annex (IBA vol. 1 Annex A17)
+ * defines and the Linux rxe driver computes it; sent least significant byte first. Checked
+ * against a CNP captured on a ConnectX-4 Lx (tests/test_telemetry.c). It is computed only for frames stored whole
  * (a cut frame has no ICRC in the file).
  * The FCS is not in the file (link type 1, as a capture on a host shows it); orig_len is the
  * frame without FCS. Snap length (telemetry.pcap.snaplen, default PCAP_SNAPLEN_DEFAULT = 128):
