@@ -38,8 +38,8 @@
  * fields routers change replaced by ones: IPv4 TOS (DSCP+ECN), TTL and header checksum, UDP
  * checksum, BTH byte 4 (FECN, BECN, reserved) — as the RoCEv2 annex (IBA vol. 1 Annex A17)
  * defines and the Linux rxe driver computes it; sent least significant byte first. Checked
- * against a CNP captured on a ConnectX-4 Lx (tests/test_telemetry.c). It is computed only for frames stored whole
- * (a cut frame has no ICRC in the file).
+ * against a CNP captured on a ConnectX-4 Lx (tests/test_telemetry.c). It is computed only for
+ * frames stored whole (a cut frame has no ICRC in the file).
  * The FCS is not in the file (link type 1, as a capture on a host shows it); orig_len is the
  * frame without FCS. Snap length (telemetry.pcap.snaplen, default PCAP_SNAPLEN_DEFAULT = 128):
  * every header fits (Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 = 70, an ACK is 62 and a
