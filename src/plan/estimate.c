@@ -303,6 +303,25 @@ uint64_t mem_available_bytes(const char **source)
             src = "free memory (sysconf)";
         }
     }
+    /* a container's memory limit (cgroup v2): what it still allows */
+    FILE *cg = fopen("/sys/fs/cgroup/memory.max", "r");
+    if (cg) {
+        unsigned long long max = 0, cur = 0;
+        if (fscanf(cg, "%llu", &max) == 1) { /* "max" (no limit) does not scan */
+            FILE *cc = fopen("/sys/fs/cgroup/memory.current", "r");
+            if (cc) {
+                if (fscanf(cc, "%llu", &cur) != 1)
+                    cur = 0;
+                fclose(cc);
+            }
+            uint64_t left = max > cur ? (uint64_t)(max - cur) : 0;
+            if (!avail || left < avail) {
+                avail = left;
+                src = "the container's memory limit (cgroup memory.max)";
+            }
+        }
+        fclose(cg);
+    }
     static const struct {
         int res;
         const char *name;

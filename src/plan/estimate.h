@@ -56,7 +56,8 @@ const char *mem_part_name(enum mem_part p);
 /*
  * Memory this process may still use, in bytes: MemAvailable of /proc/meminfo (what the kernel
  * can hand out without swapping, Linux ≥ 3.14), else free pages × page size (sysconf), lowered
- * to RLIMIT_AS / RLIMIT_DATA when one is set. 0 when unknown. *source names where it came from.
+ * to what a cgroup v2 memory.max still allows and to RLIMIT_AS / RLIMIT_DATA when one is set.
+ * 0 when unknown. *source names where it came from.
  */
 uint64_t mem_available_bytes(const char **source);
 
