@@ -103,12 +103,15 @@ int cli_parse_memory(const char *cmd, const char *v, uint64_t *out)
     return ERR_OK;
 }
 
-int cli_check_memory(const scenario *sc, uint64_t limit, err *e)
+int cli_check_memory(const scenario *sc, uint64_t limit, bool isolated, err *e)
 {
     mem_estimate m;
     int rc = mem_estimate_run(sc, &m, e);
     if (rc)
         return rc;
+    if (isolated && sc->n_jobs > 1)
+        m.total = m.total + m.biggest_job_bytes < m.total ? UINT64_MAX
+                                                          : m.total + m.biggest_job_bytes;
     const char *src = "--max-memory";
     if (!limit)
         limit = mem_available_bytes(&src);
@@ -124,6 +127,8 @@ int cli_check_memory(const scenario *sc, uint64_t limit, err *e)
                               mem_part_name((enum mem_part)i),
                               summary_fmt_bytes(a, sizeof a, m.part[i]));
     }
+    if (isolated && sc->n_jobs > 1 && o < sizeof parts)
+        snprintf(parts + o, sizeof parts - o, "; with --isolated the largest job twice");
     summary_fmt_bytes(a, sizeof a, m.total);
     summary_fmt_bytes(b, sizeof b, limit);
     if (m.biggest_job >= 0 && m.biggest_job_bytes >= m.total / 2) {

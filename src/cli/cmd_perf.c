@@ -153,7 +153,7 @@ static int run_size(const char *path, cli_overrides *ov, enum coll_op op, const 
         diag_print(stderr, &e, ov->text, ov->n);
         return e.code ? e.code : rc;
     }
-    if ((rc = cli_check_memory(&sc, perf_max_memory, &e))) {
+    if ((rc = cli_check_memory(&sc, perf_max_memory, false, &e))) {
         diag_print(stderr, &e, ov->text, ov->n);
         scenario_free(&sc);
         return rc;

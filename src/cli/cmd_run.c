@@ -419,7 +419,7 @@ int cmd_run(int argc, char **argv)
         goto out_scenario;
     }
 
-    if ((rc = cli_check_memory(&sc, o.max_memory, &e))) {
+    if ((rc = cli_check_memory(&sc, o.max_memory, o.isolated, &e))) {
         diag_print(stderr, &e, o.ov.text, o.ov.n);
         goto out_scenario;
     }
