@@ -6,6 +6,8 @@
 #   make bench    Release build, then every bench_* binary
 #   make fuzz     clang + libFuzzer + ASan/UBSan build in build-fuzz/, fuzz_loader for
 #                 FUZZ_SECONDS (default 30) over fuzz/corpus
+#   make fuzz-run the same build, fuzz_run (build + simulation + exporters on generated small
+#                 scenarios) for FUZZ_SECONDS over fuzz/corpus_run
 #   make deps     check the Debian packages the build needs; install them when root, else
 #                 print the command
 #   make deps-test  the same for the build and the tools the exporter tests run (promtool,
@@ -23,7 +25,7 @@ FUZZ_PACKAGES := clang
 # The exporters' real consumers (tests/test_exporters.sh): promtool, tshark, headless chromium.
 TEST_PACKAGES := prometheus tshark chromium python3
 
-.PHONY: all build run test bench fuzz deps deps-test deps-fuzz clean
+.PHONY: all build run test bench fuzz fuzz-run deps deps-test deps-fuzz clean
 
 all: build
 
@@ -56,6 +58,14 @@ fuzz: deps-fuzz
 	mkdir -p build-fuzz/corpus
 	./build-fuzz/fuzz_loader -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	    build-fuzz/corpus fuzz/corpus
+
+fuzz-run: deps-fuzz
+	$(CMAKE) -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+	    -DWR_FUZZ=ON -DWR_SANITIZE=ON -DWR_SANITIZE_FLOAT=ON -DWR_BENCH=OFF
+	$(CMAKE) --build build-fuzz -j $(JOBS) --target fuzz_run
+	mkdir -p build-fuzz/corpus_run
+	TMPDIR=$(CURDIR)/build-fuzz ./build-fuzz/fuzz_run -max_total_time=$(FUZZ_SECONDS) \
+	    -print_final_stats=1 build-fuzz/corpus_run fuzz/corpus_run
 
 # Check with dpkg-query; install what is missing when root, else say exactly what to run.
 define check_packages

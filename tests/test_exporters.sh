@@ -100,6 +100,71 @@ if need tshark tshark; then
         '$10==65535 {x++} $10==0 {o++} END{exit !(x&&o)}' pfc.txt
 fi
 
+echo "== pcap of a larger run: headers only, within its byte budget"
+# 32 NICs each sending 4 MB: ~64k data frames per hop, far more than a 2 MiB budget holds.
+cat > big.yaml <<'EOF'
+name: bigcap
+fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 8, leaf_radix: 16}
+workload: [{name: perm, kind: traffic, pattern: permutation, size: 4MB}]
+telemetry: {pcap: {max_bytes: 2MiB}}
+output: {formats: [json, pcap]}
+EOF
+"$WR" run big.yaml -o big --quiet > big.out 2> big.err
+rc=$?
+if [ $rc = 0 ]; then ok "larger run with a capture"; else
+    fail "larger run with a capture (exit $rc)"; sed 's/^/     | /' big.err; fi
+sz=$(stat -c %s big/capture.pcap 2> /dev/null || echo 0)
+if [ "$sz" -gt 2000000 ] && [ "$sz" -le 2097152 ]; then ok "capture.pcap within max_bytes ($sz B)"
+else fail "capture.pcap is $sz B, budget 2097152"; fi
+expect "the budget stop is reported" grep -q "stopped at telemetry.pcap.max_bytes" big.err
+if need python3 python3; then
+    # Independent check of the synthesized frames: snaplen 128 in the header, orig_len = IPv4
+    # total length + 14, and the ICRC (zlib's CRC-32 over the masked invariant fields) on every
+    # frame stored whole.
+    cat > icrc.py <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+magic, _, _, _, _, snap, link = struct.unpack("<IHHiIII", d[:24])
+assert magic == 0xa1b23c4d and snap == 128 and link == 1, (hex(magic), snap, link)
+off, n, whole, cut = 24, 0, 0, 0
+while off < len(d):
+    _, _, incl, orig = struct.unpack("<IIII", d[off:off + 16])
+    f = d[off + 16:off + 16 + incl]
+    off += 16 + incl
+    n += 1
+    assert incl == min(orig, 128), (n, incl, orig)
+    if f[12:14] != b"\x08\x00":
+        continue
+    assert struct.unpack(">H", f[16:18])[0] + 14 == orig, n
+    if incl < orig:
+        cut += 1
+        continue
+    whole += 1
+    h = bytearray(f[14:orig - 4])
+    h[1] = h[8] = h[10] = h[11] = 0xFF       # TOS, TTL, IP checksum
+    h[26] = h[27] = 0xFF                      # UDP checksum
+    h[32] = 0xFF                              # BTH FECN/BECN/reserved
+    icrc = zlib.crc32(b"\xff" * 8 + bytes(h)) & 0xFFFFFFFF
+    assert f[orig - 4:orig] == struct.pack("<I", icrc), (n, f[orig - 4:orig].hex(), hex(icrc))
+assert off == len(d) and whole > 0 and cut > 0, (off, len(d), whole, cut)
+print(n)
+EOF
+    expect "records: snaplen 128, orig_len = real length, ICRC right on whole frames" \
+        python3 icrc.py big/capture.pcap
+fi
+if need tshark tshark; then
+    tshark -n -r big/capture.pcap -d udp.port==4791,infiniband -T fields -e frame.number \
+        -e infiniband.bth.opcode -e infiniband.reth.dmalen -e _ws.malformed \
+        > big.txt 2> big.tserr
+    nrec=$(python3 icrc.py big/capture.pcap 2> /dev/null || echo -1)
+    if [ "$(wc -l < big.txt)" = "$nrec" ]; then ok "tshark reads every record ($nrec)"
+    else fail "tshark read $(wc -l < big.txt) of $nrec records"; head -3 big.tserr; fi
+    check_awk2() { if awk -F'\t' "$2" "$3"; then ok "$1"; else fail "$1"; fi; }
+    check_awk2 "headers decode: no malformed field" '$4!="" {bad++} END{exit bad>0}' big.txt
+    check_awk2 "RETH DMA length is the whole 4 MB message" \
+        '$2==6 && $3!=4000000 {bad++} $2==6 {f++} END{exit !(f && !bad)}' big.txt
+fi
+
 echo "== trace.json"
 if need python3 python3; then
     expect "python3 -m json.tool parses trace.json" python3 -m json.tool out/trace.json

@@ -102,10 +102,32 @@ static void test_unknown_link(void)
         scenario_free(&sc);
 }
 
+/* A valid fault followed by a refused one: the first must not stay queued in the simulation
+ * once the faults are freed (ASan saw a use after free in run_free; found by fuzz_run). */
+static void test_refused_after_valid(void)
+{
+    char y[1024];
+    snprintf(y, sizeof y, "%s%s", base,
+             "faults: [{at: 1us, kind: link-down, link: leaf0-spine0},\n"
+             "         {at: 2us, kind: link-down, link: leaf0-spine99}]\n");
+    scenario sc;
+    err e;
+    err_clear(&e);
+    CHECK(config_load_buffer(&sc, "f.yaml", y, strlen(y), NULL, 0, &e) == 0);
+    run *r = run_new(&sc, &e);
+    CHECK(r == NULL);
+    CHECK(strstr(e.msg, "faults[1].link") != NULL);
+    if (r)
+        run_free(r);
+    else
+        scenario_free(&sc);
+}
+
 int main(void)
 {
     TEST_RUN(test_link_down_then_reroute);
     TEST_RUN(test_link_flap);
     TEST_RUN(test_unknown_link);
+    TEST_RUN(test_refused_after_valid);
     return tl_finish();
 }

@@ -230,6 +230,72 @@ static void test_counters_lossy(void)
 /* ---- pcap frames --------------------------------------------------------------------------- */
 
 static unsigned be16(const uint8_t *b) { return (unsigned)b[0] << 8 | b[1]; }
+static uint32_t le32v(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* The capture file as pcap_write writes it, read back record by record. */
+typedef struct cap_file {
+    char *data;
+    size_t len, off;
+} cap_file;
+
+static bool cap_open(pcap_capture *c, cap_file *cf, uint32_t want_snaplen)
+{
+    memset(cf, 0, sizeof *cf);
+    FILE *f = open_memstream(&cf->data, &cf->len);
+    if (!f)
+        return false;
+    int rc = pcap_write(f, c);
+    fclose(f);
+    CHECK_EQ_U64(rc, 0);
+    CHECK_EQ_U64(cf->len, pcap_bytes(c));
+    if (cf->len < PCAP_FILE_HEADER)
+        return false;
+    const uint8_t *h = (const uint8_t *)cf->data;
+    CHECK_EQ_U64(le32v(h), PCAP_MAGIC_NS);
+    CHECK_EQ_U64(le32v(h + 16), want_snaplen);
+    cf->off = PCAP_FILE_HEADER;
+    return true;
+}
+
+static bool cap_next(cap_file *cf, const uint8_t **frame, uint32_t *incl, uint32_t *orig)
+{
+    if (cf->off + PCAP_RECORD_HEADER > cf->len)
+        return false;
+    const uint8_t *r = (const uint8_t *)cf->data + cf->off;
+    *incl = le32v(r + 8);
+    *orig = le32v(r + 12);
+    *frame = r + PCAP_RECORD_HEADER;
+    cf->off += PCAP_RECORD_HEADER + *incl;
+    CHECK(cf->off <= cf->len);
+    return cf->off <= cf->len;
+}
+
+/* The ICRC of a RoCEv2 CNP captured on a ConnectX-4 Lx (a public capture, also scapy's RoCE
+ * regression vector): its last four bytes 82 fd 00 2a are the ICRC, least significant first. */
+static void test_pcap_icrc_vector(void)
+{
+    static const uint8_t cnp[] = {
+        0xe4, 0x1d, 0x2d, 0xab, 0x2b, 0xc2, 0x7c, 0xfe, 0x90, 0x64, 0x3b, 0x32, 0x08, 0x00,
+        0x45, 0xc2, 0x00, 0x3c, 0x71, 0x8c, 0x40, 0x00, 0x40, 0x11, 0x91, 0x61, 0x0a, 0x00,
+        0x11, 0x01, 0x0a, 0x00, 0x12, 0x01, 0x00, 0x00, 0x12, 0xb7, 0x00, 0x28, 0x00, 0x00,
+        0x81, 0x00, 0xff, 0xff, 0x40, 0x00, 0x01, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x82, 0xfd, 0x00, 0x2a};
+    CHECK_EQ_U64(sizeof cnp, 74);
+    CHECK_EQ_U64(pcap_icrc(cnp, sizeof cnp), le32v(cnp + 70));
+    /* the variant fields do not enter it: another TOS, TTL, IP checksum, UDP checksum, BECN */
+    uint8_t v[sizeof cnp];
+    memcpy(v, cnp, sizeof v);
+    v[15] = 0x03, v[22] = 0x01, v[24] = 0x12, v[25] = 0x34, v[40] = 0xab, v[41] = 0xcd;
+    v[46] = 0x00;
+    CHECK_EQ_U64(pcap_icrc(v, sizeof v), le32v(cnp + 70));
+    /* an invariant one does: the destination QP */
+    v[49] ^= 1;
+    CHECK(pcap_icrc(v, sizeof v) != le32v(cnp + 70));
+}
 
 static void test_pcap_frames(void)
 {
@@ -237,7 +303,7 @@ static void test_pcap_frames(void)
         "fabric: {preset: single-switch, servers: 5, gpus_per_server: 1, host_link: 100Gbps}\n"
         "switch: {buffer: 1MiB, ecn: {kmin: 20KB, kmax: 100KB, pmax: 0.5}}\n"
         "workload: [{name: in, kind: traffic, pattern: incast, size: 600KB}]\n"
-        "telemetry: {pcap: {max_packets: 20000}}\n"
+        "telemetry: {pcap: {max_packets: 20000, snaplen: 65535B, max_bytes: 1GiB}}\n"
         "output: {formats: [pcap]}\n";
     scenario sc;
     run *r = start(&sc, y);
@@ -249,11 +315,16 @@ static void test_pcap_frames(void)
     run_execute(r, NULL, NULL);
     uint64_t n = pcap_captured(t->pcap);
     CHECK(n > 100);
-    uint8_t buf[9000];
-    uint64_t seen_kind[5] = {0}, ce = 0, bad_sum = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        uint32_t len = pcap_frame(t->pcap, i, buf, sizeof buf);
-        CHECK(len >= 60 && len <= sizeof buf);
+    CHECK_EQ_U64(pcap_missed(t->pcap), 0);
+    cap_file cf;
+    CHECK(cap_open(t->pcap, &cf, 65535));
+    const uint8_t *buf;
+    uint32_t len, orig;
+    uint64_t seen_kind[5] = {0}, ce = 0, bad_sum = 0, bad_icrc = 0, records = 0, reth = 0;
+    while (cap_next(&cf, &buf, &len, &orig)) {
+        records++;
+        CHECK_EQ_U64(len, orig); /* whole frames */
+        CHECK(len >= 60);
         unsigned et = be16(buf + 12);
         if (et == 0x8808) {
             seen_kind[PKT_PAUSE]++;
@@ -272,11 +343,19 @@ static void test_pcap_frames(void)
         CHECK_EQ_U64(be16(buf + 14 + 2), len - 14); /* IPv4 total length */
         CHECK_EQ_U64(buf[14 + 9], 17);
         CHECK_EQ_U64(be16(buf + 36), 4791);
+        bad_icrc += pcap_icrc(buf, len) != le32v(buf + len - 4);
         unsigned op = buf[42], ecn = buf[15] & 3;
         ce += ecn == 3;
         if (op >= 0x06 && op <= 0x0A) {
             seen_kind[PKT_DATA]++;
             CHECK(ecn == 2 || ecn == 3);
+            if (op == 0x06 || op == 0x0A) {
+                /* RETH DMA length: the incast's whole 600 KB message, not this packet */
+                reth++;
+                uint32_t dma = (uint32_t)buf[66] << 24 | (uint32_t)buf[67] << 16 |
+                               (uint32_t)buf[68] << 8 | buf[69];
+                CHECK_EQ_U64(dma, 600000);
+            }
         } else if (op == 0x11) {
             seen_kind[buf[54] == 0x60 ? PKT_NAK : PKT_ACK]++;
         } else if (op == 0x81) {
@@ -286,10 +365,53 @@ static void test_pcap_frames(void)
             CHECK(!"unexpected BTH opcode");
         }
     }
+    CHECK_EQ_U64(records, n);
     CHECK_EQ_U64(bad_sum, 0);
+    CHECK_EQ_U64(bad_icrc, 0);
+    CHECK(reth > 0);
     CHECK(seen_kind[PKT_DATA] > 0 && seen_kind[PKT_ACK] > 0);
     CHECK(seen_kind[PKT_CNP] > 0 && ce > 0);       /* ECN marked, DCQCN answered */
     CHECK(seen_kind[PKT_PAUSE] > 0);               /* PFC on class 3 by default */
+    free(cf.data);
+    run_free(r);
+    scenario_free(&sc);
+}
+
+/* Default snap length: headers stored, the real length in orig_len; and the byte budget holds:
+ * the file never exceeds max_bytes and capturing stops (and counts what it missed) when full. */
+static void test_pcap_snaplen_budget(void)
+{
+    static const char y[] =
+        "fabric: {preset: single-switch, servers: 5, gpus_per_server: 1, host_link: 100Gbps}\n"
+        "workload: [{name: in, kind: traffic, pattern: incast, size: 600KB}]\n"
+        "telemetry: {pcap: {max_bytes: 100KiB}}\n"
+        "output: {formats: [pcap]}\n";
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    telemetry *t = tel_of(r);
+    run_execute(r, NULL, NULL);
+    CHECK(pcap_bytes(t->pcap) <= 100 * 1024);
+    CHECK(pcap_bytes(t->pcap) > 100 * 1024 - PCAP_RECORD_HEADER - PCAP_SNAPLEN_DEFAULT);
+    CHECK_EQ_U64(pcap_stopped(t->pcap), PCAP_FULL_BYTES);
+    CHECK(pcap_missed(t->pcap) > 0);
+    cap_file cf;
+    CHECK(cap_open(t->pcap, &cf, PCAP_SNAPLEN_DEFAULT));
+    const uint8_t *buf;
+    uint32_t len, orig;
+    uint64_t cut = 0, records = 0;
+    while (cap_next(&cf, &buf, &len, &orig)) {
+        records++;
+        CHECK(len <= PCAP_SNAPLEN_DEFAULT && len <= orig);
+        if (be16(buf + 12) == 0x0800)
+            CHECK_EQ_U64(be16(buf + 16), orig - 14); /* IPv4 total length: the real frame */
+        cut += len < orig;
+    }
+    CHECK_EQ_U64(records, pcap_captured(t->pcap));
+    CHECK(cut > 0);
+    free(cf.data);
     run_free(r);
     scenario_free(&sc);
 }
@@ -307,22 +429,26 @@ static void test_pcap_filter(void)
     net *n = tel_of(r)->net;
     err e;
     err_clear(&e);
-    pcap_capture *c = pcap_capture_new(n, 1000000, "node:h1 kind:data", &e);
+    pcap_opts po = {1000000, 1ull << 30, 128, NULL};
+    pcap_capture *c = pcap_capture_new(n, &po, "node:h1 kind:data", &e);
     CHECK(c != NULL);
     run_execute(r, NULL, NULL);
-    uint8_t buf[128];
     uint64_t k = c ? pcap_captured(c) : 0;
     CHECK(k > 0);
-    for (uint64_t i = 0; i < k; i++) {
-        pcap_frame(c, i, buf, sizeof buf);
-        CHECK(buf[42] >= 0x06 && buf[42] <= 0x0A); /* data only */
+    cap_file cf;
+    if (c && cap_open(c, &cf, 128)) {
+        const uint8_t *buf;
+        uint32_t len, orig;
+        while (cap_next(&cf, &buf, &len, &orig))
+            CHECK(buf[42] >= 0x06 && buf[42] <= 0x0A); /* data only */
+        free(cf.data);
     }
     pcap_capture_free(c);
     CHECK(n->tap == NULL);
     static const char *const bad[] = {"node:nosuch", "kind:bogus", "vlan:3", "port:h1->h9"};
     for (size_t i = 0; i < 4; i++) {
         err_clear(&e);
-        CHECK(pcap_capture_new(n, 10, bad[i], &e) == NULL);
+        CHECK(pcap_capture_new(n, &po, bad[i], &e) == NULL);
         CHECK_EQ_U64(e.code, ERR_INVALID);
         CHECK(strstr(e.msg, "telemetry.pcap.filter") != NULL);
     }
@@ -400,7 +526,9 @@ int main(void)
     TEST_RUN(test_no_perturbation);
     TEST_RUN(test_counters_lossless);
     TEST_RUN(test_counters_lossy);
+    TEST_RUN(test_pcap_icrc_vector);
     TEST_RUN(test_pcap_frames);
+    TEST_RUN(test_pcap_snaplen_budget);
     TEST_RUN(test_pcap_filter);
     TEST_RUN(test_trace_roundtrip);
     TEST_RUN(test_jsonr);

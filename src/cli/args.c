@@ -11,6 +11,9 @@
 
 #include "../core/alloc.h"
 #include "../core/err.h"
+#include "../config/units.h"
+#include "../plan/estimate.h"
+#include "../report/summary.h"
 
 void cli_overrides_init(cli_overrides *o, int max)
 {
@@ -90,4 +93,59 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\nTry 'wirerate %s --help'.\n", cmd);
     va_end(ap);
     return ERR_USAGE;
+}
+
+int cli_parse_memory(const char *cmd, const char *v, uint64_t *out)
+{
+    char why[200];
+    if (!units_size(v, out, why, sizeof why) || *out == 0)
+        return cli_usage_error(cmd, "--max-memory expects a size like 8GiB or 512MB, got '%s'", v);
+    return ERR_OK;
+}
+
+int cli_check_memory(const scenario *sc, uint64_t limit, bool isolated, err *e)
+{
+    mem_estimate m;
+    int rc = mem_estimate_run(sc, &m, e);
+    if (rc)
+        return rc;
+    if (isolated && sc->n_jobs > 1)
+        m.total = m.total + m.biggest_job_bytes < m.total ? UINT64_MAX
+                                                          : m.total + m.biggest_job_bytes;
+    const char *src = "--max-memory";
+    if (!limit)
+        limit = mem_available_bytes(&src);
+    if (!limit || m.total <= limit)
+        return ERR_OK;
+    char parts[400] = "", a[32], b[32];
+    size_t o = 0;
+    for (int i = 0; i < MEM_PARTS; i++) {
+        /* the parts that matter: at least 1% of the total */
+        if (m.part[i] < m.total / 100 || o >= sizeof parts)
+            continue;
+        o += (size_t)snprintf(parts + o, sizeof parts - o, "%s%s %s", o ? ", " : "",
+                              mem_part_name((enum mem_part)i),
+                              summary_fmt_bytes(a, sizeof a, m.part[i]));
+    }
+    if (isolated && sc->n_jobs > 1 && o < sizeof parts)
+        snprintf(parts + o, sizeof parts - o, "; with --isolated the largest job twice");
+    summary_fmt_bytes(a, sizeof a, m.total);
+    summary_fmt_bytes(b, sizeof b, limit);
+    if (m.biggest_job >= 0 && m.biggest_job_bytes >= m.total / 2) {
+        char key[32], shown[32];
+        snprintf(key, sizeof key, "workload.%d", m.biggest_job);
+        snprintf(shown, sizeof shown, "workload[%d]", m.biggest_job);
+        static const char *const hint[] = {
+            [JOB_COLLECTIVE] = "fewer ranks or channels, a smaller size or a larger chunk",
+            [JOB_TRAINING] = "fewer ranks, micro-batches or iterations",
+            [JOB_TRAFFIC] = "fewer hosts or another pattern",
+        };
+        return config_error_at(sc, e, key,
+                               "%s: this run needs about %s of memory (%s), more than the %s "
+                               "allowed by %s; make this job smaller: %s",
+                               shown, a, parts, b, src, hint[sc->jobs[m.biggest_job].kind]);
+    }
+    return err_set(e, ERR_INVALID, sc->file, 1, 1,
+                   "this run needs about %s of memory (%s), more than the %s allowed by %s",
+                   a, parts, b, src);
 }

@@ -10,6 +10,7 @@
 #define WR_CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "../config/config.h"
 
@@ -35,6 +36,18 @@ const char *cli_opt_value(int argc, char **argv, int *i, const char *name, bool 
 bool cli_is_override(const char *s);
 /* Decimal digits only, fitting uint64. */
 bool cli_is_uint(const char *s);
+
+/* `--max-memory SIZE` (a size like "8GiB", > 0): 0 and *out set, or a usage error printed for
+ * CMD and ERR_USAGE. */
+int cli_parse_memory(const char *cmd, const char *v, uint64_t *out);
+/*
+ * Estimate the run's memory (plan/estimate.h) and compare it with `limit` (--max-memory; 0 = the
+ * memory available to this process). `isolated`: each job is also built alone while the shared
+ * run is still held (run --isolated), so the largest job counts twice. Over it: ERR_INVALID
+ * with *e at the job that needs the most (else the file start), the estimate by part and the
+ * limit in the message.
+ */
+int cli_check_memory(const scenario *sc, uint64_t limit, bool isolated, err *e);
 
 /* "wirerate: CMD: MSG\nTry 'wirerate CMD --help'." on stderr; returns ERR_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

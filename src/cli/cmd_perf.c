@@ -47,6 +47,8 @@ void cmd_perf_help(void)
           "                        (default ring, or NCCL_ALGO=Ring|Tree)\n"
           "      --channels N      parallel rings / trees (default: NIC ports per server)\n"
           "      --set KEY=VALUE   override a key of the fabric scenario\n"
+          "      --max-memory SIZE refuse (exit 3) a size whose run would need more memory\n"
+          "                        (estimated; default: the memory available on this machine)\n"
           "  -h, --help            this help\n",
           stdout);
 }
@@ -119,6 +121,9 @@ static const char *algo_name_for(const char *s)
 }
 
 /* Simulate one size; returns 0 and the mean iteration time in ps, or an exit code. */
+/* --max-memory (0 = the machine's available memory), checked before each size's run. */
+static uint64_t perf_max_memory;
+
 static int run_size(const char *path, cli_overrides *ov, enum coll_op op, const char *algo,
                     uint64_t bytes, uint32_t ranks, uint32_t channels, uint32_t iters,
                     sim_time *mean_ps, uint32_t *n_ranks)
@@ -147,6 +152,11 @@ static int run_size(const char *path, cli_overrides *ov, enum coll_op op, const 
     if (rc) {
         diag_print(stderr, &e, ov->text, ov->n);
         return e.code ? e.code : rc;
+    }
+    if ((rc = cli_check_memory(&sc, perf_max_memory, false, &e))) {
+        diag_print(stderr, &e, ov->text, ov->n);
+        scenario_free(&sc);
+        return rc;
     }
     run *r = run_new(&sc, &e);
     if (!r) {
@@ -229,6 +239,8 @@ int cmd_perf(int argc, char **argv)
             if (!(algo = algo_name_for(v)))
                 rc = cli_usage_error("perf", "unknown algorithm '%s' (ring, tree, "
                                              "halving-doubling, direct, hierarchical)", v);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--max-memory", &missing))) {
+            rc = cli_parse_memory("perf", v, &perf_max_memory);
         } else if ((v = cli_opt_value(argc, argv, &i, "--set", &missing))) {
             if (!cli_is_override(v))
                 rc = cli_usage_error("perf", "--set expects KEY=VALUE, got '%s'", v);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../config/config.h"
@@ -42,6 +43,7 @@ typedef struct run_opts {
     const char *scenario_path;
     const char *out_dir; /* -o, NULL = output.dir */
     bool json, quiet, isolated;
+    uint64_t max_memory; /* --max-memory, 0 = the machine's available memory */
     cli_overrides ov; /* --seed and --set, in command-line order */
 } run_opts;
 
@@ -61,6 +63,8 @@ void cmd_run_help(void)
           "  -q, --quiet          no progress line on stderr\n"
           "      --isolated       also simulate each job alone and report its slowdown from\n"
           "                       sharing the fabric (JCT shared / JCT alone)\n"
+          "      --max-memory SIZE  refuse (exit 3) a run whose estimated memory exceeds SIZE\n"
+          "                       (e.g. 8GiB; default: the memory available on this machine)\n"
           "  -h, --help           this help\n"
           "\n"
           "Files (output.formats): summary.json (json); flows.csv, ports.csv, queues.csv,\n"
@@ -100,6 +104,9 @@ static int parse(int argc, char **argv, run_opts *o)
             if (!*v)
                 return cli_usage_error("run", "%s needs a directory", a);
             o->out_dir = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--max-memory", &missing))) {
+            if (cli_parse_memory("run", v, &o->max_memory))
+                return ERR_USAGE;
         } else if ((v = cli_opt_value(argc, argv, &i, "--seed", &missing))) {
             if (!cli_is_uint(v))
                 return cli_usage_error("run", "--seed expects a non-negative integer, got '%s'", v);
@@ -280,14 +287,22 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, te
 }
 
 /*
- * Fatal signals. A broken invariant (SIM_ASSERT) or an out-of-memory abort in the library ends
- * in abort(); the spec wants exit code 1 for a failed run, and whatever temp files or folders
- * the output stage had made must go. SIGINT/SIGTERM clean up the same way and then die of the
- * signal as usual, so the shell sees the interruption. Only async-signal-safe calls here.
+ * Signals. A broken invariant (SIM_ASSERT) or an out-of-memory abort in the library ends in
+ * abort(); the spec wants exit code 1 for a failed run, and whatever temp files or folders the
+ * output stage had made must go. SIGHUP cleans up the same way and then dies of the signal.
+ *
+ * SIGINT/SIGTERM interrupt the run without losing it: the first one asks the simulation to stop
+ * before its next event (sim_interrupt_request), and the run then writes every file as usual,
+ * marked sim.interrupted, through the same temp+rename steps (so a reader sees the previous
+ * complete results or the new complete, marked ones) — and at the end the process dies of that
+ * signal, so a shell or script sees the interruption (exit status 130 / 143). A second
+ * SIGINT/SIGTERM exits at once: temp files removed, nothing half-written left. Only
+ * async-signal-safe calls here.
  */
 static outdir *volatile cleanup_od;
+static volatile sig_atomic_t interrupt_sig;
 
-static void on_fatal_signal(int sig)
+static void die_of(int sig)
 {
     outdir *od = cleanup_od;
     if (od)
@@ -302,16 +317,79 @@ static void on_fatal_signal(int sig)
     raise(sig);
 }
 
+static void on_signal(int sig)
+{
+    if ((sig == SIGINT || sig == SIGTERM) && !interrupt_sig) {
+        interrupt_sig = sig;
+        sim_interrupt_request();
+        static const char msg[] = "\nwirerate: interrupted; stopping the simulation and writing "
+                                  "the results (signal again to quit at once)\n";
+        ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)ignored;
+        return;
+    }
+    die_of(sig);
+}
+
 static void install_signal_handlers(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGABRT, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+}
+
+/* The capture streams to a temp file while the run goes on (telemetry/pcap.h); put it on the
+ * filesystem the results go to: the output folder if it exists, else its nearest existing
+ * ancestor (preflight checked that one is writable). Returns new. */
+static char *capture_staging_dir(const char *out)
+{
+    char *d = xstrdup(out, "capture staging dir");
+    for (;;) {
+        struct stat st;
+        if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
+            return d;
+        char *slash = strrchr(d, '/');
+        if (!slash) {
+            xfree(d);
+            return xstrdup(".", "capture staging dir");
+        }
+        if (slash == d) {
+            d[1] = '\0';
+            return d;
+        }
+        *slash = '\0';
+    }
+}
+
+/* A capture that stopped early says so (its budgets are in telemetry.pcap). */
+static void warn_capture(const scenario *sc, const telemetry *tel)
+{
+    if (!tel || !tel->pcap || pcap_stopped(tel->pcap) == PCAP_RUNNING)
+        return;
+    const pcap_capture *c = tel->pcap;
+    unsigned long long kept = (unsigned long long)pcap_captured(c),
+                       missed = (unsigned long long)pcap_missed(c);
+    switch (pcap_stopped(c)) {
+    case PCAP_FULL_PACKETS:
+        diag_msg(stderr,
+                 "warning: capture.pcap stopped at telemetry.pcap.max_packets (%llu frames); "
+                 "%llu later frames not captured",
+                 kept, missed);
+        break;
+    case PCAP_FULL_BYTES:
+        diag_msg(stderr,
+                 "warning: capture.pcap stopped at telemetry.pcap.max_bytes (%llu bytes, %llu "
+                 "frames); %llu later frames not captured",
+                 (unsigned long long)sc->pcap_max_bytes, kept, missed);
+        break;
+    default:
+        break; /* an I/O error fails the write (exit 4) */
+    }
 }
 
 static bool wants_files(uint32_t formats)
@@ -332,6 +410,7 @@ int cmd_run(int argc, char **argv)
     err e;
     err_clear(&e);
     scenario sc;
+    char *staging = NULL; /* the capture's temp folder */
     rc = config_load(&sc, o.scenario_path, o.ov.over, o.ov.n, &e);
     if (rc) {
         if (!e.code)
@@ -346,6 +425,12 @@ int cmd_run(int argc, char **argv)
         goto out_scenario;
     }
 
+    if ((rc = cli_check_memory(&sc, o.max_memory, o.isolated, &e))) {
+        diag_print(stderr, &e, o.ov.text, o.ov.n);
+        goto out_scenario;
+    }
+    if (sc.output_formats & OUT_PCAP)
+        sc.pcap_staging_dir = staging = capture_staging_dir(sc.output_dir);
     run *r = run_new(&sc, &e);
     if (!r) {
         rc = e.code ? e.code : ERR_INVALID;
@@ -371,9 +456,14 @@ int cmd_run(int argc, char **argv)
         st.events_per_s = (double)st.events / st.wall_s;
     if (st.peak_rss_bytes == 0)
         st.peak_rss_bytes = peak_rss_bytes();
+    if (run_sim(r)->interrupted) {
+        st.interrupted = true;
+        st.hit_stop_at = false; /* events were left because of the signal, not stop_at */
+    }
 
     telemetry *tel = run_telemetry(r);
     warn_unbuilt_formats(sc.output_formats, tel);
+    warn_capture(&sc, tel);
     outdir od;
     memset(&od, 0, sizeof od);
     cleanup_od = &od;
@@ -403,8 +493,15 @@ out_run:
     outdir_free(&od);
     run_free(r);
 out_scenario:
+    xfree(staging);
     scenario_free(&sc);
 out_opts:
     cli_overrides_free(&o.ov);
+    if (interrupt_sig) {
+        /* the results are written (or the failure reported): now die of the signal */
+        fflush(NULL);
+        signal(interrupt_sig, SIG_DFL);
+        raise(interrupt_sig);
+    }
     return rc;
 }

@@ -194,7 +194,7 @@ static const char *const K_FAULT_LINK[] = {"at", "kind", "link", "detect", "conv
 static const char *const K_FAULT_GPU[] = {"at", "kind", "gpu", "factor", NULL};
 static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NULL};
 static const char *const K_TELEMETRY[] = {"sample_interval", "pcap", NULL};
-static const char *const K_PCAP[] = {"max_packets", "filter", NULL};
+static const char *const K_PCAP[] = {"max_packets", "max_bytes", "snaplen", "filter", NULL};
 static const char *const K_OUTPUT[] = {"dir", "formats", NULL};
 
 /* --- messages ------------------------------------------------------------------------------- */
@@ -598,6 +598,13 @@ static int get_unit(ld *L, const cfg_node *map, const char *path, const char *ke
         *node = v;
     if (!fn(v->str, out, why, sizeof why))
         return fail(L, v, kp, "%s", why);
+    if (fn == units_time && *out > SIM_TIME_INPUT_MAX) {
+        char s[200];
+        return fail(L, v, kp,
+                    "\"%s\" is beyond the longest time a scenario may give, 4611686s (2^62 ps, "
+                    "about 53 days; longer times would overflow the simulated clock)",
+                    show(s, sizeof s, v->str));
+    }
     return ERR_OK;
 }
 
@@ -1515,7 +1522,18 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         j->channels = 1;
         TRY(get_u32(L, jm, jp, "channels", 1, 64, &j->channels, NULL));
         TRY(get_bool(L, jm, jp, "pxn", &j->pxn));
-        TRY(get_unit(L, jm, jp, "chunk", SIZE, &j->chunk_bytes, NULL));
+        const cfg_node *cn;
+        TRY(get_unit(L, jm, jp, "chunk", SIZE, &j->chunk_bytes, &cn));
+        /* A chunk is the unit a connection moves through NCCL's staging buffer; below one
+         * packet's payload it only multiplies transfers (a 1B chunk on 1 GB is 10^9 of them)
+         * without changing what the wire sees. */
+        if (cn && j->chunk_bytes < L->sc->nic.mtu) {
+            char kp[PATHLEN], s[200];
+            sub(kp, jp, "chunk");
+            return fail(L, cn, kp,
+                        "expected at least one packet's payload (nic.mtu = %uB), got \"%s\"",
+                        L->sc->nic.mtu, show(s, sizeof s, cn->str));
+        }
         TRY(get_unit(L, jm, jp, "reduce_rate", RATE, &j->reduce_bps, NULL));
         TRY(get_job_priority(L, jm, jp, j));
         break;
@@ -1683,7 +1701,30 @@ static int parse_telemetry(ld *L, const cfg_node *root)
     TRY(get_unit_pos(L, m, p, "sample_interval", TIME, &sc->sample_interval_ps, NULL));
     TRY(get_map(L, m, p, "pcap", K_PCAP, &pc, pp));
     if (pc) {
-        TRY(get_u64(L, pc, pp, "max_packets", 0, UINT64_MAX, &sc->pcap_max_packets, NULL));
+        /* A capture is streamed to disk (telemetry/pcap.h); the bounds keep it a file that
+         * Wireshark can open: 10^9 records, 64 GiB. A snap length below 64 bytes would cut
+         * the BTH, above 65535 is not a pcap snap length. */
+        TRY(get_u64(L, pc, pp, "max_packets", 0, 1000000000, &sc->pcap_max_packets, NULL));
+        const cfg_node *mb;
+        TRY(get_unit(L, pc, pp, "max_bytes", SIZE, &sc->pcap_max_bytes, &mb));
+        if (mb && (sc->pcap_max_bytes < 1024 || sc->pcap_max_bytes > (64ull << 30))) {
+            char kp[PATHLEN], s[200];
+            sub(kp, pp, "max_bytes");
+            return fail(L, mb, kp, "expected a size from 1KiB to 64GiB, got \"%s\"",
+                        show(s, sizeof s, mb->str));
+        }
+        uint64_t snap = sc->pcap_snaplen;
+        const cfg_node *sn;
+        TRY(get_unit(L, pc, pp, "snaplen", SIZE, &snap, &sn));
+        if (sn && (snap < 64 || snap > 65535)) {
+            char kp[PATHLEN], s[200];
+            sub(kp, pp, "snaplen");
+            return fail(L, sn, kp,
+                        "expected a size from 64B (Ethernet, IPv4, UDP and BTH headers) to "
+                        "65535B (whole frames), got \"%s\"",
+                        show(s, sizeof s, sn->str));
+        }
+        sc->pcap_snaplen = (uint32_t)snap;
         TRY(get_str(L, pc, pp, "filter", &sc->pcap_filter, NULL));
     }
     return ERR_OK;
@@ -1801,6 +1842,8 @@ static void set_defaults(scenario *sc)
 
     sc->sample_interval_ps = 10 * SIM_US;
     sc->pcap_max_packets = 100000;
+    sc->pcap_max_bytes = 64ull << 20;
+    sc->pcap_snaplen = 128;
     sc->output_formats = OUT_JSON;
 }
 
@@ -1835,6 +1878,39 @@ static const char *default_dir(arena *a, const char *name)
     return d;
 }
 
+/*
+ * Sums of times that the engine schedules as one absolute time: a link fault's at + detect +
+ * converge (routing is recomputed then), a storm's at + duration. Each term is already at most
+ * SIM_TIME_INPUT_MAX (get_unit), so the sums cannot wrap here; they must themselves stay within
+ * SIM_TIME_INPUT_MAX for the same reason as the terms (time.h). The error points at the fault's
+ * `at`, the term that places the sum.
+ */
+static int check_time_sums(ld *L)
+{
+    scenario *sc = L->sc;
+    for (uint32_t i = 0; i < sc->n_faults; i++) {
+        const cfg_fault *f = &sc->faults[i];
+        sim_time sum = f->at_ps;
+        const char *terms = NULL;
+        if (f->kind == FAULT_LINK_DOWN || f->kind == FAULT_LINK_UP) {
+            sum += f->detect_ps + f->converge_ps;
+            terms = "at + detect + converge";
+        } else if (f->kind == FAULT_PFC_STORM && f->duration_ps != SIM_TIME_MAX) {
+            sum += f->duration_ps;
+            terms = "at + duration";
+        }
+        if (!terms || sum <= SIM_TIME_INPUT_MAX)
+            continue;
+        char key[48];
+        snprintf(key, sizeof key, "faults.%u.at", i);
+        return config_error_at(sc, L->e, key,
+                               "faults[%u].at: %s = %.3fs is beyond the longest time a "
+                               "scenario may give, 4611686s (2^62 ps, about 53 days)",
+                               i, terms, (double)sum * 1e-12);
+    }
+    return ERR_OK;
+}
+
 static int parse_root(ld *L)
 {
     scenario *sc = L->sc;
@@ -1860,6 +1936,7 @@ static int parse_root(ld *L)
     TRY(parse_faults(L, root));
     TRY(parse_telemetry(L, root));
     TRY(parse_output(L, root));
+    TRY(check_time_sums(L));
     if (!sc->output_dir)
         sc->output_dir = default_dir(L->a, sc->name);
     return ERR_OK;

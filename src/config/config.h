@@ -260,7 +260,11 @@ typedef struct scenario {
     uint32_t n_faults;
     cfg_fault *faults;
     sim_time sample_interval_ps;    /* default 10 us */
-    uint64_t pcap_max_packets;      /* default 100000 */
+    uint64_t pcap_max_packets;      /* default 100000, at most 10^9 */
+    uint64_t pcap_max_bytes;        /* capture file budget, default 64 MiB, 1 KiB..64 GiB */
+    uint32_t pcap_snaplen;          /* bytes stored per frame, default 128, 64..65535 */
+    const char *pcap_staging_dir;   /* folder for the capture's temp file (the CLI sets it; NULL
+                                     * = the system's temp folder); not a scenario key */
     const char *pcap_filter;        /* telemetry.pcap.filter, NULL = every frame */
     const char *output_dir;         /* default "out/<name>" */
     uint32_t output_formats;        /* OUT_* mask, default OUT_JSON */

@@ -7,7 +7,9 @@
  * decreases (asserted — a handler that schedules into the past is a bug); `events` counts
  * executed handlers; when the next event lies beyond stop_at the clock stops exactly at stop_at
  * and the event stays queued, so raising stop_at and calling sim_run again resumes the run
- * unchanged. sim_stop() is sticky: clear `stopped` to resume after it.
+ * unchanged. sim_stop() is sticky: clear `stopped` to resume after it. An interrupt request
+ * (sim.h) is tested before each event: one load of a volatile flag, which the handler of a
+ * signal sets.
  *
  * The loop reads the heap root directly instead of calling evq_peek_time+evq_pop twice through
  * the queue's checks; the progress test is a mask on the event count (progress_every is a power
@@ -16,6 +18,12 @@
 #include "sim.h"
 
 #include "err.h"
+
+static volatile sig_atomic_t interrupt_flag;
+
+void sim_interrupt_request(void) { interrupt_flag = 1; }
+void sim_interrupt_clear(void) { interrupt_flag = 0; }
+bool sim_interrupt_pending(void) { return interrupt_flag != 0; }
 
 void sim_init(sim *s, uint64_t seed)
 {
@@ -26,6 +34,7 @@ void sim_init(sim *s, uint64_t seed)
     s->events = 0;
     s->daemons = 0;
     s->stopped = false;
+    s->interrupted = false;
     s->progress = NULL;
     s->progress_user = NULL;
     s->progress_every = (uint64_t)1 << 20;
@@ -43,6 +52,10 @@ uint64_t sim_run(sim *s)
     while (!s->stopped) {
         if (q->n <= s->daemons)
             break; /* empty, or only observers left */
+        if (__builtin_expect(interrupt_flag != 0, 0)) {
+            s->interrupted = true;
+            break;
+        }
         sim_time t = q->heap[0].time;
         if (t > s->stop_at) {
             if (s->stop_at > s->now)

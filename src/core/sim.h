@@ -11,6 +11,7 @@
 #ifndef WR_CORE_SIM_H
 #define WR_CORE_SIM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -29,6 +30,7 @@ struct sim {
     uint32_t daemons;      /* queued events that do not keep the run alive (samplers): the
                             * run ends when nothing else is queued; their owners count them */
     bool stopped;
+    bool interrupted;      /* sim_run returned because sim_interrupt_request() was called */
     sim_progress_fn progress;
     void *progress_user;
     uint64_t progress_every;  /* events between progress calls (power of two) */
@@ -39,7 +41,18 @@ void sim_free(sim *s);
 static inline void sim_at(sim *s, event *ev, sim_time t) { evq_push(&s->q, ev, t); }
 static inline void sim_after(sim *s, event *ev, sim_time dt) { evq_push(&s->q, ev, s->now + dt); }
 static inline void sim_stop(sim *s) { s->stopped = true; }
-/* Run until empty, stopped or past stop_at. Returns the number of events executed. */
+/* Run until empty, stopped, past stop_at or interrupted. Returns the number of events executed. */
 uint64_t sim_run(sim *s);
+
+/*
+ * Interruption (SIGINT/SIGTERM in the CLI): sim_interrupt_request() is async-signal-safe (it
+ * stores a sig_atomic_t). Every sim_run in the process returns before its next event and sets
+ * its `interrupted`; the request stays until sim_interrupt_clear(), so a run started after it
+ * returns at once. The state is process-wide because a signal handler cannot know which
+ * simulation is running.
+ */
+void sim_interrupt_request(void);
+void sim_interrupt_clear(void);
+bool sim_interrupt_pending(void);
 
 #endif

@@ -19,6 +19,14 @@ typedef uint64_t sim_time;
 #define SIM_MS ((sim_time)1000000000)
 #define SIM_S  ((sim_time)1000000000000ULL)
 #define SIM_TIME_MAX UINT64_MAX
+/*
+ * The largest time a scenario may give (any time key, and any sum of them such as a fault's
+ * at + detect + converge): 2^62 ps, about 53.4 days. Internal schedules add durations to `now`
+ * (now + RTO, pause start + watchdog detect ...); with every input and every input sum at most
+ * 2^62, such a sum stays below 2^64 for runs shorter than 2^63 ps, so time never wraps. The
+ * loader refuses larger values (exit 3 at the key) instead of letting them overflow mid-run.
+ */
+#define SIM_TIME_INPUT_MAX ((sim_time)1 << 62)
 
 /* Time to put `bytes` on a wire of `rate_bps` bits/s, in ps, rounded up. rate_bps > 0. */
 static inline sim_time sim_ser_time(uint64_t bytes, uint64_t rate_bps)

@@ -46,6 +46,8 @@ typedef struct packet {
     uint32_t psn;              /* sequence number of the first payload byte's packet */
     uint32_t payload_bytes;
     uint32_t frame_bytes;      /* Ethernet header .. FCS, padded to 64 */
+    uint32_t msg_bytes;        /* data: length of the whole message (RDMA WRITE) it belongs to,
+                                * capped at 2^32-1 — the RETH DMA length; unused otherwise */
     uint16_t sport;            /* UDP source port: the flow's entropy */
     uint16_t path;             /* collective-aware balancing: the path the flow was placed on */
     uint16_t in_port;          /* ingress port index at the current switch */

@@ -4,8 +4,8 @@
  * summary.json follows spec/scenario.md key for key and in that order; additions (documented in
  * README.md "Output files") come after the spec's keys of the same object so that a reader of
  * the spec finds what it expects where it expects it:
- *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}; jobs[].completed,
- *   .flows, .flows_completed; drops.ttl, drops.pfc_headroom; fabric.tx_wire_bytes;
+ *   sim.packet_hops, sim.hit_stop_at, sim.interrupted, sim.deadlock{detected, at_ps, cycle};
+ *   jobs[].completed, .flows, .flows_completed; drops.ttl, drops.pfc_headroom; fabric.tx_wire_bytes;
  *   sim.end_reason; jobs[].failed, .failed_at_ps, .reason; nics.naks_sent, .naks_received,
  *   .qps_failed, .qps_failed_over, .ooo_placement, .failovers[];
  *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
@@ -156,6 +156,8 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "packet_hops", st->packet_hops);
     jsonw_key(&w, "hit_stop_at");
     jsonw_bool(&w, st->hit_stop_at);
+    jsonw_key(&w, "interrupted");
+    jsonw_bool(&w, st->interrupted);
     jsonw_key(&w, "deadlock");
     jsonw_obj_begin(&w);
     jsonw_key(&w, "detected");
@@ -688,7 +690,8 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     fprintf(f, "wirerate %s  scenario \"%s\"  seed %" PRIu64 "\n", WR_VERSION, sc->name, sc->seed);
     fprintf(f, "  simulated  %s  (%s)\n", summary_fmt_time(a, sizeof a, st->end_ps),
-            st->deadlock                         ? "stopped: PFC deadlock"
+            st->interrupted                      ? "INTERRUPTED by a signal: the results up to this time"
+            : st->deadlock                       ? "stopped: PFC deadlock"
             : st->hit_stop_at                    ? "stopped at stop_at"
             : st->end_reason == END_STALLED      ? "ended: no job could make progress"
             : st->end_reason == END_JOBS_FAILED ? "ended: every job completed or failed"

@@ -1,33 +1,34 @@
 /*
- * pcap.c — capture table, filter, and frame synthesis for the pcap exporter (pcap.h).
+ * pcap.c — capture filter, frame synthesis and the streamed capture file (pcap.h).
  *
- * The table grows by doubling up to max_packets (capturing every frame of a long run at a fixed
- * cost would otherwise mean preallocating max_packets records up front even for runs that send
- * a handful); growth is amortized O(1) and stops at the cap, after which the tap only counts.
+ * The tap builds each matching frame's first `snaplen` bytes into one buffer allocated at
+ * creation and appends the record to the temp file through stdio's buffer: no allocation per
+ * frame, and memory does not grow with the capture (the file does, up to max_bytes). The cost
+ * per captured frame is building ~70 header bytes (the zero payload is only written up to the
+ * snap length) and, for frames stored whole, one CRC-32 pass for the ICRC.
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fileno */
+
 #include "pcap.h"
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/alloc.h"
 
 enum { K_DATA = 1, K_ACK = 2, K_NAK = 4, K_CNP = 8, K_PAUSE = 16, K_ALL = 31 };
 
-typedef struct pcap_rec {
-    sim_time t;
-    uint32_t port;       /* net->ports index of the transmitting port */
-    uint32_t src, dst;
-    uint32_t psn, payload;
-    uint32_t qp;
-    uint16_t sport;
-    uint8_t kind, prio, ecn, hops, first, last, pfc_vec, pfc_xoff;
-} pcap_rec;
-
 struct pcap_capture {
     net *n;
-    uint64_t max, len, cap, missed;
-    pcap_rec *rec;
+    uint64_t max_packets, max_bytes;
+    uint64_t len, bytes, missed; /* records stored, file bytes, matching frames not stored */
+    uint32_t snaplen;
+    enum pcap_stop stop;
+    FILE *f;              /* the temp file (unlinked) */
+    uint8_t *buf;         /* [snaplen]: the frame being built */
     uint8_t kinds;        /* K_* accepted */
     uint8_t *node_ok;     /* NULL = any node; else [n_nodes] */
     uint8_t *port_ok;     /* NULL = any port; else [n_ports] */
@@ -44,6 +45,14 @@ static uint8_t kind_bit(uint8_t k)
     }
 }
 
+static void put_le32(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+}
+
 static void tap(void *ctx, const port *p, const packet *pkt, sim_time t)
 {
     pcap_capture *c = ctx;
@@ -53,34 +62,30 @@ static void tap(void *ctx, const port *p, const packet *pkt, sim_time t)
         return;
     if (c->port_ok && !c->port_ok[p->id])
         return;
-    if (c->len == c->max) {
+    if (c->stop != PCAP_RUNNING) {
         c->missed++;
         return;
     }
-    if (c->len == c->cap) {
-        uint64_t nc = c->cap ? c->cap * 2 : 4096;
-        if (nc > c->max)
-            nc = c->max;
-        c->rec = xrealloc(c->rec, nc * sizeof(pcap_rec), "pcap records");
-        c->cap = nc;
+    uint32_t len = pcap_build_frame(c->n, p, pkt, c->buf, c->snaplen);
+    uint32_t incl = len < c->snaplen ? len : c->snaplen;
+    if (c->len == c->max_packets || c->bytes + PCAP_RECORD_HEADER + incl > c->max_bytes) {
+        c->stop = c->len == c->max_packets ? PCAP_FULL_PACKETS : PCAP_FULL_BYTES;
+        c->missed++;
+        return;
     }
-    pcap_rec *r = &c->rec[c->len++];
-    r->t = t;
-    r->port = p->id;
-    r->src = pkt->src;
-    r->dst = pkt->dst;
-    r->psn = pkt->psn;
-    r->payload = pkt->payload_bytes;
-    r->qp = (uint32_t)pkt->flow;
-    r->sport = pkt->sport;
-    r->kind = pkt->kind;
-    r->prio = pkt->prio;
-    r->ecn = pkt->ecn;
-    r->hops = pkt->hops;
-    r->first = pkt->first;
-    r->last = pkt->last;
-    r->pfc_vec = pkt->pfc_vec;
-    r->pfc_xoff = pkt->pfc_xoff;
+    uint8_t rh[PCAP_RECORD_HEADER];
+    uint64_t ns = t / 1000;
+    put_le32(rh, (uint32_t)(ns / 1000000000u));
+    put_le32(rh + 4, (uint32_t)(ns % 1000000000u));
+    put_le32(rh + 8, incl);
+    put_le32(rh + 12, len);
+    if (fwrite(rh, 1, sizeof rh, c->f) != sizeof rh || fwrite(c->buf, 1, incl, c->f) != incl) {
+        c->stop = PCAP_IO_ERROR; /* disk full: stop capturing, pcap_write reports it */
+        c->missed++;
+        return;
+    }
+    c->len++;
+    c->bytes += PCAP_RECORD_HEADER + incl;
 }
 
 /* ---- filter ------------------------------------------------------------------------------- */
@@ -185,15 +190,59 @@ static int parse_filter(pcap_capture *c, const char *filter, err *e)
     return 0;
 }
 
-pcap_capture *pcap_capture_new(net *n, uint64_t max_packets, const char *filter, err *e)
+/* An unlinked temp file in dir (NULL: tmpfile()). */
+static FILE *open_temp(const char *dir)
+{
+    if (!dir)
+        return tmpfile();
+    size_t n = strlen(dir) + 32;
+    char *path = xmalloc(n, "pcap temp path");
+    snprintf(path, n, "%s/.wirerate-capture-XXXXXX", dir);
+    int fd = mkstemp(path);
+    FILE *f = NULL;
+    if (fd >= 0) {
+        unlink(path); /* nothing to clean up, whatever ends the process */
+        f = fdopen(fd, "w+b");
+        if (!f)
+            close(fd);
+    }
+    xfree(path);
+    return f;
+}
+
+pcap_capture *pcap_capture_new(net *n, const pcap_opts *o, const char *filter, err *e)
 {
     pcap_capture *c = xcalloc(1, sizeof *c, "pcap capture");
     c->n = n;
-    c->max = max_packets;
+    c->max_packets = o->max_packets;
+    c->max_bytes = o->max_bytes;
+    c->snaplen = o->snaplen < PCAP_SNAPLEN_MIN ? PCAP_SNAPLEN_MIN
+                 : o->snaplen > PCAP_SNAPLEN  ? PCAP_SNAPLEN
+                                              : o->snaplen;
     if (parse_filter(c, filter, e)) {
         pcap_capture_free(c);
         return NULL;
     }
+    c->buf = xmalloc(c->snaplen, "pcap frame buffer");
+    if (!(c->f = open_temp(o->staging_dir))) {
+        err_set(e, ERR_IO, o->staging_dir ? o->staging_dir : "tmpfile", 0, 0,
+                "cannot create the capture's temp file: %s", strerror(errno));
+        pcap_capture_free(c);
+        return NULL;
+    }
+    /* little-endian file; readers detect byte order from the magic */
+    uint8_t h[PCAP_FILE_HEADER];
+    put_le32(h, PCAP_MAGIC_NS);
+    h[4] = 2, h[5] = 0, h[6] = 4, h[7] = 0; /* version 2.4 */
+    put_le32(h + 8, 0);                     /* thiszone */
+    put_le32(h + 12, 0);                    /* sigfigs */
+    put_le32(h + 16, c->snaplen);
+    put_le32(h + 20, 1); /* LINKTYPE_ETHERNET */
+    if (fwrite(h, 1, sizeof h, c->f) != sizeof h)
+        c->stop = PCAP_IO_ERROR;
+    c->bytes = sizeof h;
+    if (c->max_bytes < c->bytes)
+        c->stop = PCAP_FULL_BYTES;
     n->tap = tap;
     n->tap_ctx = c;
     return c;
@@ -207,7 +256,9 @@ void pcap_capture_free(pcap_capture *c)
         c->n->tap = NULL;
         c->n->tap_ctx = NULL;
     }
-    xfree(c->rec);
+    if (c->f)
+        fclose(c->f);
+    xfree(c->buf);
     xfree(c->node_ok);
     xfree(c->port_ok);
     xfree(c);
@@ -215,6 +266,8 @@ void pcap_capture_free(pcap_capture *c)
 
 uint64_t pcap_captured(const pcap_capture *c) { return c->len; }
 uint64_t pcap_missed(const pcap_capture *c) { return c->missed; }
+uint64_t pcap_bytes(const pcap_capture *c) { return c->bytes; }
+enum pcap_stop pcap_stopped(const pcap_capture *c) { return c->stop; }
 
 /* ---- frames ------------------------------------------------------------------------------- */
 
@@ -233,11 +286,60 @@ static void put8(fbuf *f, uint32_t v)
 static void put16(fbuf *f, uint32_t v) { put8(f, v >> 8); put8(f, v); }
 static void put24(fbuf *f, uint32_t v) { put8(f, v >> 16); put16(f, v); }
 static void put32(fbuf *f, uint32_t v) { put16(f, v >> 16); put16(f, v); }
+static void put32le(fbuf *f, uint32_t v)
+{
+    put8(f, v);
+    put8(f, v >> 8);
+    put8(f, v >> 16);
+    put8(f, v >> 24);
+}
 static void put_zero(fbuf *f, uint32_t n)
 {
     for (uint32_t i = 0; i < n && f->len + i < f->cap; i++)
         f->b[f->len + i] = 0;
     f->len += n;
+}
+
+/* CRC-32 of IEEE 802.3 (reflected polynomial 0xEDB88320), table built on first use; `crc` is the
+ * running register (start 0xFFFFFFFF, final value inverted by the caller). */
+static uint32_t crc_table[256];
+
+static uint32_t crc32_update(uint32_t crc, const uint8_t *b, size_t n)
+{
+    if (!crc_table[1]) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t r = i;
+            for (int k = 0; k < 8; k++)
+                r = r & 1 ? (r >> 1) ^ 0xEDB88320u : r >> 1;
+            crc_table[i] = r;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        crc = crc_table[(crc ^ b[i]) & 0xFF] ^ (crc >> 8);
+    return crc;
+}
+
+/* ICRC over frame[0..len) (no ICRC yet): masks per pcap.h. */
+static uint32_t icrc_le(const uint8_t *frame, uint32_t len)
+{
+    enum { IP = WIRE_ETH, UDP = IP + WIRE_IPV4, BTH = UDP + WIRE_UDP, END = BTH + WIRE_BTH };
+    static const uint8_t lrh[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+    uint8_t h[END - IP];
+    memcpy(h, frame + IP, sizeof h);
+    h[1] = 0xFF;                     /* TOS: DSCP and ECN */
+    h[8] = 0xFF;                     /* TTL */
+    h[10] = h[11] = 0xFF;            /* IPv4 header checksum */
+    h[UDP - IP + 6] = h[UDP - IP + 7] = 0xFF; /* UDP checksum */
+    h[BTH - IP + 4] = 0xFF;          /* FECN, BECN, reserved */
+    uint32_t crc = crc32_update(0xFFFFFFFFu, lrh, sizeof lrh);
+    crc = crc32_update(crc, h, sizeof h);
+    crc = crc32_update(crc, frame + END, len - END);
+    return ~crc;
+}
+
+uint32_t pcap_icrc(const uint8_t *frame, uint32_t len)
+{
+    return icrc_le(frame, len - WIRE_ICRC);
 }
 
 static void put_mac(fbuf *f, const port *p)
@@ -253,10 +355,9 @@ static uint8_t dscp_of(uint8_t prio)
     return prio == 3 ? 26 : prio == 6 ? 48 : (uint8_t)(prio * 8);
 }
 
-static uint32_t build(const pcap_capture *c, const pcap_rec *r, uint8_t *buf, uint32_t cap)
+uint32_t pcap_build_frame(const net *n, const port *p, const packet *r, uint8_t *buf,
+                          uint32_t cap)
 {
-    const net *n = c->n;
-    const port *p = n->ports[r->port];
     fbuf f = {buf, cap, 0};
     if (r->kind == PKT_PAUSE) {
         static const uint8_t pfc_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
@@ -273,7 +374,7 @@ static uint32_t build(const pcap_capture *c, const pcap_rec *r, uint8_t *buf, ui
     }
     uint32_t l4 = WIRE_BTH;
     if (r->kind == PKT_DATA)
-        l4 += (r->first ? WIRE_RETH : 0) + r->payload;
+        l4 += (r->first ? WIRE_RETH : 0) + r->payload_bytes;
     else if (r->kind == PKT_CNP)
         l4 += 16;
     else
@@ -327,7 +428,7 @@ static uint32_t build(const pcap_capture *c, const pcap_rec *r, uint8_t *buf, ui
     put8(&f, 0x40);                         /* SE 0, MigReq 1, pad 0, TVer 0 */
     put16(&f, 0xFFFF);                      /* P_Key */
     put8(&f, r->kind == PKT_CNP ? 0x40 : 0); /* FECN 0, BECN (CNP) */
-    put24(&f, 0x100 + (r->qp & 0xFFFFF));   /* dest QP */
+    put24(&f, 0x100 + ((uint32_t)r->flow & 0xFFFFF));   /* dest QP */
     put8(&f, r->kind == PKT_DATA && r->last ? 0x80 : 0); /* AckReq */
     put24(&f, psn & 0xFFFFFF);
     if (r->kind == PKT_DATA) {
@@ -335,60 +436,34 @@ static uint32_t build(const pcap_capture *c, const pcap_rec *r, uint8_t *buf, ui
             put32(&f, 0);
             put32(&f, 0); /* VA */
             put32(&f, 0); /* R_Key */
-            put32(&f, r->payload);
+            put32(&f, r->msg_bytes); /* DMA length: the whole message */
         }
-        put_zero(&f, r->payload);
+        put_zero(&f, r->payload_bytes);
     } else if (r->kind == PKT_CNP) {
         put_zero(&f, 16);
     } else {
         put8(&f, r->kind == PKT_ACK ? 0x1F : 0x60);
         put24(&f, r->psn & 0xFFFFFF); /* MSN */
     }
-    put32(&f, 0); /* ICRC placeholder */
+    /* the ICRC, when the whole frame is stored (else it lies beyond the snap length) */
+    put32le(&f, f.len + WIRE_ICRC <= cap ? icrc_le(buf, f.len) : 0);
     if (f.len < 60)
         put_zero(&f, 60 - f.len);
     return f.len;
 }
 
-uint32_t pcap_frame(const pcap_capture *c, uint64_t i, uint8_t *buf, uint32_t cap)
+int pcap_write(FILE *f, pcap_capture *c)
 {
-    return build(c, &c->rec[i], buf, cap);
-}
-
-static void le32(FILE *f, uint32_t v)
-{
-    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-    fwrite(b, 1, 4, f);
-}
-static void le16(FILE *f, uint32_t v)
-{
-    uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-    fwrite(b, 1, 2, f);
-}
-
-int pcap_write(FILE *f, const pcap_capture *c, uint32_t snaplen)
-{
-    if (!snaplen)
-        snaplen = PCAP_SNAPLEN;
-    /* little-endian file; readers detect byte order from the magic */
-    le32(f, PCAP_MAGIC_NS);
-    le16(f, 2);
-    le16(f, 4);
-    le32(f, 0); /* thiszone */
-    le32(f, 0); /* sigfigs */
-    le32(f, snaplen);
-    le32(f, 1); /* LINKTYPE_ETHERNET */
-    uint8_t *buf = xmalloc(snaplen, "pcap frame");
-    for (uint64_t i = 0; i < c->len; i++) {
-        uint32_t len = build(c, &c->rec[i], buf, snaplen);
-        uint32_t incl = len < snaplen ? len : snaplen;
-        uint64_t ns = c->rec[i].t / 1000;
-        le32(f, (uint32_t)(ns / 1000000000u));
-        le32(f, (uint32_t)(ns % 1000000000u));
-        le32(f, incl);
-        le32(f, len);
-        fwrite(buf, 1, incl, f);
+    if (c->stop == PCAP_IO_ERROR || fflush(c->f) != 0 || fseek(c->f, 0, SEEK_SET) != 0)
+        return -1;
+    uint8_t b[65536];
+    size_t got;
+    uint64_t left = c->bytes;
+    while (left && (got = fread(b, 1, left < sizeof b ? (size_t)left : sizeof b, c->f)) > 0) {
+        if (fwrite(b, 1, got, f) != got)
+            return -1;
+        left -= got;
     }
-    xfree(buf);
-    return ferror(f) ? -1 : 0;
+    fseek(c->f, 0, SEEK_END); /* the capture may go on (a run resumed after an export) */
+    return left || ferror(c->f) || ferror(f) ? -1 : 0;
 }

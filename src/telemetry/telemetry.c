@@ -32,7 +32,9 @@ telemetry *telemetry_new(net *n, const scenario *sc, const char *pcap_filter, er
         m->peer_tier = (uint8_t)p->peer->owner->tier;
     }
     uint32_t fm = sc->output_formats;
-    if ((fm & OUT_PCAP) && !(t->pcap = pcap_capture_new(n, sc->pcap_max_packets, pcap_filter, e))) {
+    pcap_opts po = {sc->pcap_max_packets, sc->pcap_max_bytes, sc->pcap_snaplen,
+                    sc->pcap_staging_dir};
+    if ((fm & OUT_PCAP) && !(t->pcap = pcap_capture_new(n, &po, pcap_filter, e))) {
         telemetry_free(t);
         return NULL;
     }
@@ -86,7 +88,7 @@ int telemetry_write_pcap(FILE *f, const telemetry *t)
 {
     if (!t->pcap)
         return -1;
-    return pcap_write(f, t->pcap, PCAP_SNAPLEN);
+    return pcap_write(f, t->pcap);
 }
 
 /* Lanes: flows of one (job, source host) that overlap in time go on separate rows. Flows are

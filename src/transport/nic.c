@@ -300,6 +300,7 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     pkt->first = psn == pc->first_psn;
     pkt->last = psn + 1 == pc->first_psn + pc->n_pkts;
     pkt->frame_bytes = wire_data_frame(payload, pkt->first);
+    pkt->msg_bytes = pc->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)pc->bytes;
     pkt->sport = q->sport;
     pkt->path = (uint16_t)(f->path + (q - f->qps));
     pkt->in_port = 0;

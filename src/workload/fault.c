@@ -118,12 +118,16 @@ faults *faults_new(net *n, const scenario *sc, err *e)
     faults *fs = xcalloc(1, sizeof *fs, "faults");
     fs->n = sc->n_faults;
     fs->f = xcalloc(fs->n ? fs->n : 1, sizeof(fault_ev), "fault events");
+    /* Check every fault before scheduling any: an event queued in the sim must not be freed
+     * with the array when a later fault is refused (found by fuzz_run). */
     for (uint32_t i = 0; i < sc->n_faults; i++) {
-        fault_ev *fe = &fs->f[i];
-        if (fault_check(n, sc, i, fe, e)) {
+        if (fault_check(n, sc, i, &fs->f[i], e)) {
             faults_free(fs);
             return NULL;
         }
+    }
+    for (uint32_t i = 0; i < sc->n_faults; i++) {
+        fault_ev *fe = &fs->f[i];
         fe->owner = fs;
         fe->net = n;
         fe->cfg = &sc->faults[i];

@@ -162,6 +162,8 @@ typedef struct run_stats {
     uint64_t sent_bytes, delivered_bytes, dropped_bytes, inflight_bytes;
     uint64_t scale_up_bytes;    /* moved inside servers over NVLink (fluid, not packets) */
     bool hit_stop_at;           /* ended by stop_at rather than running out of events */
+    bool interrupted;           /* ended by SIGINT/SIGTERM (sim_interrupt_request): the results
+                                 * are those at end_ps; set by the CLI */
     bool deadlock;              /* PFC deadlock detected: the run stopped there */
     sim_time deadlock_at_ps;
     char deadlock_cycle[512];   /* the paused cycle, "priority 3: a->b -> b->c -> c->a" */
