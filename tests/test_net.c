@@ -160,11 +160,13 @@ static void test_incast_lossless_buffer(void)
 {
     /* 7 -> 1 incast with a buffer large enough to hold everything: no drops, and the receiver's
      * link is the bottleneck: the job takes the receiver link's serialization of every frame,
-     * plus the first frame's path latency. */
+     * plus the first frame's path latency (no congestion control: DCQCN would pace the senders
+     * and this test is about the switch). */
     static const char y[] =
         "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 100Gbps,\n"
         "         link_latency: 1us, switch_latency: 600ns}\n"
         "switch: {buffer: 64MiB}\n"
+        "nic: {cc: none}\n"
         "workload:\n"
         "  - {name: in, kind: traffic, pattern: incast, size: 256KiB}\n";
     scenario sc;
