@@ -16,6 +16,7 @@
 
 #include "../config/config.h"
 #include "../workload/run.h"
+#include "diagnose.h"
 
 /* summary.json, pretty-printed, key order as in the spec. `sc` and `st` are borrowed. */
 int summary_write_json(FILE *f, const scenario *sc, const run_stats *st);
@@ -24,15 +25,6 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st);
 int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const char *const *files,
                        int n_files);
 
-/* One-line diagnoses of what made the run congested, most severe first (at most `max` lines of
- * SUMMARY_DIAG_LEN bytes each); returns how many. Recognised, from the port records and flows:
- *   "PFC storm from h5: ..."          a host NIC port sent PAUSE frames (a NIC never should)
- *   "incast at sw0->h0: ..."           the deepest switch->host queue, with several flows in
- *   "ECMP collision: ..."              a switch's uplinks to one tier carry very unequal load
- * Port roles come from the names of the presets ("h<N>" hosts; "owner->peer"); a custom
- * topology with other names gets the diagnoses whose roles can be told. */
-#define SUMMARY_DIAG_LEN 200
-int summary_diagnose(const run_stats *st, char (*lines)[SUMMARY_DIAG_LEN], int max);
 
 /* flows.csv: job,src_host,dst_host,size_bytes,delivered_bytes,start_ps,end_ps,fct_ps
  * (end_ps and fct_ps empty for flows that did not complete). */
