@@ -26,6 +26,7 @@ struct sampler {
     uint32_t n_ports;
     port **ports;          /* sampled ports */
     uint64_t *last_tx;     /* tx_bytes at the previous tick */
+    sim_time *last_busy;   /* busy_done() at the previous tick */
     uint32_t cap_rows, n_rows;
     uint32_t *q;           /* [cap_rows][n_ports] */
     float *util;
@@ -59,7 +60,7 @@ static void alloc_table(sampler *s)
     xfree(s->rate);
     xfree(s->row_t);
     xfree(s->row_dt);
-    size_t fixed = (size_t)s->n_ports * (sizeof(port *) + sizeof(uint64_t));
+    size_t fixed = (size_t)s->n_ports * (sizeof(port *) + sizeof(uint64_t) + sizeof(sim_time));
     size_t budget = s->budget > fixed ? s->budget - fixed : 0;
     s->cap_rows = rows_for(budget, s->n_ports, s->n_qps);
     size_t cells = (size_t)s->cap_rows * s->n_ports;
@@ -97,6 +98,21 @@ static void decimate(sampler *s)
     s->dt_ps *= 2;
 }
 
+/* Serialization time port p has completed by now: busy_ps counts a frame's whole time when it
+ * starts, so the part of the frame still ahead is taken off. A sample's utilization is the
+ * growth of this over the interval — time on the wire inside the interval, never above 1 —
+ * where bytes counted at frame end would credit a frame begun in the previous interval to this
+ * one (1.33 for an interval of 1.5 frame times). */
+static sim_time busy_done(const sim *sm, const port *p)
+{
+    sim_time b = p->busy_ps;
+    if (event_queued(&p->tx_done)) {
+        sim_time end = sm->q.heap[p->tx_done.slot].time;
+        b -= end > sm->now ? end - sm->now : 0;
+    }
+    return b;
+}
+
 static void on_tick(void *ctx, event *ev)
 {
     sampler *s = (sampler *)((char *)ev - offsetof(sampler, tick));
@@ -114,8 +130,10 @@ static void on_tick(void *ctx, event *ev)
         uint64_t tx = p->tx_bytes - s->last_tx[i];
         busy |= tx || p->q_total_bytes || p->paused || p->tx_pkt;
         s->last_tx[i] = p->tx_bytes;
-        double cap = (double)p->rate_bps / 8.0 * ((double)elapsed * 1e-12);
-        s->util[base + i] = cap > 0 ? (float)((double)tx / cap) : 0.0f;
+        sim_time b = busy_done(sm, p);
+        sim_time on_wire = b - s->last_busy[i];
+        s->last_busy[i] = b;
+        s->util[base + i] = elapsed ? (float)((double)on_wire / (double)elapsed) : 0.0f;
         s->q[base + i] = p->q_total_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)p->q_total_bytes;
         s->paused[base + i] = p->paused;
     }
@@ -170,8 +188,11 @@ sampler *sampler_new(net *n, sim_time interval_ps, size_t budget_bytes)
             if (port_class(n->ports[i]) == cls)
                 s->ports[s->n_ports++] = n->ports[i];
     s->last_tx = xcalloc(np ? np : 1, sizeof(uint64_t), "sampler tx");
-    for (uint32_t i = 0; i < s->n_ports; i++)
+    s->last_busy = xcalloc(np ? np : 1, sizeof(sim_time), "sampler busy");
+    for (uint32_t i = 0; i < s->n_ports; i++) {
         s->last_tx[i] = s->ports[i]->tx_bytes;
+        s->last_busy[i] = busy_done(n->sim, s->ports[i]);
+    }
     alloc_table(s);
     event_init(&s->tick, on_tick);
     sim_at(n->sim, &s->tick, n->sim->now + interval_ps);
@@ -200,6 +221,7 @@ void sampler_free(sampler *s)
     }
     xfree(s->ports);
     xfree(s->last_tx);
+    xfree(s->last_busy);
     xfree(s->q);
     xfree(s->util);
     xfree(s->paused);
