@@ -29,6 +29,9 @@ struct sim {
     uint32_t daemons;      /* queued events that do not keep the run alive (samplers): the
                             * run ends when nothing else is queued; their owners count them */
     bool stopped;
+    const uint64_t *drain;  /* when set, the run stops after the first event that leaves *drain
+                             * at 0 (run.c points it at the live packet count once every job
+                             * is done: only timers would remain, see run.c) */
     sim_progress_fn progress;
     void *progress_user;
     uint64_t progress_every;  /* events between progress calls (power of two) */

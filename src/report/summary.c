@@ -439,6 +439,7 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
     fprintf(f, "  simulated  %s  (%s)\n", summary_fmt_time(a, sizeof a, st->end_ps),
             st->deadlock      ? "stopped: PFC deadlock"
             : st->hit_stop_at ? "stopped at stop_at"
+            : st->jobs_done   ? "all jobs done, fabric drained"
                               : "all events done");
     if (st->deadlock)
         fprintf(f, "  DEADLOCK   at %s, paused cycle with no progress: %s\n",

@@ -40,6 +40,8 @@ struct coll_exec {
     sim_time iter_start;
     sim_time *iter_time;        /* [iterations] */
     sim_time start_ps, end_ps;
+    void (*finish_fn)(void *ctx);   /* run.c: the job is done */
+    void *finish_ctx;
     bool finished;
     delayq delays;              /* reduction delays (plans with a reduction rate) */
 };
@@ -189,6 +191,12 @@ void coll_exec_result(const coll_exec *x, job_result *jr)
     }
 }
 
+void coll_exec_on_finish(coll_exec *x, void (*fn)(void *ctx), void *ctx)
+{
+    x->finish_fn = fn;
+    x->finish_ctx = ctx;
+}
+
 void coll_exec_free(coll_exec *x)
 {
     if (!x)
@@ -291,5 +299,7 @@ void coll_exec_on_msg(coll_exec *x, uint64_t xfer)
     }
     x->finished = true;
     x->end_ps = now;
+    if (x->finish_fn)
+        x->finish_fn(x->finish_ctx);
 }
 

@@ -35,6 +35,9 @@ void coll_exec_on_msg(coll_exec *x, uint64_t xfer);
 /* Fill the job's result (iterations, algbw/busbw per nccl-tests, JCT). */
 void coll_exec_result(const coll_exec *x, job_result *jr);
 void coll_exec_free(coll_exec *x);
+/* Call fn(ctx) once, at the moment the job's last iteration completes (the run ends when every
+ * job has: run.c). */
+void coll_exec_on_finish(coll_exec *x, void (*fn)(void *ctx), void *ctx);
 
 /* Write the completed iterations into a Chrome trace (telemetry/trace.h): a process for the
  * job, a row per rank, one slice per iteration per rank (its first send to its last arrival),

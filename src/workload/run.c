@@ -3,8 +3,16 @@
  *
  * Jobs start from one event each at their `start` time. A traffic job completes when its last
  * flow does; its JCT is from its start to that moment. FCT percentiles are nearest-rank over
- * completed flows (p50 = the ⌈0.50·n⌉-th smallest). Link utilization of a port is its
- * serialization time over the simulated time.
+ * completed flows (p50 = the ⌈0.50·n⌉-th smallest).
+ *
+ * The run ends when every job is done and the fabric has drained (the last ACK is home): from
+ * then on only timers would remain — DCQCN rate-increase timers climbing back to line rate,
+ * retransmission timers of finished QPs, a PFC storm without an end, faults scheduled later —
+ * and simulating them would only stretch the denominators of every average. The run stops at
+ * the first event after the last job's completion that leaves no packet in the fabric
+ * (sim.drain on the packet pool's live count), so the simulated end is the end of the jobs'
+ * activity. Link utilization of a port is its serialization time over the jobs' active window,
+ * from the first job's start to that end (before it nothing but PFC frames can move).
  */
 #include "run.h"
 
@@ -42,8 +50,21 @@ struct run {
     faults *faults;
     telemetry *tel;
     job_state *jobs;
+    uint32_t jobs_left;        /* jobs of this run not finished yet */
     run_stats st;
 };
+
+/* A job finished: when it was the last, let the fabric drain and stop (see the top comment). */
+static void job_finished(void *ctx)
+{
+    run *r = ctx;
+    if (!r->jobs_left || --r->jobs_left)
+        return;
+    r->st.jobs_done = true;
+    r->sim.drain = &r->net->pkts.live;
+    if (r->net->pkts.live == 0)
+        sim_stop(&r->sim);
+}
 
 static void job_start(void *ctx, event *ev)
 {
@@ -60,6 +81,8 @@ static void job_start(void *ctx, event *ev)
     }
     for (uint64_t i = 0; i < js->n_flows; i++)
         transport_flow_start(t, &t->flows[js->first_flow + i]);
+    if (!js->n_flows)
+        job_finished(js->owner);
 }
 
 /* A posted message completed: the cookie carries the job in its top 24 bits. */
@@ -90,6 +113,8 @@ static void on_flow_done(void *ctx, flow *f)
     js->done_flows++;
     if (f->end_ps > js->end_ps)
         js->end_ps = f->end_ps;
+    if (js->done_flows == js->n_flows)
+        job_finished(r);
 }
 
 typedef struct add_ctx {
@@ -203,6 +228,11 @@ static run *run_build(const scenario *sc, int only, err *e)
             traffic_pairs(sc, j, r->net->n_hosts, add_pair, &a);
         }
         js->n_flows = r->tp->n_flows - js->first_flow;
+        if (js->coll)
+            coll_exec_on_finish(js->coll, job_finished, r);
+        else if (js->train)
+            train_exec_on_finish(js->train, job_finished, r);
+        r->jobs_left++;
         event_init(&js->start, job_start);
         sim_at(&r->sim, &js->start, sc->jobs[j].start_ps);
     }
@@ -289,6 +319,13 @@ static void collect(run *r)
             train_exec_trace(r->jobs[j].train, tw);
     }
     st->end_ps = r->sim.now;
+    st->active_start_ps = st->end_ps;
+    for (uint32_t j = 0; j < sc->n_jobs; j++)
+        if ((r->only < 0 || (int)j == r->only) && sc->jobs[j].start_ps < st->active_start_ps)
+            st->active_start_ps = sc->jobs[j].start_ps;
+    if (!sc->n_jobs)
+        st->active_start_ps = 0;
+    sim_time window = st->end_ps - st->active_start_ps;
     st->deadlock = n->deadlock;
     st->deadlock_at_ps = n->deadlock_at_ps;
     snprintf(st->deadlock_cycle, sizeof st->deadlock_cycle, "%s", n->deadlock_cycle);
@@ -370,7 +407,10 @@ static void collect(run *r)
         pr->tx_bytes = p->tx_bytes;
         pr->tx_packets = p->tx_packets;
         pr->max_queue_bytes = p->max_q_bytes;
-        pr->utilization = st->end_ps ? (double)p->busy_ps / (double)st->end_ps : 0.0;
+        /* busy_ps includes the whole of a frame still on the wire at the end: clamp */
+        pr->utilization = window ? (double)p->busy_ps / (double)window : 0.0;
+        if (pr->utilization > 1.0)
+            pr->utilization = 1.0;
         pr->ecn_marked = p->ecn_marked;
         pr->pfc_pause_sent = p->pfc_pause_sent;
         pr->pfc_paused_ps = p->pfc_paused_ps;
@@ -442,7 +482,8 @@ void run_execute(run *r, sim_progress_fn progress, void *user)
     double t0 = wall_now();
     sim_run(&r->sim);
     double wall = wall_now() - t0;
-    r->st.hit_stop_at = evq_size(&r->sim.q) > r->sim.daemons && !r->net->deadlock;
+    r->st.hit_stop_at =
+        evq_size(&r->sim.q) > r->sim.daemons && !r->net->deadlock && !r->st.jobs_done;
     collect(r);
     r->st.wall_s = wall;
     r->st.events_per_s = wall > 0 ? (double)r->st.events / wall : 0.0;

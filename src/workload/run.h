@@ -77,7 +77,7 @@ typedef struct port_record {
     char name[48];              /* "leaf0:p33->spine1" */
     uint64_t tx_bytes, tx_packets;
     uint64_t max_queue_bytes;
-    double utilization;         /* busy time / end time */
+    double utilization;         /* busy time / the jobs' active window (run_stats) */
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
     uint64_t pfc_pause_rx, wd_events;
     uint64_t rx_bytes, rx_packets;
@@ -127,6 +127,9 @@ typedef struct run_stats {
     uint64_t sent_bytes, delivered_bytes, dropped_bytes, inflight_bytes;
     uint64_t scale_up_bytes;    /* moved inside servers over NVLink (fluid, not packets) */
     bool hit_stop_at;           /* ended by stop_at rather than running out of events */
+    bool jobs_done;             /* every job finished; the run ended once the fabric drained */
+    sim_time active_start_ps;   /* the first job's start: utilizations are over
+                                 * [active_start_ps, end_ps], the jobs' active window */
     bool deadlock;              /* PFC deadlock detected: the run stopped there */
     sim_time deadlock_at_ps;
     char deadlock_cycle[512];   /* the paused cycle, "priority 3: a->b -> b->c -> c->a" */

@@ -106,6 +106,8 @@ struct train_exec {
     sim_time iter_start;
     sim_time *iter_time;
     sim_time start_ps, end_ps;
+    void (*finish_fn)(void *ctx);   /* run.c: the job is done */
+    void *finish_ctx;
     bool started, finished;
 };
 
@@ -519,6 +521,12 @@ void train_exec_result(const train_exec *x, job_result *jr)
     }
 }
 
+void train_exec_on_finish(train_exec *x, void (*fn)(void *ctx), void *ctx)
+{
+    x->finish_fn = fn;
+    x->finish_ctx = ctx;
+}
+
 void train_exec_free(train_exec *x)
 {
     if (!x)
@@ -616,6 +624,8 @@ static void task_done(train_exec *x, uint32_t i)
     }
     x->finished = true;
     x->end_ps = now;
+    if (x->finish_fn)
+        x->finish_fn(x->finish_ctx);
 }
 
 static void xg_post_ready(train_exec *x, xgroup *xg, uint32_t xf)
@@ -739,6 +749,8 @@ static void start_iteration(train_exec *x)
         }
         x->finished = true;
         x->end_ps = x->net->sim->now;
+        if (x->finish_fn)
+            x->finish_fn(x->finish_ctx);
         return;
     }
     for (uint32_t i = 0; i < P->n_tasks; i++)

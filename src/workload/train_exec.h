@@ -61,6 +61,9 @@ void train_exec_result(const train_exec *x, job_result *jr);
 /* The plan (borrowed; for tests and reports). */
 const train_plan *train_exec_plan(const train_exec *x);
 void train_exec_free(train_exec *x);
+/* Call fn(ctx) once, at the moment the job's last iteration completes (the run ends when every
+ * job has: run.c). */
+void train_exec_on_finish(train_exec *x, void (*fn)(void *ctx), void *ctx);
 
 /* Write the completed iterations into a Chrome trace (telemetry/trace.h): a process for the
  * job, a row per rank, a slice per task — forward/backward compute, TP/DP collectives on every
