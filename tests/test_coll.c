@@ -160,6 +160,47 @@ static void test_collision_diagnosis(void)
     }
 }
 
+/* nccl-tests (common.cu) averages the time over the iterations, then computes algbw = S / t and
+ * busbw = algbw × factor from that mean. A competing traffic job slows only the first of three
+ * iterations, so the mean of per-iteration bandwidths would differ from the bandwidth of the
+ * mean time: the job's figures must be the latter. */
+static void test_busbw_from_mean_time(void)
+{
+    static const char y[] =
+        "fabric: {preset: single-switch, servers: 4, gpus_per_server: 1, host_link: 100Gbps}\n"
+        "workload:\n"
+        "  - {name: ar, kind: collective, op: all_reduce, size: 4MiB, iterations: 3}\n"
+        "  - {name: bg, kind: traffic, pattern: incast, size: 1MB, hosts: [1, 0]}\n";
+    scenario sc;
+    run *r = start(&sc, y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const job_result *j = &run_result(r)->jobs[0];
+    CHECK(j->completed);
+    CHECK_EQ_U64(j->n_iterations, 3);
+    if (j->n_iterations == 3) {
+        sim_time sum = 0;
+        double mean_of_bw = 0;
+        for (int k = 0; k < 3; k++) {
+            sum += j->iterations[k].time_ps;
+            mean_of_bw += j->iterations[k].algbw_GBps / 3;
+        }
+        double t = (double)(sum / 3) * 1e-12, S = 4.0 * 1048576;
+        fprintf(stderr, "  iterations %.1f / %.1f / %.1f us: algbw %.3f GB/s (mean of per-"
+                        "iteration %.3f)\n",
+                (double)j->iterations[0].time_ps / 1e6, (double)j->iterations[1].time_ps / 1e6,
+                (double)j->iterations[2].time_ps / 1e6, j->algbw_GBps, mean_of_bw);
+        CHECK(j->iterations[0].time_ps > j->iterations[2].time_ps * 21 / 20); /* slowed */
+        CHECK_NEAR(j->algbw_GBps, S / t / 1e9, 1e-9);
+        CHECK_NEAR(j->busbw_GBps, S / t / 1e9 * 2.0 * 3 / 4, 1e-9);
+        CHECK(j->algbw_GBps < mean_of_bw - 1e-3); /* the two averages differ here */
+    }
+    run_free(r);
+    scenario_free(&sc);
+}
+
 static void test_two_jobs_share_uplinks(void)
 {
     /* Two all_reduce jobs on disjoint GPUs whose rings both cross leaf0's and leaf1's 4
@@ -220,5 +261,6 @@ int main(void)
     TEST_RUN(test_collective_aware_balancing);
     TEST_RUN(test_collision_diagnosis);
     TEST_RUN(test_two_jobs_share_uplinks);
+    TEST_RUN(test_busbw_from_mean_time);
     return tl_finish();
 }

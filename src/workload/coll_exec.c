@@ -172,18 +172,21 @@ void coll_exec_result(const coll_exec *x, job_result *jr)
     jr->n_iterations = x->iter < j->iterations ? x->iter : j->iterations;
     jr->iterations = xcalloc(jr->n_iterations ? jr->n_iterations : 1, sizeof(iter_result),
                              "iteration results");
-    double alg = 0, bus = 0;
+    sim_time sum = 0;
     for (uint32_t k = 0; k < jr->n_iterations; k++) {
         iter_result *it = &jr->iterations[k];
         it->time_ps = x->iter_time[k];
         it->algbw_GBps = coll_algbw_GBps(j->op, j->size_bytes, x->n_ranks, it->time_ps);
         it->busbw_GBps = coll_busbw_GBps(j->op, j->size_bytes, x->n_ranks, it->time_ps);
-        alg += it->algbw_GBps;
-        bus += it->busbw_GBps;
+        sum += it->time_ps;
     }
+    /* As nccl-tests reports them: the time averaged over the iterations, then the bandwidths of
+     * that mean time (common.cu divides the timed loop by its iteration count before getBw);
+     * a mean of per-iteration bandwidths would weigh a fast iteration more than a slow one. */
     if (jr->n_iterations) {
-        jr->algbw_GBps = alg / jr->n_iterations;
-        jr->busbw_GBps = bus / jr->n_iterations;
+        sim_time mean = sum / jr->n_iterations;
+        jr->algbw_GBps = coll_algbw_GBps(j->op, j->size_bytes, x->n_ranks, mean);
+        jr->busbw_GBps = coll_busbw_GBps(j->op, j->size_bytes, x->n_ranks, mean);
     }
     if (x->finished) {
         jr->end_ps = x->end_ps;
