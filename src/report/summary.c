@@ -124,6 +124,10 @@ static void write_job(jsonw *w, const job_result *j)
     /* `run --isolated`: the same job alone, and the cost of sharing (0 when not measured) */
     key_u64(w, "isolated_jct_ps", j->isolated_jct_ps);
     key_double(w, "slowdown", j->slowdown);
+    /* the lower bound this fabric allows (workload/ideal.h) and the JCT against it */
+    key_u64(w, "ideal_jct_ps", j->ideal_jct_ps);
+    key_str(w, "ideal_basis", j->ideal_basis);
+    key_double(w, "jct_over_ideal", j->jct_over_ideal);
     jsonw_obj_end(w);
 }
 
@@ -419,13 +423,25 @@ static void write_jobs(FILE *f, const run_stats *st)
         fprintf(f, "  %-*s  %-*s  %6" PRIu32 "  %8s  %12s  %15s  %10s  %10s\n", wname, j->name,
                 wkind, k, j->ranks, sz, jct, fl, alg, bus);
     }
+    for (uint32_t i = 0; i < st->n_jobs; i++) {
+        const job_result *j = &st->jobs[i];
+        char t1[32], t2[32];
+        if (j->completed && j->ideal_jct_ps)
+            fprintf(f, "  %s: JCT %s = %.2f × the %s ideal (%s)\n", j->name,
+                    summary_fmt_time(t1, sizeof t1, j->jct_ps), j->jct_over_ideal,
+                    summary_fmt_time(t2, sizeof t2, j->ideal_jct_ps), j->ideal_basis);
+    }
     for (uint32_t i = 0; i < st->n_jobs; i++)
         write_training_line(f, &st->jobs[i]);
     for (uint32_t i = 0; i < st->n_jobs; i++) {
         const job_result *j = &st->jobs[i];
         char alone[32];
-        if (j->isolated_jct_ps)
-            fprintf(f, "  %s: %.2fx slower than alone (%s)\n", j->name, j->slowdown,
+        /* "1.67× slower" / "1.25× faster": a ratio below 1 is read as its inverse */
+        if (j->isolated_jct_ps && j->slowdown >= 1.0)
+            fprintf(f, "  %s: %.2f× slower than alone (%s)\n", j->name, j->slowdown,
+                    summary_fmt_time(alone, sizeof alone, j->isolated_jct_ps));
+        else if (j->isolated_jct_ps && j->slowdown > 0)
+            fprintf(f, "  %s: %.2f× faster than alone (%s)\n", j->name, 1.0 / j->slowdown,
                     summary_fmt_time(alone, sizeof alone, j->isolated_jct_ps));
     }
 }

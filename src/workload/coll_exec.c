@@ -194,6 +194,12 @@ void coll_exec_result(const coll_exec *x, job_result *jr)
     }
 }
 
+const coll_plan *coll_exec_plan(const coll_exec *x, const uint32_t **gpu_of_rank)
+{
+    *gpu_of_rank = x->gpu_of_rank;
+    return x->plan;
+}
+
 void coll_exec_on_finish(coll_exec *x, void (*fn)(void *ctx), void *ctx)
 {
     x->finish_fn = fn;

@@ -19,6 +19,7 @@
 #include "../core/err.h"
 #include "../net/net.h"
 #include "../transport/nic.h"
+#include "collective.h"
 #include "run.h"
 
 typedef struct coll_exec coll_exec;
@@ -34,6 +35,8 @@ void coll_exec_start(coll_exec *x);
 void coll_exec_on_msg(coll_exec *x, uint64_t xfer);
 /* Fill the job's result (iterations, algbw/busbw per nccl-tests, JCT). */
 void coll_exec_result(const coll_exec *x, job_result *jr);
+/* The plan of one iteration and the GPU of each of its ranks (borrowed; for ideal.c). */
+const coll_plan *coll_exec_plan(const coll_exec *x, const uint32_t **gpu_of_rank);
 void coll_exec_free(coll_exec *x);
 /* Call fn(ctx) once, at the moment the job's last iteration completes (the run ends when every
  * job has: run.c). */

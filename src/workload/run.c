@@ -29,6 +29,7 @@
 #include "coll_exec.h"
 #include "../telemetry/telemetry.h"
 #include "fault.h"
+#include "ideal.h"
 #include "traffic.h"
 #include "train_exec.h"
 
@@ -304,6 +305,34 @@ static sim_time nearest_rank(const sim_time *v, uint64_t n, double q)
     return v[k - 1];
 }
 
+/* The job's lower bound (ideal.h) and JCT over it. */
+static void job_ideal(run *r, uint32_t j, job_result *jr)
+{
+    const job_state *js = &r->jobs[j];
+    const cfg_job *cj = &r->sc->jobs[j];
+    uint32_t mtu = r->sc->nic.mtu;
+    if (r->only >= 0 && (int)j != r->only)
+        return;
+    if (js->coll) {
+        const uint32_t *gpu;
+        const coll_plan *pl = coll_exec_plan(js->coll, &gpu);
+        uint32_t *host = xmalloc(sizeof(uint32_t) * (pl->n_ranks ? pl->n_ranks : 1), "ranks");
+        for (uint32_t k = 0; k < pl->n_ranks; k++)
+            host[k] = net_gpu_host(r->net, gpu[k], 0);
+        jr->ideal_jct_ps = ideal_collective(r->net, mtu, pl, host, cj->iterations,
+                                            jr->ideal_basis, sizeof jr->ideal_basis);
+        xfree(host);
+    } else if (js->train) {
+        jr->ideal_jct_ps = ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,
+                                          jr->ideal_basis, sizeof jr->ideal_basis);
+    } else {
+        jr->ideal_jct_ps = ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows,
+                                         jr->ideal_basis, sizeof jr->ideal_basis);
+    }
+    if (jr->completed && jr->ideal_jct_ps)
+        jr->jct_over_ideal = (double)jr->jct_ps / (double)jr->ideal_jct_ps;
+}
+
 static void collect(run *r)
 {
     run_stats *st = &r->st;
@@ -369,6 +398,9 @@ static void collect(run *r)
         }
         xfree(seen);
     }
+
+    for (uint32_t j = 0; j < sc->n_jobs; j++)
+        job_ideal(r, j, &st->jobs[j]);
 
     /* flows are the traffic jobs' flows; a collective's connections are not flows */
     st->flows = xcalloc(t->n_flows ? t->n_flows : 1, sizeof(flow_record), "flow records");

@@ -61,6 +61,9 @@ typedef struct job_result {
     uint64_t tasks_done, tasks_total; /* progress of an iteration still running (stop_at) */
     sim_time isolated_jct_ps;   /* run_isolated_baselines: the same job alone (0 = not run) */
     double slowdown;            /* jct_ps / isolated_jct_ps */
+    sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
+    double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
+    char ideal_basis[112];      /* what the bound is, in words */
 } job_result;
 
 /* One flow's record (for flows.csv and FCT statistics). */
