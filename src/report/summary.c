@@ -211,6 +211,20 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "scale_up_bytes", st->scale_up_bytes);
     jsonw_obj_end(&w);
 
+    /* report/diagnose.h: the reasons, most severe first (empty when nothing fired) */
+    diagnosis diag[DIAG_MAX];
+    int nd = diagnose_run(st, diag, DIAG_MAX);
+    jsonw_key(&w, "diagnosis");
+    jsonw_arr_begin(&w);
+    for (int i = 0; i < nd; i++) {
+        jsonw_obj_begin(&w);
+        key_str(&w, "rule", diag[i].rule);
+        key_str(&w, "text", diag[i].text);
+        key_u64(&w, "cost_ps", diag[i].cost_ps);
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
+
     jsonw_obj_end(&w);
     jsonw_end(&w);
     return stream_status(f);
@@ -515,12 +529,16 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     write_top_ports(f, st);
 
-    char diag[4][SUMMARY_DIAG_LEN];
-    int nd = summary_diagnose(st, diag, 4);
+    diagnosis diag[DIAG_MAX];
+    int nd = diagnose_run(st, diag, DIAG_MAX);
     if (nd) {
         fputs("\ndiagnosis\n", f);
-        for (int i = 0; i < nd; i++)
-            fprintf(f, "  %s\n", diag[i]);
+        for (int i = 0; i < nd; i++) {
+            fprintf(f, "  %s", diag[i].text);
+            if (diag[i].cost_ps)
+                fprintf(f, " [cost up to %s]", summary_fmt_time(a, sizeof a, diag[i].cost_ps));
+            fputc('\n', f);
+        }
     }
 
     if (n_files > 0) {

@@ -42,8 +42,9 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
                           const uint32_t *host_of_rank, uint32_t iterations, char *basis,
                           size_t len);
 
-/* Training job: plan p, `iterations` iterations. */
+/* Training job: plan p, `iterations` iterations. *nominal_compute receives the busiest rank's
+ * compute time of one iteration at nominal speed (no gpu-slow factor). */
 sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_t iterations,
-                        char *basis, size_t len);
+                        sim_time *nominal_compute, char *basis, size_t len);
 
 #endif

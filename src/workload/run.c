@@ -323,8 +323,9 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
                                             jr->ideal_basis, sizeof jr->ideal_basis);
         xfree(host);
     } else if (js->train) {
-        jr->ideal_jct_ps = ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,
-                                          jr->ideal_basis, sizeof jr->ideal_basis);
+        jr->ideal_jct_ps =
+            ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,
+                           &jr->nominal_compute_ps, jr->ideal_basis, sizeof jr->ideal_basis);
     } else {
         jr->ideal_jct_ps = ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows,
                                          jr->ideal_basis, sizeof jr->ideal_basis);
@@ -361,6 +362,16 @@ static void collect(run *r)
     st->events = r->sim.events - telemetry_events(r->tel); /* model events, not sampler ticks */
     st->packet_hops = n->packet_hops;
 
+    st->lossless_classes = n->lossless;
+    for (uint32_t k = 0; k < sc->n_faults; k++) {
+        const cfg_fault *fl = &sc->faults[k];
+        if (fl->kind != FAULT_LINK_DOWN || fl->at_ps >= st->end_ps)
+            continue;
+        sim_time w = fl->detect_ps + fl->converge_ps, left = st->end_ps - fl->at_ps;
+        st->reroute_ps += w < left ? w : left;
+        if (!st->link_faults++)
+            snprintf(st->fault_link, sizeof st->fault_link, "%s", fl->link ? fl->link : "?");
+    }
     st->n_jobs = sc->n_jobs;
     st->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_result), "job results");
     for (uint32_t j = 0; j < sc->n_jobs; j++) {

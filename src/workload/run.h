@@ -64,6 +64,8 @@ typedef struct job_result {
     sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
     double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
     char ideal_basis[112];      /* what the bound is, in words */
+    sim_time nominal_compute_ps; /* training: the busiest rank's compute per iteration at
+                                  * nominal speed (the straggler rule's reference) */
 } job_result;
 
 /* One flow's record (for flows.csv and FCT statistics). */
@@ -133,6 +135,11 @@ typedef struct run_stats {
     bool jobs_done;             /* every job finished; the run ended once the fabric drained */
     sim_time active_start_ps;   /* the first job's start: utilizations are over
                                  * [active_start_ps, end_ps], the jobs' active window */
+    uint8_t lossless_classes;   /* PFC-protected traffic classes (bit c), 0 with PFC off */
+    uint32_t link_faults;       /* link-down faults that fired during the run */
+    sim_time reroute_ps;        /* Σ over them of the window in which traffic still hashed onto
+                                 * the dead link (detect + converge, cut at the end) */
+    char fault_link[48];        /* the first downed link, "leaf0-spine1" */
     bool deadlock;              /* PFC deadlock detected: the run stopped there */
     sim_time deadlock_at_ps;
     char deadlock_cycle[512];   /* the paused cycle, "priority 3: a->b -> b->c -> c->a" */
