@@ -313,9 +313,11 @@ static void rule_incast(const run_stats *st, diagnosis *out, int *n, int max)
     if (drops)
         diag_line(d->text,
                   "incast at %s: %" PRIu64 " flows into h%ld, link busy %.0f %% of the jobs' "
-                  "time, queue peaked at %s, %" PRIu64 " drops",
+                  "time, queue peaked at %s, %" PRIu64 " drops recovered by %" PRIu64
+                  " retransmitted packets and %" PRIu64 " timeouts",
                   inc->name, into, inc_host, 100.0 * inc->utilization,
-                  summary_fmt_bytes(a, sizeof a, inc->max_queue_bytes), drops);
+                  summary_fmt_bytes(a, sizeof a, inc->max_queue_bytes), drops,
+                  st->retransmitted_packets, st->rto_events);
     else
         diag_line(d->text,
                   "incast at %s: %" PRIu64 " flows into h%ld, link busy %.0f %% of the jobs' "
