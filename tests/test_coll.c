@@ -201,6 +201,47 @@ static void test_busbw_from_mean_time(void)
     scenario_free(&sc);
 }
 
+/* transfers.csv's rows: every message of every iteration, with its GPUs, bytes and times; the
+ * bytes of an iteration add up to what the job moved, and each iteration's transfers lie
+ * inside it. */
+static void test_transfers_recorded(void)
+{
+    static const char y[] =
+        "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 4, leaf_radix: 8}\n"
+        "workload:\n"
+        "  - {name: ar, kind: collective, op: all_reduce, size: 1MiB, iterations: 2}\n";
+    scenario sc;
+    run *r = start(&sc, y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const job_result *j = &st->jobs[0];
+    CHECK(j->completed);
+    CHECK(st->n_transfers > 0 && st->n_transfers % 2 == 0);
+    CHECK_EQ_U64(st->transfers_dropped, 0);
+    uint64_t bytes[2] = {0, 0};
+    sim_time t0 = j->start_ps;
+    for (uint64_t i = 0; i < st->n_transfers; i++) {
+        const transfer_record *t = &st->transfers[i];
+        CHECK(t->iteration < 2);
+        if (t->iteration >= 2)
+            break;
+        bytes[t->iteration] += t->bytes;
+        sim_time lo = t0 + (t->iteration ? j->iterations[0].time_ps : 0);
+        sim_time hi = lo + j->iterations[t->iteration].time_ps;
+        CHECK(t->start_ps >= lo && t->end_ps > t->start_ps && t->end_ps <= hi);
+        CHECK(t->src_gpu < 8 && t->dst_gpu < 8 && t->src_gpu != t->dst_gpu);
+        CHECK(!strcmp(t->phase, "all_reduce"));
+    }
+    /* fabric payload + NVLink of the run, split evenly over the two iterations */
+    CHECK_EQ_U64(bytes[0], bytes[1]);
+    CHECK_EQ_U64(bytes[0] + bytes[1], st->delivered_bytes + st->scale_up_bytes);
+    run_free(r);
+    scenario_free(&sc);
+}
+
 static void test_two_jobs_share_uplinks(void)
 {
     /* Two all_reduce jobs on disjoint GPUs whose rings both cross leaf0's and leaf1's 4
@@ -262,5 +303,6 @@ int main(void)
     TEST_RUN(test_collision_diagnosis);
     TEST_RUN(test_two_jobs_share_uplinks);
     TEST_RUN(test_busbw_from_mean_time);
+    TEST_RUN(test_transfers_recorded);
     return tl_finish();
 }

@@ -29,6 +29,10 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 /* flows.csv: job,src_host,dst_host,size_bytes,delivered_bytes,start_ps,end_ps,fct_ps
  * (end_ps and fct_ps empty for flows that did not complete). */
 int summary_write_flows_csv(FILE *f, const run_stats *st);
+/* transfers.csv: job,iteration,phase,step,src_gpu,dst_gpu,bytes,start_ps,end_ps — every
+ * transfer of collective and training jobs (run.h transfer_record; dst_gpu empty for a training
+ * group collective, whose src_gpu is the group's first GPU). */
+int summary_write_transfers_csv(FILE *f, const run_stats *st);
 
 /* ports.csv: port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,
  * pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,drop_pfc_watchdog,

@@ -37,6 +37,10 @@ void coll_exec_on_msg(coll_exec *x, uint64_t xfer);
 void coll_exec_result(const coll_exec *x, job_result *jr);
 /* The plan of one iteration and the GPU of each of its ranks (borrowed; for ideal.c). */
 const coll_plan *coll_exec_plan(const coll_exec *x, const uint32_t **gpu_of_rank);
+/* Append its recorded transfers (job index j) to out[*n..cap); the rest count in *dropped. out NULL:
+ * only count (*n). */
+void coll_exec_transfers(const coll_exec *x, uint32_t j, transfer_record *out, uint64_t *n,
+                         uint64_t cap, uint64_t *dropped);
 void coll_exec_free(coll_exec *x);
 /* Call fn(ctx) once, at the moment the job's last iteration completes (the run ends when every
  * job has: run.c). */

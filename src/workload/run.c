@@ -413,6 +413,25 @@ static void collect(run *r)
     for (uint32_t j = 0; j < sc->n_jobs; j++)
         job_ideal(r, j, &st->jobs[j]);
 
+    /* transfers.csv rows: count, then fill exactly that many */
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t dropped = 0;
+        if (pass) {
+            size_t rows = st->n_transfers ? st->n_transfers : 1;
+            st->transfers = xmalloc(sizeof(transfer_record) * rows, "transfer records");
+            st->n_transfers = 0;
+        }
+        for (uint32_t j = 0; j < sc->n_jobs; j++) {
+            if (r->jobs[j].coll)
+                coll_exec_transfers(r->jobs[j].coll, j, pass ? st->transfers : NULL,
+                                    &st->n_transfers, TRANSFERS_MAX, &dropped);
+            else if (r->jobs[j].train)
+                train_exec_transfers(r->jobs[j].train, j, pass ? st->transfers : NULL,
+                                     &st->n_transfers, TRANSFERS_MAX, &dropped);
+        }
+        st->transfers_dropped = dropped;
+    }
+
     /* flows are the traffic jobs' flows; a collective's connections are not flows */
     st->flows = xcalloc(t->n_flows ? t->n_flows : 1, sizeof(flow_record), "flow records");
     sim_time *fct = xmalloc(sizeof(sim_time) * (t->n_flows ? t->n_flows : 1), "FCTs");
@@ -550,6 +569,7 @@ void run_free(run *r)
         xfree(st_iters(&r->st, j));
     xfree(r->st.jobs);
     xfree(r->st.flows);
+    xfree(r->st.transfers);
     xfree(r->st.ports);
     xfree(r->st.nics);
     /* The telemetry cancels its sampler event; then the queue, which may still hold events

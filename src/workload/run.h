@@ -77,6 +77,22 @@ typedef struct flow_record {
     sim_time start_ps, end_ps;  /* end_ps = 0 when not completed */
 } flow_record;
 
+/* One transfer of a collective or training job (transfers.csv). Collectives: each message of
+ * the plan (phase = the op, step = the algorithm's step, src/dst GPUs). Training: each
+ * communication task (phase "tp" / "dp" group collectives with src = the group's first GPU and
+ * dst = TRANSFER_GROUP, bytes per rank as nccl-tests counts them; "pp" sends src → dst GPU). */
+#define TRANSFER_GROUP UINT32_MAX
+/* Rows kept per run at most (16 M rows = 768 MB would not be "a CSV"): a job's iterations are
+ * recorded while they fit; transfers_dropped counts the rest. */
+#define TRANSFERS_MAX (1u << 21)
+typedef struct transfer_record {
+    uint32_t job, iteration, step;
+    const char *phase;          /* static string */
+    uint32_t src_gpu, dst_gpu;  /* dst TRANSFER_GROUP for a group collective */
+    uint64_t bytes;
+    sim_time start_ps, end_ps;  /* post and completion */
+} transfer_record;
+
 /* Per-port figures for the human summary's "top congested ports" and ports.csv. */
 typedef struct port_record {
     char name[48];              /* "leaf0:p33->spine1" */
@@ -118,6 +134,8 @@ typedef struct run_stats {
     port_record *ports;         /* switch egress ports and host NIC ports */
     uint32_t n_nics;
     nic_record *nics;           /* per host (NIC port) */
+    uint64_t n_transfers, transfers_dropped;
+    transfer_record *transfers; /* collective and training jobs' transfers, by job */
 
     /* fabric */
     uint64_t tx_bytes;          /* wire bytes serialized by all ports (frames incl. overhead) */
