@@ -253,6 +253,32 @@ static void test_pfc_storm_run(void)
     CHECK(run_fires(base, "pfc_storm", NULL) == 0);
 }
 
+/* PFC spreading, whole run: a 6-to-1 incast into h0 (PFC on, no congestion control) backs up
+ * through leaf0's spine ports into the other leaves' uplinks; a victim flow h4 → h1 shares
+ * them and takes 5 × its ideal. Alone, the incast has no victim to speak of; lossy, no PAUSE. */
+static void test_pfc_spreading_run(void)
+{
+    static const char base[] =
+        "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 1, leaf_radix: 4,"
+        " host_link: 100Gbps, fabric_link: 100Gbps}\n"
+        "switch: {buffer: 1MiB%s}\n"
+        "nic: {cc: none}\n"
+        "workload:\n"
+        "  - {name: in, kind: traffic, pattern: incast, size: 2MB, hosts: [0, 2, 3, 4, 5, 6, 7]}\n"
+        "%s";
+    static const char victim[] =
+        "  - {name: victim, kind: traffic, pattern: incast, size: 2MB, hosts: [1, 4]}\n";
+    char y[1024];
+    snprintf(y, sizeof y, base, "", victim);
+    sim_time cost = 0;
+    CHECK(run_fires(y, "pfc_spreading", &cost) == 1);
+    CHECK(cost > 10 * SIM_US);
+    snprintf(y, sizeof y, base, "", "");
+    CHECK(run_fires(y, "pfc_spreading", NULL) == 0);
+    snprintf(y, sizeof y, base, ", pfc: {enabled: false}", victim);
+    CHECK(run_fires(y, "pfc_spreading", NULL) == 0);
+}
+
 static void test_straggler_run(void)
 {
     static const char base[] =
@@ -279,6 +305,7 @@ int main(void)
     TEST_RUN(test_incast_run);
     TEST_RUN(test_link_fault_run);
     TEST_RUN(test_pfc_storm_run);
+    TEST_RUN(test_pfc_spreading_run);
     TEST_RUN(test_straggler_run);
     return tl_finish();
 }
