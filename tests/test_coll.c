@@ -209,7 +209,8 @@ static void test_transfers_recorded(void)
     static const char y[] =
         "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 4, leaf_radix: 8}\n"
         "workload:\n"
-        "  - {name: ar, kind: collective, op: all_reduce, size: 1MiB, iterations: 2}\n";
+        "  - {name: ar, kind: collective, op: all_reduce, size: 1MiB, iterations: 2}\n"
+        "output: {formats: [csv]}\n";
     scenario sc;
     run *r = start(&sc, y, NULL, 0);
     CHECK(r != NULL);

@@ -156,7 +156,9 @@ void coll_exec_connect(coll_exec *x, transport *t)
 {
     x->tp = t;
     uint64_t nx = x->plan->n_xfers;
-    x->rec_iters = nx ? (uint32_t)(TRANSFERS_MAX / nx) : 0;
+    /* transfers.csv is part of the csv output (html implies csv): record only for it */
+    bool csv = x->sc->output_formats & (OUT_CSV | OUT_HTML);
+    x->rec_iters = nx && csv ? (uint32_t)(TRANSFERS_MAX / nx) : 0;
     if (x->rec_iters > x->cfg->iterations)
         x->rec_iters = x->cfg->iterations;
     if (x->rec_iters) {

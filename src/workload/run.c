@@ -413,8 +413,8 @@ static void collect(run *r)
     for (uint32_t j = 0; j < sc->n_jobs; j++)
         job_ideal(r, j, &st->jobs[j]);
 
-    /* transfers.csv rows: count, then fill exactly that many */
-    for (int pass = 0; pass < 2; pass++) {
+    /* transfers.csv rows (csv or html output only): count, then fill exactly that many */
+    for (int pass = 0; pass < 2 && (sc->output_formats & (OUT_CSV | OUT_HTML)); pass++) {
         uint64_t dropped = 0;
         if (pass) {
             size_t rows = st->n_transfers ? st->n_transfers : 1;

@@ -135,7 +135,8 @@ typedef struct run_stats {
     uint32_t n_nics;
     nic_record *nics;           /* per host (NIC port) */
     uint64_t n_transfers, transfers_dropped;
-    transfer_record *transfers; /* collective and training jobs' transfers, by job */
+    transfer_record *transfers; /* collective and training jobs' transfers, by job; recorded
+                                 * when output.formats has csv or html */
 
     /* fabric */
     uint64_t tx_bytes;          /* wire bytes serialized by all ports (frames incl. overhead) */
