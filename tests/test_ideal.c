@@ -7,11 +7,16 @@
  * ring is close to it. The run ends when the jobs are done: a fault scheduled long after the
  * last job neither stretches the simulated end nor dilutes the utilization.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/config.h"
 #include "core/time.h"
 #include "net/packet.h"
+#include "report/summary.h"
 #include "testlib.h"
 #include "workload/ideal.h"
 #include "workload/run.h"
@@ -199,6 +204,41 @@ static void test_run_ends_with_jobs(void)
     scenario_free(&sc);
 }
 
+/* The text reads a shared/alone ratio both ways: "1.67× slower" and "1.25× faster" (0.8). */
+static void test_isolated_wording(void)
+{
+    job_result j[2];
+    memset(j, 0, sizeof j);
+    const char *names[2] = {"a", "b"};
+    double ratio[2] = {5.0 / 3.0, 0.8};
+    for (int k = 0; k < 2; k++) {
+        j[k].name = names[k];
+        j[k].kind = JOB_TRAFFIC;
+        j[k].completed = true;
+        j[k].jct_ps = (sim_time)(ratio[k] * 3e6);
+        j[k].isolated_jct_ps = 3 * SIM_US;
+        j[k].slowdown = ratio[k];
+    }
+    run_stats st;
+    memset(&st, 0, sizeof st);
+    st.jobs = j;
+    st.n_jobs = 2;
+    scenario sc;
+    memset(&sc, 0, sizeof sc);
+    sc.name = "w";
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    summary_write_text(f, &sc, &st, NULL, 0);
+    fclose(f);
+    CHECK(strstr(buf, "a: 1.67× slower than alone") != NULL);
+    CHECK(strstr(buf, "b: 1.25× faster than alone") != NULL);
+    free(buf);
+}
+
 int main(void)
 {
     TEST_RUN(test_wire_bytes);
@@ -208,5 +248,6 @@ int main(void)
     TEST_RUN(test_collective_bound);
     TEST_RUN(test_training_bound);
     TEST_RUN(test_run_ends_with_jobs);
+    TEST_RUN(test_isolated_wording);
     return tl_finish();
 }
