@@ -281,13 +281,12 @@ static void test_pfc_spreading_run(void)
 
 static void test_straggler_run(void)
 {
-    static const char base[] =
-        "fabric: { preset: leaf-spine, servers: 2, gpus_per_server: 8 }\n"
-        "workload:\n"
-        "  - kind: training\n"
-        "    model: { params: 2e8, layers: 4, hidden: 2048, seq_len: 512 }\n"
-        "    parallelism: { tp: 8, pp: 1, dp: 2 }\n"
-        "    global_batch: 4\n";
+    static const char base[] = "fabric: { preset: leaf-spine, servers: 2, gpus_per_server: 8 }\n"
+                               "workload:\n"
+                               "  - kind: training\n"
+                               "    model: { params: 2e8, layers: 4, hidden: 2048, seq_len: 512 }\n"
+                               "    parallelism: { tp: 8, pp: 1, dp: 2 }\n"
+                               "    global_batch: 4\n";
     char y[1024];
     snprintf(y, sizeof y, "%s%s", base, "faults: [{at: 0s, kind: gpu-slow, gpu: 11, factor: 2}]\n");
     sim_time cost = 0;

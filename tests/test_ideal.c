@@ -58,8 +58,8 @@ static void test_single_flow_exact(void)
      * frame serialized again by the switch */
     CHECK_EQ_U64(j->ideal_jct_ps, 41796 * 20 + 2 * SIM_US + 600 * SIM_NS + 4178 * 20);
     fprintf(stderr, "  JCT %llu ps, ideal %llu ps, ratio %.6f (%s)\n",
-            (unsigned long long)j->jct_ps, (unsigned long long)j->ideal_jct_ps,
-            j->jct_over_ideal, j->ideal_basis);
+            (unsigned long long)j->jct_ps, (unsigned long long)j->ideal_jct_ps, j->jct_over_ideal,
+            j->ideal_basis);
     CHECK(j->jct_over_ideal >= 1.0);
     CHECK(j->jct_over_ideal <= 1.0002);
     CHECK(strstr(j->ideal_basis, "400G host link") != NULL);
@@ -146,13 +146,12 @@ static void test_collective_bound(void)
 /* A training job (tp 8, dp 4 over 4 servers) never beats compute + α–β communication. */
 static void test_training_bound(void)
 {
-    static const char y[] =
-        "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
-        "workload:\n"
-        "  - kind: training\n"
-        "    model: { params: 5e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
-        "    parallelism: { tp: 8, pp: 1, dp: 4 }\n"
-        "    global_batch: 8\n";
+    static const char y[] = "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
+                            "workload:\n"
+                            "  - kind: training\n"
+                            "    model: { params: 5e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
+                            "    parallelism: { tp: 8, pp: 1, dp: 4 }\n"
+                            "    global_batch: 8\n";
     scenario sc;
     run *r = go(&sc, y);
     CHECK(r != NULL);
@@ -192,11 +191,12 @@ static void test_run_ends_with_jobs(void)
     CHECK_EQ_U64(st->active_start_ps, 5 * SIM_US);
     double sender = 0;
     for (uint32_t i = 0; i < st->n_ports; i++)
-        if (!strncmp(st->ports[i].name, "h0->", 4)) /* the first listed host (h3) receives, h0 sends */
+        if (!strncmp(st->ports[i].name, "h0->",
+                     4)) /* the first listed host (h3) receives, h0 sends */
             sender = st->ports[i].utilization;
     /* its busy time (every frame of the 4 MB at 20 ps/B) over [first job start, end] */
-    double want = (double)(ideal_wire_bytes(4000000, 4096) * 20) /
-                  (double)(st->end_ps - st->active_start_ps);
+    double want =
+        (double)(ideal_wire_bytes(4000000, 4096) * 20) / (double)(st->end_ps - st->active_start_ps);
     fprintf(stderr, "  sender utilization %.4f (want %.4f)\n", sender, want);
     CHECK_NEAR(sender, want, 1e-9);
     CHECK(sender > 0.85); /* not 0.008 as over a 10 ms run */

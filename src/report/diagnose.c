@@ -217,9 +217,8 @@ static void rule_link_fault(const run_stats *st, diagnosis *out, int *n, int max
                   "link fault on %s%s: %" PRIu64 " frames lost on the downed link, %" PRIu64
                   " retransmission timeouts, %" PRIu64 " packets retransmitted; traffic still "
                   "hashed onto it for %s until routing converged",
-                  st->fault_link, st->link_faults > 1 ? " (and others)" : "", lost,
-                  st->rto_events, st->retransmitted_packets,
-                  summary_fmt_time(a, sizeof a, st->reroute_ps));
+                  st->fault_link, st->link_faults > 1 ? " (and others)" : "", lost, st->rto_events,
+                  st->retransmitted_packets, summary_fmt_time(a, sizeof a, st->reroute_ps));
 }
 
 /* PFC storm: a NIC sending PAUSE frames (hosts have no ingress buffer to protect). */
@@ -468,8 +467,7 @@ static void rule_pfc_spreading(const run_stats *st, diagnosis *out, int *n, int 
                   "%" PRIu64 " PAUSE frames from %s; flows through it to uncongested hosts "
                   "waited behind another flow's congestion",
                   pp->name, summary_fmt_time(a, sizeof a, pp->pfc_paused_ps),
-                  w ? 100.0 * (double)pp->pfc_paused_ps / (double)w : 0.0, pp->pfc_pause_rx,
-                  peer);
+                  w ? 100.0 * (double)pp->pfc_paused_ps / (double)w : 0.0, pp->pfc_pause_rx, peer);
 }
 
 /* DCQCN rate collapse: the senders' reaction points cut their rates (CNPs handled) while no link

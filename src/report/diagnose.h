@@ -24,10 +24,10 @@
 #define DIAG_MAX 8
 
 typedef struct diagnosis {
-    const char *rule;          /* static string, one of the names above */
-    char text[DIAG_TEXT_LEN];  /* one line for a person */
-    sim_time cost_ps;          /* what it plausibly cost the most affected job (≤ its JCT −
-                                * ideal); 0 = not estimated */
+    const char *rule;         /* static string, one of the names above */
+    char text[DIAG_TEXT_LEN]; /* one line for a person */
+    sim_time cost_ps;         /* what it plausibly cost the most affected job (≤ its JCT −
+                               * ideal); 0 = not estimated */
 } diagnosis;
 
 /* Evaluate every rule; at most `max` diagnoses into out, most severe first. Returns how many. */

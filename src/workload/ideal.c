@@ -88,8 +88,8 @@ static char *fmt_rate(char *buf, size_t len, uint64_t bps)
     return buf;
 }
 
-sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows,
-                       char *basis, size_t len)
+sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows, char *basis,
+                       size_t len)
 {
     uint32_t H = n->n_hosts;
     uint64_t *out = xcalloc(H ? 2 * (size_t)H : 1, sizeof(uint64_t), "ideal host bytes");
@@ -236,8 +236,8 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
         snprintf(basis, len, "%s %s dependency chain at line rate (α–β, %u transfers)",
                  coll_op_name(pl->op), alg, pl->n_xfers);
     else if (beta)
-        snprintf(basis, len, "%s %s bytes at the line rate of %s (β)", coll_op_name(pl->op),
-                 alg, what);
+        snprintf(basis, len, "%s %s bytes at the line rate of %s (β)", coll_op_name(pl->op), alg,
+                 what);
     else
         snprintf(basis, len, "no bytes to move");
     xfree(ub);
@@ -278,8 +278,8 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
             if (p->ranks[p->members[G->off + k]].server != p->ranks[p->members[G->off]].server)
                 cross[G->kind == TRAIN_GROUP_TP ? 0 : G->kind == TRAIN_GROUP_DP ? 1 : 2] = true;
     }
-    train_ab_cost c = {0, 0, 0, cross[0] ? good : nvl, cross[2] ? good : nvl,
-                       cross[1] ? good : nvl};
+    train_ab_cost c = {
+        0, 0, 0, cross[0] ? good : nvl, cross[2] ? good : nvl, cross[1] ? good : nvl};
     sim_time it = train_eval_ideal(p, train_ab_cost_fn, &c, NULL, NULL, NULL, NULL, NULL);
     char r[32];
     snprintf(basis, len,

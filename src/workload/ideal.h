@@ -33,8 +33,8 @@
 uint64_t ideal_wire_bytes(uint64_t bytes, uint32_t mtu);
 
 /* Traffic job: flows[0..n) (borrowed). Returns the bound, writes its basis into buf. */
-sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows,
-                       char *basis, size_t len);
+sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows, char *basis,
+                       size_t len);
 
 /* Collective job: plan `pl` of one iteration with rank r on host host_of_rank[r] (borrowed);
  * the bound is for `iterations` iterations. Allocates temporaries only. */
