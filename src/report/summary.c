@@ -4,7 +4,9 @@
  * summary.json follows spec/scenario.md key for key and in that order; additions (documented in
  * README.md "Output files") come after the spec's keys of the same object so that a reader of
  * the spec finds what it expects where it expects it:
- *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}; jobs[].completed, .flows, .flows_completed; drops.ttl;
+ *   sim.packet_hops, sim.hit_stop_at, sim.deadlock{detected, at_ps, cycle}, sim.active_start_ps;
+ *   jobs[].completed, .flows, .flows_completed, .ideal_jct_ps, .ideal_basis, .jct_over_ideal;
+ *   drops.ttl; the "diagnosis" array (report/diagnose.h);
  *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
  * Collective jobs carry "op" and "algorithm", traffic jobs "pattern"; training jobs carry "tp",
  * "pp", "dp", "micro_batches", a "breakdown" object in each iteration and one averaged over the
@@ -158,6 +160,8 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "at_ps", st->deadlock_at_ps);
     key_str(&w, "cycle", st->deadlock_cycle);
     jsonw_obj_end(&w);
+    /* utilizations are over [active_start_ps, end_ps]: the jobs' active window */
+    key_u64(&w, "active_start_ps", st->active_start_ps);
     jsonw_obj_end(&w);
 
     jsonw_key(&w, "jobs");
