@@ -123,7 +123,7 @@ sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n
             sim_time t = sim_ser_time(out[h], ro) + lat_out[h];
             if (t > best) {
                 best = t;
-                snprintf(basis, len, "line rate of %s's %s host link (busiest sender)",
+                snprintf(basis, len, "line rate of %s's %s host link, the busiest sender",
                          n->hosts[h]->name, fmt_rate(r, sizeof r, ro));
             }
         }
@@ -131,7 +131,7 @@ sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n
             sim_time t = sim_ser_time(in[h], ri) + lat_in[h];
             if (t > best) {
                 best = t;
-                snprintf(basis, len, "line rate of %s's %s host link (busiest receiver)",
+                snprintf(basis, len, "line rate of %s's %s host link, the busiest receiver",
                          n->hosts[h]->name, fmt_rate(r, sizeof r, ri));
             }
         }
@@ -219,7 +219,7 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
                 snprintf(what, sizeof what, "server %u's %u × %s NIC ports", u, u_ports[u],
                          fmt_rate(r, sizeof r, one));
             else
-                snprintf(what, sizeof what, "the busiest NIC (%u × %s)", u_ports[u],
+                snprintf(what, sizeof what, "the busiest NIC, %u × %s", u_ports[u],
                          fmt_rate(r, sizeof r, one));
         }
     }
@@ -233,10 +233,10 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
     }
     const char *alg = coll_algo_name(pl->algo);
     if (chain > beta)
-        snprintf(basis, len, "%s %s dependency chain at line rate (α–β, %u transfers)",
+        snprintf(basis, len, "%s %s: dependency chain of %u transfers at line rate (α–β)",
                  coll_op_name(pl->op), alg, pl->n_xfers);
     else if (beta)
-        snprintf(basis, len, "%s %s bytes at the line rate of %s (β)", coll_op_name(pl->op), alg,
+        snprintf(basis, len, "%s %s: bytes at the line rate of %s (β)", coll_op_name(pl->op), alg,
                  what);
     else
         snprintf(basis, len, "no bytes to move");
@@ -283,8 +283,8 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
     sim_time it = train_eval_ideal(p, train_ab_cost_fn, &c, NULL, NULL, NULL, NULL, NULL);
     char r[32];
     snprintf(basis, len,
-             "compute critical path + α–β communication (NVLink inside a server, %s NIC "
-             "goodput across)",
+             "compute critical path + α–β communication: NVLink inside a server, %s NIC "
+             "goodput across",
              fmt_rate(r, sizeof r, nic_bps));
     return it * iterations;
 }
