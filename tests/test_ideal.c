@@ -109,6 +109,21 @@ static void test_incast_above_bound(void)
     CHECK(strstr(j->ideal_basis, "h0") && strstr(j->ideal_basis, "receiver"));
     run_free(r);
     scenario_free(&sc);
+    /* lossy with a small buffer: drops and retransmissions put it far above the bound */
+    static const char lossy[] =
+        "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 400Gbps}\n"
+        "switch: {buffer: 1MiB, pfc: {enabled: false}}\n"
+        "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n";
+    r = go(&sc, lossy);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    j = &run_result(r)->jobs[0];
+    fprintf(stderr, "  lossy incast: JCT/ideal %.3f\n", j->jct_over_ideal);
+    CHECK(run_result(r)->drops[DROP_BUFFER_FULL] > 0);
+    CHECK(j->jct_over_ideal > 1.5);
+    run_free(r);
+    scenario_free(&sc);
 }
 
 /* Ring all_reduce (4 MiB, 8 channels, 32 GPUs) with collective-aware placement on a leaf-spine:
