@@ -87,6 +87,21 @@ static void test_single_flow_leaf_spine(void)
     CHECK(j->jct_over_ideal <= 1.002);
     run_free(r);
     scenario_free(&sc);
+    /* four QPs: four pieces, each with its RETH and a short last frame; still a lower bound */
+    static const char y4[] =
+        "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 1, leaf_radix: 4}\n"
+        "nic: {qps_per_connection: 4}\n"
+        "workload: [{name: one, kind: traffic, pattern: incast, size: 4MB, hosts: [3, 0]}]\n";
+    r = go(&sc, y4);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    j = &run_result(r)->jobs[0];
+    fprintf(stderr, "  4 QPs: JCT/ideal %.6f\n", j->jct_over_ideal);
+    CHECK(j->jct_over_ideal >= 1.0);
+    CHECK(j->jct_over_ideal <= 1.005);
+    run_free(r);
+    scenario_free(&sc);
 }
 
 /* 7-to-1 incast: the receiver's link bounds it; with congestion the JCT is above the bound, and

@@ -35,6 +35,28 @@ static uint32_t last_frame_line(uint64_t bytes, uint32_t mtu)
     return wire_data_frame((uint32_t)last, frames == 1) + (uint32_t)WIRE_LINE_EXTRA;
 }
 
+/* A message as the transport sends it: split into one contiguous piece per QP
+ * (nic.qps_per_connection), each its own frames. Returns the line bytes; *min_last receives the
+ * smallest last frame among the pieces (the one whose store-and-forward may end the message:
+ * a lower bound must not assume a larger one). */
+static uint64_t msg_wire(const net *n, uint64_t bytes, uint32_t mtu, uint32_t *min_last)
+{
+    uint32_t nq = n->sc->nic.qps_per_connection ? n->sc->nic.qps_per_connection : 1;
+    uint64_t w = 0;
+    uint32_t ml = UINT32_MAX;
+    for (uint32_t i = 0; i < nq; i++) {
+        uint64_t lo = (uint64_t)((unsigned __int128)bytes * i / nq);
+        uint64_t hi = (uint64_t)((unsigned __int128)bytes * (i + 1) / nq);
+        if (hi == lo)
+            continue;
+        w += ideal_wire_bytes(hi - lo, mtu);
+        uint32_t l = last_frame_line(hi - lo, mtu);
+        ml = l < ml ? l : ml;
+    }
+    *min_last = ml == UINT32_MAX ? 0 : ml;
+    return w;
+}
+
 static bool same_server_fluid(const net *n, uint32_t a, uint32_t b)
 {
     return n->hosts[a]->server == n->hosts[b]->server && n->hosts[a]->nvl_port != UINT32_MAX;
@@ -111,9 +133,11 @@ sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n
             nvl[f->src] += f->size_bytes;
             continue;
         }
-        out[f->src] += ideal_wire_bytes(f->size_bytes, mtu);
-        in[f->dst] += ideal_wire_bytes(f->size_bytes, mtu);
-        sim_time l = path_latency(n, f->src, f->dst, last_frame_line(f->size_bytes, mtu));
+        uint32_t last;
+        uint64_t w = msg_wire(n, f->size_bytes, mtu, &last);
+        out[f->src] += w;
+        in[f->dst] += w;
+        sim_time l = path_latency(n, f->src, f->dst, last);
         lat_out[f->src] = l < lat_out[f->src] ? l : lat_out[f->src];
         lat_in[f->dst] = l < lat_in[f->dst] ? l : lat_in[f->dst];
     }
@@ -196,12 +220,12 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
             nvl[a] += x->bytes;
             cost = sim_ser_time(x->bytes, nvl_rate(n, a)) + n->sc->fabric.scale_up_latency_ps;
         } else {
-            uint64_t w = ideal_wire_bytes(x->bytes, mtu);
+            uint32_t last;
+            uint64_t w = msg_wire(n, x->bytes, mtu, &last);
             u_out[bound_unit(n, a, per_server)] += w;
             u_in[bound_unit(n, b, per_server)] += w;
             uint64_t ra = nic_rate(n, a);
-            cost = (ra ? sim_ser_time(w, ra) : 0) +
-                   path_latency(n, a, b, last_frame_line(x->bytes, mtu));
+            cost = (ra ? sim_ser_time(w, ra) : 0) + path_latency(n, a, b, last);
         }
         fin[i] = t0 + cost;
         chain = fin[i] > chain ? fin[i] : chain;

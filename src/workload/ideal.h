@@ -5,7 +5,8 @@
  * Each bound is a true lower bound of the model (a run on an idle fabric cannot beat it) and
  * says what it is in `basis`:
  *   traffic     the busiest host: its bytes on the wire (frames of nic.mtu payload, headers,
- *               preamble and inter-frame gap counted per frame exactly as the model sends them)
+ *               preamble and inter-frame gap counted per frame exactly as the model sends them,
+ *               a message split into one piece per QP as the transport splits it)
  *               at its link's line rate, plus the latency of one frame along its path (cable
  *               propagation, switch pipelines, store-and-forward at each switch egress).
  *   collective  the larger of two bounds from the job's own transfer plan: (β) the busiest
