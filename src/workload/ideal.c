@@ -285,12 +285,11 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
             *nominal_compute = busy[t->rank];
     }
     xfree(busy);
-    /* goodput of the slowest NIC: payload share of a full frame on the wire */
+    /* goodput of the fastest NIC (a bound must not assume a slower one): payload share of a
+     * full frame on the wire */
     uint64_t nic_bps = 0;
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
-        uint64_t r = nic_rate(n, h);
-        nic_bps = !nic_bps || (r && r < nic_bps) ? r : nic_bps;
-    }
+    for (uint32_t h = 0; h < n->n_hosts; h++)
+        nic_bps = nic_rate(n, h) > nic_bps ? nic_rate(n, h) : nic_bps;
     uint64_t frame = (uint64_t)wire_data_frame(mtu, 0) + WIRE_LINE_EXTRA;
     uint64_t good = (uint64_t)((unsigned __int128)nic_bps * mtu / frame);
     uint64_t nvl = n->n_hosts ? nvl_rate(n, 0) : n->sc->fabric.scale_up_bps;
