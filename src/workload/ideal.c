@@ -290,6 +290,9 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
     uint64_t nic_bps = 0;
     for (uint32_t h = 0; h < n->n_hosts; h++)
         nic_bps = nic_rate(n, h) > nic_bps ? nic_rate(n, h) : nic_bps;
+    /* a dual-port NIC may carry a rank's traffic on both ports */
+    if (n->sc->fabric.preset != PRESET_CUSTOM && n->sc->fabric.nic_ports > 1)
+        nic_bps *= n->sc->fabric.nic_ports;
     uint64_t frame = (uint64_t)wire_data_frame(mtu, 0) + WIRE_LINE_EXTRA;
     uint64_t good = (uint64_t)((unsigned __int128)nic_bps * mtu / frame);
     uint64_t nvl = n->n_hosts ? nvl_rate(n, 0) : n->sc->fabric.scale_up_bps;
