@@ -484,13 +484,19 @@ static void rule_dcqcn_collapse(const run_stats *st, diagnosis *out, int *n, int
     for (uint32_t i = 0; i < st->n_ports; i++)
         if ((double)st->ports[i].pfc_paused_ps >= 0.1 * (double)win)
             return;
-    char a[32], b[32];
+    char a[32], b[32], q[32];
+    const port_record *deep = NULL; /* where the congestion that sent the CNPs was */
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        if (!deep || st->ports[i].max_queue_bytes > deep->max_queue_bytes)
+            deep = &st->ports[i];
     diagnosis *d = add(out, n, max, "dcqcn_collapse", excess_ps(st));
     if (d)
         diag_line(d->text,
-                  "DCQCN rate collapse: senders cut their rates on %" PRIu64 " CNPs while the "
-                  "busiest link ran at %.0f %% of line rate; %s took %s = %.1f × its %s ideal",
-                  st->cnp_handled, 100.0 * st->max_link_utilization, w->name,
+                  "DCQCN rate collapse: senders cut their rates on %" PRIu64 " CNPs (deepest "
+                  "queue %s at %s) while the busiest link ran at %.0f %% of line rate; %s took "
+                  "%s = %.1f × its %s ideal",
+                  st->cnp_handled, summary_fmt_bytes(q, sizeof q, deep ? deep->max_queue_bytes : 0),
+                  deep ? deep->name : "-", 100.0 * st->max_link_utilization, w->name,
                   summary_fmt_time(a, sizeof a, w->jct_ps), w->jct_over_ideal,
                   summary_fmt_time(b, sizeof b, w->ideal_jct_ps));
 }
