@@ -160,6 +160,89 @@ static void test_collision_diagnosis(void)
     }
 }
 
+/* nccl-tests (common.cu) averages the time over the iterations, then computes algbw = S / t and
+ * busbw = algbw × factor from that mean. A competing traffic job slows only the first of three
+ * iterations, so the mean of per-iteration bandwidths would differ from the bandwidth of the
+ * mean time: the job's figures must be the latter. */
+static void test_busbw_from_mean_time(void)
+{
+    static const char y[] =
+        "fabric: {preset: single-switch, servers: 4, gpus_per_server: 1, host_link: 100Gbps}\n"
+        "workload:\n"
+        "  - {name: ar, kind: collective, op: all_reduce, size: 4MiB, iterations: 3}\n"
+        "  - {name: bg, kind: traffic, pattern: incast, size: 1MB, hosts: [1, 0]}\n";
+    scenario sc;
+    run *r = start(&sc, y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const job_result *j = &run_result(r)->jobs[0];
+    CHECK(j->completed);
+    CHECK_EQ_U64(j->n_iterations, 3);
+    if (j->n_iterations == 3) {
+        sim_time sum = 0;
+        double mean_of_bw = 0;
+        for (int k = 0; k < 3; k++) {
+            sum += j->iterations[k].time_ps;
+            mean_of_bw += j->iterations[k].algbw_GBps / 3;
+        }
+        double t = (double)(sum / 3) * 1e-12, S = 4.0 * 1048576;
+        fprintf(stderr, "  iterations %.1f / %.1f / %.1f us: algbw %.3f GB/s (mean of per-"
+                        "iteration %.3f)\n",
+                (double)j->iterations[0].time_ps / 1e6, (double)j->iterations[1].time_ps / 1e6,
+                (double)j->iterations[2].time_ps / 1e6, j->algbw_GBps, mean_of_bw);
+        CHECK(j->iterations[0].time_ps > j->iterations[2].time_ps * 21 / 20); /* slowed */
+        CHECK_NEAR(j->algbw_GBps, S / t / 1e9, 1e-9);
+        CHECK_NEAR(j->busbw_GBps, S / t / 1e9 * 2.0 * 3 / 4, 1e-9);
+        CHECK(j->algbw_GBps < mean_of_bw - 1e-3); /* the two averages differ here */
+    }
+    run_free(r);
+    scenario_free(&sc);
+}
+
+/* transfers.csv's rows: every message of every iteration, with its GPUs, bytes and times; the
+ * bytes of an iteration add up to what the job moved, and each iteration's transfers lie
+ * inside it. */
+static void test_transfers_recorded(void)
+{
+    static const char y[] =
+        "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 4, leaf_radix: 8}\n"
+        "workload:\n"
+        "  - {name: ar, kind: collective, op: all_reduce, size: 1MiB, iterations: 2}\n"
+        "output: {formats: [csv]}\n";
+    scenario sc;
+    run *r = start(&sc, y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const job_result *j = &st->jobs[0];
+    CHECK(j->completed);
+    CHECK(st->n_transfers > 0 && st->n_transfers % 2 == 0);
+    CHECK_EQ_U64(st->transfers_dropped, 0);
+    uint64_t bytes[2] = {0, 0};
+    sim_time t0 = j->start_ps;
+    for (uint64_t i = 0; i < st->n_transfers; i++) {
+        const transfer_record *t = &st->transfers[i];
+        CHECK(t->iteration < 2);
+        if (t->iteration >= 2)
+            break;
+        bytes[t->iteration] += t->bytes;
+        sim_time lo = t0 + (t->iteration ? j->iterations[0].time_ps : 0);
+        sim_time hi = lo + j->iterations[t->iteration].time_ps;
+        CHECK(t->start_ps >= lo && t->end_ps > t->start_ps && t->end_ps <= hi);
+        CHECK(t->src_gpu < 8 && t->dst_gpu < 8 && t->src_gpu != t->dst_gpu);
+        CHECK(!strcmp(t->phase, "all_reduce"));
+    }
+    /* fabric payload + NVLink of the run, split evenly over the two iterations */
+    CHECK_EQ_U64(bytes[0], bytes[1]);
+    CHECK_EQ_U64(bytes[0] + bytes[1], st->delivered_bytes + st->scale_up_bytes);
+    run_free(r);
+    scenario_free(&sc);
+}
+
 static void test_two_jobs_share_uplinks(void)
 {
     /* Two all_reduce jobs on disjoint GPUs whose rings both cross leaf0's and leaf1's 4
@@ -300,5 +383,7 @@ int main(void)
     TEST_RUN(test_two_jobs_share_uplinks);
     TEST_RUN(test_nvlink_busbw);
     TEST_RUN(test_rail_only_relay_costs_nvlink);
+    TEST_RUN(test_busbw_from_mean_time);
+    TEST_RUN(test_transfers_recorded);
     return tl_finish();
 }

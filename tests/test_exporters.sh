@@ -239,7 +239,7 @@ EOF2
 if [ $rc = 0 ]; then ok "collective + training run with html"; else
     fail "collective + training run (exit $rc)"; sed 's/^/     | /' jobs.err; fi
 expect "no '0 / 0 flows completed' tile" sh -c '! grep -q "flows completed" jobs/report.html'
-expect "JCT tile per job" grep -q "JCT · ar" jobs/report.html
+expect "JCT tile per job" grep -q "JCT[^<]* · ar" jobs/report.html
 expect "busbw tile" grep -q "busbw (algbw [0-9.]* GB/s) · ar" jobs/report.html
 expect "mean iteration tile" grep -q "mean iteration (2 done) · ar" jobs/report.html
 expect "jobs table lists both jobs" sh -c 'grep -q "id=\"jobs\"" jobs/report.html &&

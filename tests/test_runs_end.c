@@ -77,9 +77,9 @@ static void test_host_link_down_forever(void)
     CHECK_EQ_U64(st.rto_events, 8); /* 7 retries, the 8th expiry errors the QP */
     /* the last acknowledgement came before 10 us; 8 timeouts of 100 us later it failed */
     CHECK(j[0].failed_at_ps >= 800 * SIM_US && j[0].failed_at_ps <= 810 * SIM_US + 10 * SIM_US);
-    /* then the fabric drains; the last event is the routing update after the link-down's
-     * detect (1 ms) + converge (4 ms) */
-    CHECK_EQ_U64(st.end_ps, 10 * SIM_US + 5 * SIM_MS);
+    /* every job is over then: the run ends as soon as the fabric has drained, not at the
+     * routing update the link-down's detect (1 ms) + converge (4 ms) would bring at 5.01 ms */
+    CHECK(st.end_ps >= j[0].failed_at_ps && st.end_ps <= j[0].failed_at_ps + 10 * SIM_US);
     CHECK(!st.hit_stop_at);
 }
 

@@ -97,6 +97,43 @@ out:
     scenario_free(&sc);
 }
 
+/* A sample's utilization is the time on the wire inside its interval, never above 1: with an
+ * interval of about 1.5 frame times (4 KB frames at 100 Gbps: 336 ns; samples every 500 ns),
+ * counting bytes at frame end would credit two frames to some intervals (1.34). A 2 MB flow
+ * keeps the sender's port at line rate: its rows read 1 within float precision. */
+static void test_sample_util_at_most_one(void)
+{
+    static const char y[] =
+        "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1, host_link: 100Gbps}\n"
+        "workload: [{name: one, kind: traffic, pattern: incast, size: 2MB}]\n"
+        "telemetry: {sample_interval: 500ns}\n"
+        "output: {formats: [csv]}\n";
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    telemetry *t = tel_of(r);
+    CHECK(t && t->smp);
+    if (!t || !t->smp)
+        goto out;
+    run_execute(r, NULL, NULL);
+    const sampler *s = t->smp;
+    double max = 0;
+    uint32_t full = 0;
+    for (uint32_t i = 0; i < sampler_n_ports(s); i++)
+        for (uint32_t k = 0; k < sampler_rows(s); k++) {
+            double u = sampler_util(s, k, i);
+            max = u > max ? u : max;
+            full += u > 0.999;
+        }
+    CHECK(max <= 1.0);
+    CHECK(full > 10); /* the sender's port and the receiver's switch port at line rate */
+out:
+    run_free(r);
+    scenario_free(&sc);
+}
+
 /* The model's results do not depend on what telemetry records. */
 static void test_no_perturbation(void)
 {
@@ -523,6 +560,7 @@ static void test_jsonr(void)
 int main(void)
 {
     TEST_RUN(test_sampler_bounded);
+    TEST_RUN(test_sample_util_at_most_one);
     TEST_RUN(test_no_perturbation);
     TEST_RUN(test_counters_lossless);
     TEST_RUN(test_counters_lossy);

@@ -68,7 +68,7 @@ void cmd_run_help(void)
           "  -h, --help           this help\n"
           "\n"
           "Files (output.formats): summary.json (json); flows.csv, ports.csv, queues.csv,\n"
-          "nics.csv, timeseries.csv\n"
+          "nics.csv, transfers.csv (collective and training jobs), timeseries.csv\n"
           "and dcqcn_rates.csv (csv); metrics.prom (prom); trace.json (trace, for Perfetto);\n"
           "capture.pcap (pcap); report.html (html, implies json and csv).\n"
           "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 invalid scenario, 4 I/O error.\n",
@@ -248,6 +248,13 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, te
         summary_write_flows_csv(f, st);
         if ((rc = outdir_end(od, f, e)))
             return rc;
+        if (st->n_transfers) {
+            if (!(f = outdir_begin(od, "transfers.csv", e)))
+                return ERR_IO;
+            summary_write_transfers_csv(f, st);
+            if ((rc = outdir_end(od, f, e)))
+                return rc;
+        }
         if (!(f = outdir_begin(od, "ports.csv", e)))
             return ERR_IO;
         summary_write_ports_csv(f, st);

@@ -35,6 +35,7 @@ void sim_init(sim *s, uint64_t seed)
     s->daemons = 0;
     s->stopped = false;
     s->interrupted = false;
+    s->drain = NULL;
     s->progress = NULL;
     s->progress_user = NULL;
     s->progress_every = (uint64_t)1 << 20;
@@ -68,6 +69,8 @@ uint64_t sim_run(sim *s)
         s->now = t;
         s->events++;
         ev->fn(s, ev);
+        if (__builtin_expect(s->drain != NULL, 0) && *s->drain == 0)
+            break;
         if (__builtin_expect(s->progress != NULL, 0) &&
             (s->events & (s->progress_every - 1)) == 0)
             s->progress(s, s->progress_user);

@@ -31,6 +31,9 @@ struct sim {
                             * run ends when nothing else is queued; their owners count them */
     bool stopped;
     bool interrupted;      /* sim_run returned because sim_interrupt_request() was called */
+    const uint64_t *drain;  /* when set, the run stops after the first event that leaves *drain
+                             * at 0 (run.c points it at the live packet count once every job
+                             * is done: only timers would remain, see run.c) */
     sim_progress_fn progress;
     void *progress_user;
     uint64_t progress_every;  /* events between progress calls (power of two) */

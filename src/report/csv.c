@@ -1,5 +1,5 @@
 /*
- * csv.c — flows.csv, ports.csv, queues.csv (per port and traffic class) and nics.csv (RFC 4180: header row, comma-separated, fields quoted only
+ * csv.c — flows.csv, transfers.csv, ports.csv, queues.csv (per port and traffic class) and nics.csv (RFC 4180: header row, comma-separated, fields quoted only
  * when they contain a comma, quote or line break). Units are in the column names; integers are
  * exact; ratios use "%.6g" like summary.json so the files are as deterministic as the JSON.
  */
@@ -35,6 +35,21 @@ int summary_write_flows_csv(FILE *f, const run_stats *st)
             fprintf(f, "%" PRIu64 ",%" PRIu64 "\n", r->end_ps, r->end_ps - r->start_ps);
         else
             fputs(",\n", f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int summary_write_transfers_csv(FILE *f, const run_stats *st)
+{
+    fputs("job,iteration,phase,step,src_gpu,dst_gpu,bytes,start_ps,end_ps\n", f);
+    for (uint64_t i = 0; i < st->n_transfers; i++) {
+        const transfer_record *r = &st->transfers[i];
+        csv_field(f, r->job < st->n_jobs ? st->jobs[r->job].name : "");
+        fprintf(f, ",%" PRIu32 ",%s,%" PRIu32 ",%" PRIu32 ",", r->iteration, r->phase, r->step,
+                r->src_gpu);
+        if (r->dst_gpu != TRANSFER_GROUP)
+            fprintf(f, "%" PRIu32, r->dst_gpu);
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->bytes, r->start_ps, r->end_ps);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -916,7 +916,7 @@ static void job_cards(FILE *f, const report *r)
         if (jr->completed) {
             summary_fmt_time(v, sizeof v, jr->jct_ps);
             if (ratio > 0 && ideal)
-                text_printf(l, sizeof l, "JCT = %.2g × the %s ideal · %s", ratio,
+                text_printf(l, sizeof l, "JCT = %.2f × the %s ideal · %s", ratio,
                             summary_fmt_time(t1, sizeof t1, ideal), jr->name);
             else
                 text_printf(l, sizeof l, "JCT · %s", jr->name);

@@ -16,6 +16,7 @@
 
 #include "../config/config.h"
 #include "../workload/run.h"
+#include "diagnose.h"
 
 /* summary.json, pretty-printed, key order as in the spec. `sc` and `st` are borrowed. */
 int summary_write_json(FILE *f, const scenario *sc, const run_stats *st);
@@ -24,19 +25,14 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st);
 int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const char *const *files,
                        int n_files);
 
-/* One-line diagnoses of what made the run congested, most severe first (at most `max` lines of
- * SUMMARY_DIAG_LEN bytes each); returns how many. Recognised, from the port records and flows:
- *   "PFC storm from h5: ..."          a host NIC port sent PAUSE frames (a NIC never should)
- *   "incast at sw0->h0: ..."           the deepest switch->host queue, with several flows in
- *   "ECMP collision: ..."              a switch's uplinks to one tier carry very unequal load
- * Port roles come from the names of the presets ("h<N>" hosts; "owner->peer"); a custom
- * topology with other names gets the diagnoses whose roles can be told. */
-#define SUMMARY_DIAG_LEN 200
-int summary_diagnose(const run_stats *st, char (*lines)[SUMMARY_DIAG_LEN], int max);
 
 /* flows.csv: job,src_host,dst_host,size_bytes,delivered_bytes,start_ps,end_ps,fct_ps
  * (end_ps and fct_ps empty for flows that did not complete). */
 int summary_write_flows_csv(FILE *f, const run_stats *st);
+/* transfers.csv: job,iteration,phase,step,src_gpu,dst_gpu,bytes,start_ps,end_ps — every
+ * transfer of collective and training jobs (run.h transfer_record; dst_gpu empty for a training
+ * group collective, whose src_gpu is the group's first GPU). */
+int summary_write_transfers_csv(FILE *f, const run_stats *st);
 
 /* ports.csv: port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,
  * pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,drop_pfc_watchdog,

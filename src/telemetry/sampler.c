@@ -59,7 +59,7 @@ static void alloc_table(sampler *s)
     xfree(s->rate);
     xfree(s->row_t);
     xfree(s->row_dt);
-    size_t fixed = (size_t)s->n_ports * (sizeof(port *) + sizeof(uint64_t));
+    size_t fixed = (size_t)s->n_ports * (sizeof(port *) + sizeof(uint64_t) + sizeof(sim_time));
     size_t budget = s->budget > fixed ? s->budget - fixed : 0;
     s->cap_rows = rows_for(budget, s->n_ports, s->n_qps);
     size_t cells = (size_t)s->cap_rows * s->n_ports;

@@ -40,8 +40,12 @@ struct coll_exec {
     sim_time iter_start;
     sim_time *iter_time;        /* [iterations] */
     sim_time start_ps, end_ps;
+    void (*finish_fn)(void *ctx);   /* run.c: the job is done */
+    void *finish_ctx;
     bool finished;
     delayq delays;              /* reduction delays (plans with a reduction rate) */
+    sim_time *x_start, *x_end;  /* [rec_iters × n_xfers] post / completion (transfers.csv) */
+    uint32_t rec_iters;         /* iterations recorded: as many as TRANSFERS_MAX rows allow */
 };
 
 static void post_delayed(void *ctx, uint32_t xfer);
@@ -151,6 +155,16 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
 void coll_exec_connect(coll_exec *x, transport *t)
 {
     x->tp = t;
+    uint64_t nx = x->plan->n_xfers;
+    /* transfers.csv is part of the csv output (html implies csv): record only for it */
+    bool csv = x->sc->output_formats & (OUT_CSV | OUT_HTML);
+    x->rec_iters = nx && csv ? (uint32_t)(TRANSFERS_MAX / nx) : 0;
+    if (x->rec_iters > x->cfg->iterations)
+        x->rec_iters = x->cfg->iterations;
+    if (x->rec_iters) {
+        x->x_start = xcalloc((size_t)x->rec_iters * nx, sizeof(sim_time), "transfer times");
+        x->x_end = xcalloc((size_t)x->rec_iters * nx, sizeof(sim_time), "transfer times");
+    }
     x->conns = xmalloc(sizeof(flow *) * (x->n_conns ? x->n_conns : 1), "connection flows");
     for (uint32_t c = 0; c < x->n_conns; c++) {
         flow *f = transport_flow_add(t, x->job, x->conn_src[c], x->conn_dst[c], 0, x->prio);
@@ -170,18 +184,21 @@ void coll_exec_result(const coll_exec *x, job_result *jr)
     jr->n_iterations = x->iter < j->iterations ? x->iter : j->iterations;
     jr->iterations = xcalloc(jr->n_iterations ? jr->n_iterations : 1, sizeof(iter_result),
                              "iteration results");
-    double alg = 0, bus = 0;
+    sim_time sum = 0;
     for (uint32_t k = 0; k < jr->n_iterations; k++) {
         iter_result *it = &jr->iterations[k];
         it->time_ps = x->iter_time[k];
         it->algbw_GBps = coll_algbw_GBps(j->op, j->size_bytes, x->n_ranks, it->time_ps);
         it->busbw_GBps = coll_busbw_GBps(j->op, j->size_bytes, x->n_ranks, it->time_ps);
-        alg += it->algbw_GBps;
-        bus += it->busbw_GBps;
+        sum += it->time_ps;
     }
+    /* As nccl-tests reports them: the time averaged over the iterations, then the bandwidths of
+     * that mean time (common.cu divides the timed loop by its iteration count before getBw);
+     * a mean of per-iteration bandwidths would weigh a fast iteration more than a slow one. */
     if (jr->n_iterations) {
-        jr->algbw_GBps = alg / jr->n_iterations;
-        jr->busbw_GBps = bus / jr->n_iterations;
+        sim_time mean = sum / jr->n_iterations;
+        jr->algbw_GBps = coll_algbw_GBps(j->op, j->size_bytes, x->n_ranks, mean);
+        jr->busbw_GBps = coll_busbw_GBps(j->op, j->size_bytes, x->n_ranks, mean);
     }
     if (x->finished) {
         jr->end_ps = x->end_ps;
@@ -189,11 +206,55 @@ void coll_exec_result(const coll_exec *x, job_result *jr)
     }
 }
 
+const coll_plan *coll_exec_plan(const coll_exec *x, const uint32_t **gpu_of_rank)
+{
+    *gpu_of_rank = x->gpu_of_rank;
+    return x->plan;
+}
+
+void coll_exec_transfers(const coll_exec *x, uint32_t j, transfer_record *out, uint64_t *n,
+                         uint64_t cap, uint64_t *dropped)
+{
+    const coll_plan *pl = x->plan;
+    uint32_t done = x->finished ? x->cfg->iterations : x->iter;
+    for (uint32_t it = 0; it < done; it++) {
+        if (it >= x->rec_iters || *n + pl->n_xfers > cap) {
+            *dropped += pl->n_xfers;
+            continue;
+        }
+        if (!out) { /* counting pass */
+            *n += pl->n_xfers;
+            continue;
+        }
+        for (uint32_t i = 0; i < pl->n_xfers; i++) {
+            const coll_xfer *t = &pl->xfers[i];
+            transfer_record *r = &out[(*n)++];
+            r->job = j;
+            r->iteration = it;
+            r->step = t->step;
+            r->phase = coll_op_name(pl->op);
+            r->src_gpu = x->gpu_of_rank[t->src];
+            r->dst_gpu = x->gpu_of_rank[t->dst];
+            r->bytes = t->bytes;
+            r->start_ps = x->x_start[(size_t)it * pl->n_xfers + i];
+            r->end_ps = x->x_end[(size_t)it * pl->n_xfers + i];
+        }
+    }
+}
+
+void coll_exec_on_finish(coll_exec *x, void (*fn)(void *ctx), void *ctx)
+{
+    x->finish_fn = fn;
+    x->finish_ctx = ctx;
+}
+
 void coll_exec_free(coll_exec *x)
 {
     if (!x)
         return;
     arena_free(&x->mem);
+    xfree(x->x_start);
+    xfree(x->x_end);
     xfree(x->conn_src);
     xfree(x->conn_dst);
     xfree(x->conns);
@@ -228,6 +289,8 @@ void coll_exec_trace(const coll_exec *x, trace_writer *tw)
 static void post(coll_exec *x, uint32_t i)
 {
     const coll_xfer *t = &x->plan->xfers[i];
+    if (x->iter < x->rec_iters)
+        x->x_start[(size_t)x->iter * x->plan->n_xfers + i] = x->net->sim->now;
     transport_post(x->tp, x->conns[x->conn_of[i]], t->bytes, ((uint64_t)x->job << 40) | i);
 }
 
@@ -275,6 +338,8 @@ void coll_exec_on_msg(coll_exec *x, uint64_t xfer)
     if (xfer != UINT64_MAX) {
         uint32_t i = (uint32_t)xfer;
         x->done_in_iter++;
+        if (x->iter < x->rec_iters)
+            x->x_end[(size_t)x->iter * pl->n_xfers + i] = x->net->sim->now;
         for (uint32_t k = x->succ_first[i]; k < x->succ_first[i + 1]; k++) {
             uint32_t s = x->succ[k];
             if (--x->left[s] == 0)
@@ -291,6 +356,8 @@ void coll_exec_on_msg(coll_exec *x, uint64_t xfer)
     }
     x->finished = true;
     x->end_ps = now;
+    if (x->finish_fn)
+        x->finish_fn(x->finish_ctx);
 }
 
 

@@ -19,6 +19,7 @@
 #include "../core/err.h"
 #include "../net/net.h"
 #include "../transport/nic.h"
+#include "collective.h"
 #include "run.h"
 
 typedef struct coll_exec coll_exec;
@@ -34,9 +35,18 @@ void coll_exec_start(coll_exec *x);
 void coll_exec_on_msg(coll_exec *x, uint64_t xfer);
 /* Fill the job's result (iterations, algbw/busbw per nccl-tests, JCT). */
 void coll_exec_result(const coll_exec *x, job_result *jr);
+/* The plan of one iteration and the GPU of each of its ranks (borrowed; for ideal.c). */
+const coll_plan *coll_exec_plan(const coll_exec *x, const uint32_t **gpu_of_rank);
+/* Append its recorded transfers (job index j) to out[*n..cap); the rest count in *dropped. out NULL:
+ * only count (*n). */
+void coll_exec_transfers(const coll_exec *x, uint32_t j, transfer_record *out, uint64_t *n,
+                         uint64_t cap, uint64_t *dropped);
 void coll_exec_free(coll_exec *x);
 /* True once every iteration has completed. */
 bool coll_exec_finished(const coll_exec *x);
+/* Call fn(ctx) once, at the moment the job's last iteration completes (the run ends when every
+ * job has: run.c). */
+void coll_exec_on_finish(coll_exec *x, void (*fn)(void *ctx), void *ctx);
 
 /* Write the completed iterations into a Chrome trace (telemetry/trace.h): a process for the
  * job, a row per rank, one slice per iteration per rank (its first send to its last arrival),

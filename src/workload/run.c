@@ -3,8 +3,7 @@
  *
  * Jobs start from one event each at their `start` time. A traffic job completes when its last
  * flow does; its JCT is from its start to that moment. FCT percentiles are nearest-rank over
- * completed flows (p50 = the ⌈0.50·n⌉-th smallest). Link utilization of a port is its
- * serialization time over the simulated time.
+ * completed flows (p50 = the ⌈0.50·n⌉-th smallest).
  *
  * Failure. A job fails when one of its QPs exceeds nic.retry_count (the transport aborts that
  * flow and calls on_fail): the run then aborts every other flow of the job, so a collective or
@@ -16,6 +15,15 @@
  * transfer or a training task finished.
  * When every job has completed or failed, storms without `duration` stop (they last "until the
  * end" of the jobs) and the run drains. sim.end_reason says which of these ended it.
+ *
+ * The run ends when every job is over and the fabric has drained (the last ACK is home): from
+ * then on only timers would remain — DCQCN rate-increase timers climbing back to line rate,
+ * retransmission timers of finished QPs, faults scheduled later — and simulating them would
+ * only stretch the denominators of every average. The run stops at the first event after the
+ * last job's end that leaves no packet in the fabric (sim.drain on the packet pool's live
+ * count), so the simulated end is the end of the jobs' activity. Link utilization of a port is
+ * its serialization time over the jobs' active window, from the first job's start to that end
+ * (before it nothing but PFC frames can move).
  *
  * Dual-port failover (fabric.nic_ports 2): when a link-down fault takes down a host port's link,
  * after nic.failover_delay, if that link is still down and the NIC's other port is up, the
@@ -36,6 +44,7 @@
 #include "coll_exec.h"
 #include "../telemetry/telemetry.h"
 #include "fault.h"
+#include "ideal.h"
 #include "traffic.h"
 #include "train_exec.h"
 
@@ -100,6 +109,11 @@ static void jobs_update(run *r)
     r->jobs_open = open;
     if (!open && !r->jobs_over) {
         r->jobs_over = true;
+        /* drain, then stop (the top comment) */
+        r->st.jobs_done = true;
+        r->sim.drain = &r->net->pkts.live;
+        if (r->net->pkts.live == 0)
+            sim_stop(&r->sim);
         if (r->faults)
             faults_end_endless_storms(r->faults);
         for (uint32_t h = 0; r->failover && h < r->net->n_hosts; h++)
@@ -253,7 +267,8 @@ static void job_start(void *ctx, event *ev)
         jobs_update(js->owner); /* nothing to do at all (no transfers, no flows) */
 }
 
-static void on_train_finish(void *ctx)
+/* A collective or training job finished its last iteration. */
+static void on_exec_finish(void *ctx)
 {
     jobs_update(ctx);
 }
@@ -398,7 +413,7 @@ static run *run_build(const scenario *sc, int only, err *e)
             coll_exec_connect(js->coll, r->tp);
         } else if (js->train) {
             train_exec_connect(js->train, r->tp);
-            train_exec_on_finish(js->train, on_train_finish, r);
+            train_exec_on_finish(js->train, on_exec_finish, r);
         } else {
             int prio = sc->jobs[j].priority;
             add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
@@ -421,6 +436,8 @@ static run *run_build(const scenario *sc, int only, err *e)
                             r->net->hosts[f->dst]->name);
             goto fail;
         }
+        if (js->coll)
+            coll_exec_on_finish(js->coll, on_exec_finish, r);
         event_init(&js->start, job_start);
         sim_at(&r->sim, &js->start, sc->jobs[j].start_ps);
         r->jobs_open++;
@@ -515,6 +532,35 @@ static sim_time nearest_rank(const sim_time *v, uint64_t n, double q)
     return v[k - 1];
 }
 
+/* The job's lower bound (ideal.h) and JCT over it. */
+static void job_ideal(run *r, uint32_t j, job_result *jr)
+{
+    const job_state *js = &r->jobs[j];
+    const cfg_job *cj = &r->sc->jobs[j];
+    uint32_t mtu = r->sc->nic.mtu;
+    if (r->only >= 0 && (int)j != r->only)
+        return;
+    if (js->coll) {
+        const uint32_t *gpu;
+        const coll_plan *pl = coll_exec_plan(js->coll, &gpu);
+        uint32_t *host = xmalloc(sizeof(uint32_t) * (pl->n_ranks ? pl->n_ranks : 1), "ranks");
+        for (uint32_t k = 0; k < pl->n_ranks; k++)
+            host[k] = net_gpu_host(r->net, gpu[k], 0);
+        jr->ideal_jct_ps = ideal_collective(r->net, mtu, pl, host, cj->iterations,
+                                            jr->ideal_basis, sizeof jr->ideal_basis);
+        xfree(host);
+    } else if (js->train) {
+        jr->ideal_jct_ps =
+            ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,
+                           &jr->nominal_compute_ps, jr->ideal_basis, sizeof jr->ideal_basis);
+    } else {
+        jr->ideal_jct_ps = ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows,
+                                         jr->ideal_basis, sizeof jr->ideal_basis);
+    }
+    if (jr->completed && jr->ideal_jct_ps)
+        jr->jct_over_ideal = (double)jr->jct_ps / (double)jr->ideal_jct_ps;
+}
+
 static void collect(run *r)
 {
     run_stats *st = &r->st;
@@ -530,12 +576,29 @@ static void collect(run *r)
             train_exec_trace(r->jobs[j].train, tw);
     }
     st->end_ps = r->sim.now;
+    st->active_start_ps = st->end_ps;
+    for (uint32_t j = 0; j < sc->n_jobs; j++)
+        if ((r->only < 0 || (int)j == r->only) && sc->jobs[j].start_ps < st->active_start_ps)
+            st->active_start_ps = sc->jobs[j].start_ps;
+    if (!sc->n_jobs)
+        st->active_start_ps = 0;
+    sim_time window = st->end_ps - st->active_start_ps;
     st->deadlock = n->deadlock;
     st->deadlock_at_ps = n->deadlock_at_ps;
     snprintf(st->deadlock_cycle, sizeof st->deadlock_cycle, "%s", n->deadlock_cycle);
     st->events = r->sim.events - telemetry_events(r->tel); /* model events, not sampler ticks */
     st->packet_hops = n->packet_hops;
 
+    st->lossless_classes = n->lossless;
+    for (uint32_t k = 0; k < sc->n_faults; k++) {
+        const cfg_fault *fl = &sc->faults[k];
+        if (fl->kind != FAULT_LINK_DOWN || fl->at_ps >= st->end_ps)
+            continue;
+        sim_time w = fl->detect_ps + fl->converge_ps, left = st->end_ps - fl->at_ps;
+        st->reroute_ps += w < left ? w : left;
+        if (!st->link_faults++)
+            snprintf(st->fault_link, sizeof st->fault_link, "%s", fl->link ? fl->link : "?");
+    }
     st->n_jobs = sc->n_jobs;
     st->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_result), "job results");
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
@@ -580,6 +643,28 @@ static void collect(run *r)
         xfree(seen);
     }
 
+    for (uint32_t j = 0; j < sc->n_jobs; j++)
+        job_ideal(r, j, &st->jobs[j]);
+
+    /* transfers.csv rows (csv or html output only): count, then fill exactly that many */
+    for (int pass = 0; pass < 2 && (sc->output_formats & (OUT_CSV | OUT_HTML)); pass++) {
+        uint64_t dropped = 0;
+        if (pass) {
+            size_t rows = st->n_transfers ? st->n_transfers : 1;
+            st->transfers = xmalloc(sizeof(transfer_record) * rows, "transfer records");
+            st->n_transfers = 0;
+        }
+        for (uint32_t j = 0; j < sc->n_jobs; j++) {
+            if (r->jobs[j].coll)
+                coll_exec_transfers(r->jobs[j].coll, j, pass ? st->transfers : NULL,
+                                    &st->n_transfers, TRANSFERS_MAX, &dropped);
+            else if (r->jobs[j].train)
+                train_exec_transfers(r->jobs[j].train, j, pass ? st->transfers : NULL,
+                                     &st->n_transfers, TRANSFERS_MAX, &dropped);
+        }
+        st->transfers_dropped = dropped;
+    }
+
     /* flows are the traffic jobs' flows; a collective's connections are not flows */
     st->flows = xcalloc(t->n_flows ? t->n_flows : 1, sizeof(flow_record), "flow records");
     sim_time *fct = xmalloc(sizeof(sim_time) * (t->n_flows ? t->n_flows : 1), "FCTs");
@@ -618,7 +703,10 @@ static void collect(run *r)
         pr->tx_wire_bytes = p->tx_wire_bytes;
         pr->tx_packets = p->tx_packets;
         pr->max_queue_bytes = p->max_q_bytes;
-        pr->utilization = st->end_ps ? (double)p->busy_ps / (double)st->end_ps : 0.0;
+        /* busy_ps includes the whole of a frame still on the wire at the end: clamp */
+        pr->utilization = window ? (double)p->busy_ps / (double)window : 0.0;
+        if (pr->utilization > 1.0)
+            pr->utilization = 1.0;
         pr->ecn_marked = p->ecn_marked;
         pr->pfc_pause_sent = p->pfc_pause_sent;
         pr->pfc_paused_ps = p->pfc_paused_ps;
@@ -729,7 +817,8 @@ void run_execute(run *r, sim_progress_fn progress, void *user)
     double t0 = wall_now();
     sim_run(&r->sim);
     double wall = wall_now() - t0;
-    r->st.hit_stop_at = evq_size(&r->sim.q) > r->sim.daemons && !r->net->deadlock;
+    r->st.hit_stop_at =
+        evq_size(&r->sim.q) > r->sim.daemons && !r->net->deadlock && !r->st.jobs_done;
     if (!r->st.hit_stop_at && !r->net->deadlock)
         for (uint32_t j = 0; j < r->sc->n_jobs; j++)
             if ((r->only < 0 || (int)j == r->only) && !job_finished(r, j)) {
@@ -778,6 +867,7 @@ void run_free(run *r)
         xfree(st_iters(&r->st, j));
     xfree(r->st.jobs);
     xfree(r->st.flows);
+    xfree(r->st.transfers);
     xfree(r->st.ports);
     xfree(r->st.nics);
     /* The telemetry cancels its sampler event; then the queue, which may still hold events

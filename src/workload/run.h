@@ -66,6 +66,11 @@ typedef struct job_result {
     bool failed;
     sim_time failed_at_ps;
     char reason[256];
+    sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
+    double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
+    char ideal_basis[112];      /* what the bound is, in words */
+    sim_time nominal_compute_ps; /* training: the busiest rank's compute per iteration at
+                                  * nominal speed (the straggler rule's reference) */
 } job_result;
 
 /* One flow's record (for flows.csv and FCT statistics). */
@@ -77,13 +82,29 @@ typedef struct flow_record {
     sim_time start_ps, end_ps;  /* end_ps = 0 when not completed */
 } flow_record;
 
+/* One transfer of a collective or training job (transfers.csv). Collectives: each message of
+ * the plan (phase = the op, step = the algorithm's step, src/dst GPUs). Training: each
+ * communication task (phase "tp" / "dp" group collectives with src = the group's first GPU and
+ * dst = TRANSFER_GROUP, bytes per rank as nccl-tests counts them; "pp" sends src → dst GPU). */
+#define TRANSFER_GROUP UINT32_MAX
+/* Rows kept per run at most (16 M rows = 768 MB would not be "a CSV"): a job's iterations are
+ * recorded while they fit; transfers_dropped counts the rest. */
+#define TRANSFERS_MAX (1u << 21)
+typedef struct transfer_record {
+    uint32_t job, iteration, step;
+    const char *phase;          /* static string */
+    uint32_t src_gpu, dst_gpu;  /* dst TRANSFER_GROUP for a group collective */
+    uint64_t bytes;
+    sim_time start_ps, end_ps;  /* post and completion */
+} transfer_record;
+
 /* Per-port figures for the human summary's "top congested ports" and ports.csv. */
 typedef struct port_record {
     char name[48];              /* "leaf0:p33->spine1" */
     uint64_t tx_bytes, tx_packets;  /* MAC frame octets (ifHCOutOctets) and frames */
     uint64_t tx_wire_bytes;         /* line bytes: + preamble/SFD and IPG per frame */
     uint64_t max_queue_bytes;
-    double utilization;         /* busy time / end time */
+    double utilization;         /* busy time / the jobs' active window (run_stats) */
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
     uint64_t pfc_pause_rx, wd_events;
     uint64_t rx_bytes, rx_packets;
@@ -141,6 +162,9 @@ typedef struct run_stats {
     port_record *ports;         /* switch egress ports and host NIC ports */
     uint32_t n_nics;
     nic_record *nics;           /* per host (NIC port) */
+    uint64_t n_transfers, transfers_dropped;
+    transfer_record *transfers; /* collective and training jobs' transfers, by job; recorded
+                                 * when output.formats has csv or html */
 
     /* fabric */
     uint64_t tx_bytes;          /* MAC frame octets sent by all ports (ifHCOutOctets summed) */
@@ -164,6 +188,14 @@ typedef struct run_stats {
     bool hit_stop_at;           /* ended by stop_at rather than running out of events */
     bool interrupted;           /* ended by SIGINT/SIGTERM (sim_interrupt_request): the results
                                  * are those at end_ps; set by the CLI */
+    bool jobs_done;             /* every job finished; the run ended once the fabric drained */
+    sim_time active_start_ps;   /* the first job's start: utilizations are over
+                                 * [active_start_ps, end_ps], the jobs' active window */
+    uint8_t lossless_classes;   /* PFC-protected traffic classes (bit c), 0 with PFC off */
+    uint32_t link_faults;       /* link-down faults that fired during the run */
+    sim_time reroute_ps;        /* Σ over them of the window in which traffic still hashed onto
+                                 * the dead link (detect + converge, cut at the end) */
+    char fault_link[48];        /* the first downed link, "leaf0-spine1" */
     bool deadlock;              /* PFC deadlock detected: the run stopped there */
     sim_time deadlock_at_ps;
     char deadlock_cycle[512];   /* the paused cycle, "priority 3: a->b -> b->c -> c->a" */

@@ -521,6 +521,47 @@ void train_exec_result(const train_exec *x, job_result *jr)
     }
 }
 
+void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out, uint64_t *n,
+                          uint64_t cap, uint64_t *dropped)
+{
+    const train_plan *P = x->plan;
+    uint32_t iters = x->finished ? x->cfg->iterations : x->iter;
+    for (uint32_t it = 0; it < iters; it++) {
+        const sim_time *t0 = x->t_start + (size_t)it * P->n_tasks;
+        const sim_time *t1 = x->t_end + (size_t)it * P->n_tasks;
+        for (uint32_t i = 0; i < P->n_tasks; i++) {
+            const train_task *k = &P->tasks[i];
+            if (k->kind == TRAIN_COMPUTE)
+                continue;
+            if (*n >= cap) {
+                (*dropped)++;
+                continue;
+            }
+            if (!out) { /* counting pass */
+                (*n)++;
+                continue;
+            }
+            transfer_record *r = &out[(*n)++];
+            r->job = j;
+            r->iteration = it;
+            r->step = i;
+            r->bytes = k->bytes;
+            r->start_ps = t0[i];
+            r->end_ps = t1[i];
+            if (k->kind == TRAIN_P2P) {
+                r->phase = "pp";
+                r->src_gpu = P->ranks[k->rank].gpu;
+                r->dst_gpu = P->ranks[k->dst].gpu;
+            } else {
+                const train_group *g = &P->groups[k->group];
+                r->phase = k->phase == TRAIN_PH_TP ? "tp" : "dp";
+                r->src_gpu = P->ranks[P->members[g->off]].gpu;
+                r->dst_gpu = TRANSFER_GROUP;
+            }
+        }
+    }
+}
+
 void train_exec_free(train_exec *x)
 {
     if (!x)

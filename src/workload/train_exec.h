@@ -60,6 +60,11 @@ void train_exec_gpu_slow(train_exec *x, uint32_t gpu, double factor);
 void train_exec_result(const train_exec *x, job_result *jr);
 /* The plan (borrowed; for tests and reports). */
 const train_plan *train_exec_plan(const train_exec *x);
+/* Append its communication tasks of every completed iteration (job index j) to
+ * out[*n..cap); the rest count in *dropped. out NULL:
+ * only count (*n). */
+void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out, uint64_t *n,
+                          uint64_t cap, uint64_t *dropped);
 void train_exec_free(train_exec *x);
 /* True once every iteration has completed. */
 bool train_exec_finished(const train_exec *x);

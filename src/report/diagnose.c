@@ -1,0 +1,525 @@
+/*
+ * diagnose.c — what made a run slow, from its run_stats (see diagnose.h and docs/diagnosis.md).
+ *
+ * Each rule states its evidence and fires only when all of it is present; the thresholds are
+ * named constants below, each with the reason for its value. A rule that cannot tell (roles of
+ * custom port names, counters a run does not have) stays silent: a printed reason must be true.
+ * cost_ps is what the reason plausibly cost the most affected job, never more than that job's
+ * JCT − ideal (the time above the fabric's lower bound is all there is to explain).
+ */
+#include "diagnose.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary.h"
+
+static uint64_t port_drops(const port_record *p)
+{
+    uint64_t n = 0;
+    for (int r = 0; r < DROP_REASONS; r++)
+        n += p->drops[r];
+    return n;
+}
+
+/* "leaf0->spine1#2" → owner "leaf0", peer "spine1". False if the name has no arrow. */
+static bool split_port(const char *name, char *owner, char *peer, size_t len)
+{
+    const char *arrow = strstr(name, "->");
+    if (!arrow || (size_t)(arrow - name) >= len)
+        return false;
+    memcpy(owner, name, (size_t)(arrow - name));
+    owner[arrow - name] = '\0';
+    snprintf(peer, len, "%s", arrow + 2);
+    char *hash = strchr(peer, '#');
+    if (hash)
+        *hash = '\0';
+    return true;
+}
+
+/* Host index of a preset host name "h<N>", or -1. */
+static long host_index(const char *s)
+{
+    if (s[0] != 'h' || s[1] < '0' || s[1] > '9')
+        return -1;
+    char *end;
+    long v = strtol(s + 1, &end, 10);
+    return *end ? -1 : v;
+}
+
+/* Tier family of a node name: its letters ("leaf", "spine", "sw", "h", ...). */
+static void name_family(const char *s, char *out, size_t len)
+{
+    size_t i = 0;
+    while (s[i] && !(s[i] >= '0' && s[i] <= '9') && i + 1 < len) {
+        out[i] = s[i];
+        i++;
+    }
+    out[i] = '\0';
+}
+
+/* snprintf into a diagnosis line; cutting a long port name short is acceptable there. */
+static void diag_line(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diag_line(char *buf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, DIAG_TEXT_LEN, fmt, ap);
+    va_end(ap);
+}
+
+/* Tier of a node from its name family: hosts 0, leaves (and a single switch) 1, spines 2,
+ * super-spines 3; -1 for names wirerate's presets do not make (custom fabrics). */
+static int family_tier(const char *fam)
+{
+    if (!strcmp(fam, "h"))
+        return 0;
+    if (!strcmp(fam, "leaf") || !strcmp(fam, "sw"))
+        return 1;
+    if (!strcmp(fam, "spine"))
+        return 2;
+    if (!strcmp(fam, "super"))
+        return 3;
+    return -1;
+}
+
+/* qsort by the owning node's name, then by port index (stable and deterministic). */
+static const run_stats *sort_ports;
+static int by_owner(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const char *px = sort_ports->ports[x].name, *py = sort_ports->ports[y].name;
+    size_t lx = strcspn(px, "-"), ly = strcspn(py, "-");
+    int c = strncmp(px, py, lx < ly ? lx : ly);
+    if (!c)
+        c = lx < ly ? -1 : lx > ly;
+    return c ? c : (x < y ? -1 : x > y);
+}
+
+/* ---- thresholds ---------------------------------------------------------------------------- */
+
+/* A queue is "real" from 64 KB: 15 frames of 4 KB, several µs at 400G. The false positive this
+ * replaces had 12.6 KB (three frames), which is jitter, not collision. */
+#define DIAG_REAL_QUEUE_BYTES 64000
+/* Incast: a receiver's queue worth more than a few frames (8 × 4 KB). */
+#define DIAG_INCAST_QUEUE_BYTES 32000
+/* A link "carried the load" when busy at least half of the jobs' active window. */
+#define DIAG_BUSY_UTIL 0.5
+/* A job "was slowed" at 1.2 × its ideal (ECMP) and "starved" at 1.5 × (DCQCN); below, the
+ * chunking and latency terms the bound leaves out explain the gap. */
+#define DIAG_SLOWED 1.2
+#define DIAG_STARVED 1.5
+/* DCQCN acted: at least 10 CNPs handled (one would not hold a rate down). */
+#define DIAG_MIN_CNPS 10
+/* PFC matters when a port spent ≥ 1 % of the window paused (and ≥ 1 µs). */
+#define DIAG_PAUSED_FRACTION 0.01
+/* A straggler computes ≥ 10 % longer than the busiest rank would at nominal speed. */
+#define DIAG_STRAGGLER 1.10
+
+/* ---- evidence helpers ---------------------------------------------------------------------- */
+
+static sim_time window_ps(const run_stats *st)
+{
+    return st->end_ps > st->active_start_ps ? st->end_ps - st->active_start_ps : 0;
+}
+
+/* The completed job furthest above its ideal (NULL when none has an ideal). */
+static const job_result *worst_job(const run_stats *st)
+{
+    const job_result *w = NULL;
+    for (uint32_t i = 0; i < st->n_jobs; i++) {
+        const job_result *j = &st->jobs[i];
+        if (j->completed && j->ideal_jct_ps && (!w || j->jct_over_ideal > w->jct_over_ideal))
+            w = j;
+    }
+    return w;
+}
+
+/* JCT − ideal of the worst job: the most any single reason can have cost. */
+static sim_time excess_ps(const run_stats *st)
+{
+    const job_result *w = worst_job(st);
+    return w && w->jct_ps > w->ideal_jct_ps ? w->jct_ps - w->ideal_jct_ps : 0;
+}
+
+static sim_time capped(const run_stats *st, sim_time c)
+{
+    sim_time e = excess_ps(st);
+    return c < e ? c : e;
+}
+
+static diagnosis *add(diagnosis *out, int *n, int max, const char *rule, sim_time cost)
+{
+    if (*n >= max)
+        return NULL;
+    diagnosis *d = &out[(*n)++];
+    d->rule = rule;
+    d->text[0] = '\0';
+    d->cost_ps = cost;
+    return d;
+}
+
+/* ---- rules ---------------------------------------------------------------------------------- */
+
+/* Lossless drops: frames of a PFC-protected class lost for a reason other than a downed link,
+ * a bit error, the PFC watchdog, TTL or a missing route — i.e. at admission, which in a lossless
+ * class only happens when the headroom overflowed (headroom too small for the cable and speed,
+ * or PFC reacting late). Per port: the lossless classes' drops beyond what those reasons can
+ * account for. */
+static uint64_t lossless_unexplained(const port_record *p, uint8_t lossless)
+{
+    uint64_t ll = 0;
+    for (int c = 0; c < 8; c++)
+        if (lossless >> c & 1)
+            ll += p->prio_drops[c];
+    uint64_t other = p->drops[DROP_LINK_DOWN] + p->drops[DROP_BIT_ERROR] +
+                     p->drops[DROP_PFC_WATCHDOG] + p->drops[DROP_TTL] + p->drops[DROP_NO_ROUTE];
+    return ll > other ? ll - other : 0;
+}
+
+static void rule_lossless_drops(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    if (!st->lossless_classes)
+        return;
+    uint64_t total = 0, worst = 0;
+    const port_record *wp = NULL;
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        uint64_t d = lossless_unexplained(&st->ports[i], st->lossless_classes);
+        total += d;
+        if (d > worst) {
+            worst = d;
+            wp = &st->ports[i];
+        }
+    }
+    if (!total)
+        return;
+    diagnosis *d = add(out, n, max, "lossless_drops", excess_ps(st));
+    if (d)
+        diag_line(d->text,
+                  "MISCONFIGURATION: %" PRIu64 " frames of a lossless (PFC) class were dropped "
+                  "(%" PRIu64 " at %s): the PFC headroom overflowed — it is too small for the "
+                  "link's speed and cable length; size it as `wirerate check` computes",
+                  total, worst, wp->name);
+}
+
+static void rule_link_fault(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    uint64_t lost = st->drops[DROP_LINK_DOWN];
+    if (!st->link_faults || (!lost && !st->rto_events))
+        return;
+    char a[32];
+    diagnosis *d = add(out, n, max, "link_fault", capped(st, st->reroute_ps));
+    if (d)
+        diag_line(d->text,
+                  "link fault on %s%s: %" PRIu64 " frames lost on the downed link, %" PRIu64
+                  " retransmission timeouts, %" PRIu64 " packets retransmitted; traffic still "
+                  "hashed onto it for %s until routing converged",
+                  st->fault_link, st->link_faults > 1 ? " (and others)" : "", lost, st->rto_events,
+                  st->retransmitted_packets, summary_fmt_time(a, sizeof a, st->reroute_ps));
+}
+
+/* PFC storm: a NIC sending PAUSE frames (hosts have no ingress buffer to protect). */
+static void rule_pfc_storm(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    char own[48], peer[48], a[32];
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const port_record *p = &st->ports[i];
+        if (!p->pfc_pause_sent || !split_port(p->name, own, peer, sizeof own) ||
+            host_index(own) < 0)
+            continue;
+        /* the time the storm's victim (the switch port towards the NIC) was paused */
+        sim_time paused = 0;
+        char rev[100];
+        snprintf(rev, sizeof rev, "%s->%s", peer, own);
+        for (uint32_t k = 0; k < st->n_ports; k++)
+            if (!strcmp(st->ports[k].name, rev))
+                paused = st->ports[k].pfc_paused_ps;
+        diagnosis *d = add(out, n, max, "pfc_storm", capped(st, paused));
+        if (d)
+            diag_line(d->text,
+                      "PFC storm from %s: %" PRIu64 " PAUSE frames to %s, fabric paused %s in "
+                      "total, %" PRIu64 " watchdog events",
+                      own, p->pfc_pause_sent, peer,
+                      summary_fmt_time(a, sizeof a, st->pfc_paused_ps), st->pfc_watchdog_events);
+        return; /* one storm line; the rest show in the port table */
+    }
+}
+
+static void rule_straggler(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    for (uint32_t i = 0; i < st->n_jobs; i++) {
+        const job_result *j = &st->jobs[i];
+        const train_iter *m = &j->train_mean;
+        if (j->kind != JOB_TRAINING || !j->n_iterations || !j->nominal_compute_ps ||
+            (double)m->slowest_compute_ps < DIAG_STRAGGLER * (double)j->nominal_compute_ps)
+            continue;
+        sim_time extra = (m->slowest_compute_ps - j->nominal_compute_ps) * j->n_iterations;
+        sim_time room = j->jct_ps > j->ideal_jct_ps ? j->jct_ps - j->ideal_jct_ps : 0;
+        char a[32], b[32];
+        diagnosis *d = add(out, n, max, "straggler", extra < room ? extra : room);
+        if (d)
+            diag_line(d->text,
+                      "straggler GPU in %s: rank %u computes %s per iteration where the busiest "
+                      "rank needs %s at nominal speed (%.2f×); every synchronisation waits for it",
+                      j->name, m->slowest_rank,
+                      summary_fmt_time(a, sizeof a, m->slowest_compute_ps),
+                      summary_fmt_time(b, sizeof b, j->nominal_compute_ps),
+                      (double)m->slowest_compute_ps / (double)j->nominal_compute_ps);
+        return;
+    }
+}
+
+/* Incast: the deepest switch->host queue, with several flows into that host (fan-in), and that link
+ * carrying the load (busy half the window, or dropping): a receiver link at 12 % is not what
+ * held the job back, whatever its queue (DCQCN collapse says what did). */
+static void rule_incast(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    char own[48], peer[48], a[32];
+    const port_record *inc = NULL;
+    long inc_host = -1;
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const port_record *p = &st->ports[i];
+        if (!split_port(p->name, own, peer, sizeof own) || host_index(own) >= 0)
+            continue;
+        long h = host_index(peer);
+        if (h < 0 || (!p->max_queue_bytes && !port_drops(p)))
+            continue;
+        if (!inc || p->max_queue_bytes > inc->max_queue_bytes) {
+            inc = p;
+            inc_host = h;
+        }
+    }
+    if (!inc)
+        return;
+    uint64_t into = 0, out_of = 0;
+    for (uint64_t k = 0; k < st->n_flows; k++) {
+        into += st->flows[k].dst_host == (uint32_t)inc_host;
+        out_of += st->flows[k].src_host == (uint32_t)inc_host;
+    }
+    uint64_t drops = inc->drops[DROP_BUFFER_FULL]; /* overflow, not a watchdog or a fault */
+    /* fan-in: at least twice as many flows in as out (an all-to-all receiver sends as many as
+     * it takes: its busy link is the pattern, not an incast) */
+    if (into < 2 || into < 2 * out_of ||
+        (inc->max_queue_bytes < DIAG_INCAST_QUEUE_BYTES && !drops) ||
+        (inc->utilization < DIAG_BUSY_UTIL && !drops))
+        return;
+    diagnosis *d = add(out, n, max, "incast", drops ? excess_ps(st) : 0);
+    if (!d)
+        return;
+    if (drops)
+        diag_line(d->text,
+                  "incast at %s: %" PRIu64 " flows into h%ld, link busy %.0f %% of the jobs' "
+                  "time, queue peaked at %s, %" PRIu64 " drops recovered by %" PRIu64
+                  " retransmitted packets and %" PRIu64 " timeouts",
+                  inc->name, into, inc_host, 100.0 * inc->utilization,
+                  summary_fmt_bytes(a, sizeof a, inc->max_queue_bytes), drops,
+                  st->retransmitted_packets, st->rto_events);
+    else
+        diag_line(d->text,
+                  "incast at %s: %" PRIu64 " flows into h%ld, link busy %.0f %% of the jobs' "
+                  "time, queue peaked at %s%s",
+                  inc->name, into, inc_host, 100.0 * inc->utilization,
+                  summary_fmt_bytes(a, sizeof a, inc->max_queue_bytes),
+                  st->pfc_pause_sent ? ", held lossless by PFC" : "");
+}
+
+/* ECMP collision: among one switch's ports towards one higher tier, the busiest far above a
+ * fair share and the idlest (bytes carried over the run: a hashed-together pair carries twice
+ * a fair share while a sibling idles; utilization alone misses collisions that DCQCN slowed),
+ * AND real queueing on the busiest, AND a job slowed above its ideal. The worst group is
+ * reported. Ports are visited in order of their owner's name, so a switch's ports form one run. */
+static void rule_ecmp_collision(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    char own[48], peer[48], a[32], b[32], c2[32];
+    const job_result *w = worst_job(st);
+    if (w && w->jct_over_ideal < DIAG_SLOWED)
+        return;
+    uint32_t *ord = malloc(sizeof(uint32_t) * (st->n_ports ? st->n_ports : 1));
+    if (!ord)
+        return;
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        ord[i] = i;
+    sort_ports = st;
+    qsort(ord, st->n_ports, sizeof *ord, by_owner);
+    const port_record *hot = NULL, *cold = NULL;
+    double gap = 0;
+    uint32_t group_n = 0, group_idle = 0;
+    for (uint32_t i = 0; i < st->n_ports;) {
+        if (!split_port(st->ports[ord[i]].name, own, peer, sizeof own)) {
+            i++;
+            continue;
+        }
+        uint32_t end = i + 1;
+        char o2[48], p2[48], fam[48], fam2[48];
+        while (end < st->n_ports && split_port(st->ports[ord[end]].name, o2, p2, sizeof o2) &&
+               strcmp(o2, own) == 0)
+            end++;
+        if (host_index(own) >= 0) {
+            i = end;
+            continue;
+        }
+        for (uint32_t g0 = i; g0 < end; g0++) {
+            split_port(st->ports[ord[g0]].name, o2, peer, sizeof o2);
+            if (host_index(peer) >= 0)
+                continue;
+            name_family(peer, fam, sizeof fam);
+            char ofam[48];
+            name_family(own, ofam, sizeof ofam);
+            /* ECMP chooses among uplinks only: towards a higher tier */
+            if (family_tier(ofam) < 1 || family_tier(fam) <= family_tier(ofam))
+                continue;
+            bool seen = false; /* family handled from an earlier member */
+            for (uint32_t j = i; j < g0 && !seen; j++) {
+                split_port(st->ports[ord[j]].name, o2, p2, sizeof o2);
+                name_family(p2, fam2, sizeof fam2);
+                seen = host_index(p2) < 0 && strcmp(fam2, fam) == 0;
+            }
+            if (seen)
+                continue;
+            const port_record *h = NULL, *c = NULL;
+            uint32_t m = 0, idle = 0;
+            uint64_t total = 0;
+            for (uint32_t j = g0; j < end; j++) {
+                const port_record *q = &st->ports[ord[j]];
+                split_port(q->name, o2, p2, sizeof o2);
+                name_family(p2, fam2, sizeof fam2);
+                if (host_index(p2) >= 0 || strcmp(fam2, fam) != 0)
+                    continue;
+                m++;
+                total += q->tx_bytes;
+                if (!h || q->tx_bytes > h->tx_bytes)
+                    h = q;
+                if (!c || q->tx_bytes < c->tx_bytes)
+                    c = q;
+            }
+            for (uint32_t j = g0; m && j < end; j++) {
+                const port_record *q = &st->ports[ord[j]];
+                split_port(q->name, o2, p2, sizeof o2);
+                name_family(p2, fam2, sizeof fam2);
+                if (host_index(p2) < 0 && strcmp(fam2, fam) == 0)
+                    idle += q->tx_bytes * 4 * m < total; /* under a quarter of a fair share */
+            }
+            double g = m && total ? (double)(h->tx_bytes - c->tx_bytes) / (double)total : 0;
+            if (m >= 2 && h->tx_bytes >= 1000000 && h->tx_bytes * m >= 3 * total / 2 &&
+                h->tx_bytes >= 2 * c->tx_bytes && h->max_queue_bytes >= DIAG_REAL_QUEUE_BYTES &&
+                g > gap) {
+                gap = g;
+                hot = h;
+                cold = c;
+                group_n = m;
+                group_idle = idle;
+            }
+        }
+        i = end;
+    }
+    free(ord);
+    if (!hot)
+        return;
+    diagnosis *d = add(out, n, max, "ecmp_collision", excess_ps(st));
+    if (d)
+        diag_line(d->text,
+                  "ECMP collision: %s carried %s (queue %s) while %s carried %s; %u of %u "
+                  "sibling uplinks under a quarter of a fair share",
+                  hot->name, summary_fmt_bytes(a, sizeof a, hot->tx_bytes),
+                  summary_fmt_bytes(b, sizeof b, hot->max_queue_bytes), cold->name,
+                  summary_fmt_bytes(c2, sizeof c2, cold->tx_bytes), group_idle, group_n);
+}
+
+/* PFC congestion spreading: PAUSE crossed a switch-to-switch link (a fabric port spent ≥ 1 % of
+ * the window paused), so the congestion behind it stalls every flow through that link, not
+ * only those heading for the congested port — when the run has flows to several destinations
+ * (or collective/training jobs, whose many connections share those links). */
+static void rule_pfc_spreading(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    char own[48], peer[48], a[32];
+    sim_time w = window_ps(st);
+    const port_record *pp = NULL;
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const port_record *p = &st->ports[i];
+        char fo[48], fp[48];
+        if (!p->pfc_paused_ps || !split_port(p->name, own, peer, sizeof own))
+            continue;
+        name_family(own, fo, sizeof fo);
+        name_family(peer, fp, sizeof fp);
+        if (family_tier(fo) < 1 || family_tier(fp) < 1) /* switch to switch, roles known */
+            continue;
+        if (!pp || p->pfc_paused_ps > pp->pfc_paused_ps)
+            pp = p;
+    }
+    if (!pp || pp->pfc_paused_ps < SIM_US ||
+        (double)pp->pfc_paused_ps < DIAG_PAUSED_FRACTION * (double)w)
+        return;
+    bool many = false;
+    for (uint32_t i = 0; i < st->n_jobs && !many; i++)
+        many = st->jobs[i].kind != JOB_TRAFFIC;
+    for (uint64_t k = 1; k < st->n_flows && !many; k++)
+        many = st->flows[k].dst_host != st->flows[0].dst_host;
+    if (!many)
+        return;
+    split_port(pp->name, own, peer, sizeof own);
+    diagnosis *d = add(out, n, max, "pfc_spreading", capped(st, pp->pfc_paused_ps));
+    if (d)
+        diag_line(d->text,
+                  "PFC congestion spreading: %s was paused %s (%.1f %% of the jobs' time) by "
+                  "%" PRIu64 " PAUSE frames from %s; flows through it to uncongested hosts "
+                  "waited behind another flow's congestion",
+                  pp->name, summary_fmt_time(a, sizeof a, pp->pfc_paused_ps),
+                  w ? 100.0 * (double)pp->pfc_paused_ps / (double)w : 0.0, pp->pfc_pause_rx, peer);
+}
+
+/* DCQCN rate collapse: the senders' reaction points cut their rates (CNPs handled) while no link
+ * carried even half its line rate over the jobs' time, a job took ≥ 1.5 × its ideal, and
+ * neither drops nor PFC pauses explain the gap: the rate limiters, not the fabric, held the
+ * traffic back. */
+static void rule_dcqcn_collapse(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    const job_result *w = worst_job(st);
+    if (!w || w->jct_over_ideal < DIAG_STARVED || st->cnp_handled < DIAG_MIN_CNPS ||
+        st->max_link_utilization >= DIAG_BUSY_UTIL || st->drops[DROP_BUFFER_FULL])
+        return;
+    sim_time win = window_ps(st);
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        if ((double)st->ports[i].pfc_paused_ps >= 0.1 * (double)win)
+            return;
+    char a[32], b[32], q[32];
+    const port_record *deep = NULL; /* where the congestion that sent the CNPs was */
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        if (!deep || st->ports[i].max_queue_bytes > deep->max_queue_bytes)
+            deep = &st->ports[i];
+    diagnosis *d = add(out, n, max, "dcqcn_collapse", excess_ps(st));
+    if (d)
+        diag_line(d->text,
+                  "DCQCN rate collapse: senders cut their rates on %" PRIu64 " CNPs (deepest "
+                  "queue %s at %s) while the busiest link ran at %.0f %% of line rate; %s took "
+                  "%s = %.1f × its %s ideal",
+                  st->cnp_handled, summary_fmt_bytes(q, sizeof q, deep ? deep->max_queue_bytes : 0),
+                  deep ? deep->name : "-", 100.0 * st->max_link_utilization, w->name,
+                  summary_fmt_time(a, sizeof a, w->jct_ps), w->jct_over_ideal,
+                  summary_fmt_time(b, sizeof b, w->ideal_jct_ps));
+}
+
+int diagnose_run(const run_stats *st, diagnosis *out, int max)
+{
+    int n = 0;
+    rule_lossless_drops(st, out, &n, max);
+    rule_link_fault(st, out, &n, max);
+    rule_pfc_storm(st, out, &n, max);
+    rule_straggler(st, out, &n, max);
+    rule_incast(st, out, &n, max);
+    rule_ecmp_collision(st, out, &n, max);
+    rule_pfc_spreading(st, out, &n, max);
+    rule_dcqcn_collapse(st, out, &n, max);
+    return n;
+}
+
+int summary_diagnose(const run_stats *st, char (*lines)[SUMMARY_DIAG_LEN], int max)
+{
+    diagnosis d[DIAG_MAX];
+    int n = diagnose_run(st, d, max < DIAG_MAX ? max : DIAG_MAX);
+    for (int i = 0; i < n; i++)
+        snprintf(lines[i], SUMMARY_DIAG_LEN, "%s", d[i].text);
+    return n;
+}

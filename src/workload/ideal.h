@@ -1,0 +1,51 @@
+/*
+ * ideal.h — the lower bound this fabric allows for a job's completion time, so that every JCT
+ * is read against what the hardware could have done ("JCT 7.59 ms = 5.6 × the 1.36 ms ideal").
+ *
+ * Each bound is a true lower bound of the model (a run on an idle fabric cannot beat it) and
+ * says what it is in `basis`:
+ *   traffic     the busiest host: its bytes on the wire (frames of nic.mtu payload, headers,
+ *               preamble and inter-frame gap counted per frame exactly as the model sends them,
+ *               a message split into one piece per QP as the transport splits it)
+ *               at its link's line rate, plus the latency of one frame along its path (cable
+ *               propagation, switch pipelines, store-and-forward at each switch egress).
+ *   collective  the larger of two bounds from the job's own transfer plan: (β) the busiest
+ *               server's fabric bytes at the line rate of its NICs, or a GPU's NVLink bytes at
+ *               the scale-up rate; (α–β) the plan's dependency chain with each transfer at full
+ *               rate alone plus its path latency and reduction time. Contention, PFC, DCQCN and
+ *               chunk pipelining limits are what the ratio measures.
+ *   training    the DAG evaluated with unlimited concurrency (train_eval_ideal): compute at
+ *               nominal speed (no straggler), communication at α–β with α = 0 on the
+ *               bottleneck: NVLink for groups inside a server, the NIC's goodput otherwise.
+ */
+#ifndef WR_WORKLOAD_IDEAL_H
+#define WR_WORKLOAD_IDEAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../net/net.h"
+#include "../transport/nic.h"
+#include "collective.h"
+#include "training.h"
+
+/* Line bytes (frames incl. preamble and IFG) that carry a message of `bytes` payload with
+ * `mtu`-byte payload frames: what the model serializes (the first frame carries the RETH). */
+uint64_t ideal_wire_bytes(uint64_t bytes, uint32_t mtu);
+
+/* Traffic job: flows[0..n) (borrowed). Returns the bound, writes its basis into buf. */
+sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows, char *basis,
+                       size_t len);
+
+/* Collective job: plan `pl` of one iteration with rank r on host host_of_rank[r] (borrowed);
+ * the bound is for `iterations` iterations. Allocates temporaries only. */
+sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
+                          const uint32_t *host_of_rank, uint32_t iterations, char *basis,
+                          size_t len);
+
+/* Training job: plan p, `iterations` iterations. *nominal_compute receives the busiest rank's
+ * compute time of one iteration at nominal speed (no gpu-slow factor). */
+sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_t iterations,
+                        sim_time *nominal_compute, char *basis, size_t len);
+
+#endif

@@ -1,0 +1,310 @@
+/*
+ * test_diagnose.c — every diagnosis rule (report/diagnose.h, docs/diagnosis.md) on both sides:
+ * it fires where its cause is present and stays silent where it is not. Whole runs where a
+ * small scenario shows the cause; fabricated run_stats where a threshold is the point (or
+ * where the counter comes from elsewhere: lossless drops at admission).
+ */
+#include <string.h>
+
+#include "config/config.h"
+#include "core/time.h"
+#include "report/diagnose.h"
+#include "testlib.h"
+#include "workload/run.h"
+
+static int fired(const run_stats *st, const char *rule, diagnosis *out)
+{
+    diagnosis d[DIAG_MAX];
+    int n = diagnose_run(st, d, DIAG_MAX);
+    int hit = 0;
+    for (int i = 0; i < n; i++) {
+        fprintf(stderr, "    [%s] %s (cost %.3f us)\n", d[i].rule, d[i].text,
+                (double)d[i].cost_ps / 1e6);
+        if (!strcmp(d[i].rule, rule)) {
+            hit = 1;
+            if (out)
+                *out = d[i];
+        }
+    }
+    return hit;
+}
+
+/* Run yaml and report whether `rule` fired; *cost receives its cost. */
+static int run_fires(const char *yaml, const char *rule, sim_time *cost)
+{
+    scenario sc;
+    run *r = tl_start(&sc, "diag.yaml", yaml, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return -1;
+    run_execute(r, NULL, NULL);
+    diagnosis d;
+    memset(&d, 0, sizeof d);
+    int hit = fired(run_result(r), rule, &d);
+    if (cost)
+        *cost = d.cost_ps;
+    run_free(r);
+    scenario_free(&sc);
+    return hit;
+}
+
+/* ---- fabricated runs ------------------------------------------------------------------------ */
+
+typedef struct fake {
+    run_stats st;
+    job_result job;
+    port_record ports[8];
+    flow_record flows[4];
+} fake;
+
+/* One traffic job of 1 ms against a 100 us ideal, a window of 1 ms, no ports yet. */
+static void fake_init(fake *f)
+{
+    memset(f, 0, sizeof *f);
+    f->job.name = "j";
+    f->job.kind = JOB_TRAFFIC;
+    f->job.completed = true;
+    f->job.jct_ps = SIM_MS;
+    f->job.end_ps = SIM_MS;
+    f->job.ideal_jct_ps = 100 * SIM_US;
+    f->job.jct_over_ideal = 10.0;
+    f->st.jobs = &f->job;
+    f->st.n_jobs = 1;
+    f->st.ports = f->ports;
+    f->st.flows = f->flows;
+    f->st.end_ps = SIM_MS;
+}
+
+static port_record *fake_port(fake *f, const char *name)
+{
+    port_record *p = &f->ports[f->st.n_ports++];
+    snprintf(p->name, sizeof p->name, "%s", name);
+    return p;
+}
+
+static void test_lossless_drops(void)
+{
+    fake f;
+    fake_init(&f);
+    f.st.lossless_classes = 1 << 3;
+    port_record *p = fake_port(&f, "leaf0->h1");
+    /* 3145 frames of class 3 lost at admission (buffer_full here; a headroom drop reason from
+     * the switch counts the same: it is none of the explained reasons) */
+    p->prio_drops[3] = 3145;
+    p->drops[DROP_BUFFER_FULL] = 3145;
+    f.st.drops[DROP_BUFFER_FULL] = 3145;
+    diagnosis d;
+    CHECK(fired(&f.st, "lossless_drops", &d));
+    CHECK(strstr(d.text, "MISCONFIGURATION") && strstr(d.text, "3145"));
+    /* silent: the same drops in a lossy class */
+    p->prio_drops[3] = 0;
+    p->prio_drops[0] = 3145;
+    CHECK(!fired(&f.st, "lossless_drops", NULL));
+    /* silent: lossless frames lost on a downed link are the fault's, not the headroom's */
+    p->prio_drops[0] = 0;
+    p->prio_drops[3] = 40;
+    p->drops[DROP_BUFFER_FULL] = 0;
+    p->drops[DROP_LINK_DOWN] = 40;
+    CHECK(!fired(&f.st, "lossless_drops", NULL));
+    /* silent: PFC off */
+    p->drops[DROP_LINK_DOWN] = 0;
+    p->drops[DROP_BUFFER_FULL] = 40;
+    f.st.lossless_classes = 0;
+    CHECK(!fired(&f.st, "lossless_drops", NULL));
+}
+
+/* ECMP collision needs imbalance AND queueing AND a slowed job: the 1024-GPU false positive had
+ * the imbalance with a 12.6 KB deepest queue. */
+static void test_ecmp_thresholds(void)
+{
+    fake f;
+    fake_init(&f);
+    port_record *a = fake_port(&f, "leaf0->spine0");
+    port_record *b = fake_port(&f, "leaf0->spine1");
+    fake_port(&f, "leaf0->h0");
+    a->tx_bytes = 8000000;
+    b->tx_bytes = 0;
+    a->max_queue_bytes = 12600;
+    CHECK(!fired(&f.st, "ecmp_collision", NULL));
+    a->max_queue_bytes = 2000000;
+    diagnosis d;
+    CHECK(fired(&f.st, "ecmp_collision", &d));
+    CHECK_EQ_U64(d.cost_ps, SIM_MS - 100 * SIM_US); /* up to JCT − ideal */
+    /* a job at its ideal was not slowed by it */
+    f.job.jct_over_ideal = 1.05;
+    CHECK(!fired(&f.st, "ecmp_collision", NULL));
+    /* balanced uplinks: silent */
+    f.job.jct_over_ideal = 10;
+    b->tx_bytes = 7000000;
+    CHECK(!fired(&f.st, "ecmp_collision", NULL));
+}
+
+/* DCQCN rate collapse: CNPs, links under half busy, a job ≥ 1.5 × ideal, no drops or PFC. */
+static void test_dcqcn_thresholds(void)
+{
+    fake f;
+    fake_init(&f);
+    port_record *p = fake_port(&f, "sw0->h0");
+    p->utilization = 0.12;
+    f.st.max_link_utilization = 0.12;
+    f.st.cnp_handled = 63;
+    diagnosis d;
+    CHECK(fired(&f.st, "dcqcn_collapse", &d));
+    CHECK(strstr(d.text, "12 %") != NULL);
+    f.st.cnp_handled = 3; /* rates were hardly cut */
+    CHECK(!fired(&f.st, "dcqcn_collapse", NULL));
+    f.st.cnp_handled = 63;
+    f.st.max_link_utilization = 0.9; /* the fabric was busy: the link, not DCQCN, bounds it */
+    CHECK(!fired(&f.st, "dcqcn_collapse", NULL));
+    f.st.max_link_utilization = 0.12;
+    f.job.jct_over_ideal = 1.2; /* near the ideal: nothing collapsed */
+    CHECK(!fired(&f.st, "dcqcn_collapse", NULL));
+    f.job.jct_over_ideal = 10;
+    p->pfc_paused_ps = 500 * SIM_US; /* paused half the time: PFC explains it */
+    CHECK(!fired(&f.st, "dcqcn_collapse", NULL));
+}
+
+/* PFC spreading: a switch-to-switch port paused ≥ 1 % of the window, flows to several hosts. */
+static void test_pfc_spreading_thresholds(void)
+{
+    fake f;
+    fake_init(&f);
+    port_record *p = fake_port(&f, "spine0->leaf1");
+    p->pfc_paused_ps = 100 * SIM_US;
+    p->pfc_pause_rx = 20;
+    f.st.n_flows = 2;
+    f.flows[0].dst_host = 4;
+    f.flows[1].dst_host = 5;
+    diagnosis d;
+    CHECK(fired(&f.st, "pfc_spreading", &d));
+    CHECK_EQ_U64(d.cost_ps, 100 * SIM_US);
+    f.flows[1].dst_host = 4; /* one destination: no one else to be a victim */
+    CHECK(!fired(&f.st, "pfc_spreading", NULL));
+    f.flows[1].dst_host = 5;
+    p->pfc_paused_ps = 5 * SIM_US; /* 0.5 % of the window */
+    CHECK(!fired(&f.st, "pfc_spreading", NULL));
+    p->pfc_paused_ps = 100 * SIM_US;
+    snprintf(p->name, sizeof p->name, "leaf1->h5"); /* a host port: that is the incast itself */
+    CHECK(!fired(&f.st, "pfc_spreading", NULL));
+}
+
+/* ---- whole runs ----------------------------------------------------------------------------- */
+
+static void test_incast_run(void)
+{
+    /* lossy, small buffer: eight senders overflow the receiver's port */
+    static const char lossy[] =
+        "fabric: {preset: single-switch, servers: 9, gpus_per_server: 1, host_link: 100Gbps}\n"
+        "switch: {buffer: 1MiB, pfc: {enabled: false}}\n"
+        "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n";
+    CHECK(run_fires(lossy, "incast", NULL) == 1);
+    /* one sender: no incast */
+    static const char one[] =
+        "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1, host_link: 100Gbps}\n"
+        "switch: {buffer: 1MiB, pfc: {enabled: false}}\n"
+        "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n";
+    CHECK(run_fires(one, "incast", NULL) == 0);
+    /* an incast that runs at the receiver's line rate without congestion control: it fires
+     * (the link carried the load and queued), and DCQCN collapse does not */
+    static const char none[] =
+        "fabric: {preset: single-switch, servers: 8, gpus_per_server: 1, host_link: 400Gbps}\n"
+        "nic: {cc: none}\n"
+        "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n";
+    CHECK(run_fires(none, "incast", NULL) == 1);
+    CHECK(run_fires(none, "dcqcn_collapse", NULL) == 0);
+}
+
+static const char faults_base[] =
+    "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 1, leaf_radix: 8,\n"
+    "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
+    "loadbalance: {mode: spray}\n"
+    "nic: {retransmit: selective, rto: 200us}\n"
+    "workload: [{name: a2a, kind: traffic, pattern: all-to-all, size: 256KB}]\n";
+
+static void test_link_fault_run(void)
+{
+    char y[1024];
+    snprintf(y, sizeof y, "%s%s", faults_base,
+             "faults: [{at: 20us, kind: link-down, link: leaf0-spine0, detect: 50us,"
+             " converge: 50us}]\n");
+    sim_time cost = 0;
+    CHECK(run_fires(y, "link_fault", &cost) == 1);
+    CHECK(cost > 0 && cost <= 100 * SIM_US); /* the rerouting window */
+    CHECK(run_fires(faults_base, "link_fault", NULL) == 0);
+    CHECK(run_fires(faults_base, "incast", NULL) == 0); /* all-to-all is not an incast */
+    /* a link that fails after the job is done hurt nobody (and the run ended before it) */
+    snprintf(y, sizeof y, "%s%s", faults_base,
+             "faults: [{at: 50ms, kind: link-down, link: leaf0-spine0}]\n");
+    CHECK(run_fires(y, "link_fault", NULL) == 0);
+}
+
+static void test_pfc_storm_run(void)
+{
+    static const char base[] =
+        "fabric: {preset: single-switch, servers: 4, gpus_per_server: 1, host_link: 100Gbps}\n"
+        "switch: {buffer: 4MiB, pfc: {watchdog: {detect: 200us, restore: 200us}}}\n"
+        "nic: {cc: none}\n"
+        "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n";
+    char y[1024];
+    snprintf(y, sizeof y, "%s%s", base,
+             "faults: [{at: 0s, kind: pfc-storm, nic: 0, duration: 1ms}]\n");
+    CHECK(run_fires(y, "pfc_storm", NULL) == 1);
+    CHECK(run_fires(y, "incast", NULL) == 0); /* the paused link is not an incast's doing */
+    CHECK(run_fires(base, "pfc_storm", NULL) == 0);
+}
+
+/* PFC spreading, whole run: a 6-to-1 incast into h0 (PFC on, no congestion control) backs up
+ * through leaf0's spine ports into the other leaves' uplinks; a victim flow h4 → h1 shares
+ * them and takes 5 × its ideal. Alone, the incast has no victim to speak of; lossy, no PAUSE. */
+static void test_pfc_spreading_run(void)
+{
+    static const char base[] =
+        "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 1, leaf_radix: 4,"
+        " host_link: 100Gbps, fabric_link: 100Gbps}\n"
+        "switch: {buffer: 1MiB%s}\n"
+        "nic: {cc: none}\n"
+        "workload:\n"
+        "  - {name: in, kind: traffic, pattern: incast, size: 2MB, hosts: [0, 2, 3, 4, 5, 6, 7]}\n"
+        "%s";
+    static const char victim[] =
+        "  - {name: victim, kind: traffic, pattern: incast, size: 2MB, hosts: [1, 4]}\n";
+    char y[1024];
+    snprintf(y, sizeof y, base, "", victim);
+    sim_time cost = 0;
+    CHECK(run_fires(y, "pfc_spreading", &cost) == 1);
+    CHECK(cost > 10 * SIM_US);
+    snprintf(y, sizeof y, base, "", "");
+    CHECK(run_fires(y, "pfc_spreading", NULL) == 0);
+    snprintf(y, sizeof y, base, ", pfc: {enabled: false}", victim);
+    CHECK(run_fires(y, "pfc_spreading", NULL) == 0);
+}
+
+static void test_straggler_run(void)
+{
+    static const char base[] = "fabric: { preset: leaf-spine, servers: 2, gpus_per_server: 8 }\n"
+                               "workload:\n"
+                               "  - kind: training\n"
+                               "    model: { params: 2e8, layers: 4, hidden: 2048, seq_len: 512 }\n"
+                               "    parallelism: { tp: 8, pp: 1, dp: 2 }\n"
+                               "    global_batch: 4\n";
+    char y[1024];
+    snprintf(y, sizeof y, "%s%s", base, "faults: [{at: 0s, kind: gpu-slow, gpu: 11, factor: 2}]\n");
+    sim_time cost = 0;
+    CHECK(run_fires(y, "straggler", &cost) == 1);
+    CHECK(cost > 0);
+    CHECK(run_fires(base, "straggler", NULL) == 0);
+}
+
+int main(void)
+{
+    TEST_RUN(test_lossless_drops);
+    TEST_RUN(test_ecmp_thresholds);
+    TEST_RUN(test_dcqcn_thresholds);
+    TEST_RUN(test_pfc_spreading_thresholds);
+    TEST_RUN(test_incast_run);
+    TEST_RUN(test_link_fault_run);
+    TEST_RUN(test_pfc_storm_run);
+    TEST_RUN(test_pfc_spreading_run);
+    TEST_RUN(test_straggler_run);
+    return tl_finish();
+}
