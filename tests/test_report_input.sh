@@ -83,7 +83,7 @@ d["diagnosis"] = [{"rule": "dcqcn_collapse", "text": "senders held at 0.8 Gbps",
 json.dump(d, open("n/summary.json", "w"))
 PY
 "$W" report n > /dev/null 2> err.txt; rc=$?
-grep -q "JCT = 5.6 × the 1.360 ms ideal" n/report.html && grep -q "line rate of h0" n/report.html &&
+grep -q "JCT = 5.58 × the 1.360 ms ideal" n/report.html && grep -q "line rate of h0" n/report.html &&
   grep -q "FAILED" n/report.html && grep -q "retry limit exceeded" n/report.html &&
   grep -q "dcqcn_collapse</b>: senders held at 0.8 Gbps" n/report.html &&
   grep -q "(cost 7.000 ms)" n/report.html && [ $rc = 0 ] &&
