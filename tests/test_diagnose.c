@@ -251,6 +251,55 @@ static void test_pfc_storm_run(void)
     CHECK(run_fires(y, "pfc_storm", NULL) == 1);
     CHECK(run_fires(y, "incast", NULL) == 0); /* the paused link is not an incast's doing */
     CHECK(run_fires(base, "pfc_storm", NULL) == 0);
+
+    /* The watchdog (action drop) discarded frames towards the storming NIC: recovering them is
+     * the storm's doing, so the cost is the whole excess over the bound, not the 200 us the
+     * port was paused before the watchdog fired. */
+    scenario sc;
+    run *r = tl_start(&sc, "diag.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    diagnosis d;
+    memset(&d, 0, sizeof d);
+    CHECK(fired(st, "pfc_storm", &d) == 1);
+    uint64_t wd = 0;
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        wd += st->ports[i].drops[DROP_PFC_WATCHDOG];
+    CHECK(wd > 0);
+    CHECK(st->jobs[0].completed);
+    CHECK_EQ_U64(d.cost_ps, st->jobs[0].jct_ps - st->jobs[0].ideal_jct_ps);
+    CHECK(strstr(d.text, "the watchdog discarded") != NULL);
+    run_free(r);
+    scenario_free(&sc);
+
+    /* action forward: nothing discarded, the cost is the time the port was paused */
+    snprintf(y, sizeof y, "%s%s",
+             "fabric: {preset: single-switch, servers: 4, gpus_per_server: 1, host_link: 100Gbps}\n"
+             "switch: {buffer: 4MiB, pfc: {watchdog: {detect: 200us, restore: 200us, "
+             "action: forward}}}\n"
+             "nic: {cc: none}\n"
+             "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n",
+             "faults: [{at: 0s, kind: pfc-storm, nic: 0, duration: 1ms}]\n");
+    r = tl_start(&sc, "diag.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    st = run_result(r);
+    memset(&d, 0, sizeof d);
+    CHECK(fired(st, "pfc_storm", &d) == 1);
+    sim_time paused = 0;
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        if (!strcmp(st->ports[i].name, "sw0->h0"))
+            paused = st->ports[i].pfc_paused_ps;
+    CHECK(paused > 0);
+    CHECK(d.cost_ps <= paused);
+    CHECK(strstr(d.text, "the watchdog discarded") == NULL);
+    run_free(r);
+    scenario_free(&sc);
 }
 
 /* PFC spreading, whole run: a 6-to-1 incast into h0 (PFC on, no congestion control) backs up
