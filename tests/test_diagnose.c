@@ -55,6 +55,7 @@ typedef struct fake {
     job_result job;
     port_record ports[8];
     flow_record flows[4];
+    nic_record nics[4];
 } fake;
 
 /* One traffic job of 1 ms against a 100 us ideal, a window of 1 ms, no ports yet. */
@@ -72,6 +73,8 @@ static void fake_init(fake *f)
     f->st.n_jobs = 1;
     f->st.ports = f->ports;
     f->st.flows = f->flows;
+    f->st.nics = f->nics;
+    f->st.n_nics = 4;
     f->st.end_ps = SIM_MS;
 }
 
@@ -162,6 +165,68 @@ static void test_dcqcn_thresholds(void)
     f.job.jct_over_ideal = 10;
     p->pfc_paused_ps = 500 * SIM_US; /* paused half the time: PFC explains it */
     CHECK(!fired(&f.st, "dcqcn_collapse", NULL));
+
+    /* measured hold: a busy link elsewhere (an ECMP collision, say), the job 1.3 × its ideal,
+     * and h2's port idle 150 us of the 1 ms JCT with data held back by collapsed rates */
+    fake_init(&f);
+    p = fake_port(&f, "leaf0->spine0");
+    p->utilization = 0.9;
+    f.st.max_link_utilization = 0.9;
+    f.st.cnp_handled = 63;
+    f.job.jct_over_ideal = 1.3;
+    f.job.ideal_jct_ps = f.job.jct_ps * 10 / 13;
+    f.nics[2].dcqcn_held_ps = 150 * SIM_US;
+    memset(&d, 0, sizeof d);
+    CHECK(fired(&f.st, "dcqcn_collapse", &d));
+    CHECK(strstr(d.text, "h2's port sat idle 150") != NULL);
+    CHECK_EQ_U64(d.cost_ps, 150 * SIM_US); /* the measured hold, below JCT − ideal */
+    f.nics[2].dcqcn_held_ps = 90 * SIM_US; /* under a tenth of the JCT */
+    CHECK(!fired(&f.st, "dcqcn_collapse", NULL));
+    f.nics[2].dcqcn_held_ps = 150 * SIM_US;
+    f.job.jct_over_ideal = 1.1; /* the job was not slowed */
+    CHECK(!fired(&f.st, "dcqcn_collapse", NULL));
+    f.job.jct_over_ideal = 1.3;
+    f.st.cnp_handled = 3; /* no reaction point acted */
+    CHECK(!fired(&f.st, "dcqcn_collapse", NULL));
+}
+
+/* The hold is measured by the NIC: a 4-server permutation under ECMP collides, DCQCN starves
+ * the colliding senders (their ports idle for hundreds of us with data waiting), and the rule
+ * fires with that hold as its cost; without congestion control no NIC ever holds data back. */
+static void test_dcqcn_hold_run(void)
+{
+    static const char base[] =
+        "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 8, leaf_radix: 16}\n"
+        "workload: [{name: perm, kind: traffic, pattern: permutation, size: 4MB}]\n";
+    char y[512];
+    for (int cc = 0; cc < 2; cc++) {
+        snprintf(y, sizeof y, "%s%s", base, cc ? "nic: {cc: none}\n" : "");
+        scenario sc;
+        run *r = tl_start(&sc, "diag.yaml", y, NULL, 0);
+        CHECK(r != NULL);
+        if (!r)
+            return;
+        run_execute(r, NULL, NULL);
+        const run_stats *st = run_result(r);
+        sim_time held = 0;
+        for (uint32_t h = 0; h < st->n_nics; h++)
+            if (st->nics[h].dcqcn_held_ps > held)
+                held = st->nics[h].dcqcn_held_ps;
+        diagnosis d;
+        memset(&d, 0, sizeof d);
+        int hit = fired(st, "dcqcn_collapse", &d);
+        if (cc) {
+            CHECK_EQ_U64(held, 0);
+            CHECK(hit == 0);
+        } else {
+            CHECK(held >= 100 * SIM_US);
+            CHECK(held < st->jobs[0].jct_ps); /* a hold lies inside the run */
+            CHECK(hit == 1);
+            CHECK_EQ_U64(d.cost_ps, held); /* below the 7 × excess */
+        }
+        run_free(r);
+        scenario_free(&sc);
+    }
 }
 
 /* PFC spreading: a switch-to-switch port paused ≥ 1 % of the window, flows to several hosts. */
@@ -353,6 +418,7 @@ int main(void)
     TEST_RUN(test_incast_run);
     TEST_RUN(test_link_fault_run);
     TEST_RUN(test_pfc_storm_run);
+    TEST_RUN(test_dcqcn_hold_run);
     TEST_RUN(test_pfc_spreading_run);
     TEST_RUN(test_straggler_run);
     return tl_finish();

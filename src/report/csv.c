@@ -102,15 +102,16 @@ int summary_write_queues_csv(FILE *f, const run_stats *st)
 int summary_write_nics_csv(FILE *f, const run_stats *st)
 {
     fputs("host,cnp_sent,cnp_handled,retransmitted_packets,out_of_sequence,rto_events,"
-          "naks_sent,naks_received,qps_failed,qps_failed_over\n",
+          "naks_sent,naks_received,qps_failed,qps_failed_over,dcqcn_held_ps\n",
           f);
     for (uint32_t h = 0; h < st->n_nics; h++) {
         const nic_record *n = &st->nics[h];
         fprintf(f,
                 "h%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
                 h, n->cnp_sent, n->cnp_handled, n->retransmitted_packets, n->out_of_sequence,
-                n->rto_events, n->naks_sent, n->naks_received, n->qps_failed, n->qps_failed_over);
+                n->rto_events, n->naks_sent, n->naks_received, n->qps_failed, n->qps_failed_over,
+                (uint64_t)n->dcqcn_held_ps);
     }
     return ferror(f) ? -1 : 0;
 }

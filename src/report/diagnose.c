@@ -116,6 +116,9 @@ static int by_owner(const void *a, const void *b)
 #define DIAG_MIN_CNPS 10
 /* PFC matters when a port spent ≥ 1 % of the window paused (and ≥ 1 µs). */
 #define DIAG_PAUSED_FRACTION 0.01
+/* A sender held idle by collapsed DCQCN rates for ≥ 10 % of the slowed job's JCT: long enough
+ * to matter to the job, far above the pacing gaps of a QP recovering towards line rate. */
+#define DIAG_HELD_FRACTION 0.10
 /* A straggler computes ≥ 10 % longer than the busiest rank would at nominal speed. */
 #define DIAG_STRAGGLER 1.10
 
@@ -496,20 +499,49 @@ static void rule_pfc_spreading(const run_stats *st, diagnosis *out, int *n, int 
 static void rule_dcqcn_collapse(const run_stats *st, diagnosis *out, int *n, int max)
 {
     const job_result *w = worst_job(st);
-    if (!w || w->jct_over_ideal < DIAG_STARVED || st->cnp_handled < DIAG_MIN_CNPS ||
-        st->max_link_utilization >= DIAG_BUSY_UTIL || st->drops[DROP_BUFFER_FULL])
+    if (!w || st->cnp_handled < DIAG_MIN_CNPS || st->drops[DROP_BUFFER_FULL])
         return;
+    /* The measured evidence: the NIC whose port sat idle longest with data held back only by
+     * collapsed DCQCN rates (nic_record.dcqcn_held_ps). */
+    sim_time held = 0;
+    uint32_t held_host = 0;
+    for (uint32_t h = 0; h < st->n_nics; h++)
+        if (st->nics[h].dcqcn_held_ps > held) {
+            held = st->nics[h].dcqcn_held_ps;
+            held_host = h;
+        }
+    /* (a) the whole fabric under-used while a job starved, drops and PFC not the cause */
+    bool starved = w->jct_over_ideal >= DIAG_STARVED && st->max_link_utilization < DIAG_BUSY_UTIL;
     sim_time win = window_ps(st);
-    for (uint32_t i = 0; i < st->n_ports; i++)
+    for (uint32_t i = 0; starved && i < st->n_ports; i++)
         if ((double)st->ports[i].pfc_paused_ps >= 0.1 * (double)win)
-            return;
-    char a[32], b[32], q[32];
+            starved = false;
+    /* (b) a sender held idle by a collapsed rate for a tenth of the slowed job's time, even
+     * where some link was busy (an ECMP collision elsewhere, say) */
+    bool held_long =
+        w->jct_over_ideal >= DIAG_SLOWED && (double)held >= DIAG_HELD_FRACTION * (double)w->jct_ps;
+    if (!starved && !held_long)
+        return;
+    char a[32], b[32], q[32], hh[32];
     const port_record *deep = NULL; /* where the congestion that sent the CNPs was */
     for (uint32_t i = 0; i < st->n_ports; i++)
         if (!deep || st->ports[i].max_queue_bytes > deep->max_queue_bytes)
             deep = &st->ports[i];
-    diagnosis *d = add(out, n, max, "dcqcn_collapse", excess_ps(st));
-    if (d)
+    /* cost: the measured hold of the most-held sender (what its rate limiter kept it from
+     * sending for), else the whole excess */
+    diagnosis *d = add(out, n, max, "dcqcn_collapse", held ? capped(st, held) : excess_ps(st));
+    if (!d)
+        return;
+    if (held_long)
+        diag_line(d->text,
+                  "DCQCN rate collapse: h%" PRIu32 "'s port sat idle %s with data held back "
+                  "by rates under 1/64 of line; %" PRIu64 " CNPs (deepest queue %s at %s); %s "
+                  "took %s = %.1f × its %s ideal",
+                  held_host, summary_fmt_time(hh, sizeof hh, held), st->cnp_handled,
+                  summary_fmt_bytes(q, sizeof q, deep ? deep->max_queue_bytes : 0),
+                  deep ? deep->name : "-", w->name, summary_fmt_time(a, sizeof a, w->jct_ps),
+                  w->jct_over_ideal, summary_fmt_time(b, sizeof b, w->ideal_jct_ps));
+    else
         diag_line(d->text,
                   "DCQCN rate collapse: senders cut their rates on %" PRIu64 " CNPs (deepest "
                   "queue %s at %s) while the busiest link ran at %.0f %% of line rate; %s took "

@@ -9,7 +9,7 @@
 
 #include "../core/alloc.h"
 
-#define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #define SACK_WORDS (NIC_SACK_WINDOW / 64)
 
 static packet *nic_pull(void *ctx, node *host, port *p);
@@ -71,8 +71,8 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
         c->sibling = UINT32_MAX;
         if (sc->fabric.nic_ports == 2 && (h ^ 1u) < n->n_hosts) {
             const node *o = n->hosts[h ^ 1u];
-            if (o->server == host->server && o->rail == host->rail &&
-                o->net_port != UINT32_MAX && host->net_port != UINT32_MAX)
+            if (o->server == host->server && o->rail == host->rail && o->net_port != UINT32_MAX &&
+                host->net_port != UINT32_MAX)
                 c->sibling = h ^ 1u;
         }
         for (uint32_t i = 0; i < host->n_ports; i++) {
@@ -343,12 +343,14 @@ static packet *nic_pull(void *ctx, node *host, port *p)
         fq->head = pkt->next;
         if (!fq->head) {
             fq->tail = NULL;
-            np->ctrl_mask &= (uint8_t)~(1u << prio);
+            np->ctrl_mask &= (uint8_t) ~(1u << prio);
         }
         pkt->next = NULL;
         return pkt;
     }
     sim_time now = t->net->sim->now, earliest = SIM_TIME_MAX;
+    bool pfc_held = false;
+    uint64_t paced_max_bps = 0; /* the fastest of the QPs that pacing holds back */
     /* A GPU's NVLink is one link: frames it relays towards another rail (rail-only) wait while
      * its fluid transfers hold it, and take their line time from it (see transport_post). */
     bool nvl = p->index == host->nvl_port;
@@ -363,13 +365,20 @@ static packet *nic_pull(void *ctx, node *host, port *p)
             continue; /* leaves the round robin; qp_activate brings it back */
         if (p->paused >> q->f->prio & 1) {
             ring_push(np, q); /* its class is paused: the pause's end kicks the port */
+            pfc_held = true;
             continue;
         }
         if (q->next_send_ps > now) {
             if (q->next_send_ps < earliest)
                 earliest = q->next_send_ps;
+            if (q->rate_bps > paced_max_bps)
+                paced_max_bps = q->rate_bps;
             ring_push(np, q);
             continue;
+        }
+        if (np->held) {
+            c->dcqcn_held_ps += now - np->held_since_ps;
+            np->held = false;
         }
         packet *pkt = qp_emit(t, np, q, now);
         if (qp_can_send(t, q))
@@ -380,6 +389,20 @@ static packet *nic_pull(void *ctx, node *host, port *p)
     }
     if (earliest != SIM_TIME_MAX)
         nic_wake_at(t, np, earliest);
+    /* The port goes idle and only pacing holds data back, every waiting QP at a collapsed
+     * rate (below 1/64 of line: no fair share of a link is that small unless 64 flows share
+     * it, so this is not DCQCN sharing a bottleneck but DCQCN starving the sender): from now
+     * until data leaves again the rate limiter, not the fabric, is the limit. A paused class,
+     * a faster QP, or no data ends the count. */
+    bool dcqcn_only = earliest != SIM_TIME_MAX && !pfc_held &&
+                      paced_max_bps < p->rate_bps / NIC_COLLAPSED_FRACTION;
+    if (dcqcn_only && !np->held) {
+        np->held = true;
+        np->held_since_ps = now;
+    } else if (!dcqcn_only && np->held) {
+        c->dcqcn_held_ps += now - np->held_since_ps;
+        np->held = false;
+    }
     return NULL;
 }
 

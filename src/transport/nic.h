@@ -128,6 +128,8 @@ struct piece {
     uint64_t bytes;
 };
 
+/* A DCQCN-paced QP counts as collapsed below line rate / this (see nic_pull's hold count). */
+#define NIC_COLLAPSED_FRACTION 64
 #define NIC_PORTS 2 /* a host's fabric port and its scale-up (NVLink) port */
 #define NIC_SACK_WINDOW 512u /* selective retransmit: responder reorder window, packets */
 enum {
@@ -212,6 +214,10 @@ typedef struct nic_port {
     dcqcn_params dc;           /* DCQCN parameters at this port's line rate */
     sim_time last_cnp_ps;      /* NP with cnp_scope port: the last CNP this port sent */
     bool cnp_ever;
+    /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
+     * ready, none held by a PFC pause); closed when data leaves again (see nic_pull). */
+    bool held;
+    sim_time held_since_ps;
 } nic_port;
 
 struct nic {
@@ -223,6 +229,8 @@ struct nic {
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
     uint64_t naks_sent, naks_received; /* as responder / as requester */
     uint64_t qps_failed, qps_failed_over; /* requester QPs that errored / moved away */
+    sim_time dcqcn_held_ps;    /* time a port of this NIC sat idle with data held back only by
+                                * DCQCN rate limiting (summed over its ports) */
     uint32_t sibling;          /* the other port of this dual-port NIC, or UINT32_MAX */
     rng rng;
 };

@@ -770,6 +770,10 @@ static void collect(run *r)
         nr->naks_received = c->naks_received;
         nr->qps_failed = c->qps_failed;
         nr->qps_failed_over = c->qps_failed_over;
+        nr->dcqcn_held_ps = c->dcqcn_held_ps;
+        for (int k = 0; k < NIC_PORTS; k++) /* a hold still open when the run ended */
+            if (c->ports[k].held && st->end_ps > c->ports[k].held_since_ps)
+                nr->dcqcn_held_ps += st->end_ps - c->ports[k].held_since_ps;
     }
     st->sent_bytes = t->sent_payload_bytes;
     st->delivered_bytes = t->delivered_payload_bytes;

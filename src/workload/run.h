@@ -123,6 +123,7 @@ typedef struct nic_record {
     uint64_t naks_received;     /* as requester */
     uint64_t qps_failed;        /* requester QPs that exceeded nic.retry_count */
     uint64_t qps_failed_over;   /* QPs moved from this port to the NIC's other port */
+    sim_time dcqcn_held_ps;     /* idle while its data waited only on DCQCN rate limiting */
 } nic_record;
 
 /* Why the simulation ended (summary.json sim.end_reason). */
