@@ -282,6 +282,38 @@ static void test_cx_cut_limits(void)
     NEAR(rp.rc_bps, 1e9); /* 400G / 2^12 < 1G */
 }
 
+/* rpg_byte_reset 0 disables the byte counter: bytes sent never raise the rate, and the timer
+ * alone walks fast recovery (T < F), then hyper increase. */
+static void test_cx_byte_counter_disabled(void)
+{
+    cfg_dcqcn c;
+    cfg_dcqcn_profile(&c, NIC_CONNECTX7);
+    c.rpg_byte_reset_bytes = 0;
+    c.clamp_tgt_rate = true;
+    dcqcn_params p;
+    dcqcn_rp rp;
+    cx_init(&p, &rp, &c);
+    dcqcn_on_cnp(&rp, &p, 0);
+    dcqcn_on_timer(&rp, &p, 4 * SIM_US);
+    double rt = rp.rt_bps, rc = rp.rc_bps;
+    CHECK(rc < rt);
+    CHECK(!dcqcn_on_bytes(&rp, &p, 100ULL << 20)); /* 100 MiB sent: no increase */
+    NEAR(rp.rc_bps, rc);
+    CHECK_EQ_U64(rp.bc_stage, 0);
+    CHECK_EQ_U64(dcqcn_next_ps(&rp), 304 * SIM_US);
+    dcqcn_on_timer(&rp, &p, 304 * SIM_US); /* T = 0 < F = 1: fast recovery */
+    rc = (rt + rc) / 2;
+    NEAR(rp.rt_bps, rt);
+    NEAR(rp.rc_bps, rc);
+    dcqcn_on_timer(&rp, &p, 604 * SIM_US); /* T = 1 ≥ F: hyper, RT += 50 Mbps */
+    rt += 50e6;
+    if (rt > LINE)
+        rt = LINE;
+    rc = (rt + rc) / 2;
+    NEAR(rp.rt_bps, rt);
+    NEAR(rp.rc_bps, rc);
+}
+
 static void test_cx_increase_phases(void)
 {
     cfg_dcqcn c;
@@ -464,5 +496,6 @@ int main(void)
     TEST_RUN(test_cx_first_cnp_rate_and_max_rate);
     TEST_RUN(test_cx_release_at_line);
     TEST_RUN(test_np_min_time_between_cnps);
+    TEST_RUN(test_cx_byte_counter_disabled);
     return tl_finish();
 }

@@ -1242,7 +1242,8 @@ static int parse_dcqcn(ld *L, const cfg_node *m, const char *p, cfg_dcqcn *d)
     TRY(get_unit(L, dq, dp, "rate_reduce_monitor_period", TIME, &d->rate_reduce_monitor_period_ps,
                  NULL));
     TRY(get_unit_pos(L, dq, dp, "rpg_time_reset", TIME, &d->rpg_time_reset_ps, NULL));
-    TRY(get_unit_pos(L, dq, dp, "rpg_byte_reset", SIZE, &d->rpg_byte_reset_bytes, NULL));
+    /* 0 disables the byte counter (NVIDIA's register description: "0 == disabled") */
+    TRY(get_unit(L, dq, dp, "rpg_byte_reset", SIZE, &d->rpg_byte_reset_bytes, NULL));
     TRY(get_u32(L, dq, dp, "rpg_threshold", 1, 1000, &d->rpg_threshold, NULL));
     TRY(get_unit_pos(L, dq, dp, "rpg_ai_rate", RATE, &d->rpg_ai_rate_bps, NULL));
     TRY(get_unit_pos(L, dq, dp, "rpg_hai_rate", RATE, &d->rpg_hai_rate_bps, NULL));

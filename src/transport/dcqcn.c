@@ -15,7 +15,8 @@ void dcqcn_params_init(dcqcn_params *p, const cfg_dcqcn *c, uint64_t line_bps)
     p->max_bps = c->rpg_max_rate_bps && (double)c->rpg_max_rate_bps < p->line_bps
                      ? (double)c->rpg_max_rate_bps
                      : p->line_bps;
-    p->min_bps = (double)c->rpg_min_rate_bps < p->max_bps ? (double)c->rpg_min_rate_bps : p->max_bps;
+    p->min_bps =
+        (double)c->rpg_min_rate_bps < p->max_bps ? (double)c->rpg_min_rate_bps : p->max_bps;
     p->first_bps = (double)c->rate_to_set_on_first_cnp_bps;
     if (p->first_bps > p->max_bps)
         p->first_bps = p->max_bps;
@@ -102,8 +103,13 @@ static void cut(dcqcn_rp *rp, const dcqcn_params *p, sim_time now)
  * expiring stage counts up. */
 static void increase(dcqcn_rp *rp, const dcqcn_params *p, bool timer)
 {
-    uint32_t lo = rp->t_stage < rp->bc_stage ? rp->t_stage : rp->bc_stage;
-    uint32_t hi = rp->t_stage < rp->bc_stage ? rp->bc_stage : rp->t_stage;
+    /* A disabled byte counter (rpg_byte_reset 0) neither holds the state machine back nor
+     * advances it: the timer stage alone selects the phase, as in models of ConnectX DCQCN
+     * without a byte counter [H] (there T == F is additive increase; here, with both stages
+     * equal to T, it is hyper increase — the paper's rule min(T, BC) ≥ F). */
+    uint32_t bc = p->byte_reset_bytes ? rp->bc_stage : rp->t_stage;
+    uint32_t lo = rp->t_stage < bc ? rp->t_stage : bc;
+    uint32_t hi = rp->t_stage < bc ? bc : rp->t_stage;
     uint32_t f = p->threshold;
     if (lo >= f)
         rp->rt_bps += p->hai_scaled ? p->hai_bps * (double)(lo - f + 1) : p->hai_bps;
@@ -182,7 +188,7 @@ sim_time dcqcn_next_ps(const dcqcn_rp *rp)
 
 bool dcqcn_on_bytes(dcqcn_rp *rp, const dcqcn_params *p, uint64_t bytes)
 {
-    if (!rp->recovering)
+    if (!rp->recovering || !p->byte_reset_bytes) /* idle, or the byte counter is disabled */
         return false;
     rp->bytes += bytes;
     bool changed = false;
