@@ -62,7 +62,7 @@ static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
 static const char *const ECN_MARK_POINTS[] = {"dequeue", "enqueue", NULL};
 static const char *const CNP_SCOPES[] = {"port", "qp", NULL};
 static const char *const TRANSPORTS[] = {"rocev2", "uet", NULL};
-static const char *const CCS[] = {"dcqcn", "none", "nscc", NULL};
+static const char *const CCS[] = {"dcqcn", "none", "nscc", "timely", NULL};
 static const char *const RETX[] = {"go-back-n", "selective", NULL};
 static const char *const NIC_PROFILES[] = {"connectx-6", "connectx-7", "bluefield-3", "paper", NULL};
 static const char *const OOO_MODES[] = {"auto", "on", "off", NULL};
@@ -140,7 +140,9 @@ static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
     "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
-    "retry_count", "failover_delay", "ooo_placement", "reorder_window", NULL};
+    "retry_count", "failover_delay", "ooo_placement", "reorder_window", "timely", NULL};
+static const char *const K_TIMELY[] = {"t_low",    "t_high", "min_rtt",  "beta",    "ewma",
+                                       "add_rate", "min_rate", "hai_n", "segment", NULL};
 static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
                                       "rpg_time_reset",
                                       "rpg_byte_reset",
@@ -1217,6 +1219,33 @@ void cfg_dcqcn_profile(cfg_dcqcn *d, enum nic_profile profile)
                      .cnp_per_port = false};
 }
 
+/* nic.timely: TIMELY's constants (transport/timely.h); defaults in scenario_defaults. */
+static int parse_timely(ld *L, const cfg_node *m, const char *p, cfg_timely *tm)
+{
+    const cfg_node *tq, *n_lo = NULL, *n_hi = NULL;
+    char tp[PATHLEN];
+    TRY(get_map(L, m, p, "timely", K_TIMELY, &tq, tp));
+    if (!tq)
+        return ERR_OK;
+    TRY(get_unit_pos(L, tq, tp, "t_low", TIME, &tm->t_low_ps, &n_lo));
+    TRY(get_unit_pos(L, tq, tp, "t_high", TIME, &tm->t_high_ps, &n_hi));
+    if (tm->t_low_ps >= tm->t_high_ps) {
+        char kp[PATHLEN];
+        sub(kp, tp, n_lo ? "t_low" : "t_high");
+        return fail(L, n_lo ? n_lo : n_hi, kp,
+                    "expected t_low below t_high (%.3f us), got %.3f us",
+                    (double)tm->t_high_ps / 1e6, (double)tm->t_low_ps / 1e6);
+    }
+    TRY(get_unit_pos(L, tq, tp, "min_rtt", TIME, &tm->min_rtt_ps, NULL));
+    TRY(get_num(L, tq, tp, "beta", 0, true, 1, false, "a number in (0, 1]", &tm->beta));
+    TRY(get_num(L, tq, tp, "ewma", 0, true, 1, false, "a number in (0, 1]", &tm->ewma));
+    TRY(get_unit_pos(L, tq, tp, "add_rate", RATE, &tm->add_rate_bps, NULL));
+    TRY(get_unit_pos(L, tq, tp, "min_rate", RATE, &tm->min_rate_bps, NULL));
+    TRY(get_u32(L, tq, tp, "hai_n", 1, 1000, &tm->hai_n, NULL));
+    TRY(get_unit_pos(L, tq, tp, "segment", SIZE, &tm->segment_bytes, NULL));
+    return ERR_OK;
+}
+
 static int parse_dcqcn(ld *L, const cfg_node *m, const char *p, cfg_dcqcn *d)
 {
     const cfg_node *dq, *raw = cfg_map_get(m, "dcqcn", NULL);
@@ -1292,7 +1321,12 @@ static int parse_nic(ld *L, const cfg_node *root)
         sub(kp, p, "cc");
         if (n->transport == TRANSPORT_ROCEV2 && n->cc == CC_NSCC)
             return fail(L, n_cc, kp,
-                        "expected dcqcn | none for transport rocev2, got \"nscc\" (nscc is UET's)");
+                        "expected dcqcn | timely | none for transport rocev2, got \"nscc\" (nscc "
+                        "is UET's)");
+        if (n->transport == TRANSPORT_UET && n->cc == CC_TIMELY)
+            return fail(L, n_cc, kp,
+                        "expected nscc | none for transport uet, got \"timely\" (timely is "
+                        "RoCEv2's here)");
         if (n->transport == TRANSPORT_UET && n->cc == CC_DCQCN)
             return fail(L, n_cc, kp,
                         "expected nscc | none for transport uet, got \"dcqcn\" (dcqcn is "
@@ -1303,6 +1337,7 @@ static int parse_nic(ld *L, const cfg_node *root)
     n->profile = (enum nic_profile)prof;
     cfg_dcqcn_profile(&n->dcqcn, n->profile);
     TRY(parse_dcqcn(L, m, p, &n->dcqcn));
+    TRY(parse_timely(L, m, p, &n->timely));
     TRY(get_u32(L, m, p, "qps_per_connection", 1, 128, &n->qps_per_connection, NULL));
     TRY(get_enum(L, m, p, "retransmit", RETX, &r, NULL));
     n->retransmit = (enum retx_kind)r;
@@ -1817,6 +1852,22 @@ static void set_defaults(scenario *sc)
     /* ConnectX-7: the NIC of 400G AI back ends (docs/scenario.md, nic.profile) */
     n->profile = NIC_CONNECTX7;
     cfg_dcqcn_profile(&n->dcqcn, n->profile);
+    /* TIMELY: the paper's constants (Mittal et al. SIGCOMM'15, Table 1: α 0.875, β 0.8,
+     * δ 10 Mbps, T_low 50 us, T_high 500 us, minimum RTT 20 us, N = 5; segments 16-64 KB,
+     * the upper end here: 400G moves 64 KB in 1.3 us). δ was chosen for 10 Gb/s NICs; left
+     * unset (0) it is the same share of the port's line, 0.1 % (400 Mbps at 400G): the
+     * paper's 10 Mbps on a 400G port takes 40 000 completion events to climb one line rate,
+     * and a 7-to-1 incast then runs at 156 × its ideal. The minimum rate is not in the paper;
+     * unset, one δ, so the additive step can always lift a QP off it. */
+    n->timely = (cfg_timely){.t_low_ps = 50 * SIM_US,
+                             .t_high_ps = 500 * SIM_US,
+                             .min_rtt_ps = 20 * SIM_US,
+                             .beta = 0.8,
+                             .ewma = 0.875,
+                             .add_rate_bps = 0,
+                             .min_rate_bps = 0,
+                             .hai_n = 5,
+                             .segment_bytes = 65536};
     n->qps_per_connection = 1;
     n->retransmit = RETX_GO_BACK_N;
     n->rto_ps = 4 * SIM_MS;

@@ -101,7 +101,7 @@ typedef struct cfg_switch {
 } cfg_switch;
 
 enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
-enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC };
+enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC, CC_TIMELY };
 enum retx_kind { RETX_GO_BACK_N, RETX_SELECTIVE };
 enum ooo_mode { OOO_AUTO, OOO_ON, OOO_OFF };
 
@@ -135,12 +135,24 @@ typedef struct cfg_dcqcn {
 /* The DCQCN parameters `profile` sets (nic.dcqcn keys then override them one by one). */
 void cfg_dcqcn_profile(cfg_dcqcn *d, enum nic_profile profile);
 
+/* TIMELY (Mittal et al. SIGCOMM'15), nic.cc: timely; model in transport/timely.h. */
+typedef struct cfg_timely {
+    sim_time t_low_ps, t_high_ps, min_rtt_ps;
+    double beta;                    /* multiplicative decrease factor */
+    double ewma;                    /* α: weight of the new RTT-difference sample */
+    uint64_t add_rate_bps;          /* δ, additive increase step */
+    uint64_t min_rate_bps;
+    uint32_t hai_n;                 /* N: hyperactive increase after N events with gradient ≤ 0 */
+    uint64_t segment_bytes;         /* acknowledged bytes per RTT sample (completion event) */
+} cfg_timely;
+
 typedef struct cfg_nic {
     uint32_t mtu;                   /* default 4096 (256..4096) */
     enum transport_kind transport;  /* default rocev2 */
     enum cc_kind cc;                /* default dcqcn */
     enum nic_profile profile;       /* default connectx-7 */
     cfg_dcqcn dcqcn;
+    cfg_timely timely;
     uint32_t qps_per_connection;    /* default 1 */
     enum retx_kind retransmit;      /* default go-back-n */
     sim_time rto_ps;                /* default 4 ms */

@@ -22,8 +22,16 @@
 #include "../core/time.h"
 
 enum {
-    WIRE_ETH = 14, WIRE_IPV4 = 20, WIRE_UDP = 8, WIRE_BTH = 12, WIRE_RETH = 16, WIRE_AETH = 4,
-    WIRE_ICRC = 4, WIRE_FCS = 4, WIRE_PREAMBLE = 8, WIRE_IFG = 12,
+    WIRE_ETH = 14,
+    WIRE_IPV4 = 20,
+    WIRE_UDP = 8,
+    WIRE_BTH = 12,
+    WIRE_RETH = 16,
+    WIRE_AETH = 4,
+    WIRE_ICRC = 4,
+    WIRE_FCS = 4,
+    WIRE_PREAMBLE = 8,
+    WIRE_IFG = 12,
     WIRE_MIN_FRAME = 64,
     WIRE_LINE_EXTRA = WIRE_PREAMBLE + WIRE_IFG,
     /* Frame bytes of a RoCEv2 packet around its payload (no RETH/AETH). */
@@ -38,28 +46,32 @@ enum pkt_kind { PKT_DATA, PKT_ACK, PKT_NAK, PKT_CNP, PKT_PAUSE };
 enum { ECN_NOT_ECT = 0, ECN_ECT1 = 1, ECN_ECT0 = 2, ECN_CE = 3 };
 
 typedef struct packet {
-    pool_hdr hdr;              /* pool bookkeeping; must stay first */
-    struct packet *next;       /* queue / link FIFO linkage */
-    sim_time t_arrive;         /* while on a link: when its last bit (plus pipeline) arrives */
-    uint64_t flow;             /* owning flow / QP id (transport's index) */
-    uint32_t src, dst;         /* host (NIC port) indices */
-    uint32_t psn;              /* sequence number of the first payload byte's packet */
+    pool_hdr hdr;        /* pool bookkeeping; must stay first */
+    struct packet *next; /* queue / link FIFO linkage */
+    sim_time t_arrive;   /* while on a link: when its last bit (plus pipeline) arrives */
+    uint32_t flow;       /* owning QP id (transport's index; QP ids are 32-bit) */
+    uint32_t ts_ns;      /* data: when the requester sent it, in ns modulo 2^32 (4.29 s,
+                          * far above any RTT); ACK/NAK: the ts_ns of the data packet it
+                          * answers — the completion timestamp TIMELY reads. Kept in the
+                          * 4 bytes `flow` gave up, so a packet stays 80 bytes. */
+    uint32_t src, dst;   /* host (NIC port) indices */
+    uint32_t psn;        /* sequence number of the first payload byte's packet */
     uint32_t payload_bytes;
-    uint32_t frame_bytes;      /* Ethernet header .. FCS, padded to 64 */
-    uint32_t msg_bytes;        /* data: length of the whole message (RDMA WRITE) it belongs to,
-                                * capped at 2^32-1 — the RETH DMA length; unused otherwise */
-    uint16_t sport;            /* UDP source port: the flow's entropy */
-    uint16_t path;             /* collective-aware balancing: the path the flow was placed on */
-    uint16_t in_port;          /* ingress port index at the current switch */
-    uint8_t kind;              /* enum pkt_kind */
-    uint8_t prio;              /* traffic class 0..7 */
-    uint8_t ecn;               /* ECN_* */
-    uint8_t hops;              /* switches traversed */
-    uint8_t first;             /* first packet of a message (carries RETH) */
-    uint8_t last;              /* last packet of a message */
-    uint8_t pfc_pool;          /* at a switch: PFC_POOL_* the frame's bytes are accounted in */
-    uint8_t pfc_vec;           /* PAUSE frames: class-enable vector (classes this frame names) */
-    uint8_t pfc_xoff;          /* PAUSE frames: classes paused (quanta 0xFFFF); others resumed */
+    uint32_t frame_bytes; /* Ethernet header .. FCS, padded to 64 */
+    uint32_t msg_bytes;   /* data: length of the whole message (RDMA WRITE) it belongs to,
+                           * capped at 2^32-1 — the RETH DMA length; unused otherwise */
+    uint16_t sport;       /* UDP source port: the flow's entropy */
+    uint16_t path;        /* collective-aware balancing: the path the flow was placed on */
+    uint16_t in_port;     /* ingress port index at the current switch */
+    uint8_t kind;         /* enum pkt_kind */
+    uint8_t prio;         /* traffic class 0..7 */
+    uint8_t ecn;          /* ECN_* */
+    uint8_t hops;         /* switches traversed */
+    uint8_t first;        /* first packet of a message (carries RETH) */
+    uint8_t last;         /* last packet of a message */
+    uint8_t pfc_pool;     /* at a switch: PFC_POOL_* the frame's bytes are accounted in */
+    uint8_t pfc_vec;      /* PAUSE frames: class-enable vector (classes this frame names) */
+    uint8_t pfc_xoff;     /* PAUSE frames: classes paused (quanta 0xFFFF); others resumed */
 } packet;
 
 /* Where a switch accounts a buffered frame (PFC, models.md "Switch"). */
@@ -76,6 +88,9 @@ static inline uint32_t wire_data_frame(uint32_t payload, int first)
 }
 
 /* Bytes of line time a frame occupies (adds preamble/SFD and inter-frame gap). */
-static inline uint32_t wire_line_bytes(const packet *p) { return p->frame_bytes + WIRE_LINE_EXTRA; }
+static inline uint32_t wire_line_bytes(const packet *p)
+{
+    return p->frame_bytes + WIRE_LINE_EXTRA;
+}
 
 #endif

@@ -41,6 +41,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->prio = sc->nic.priority;
     t->cnp_prio = sc->nic.cnp_priority;
     t->dcqcn = sc->nic.cc == CC_DCQCN;
+    t->timely = sc->nic.cc == CC_TIMELY;
     t->selective = sc->nic.retransmit == RETX_SELECTIVE;
     t->ack_every = sc->nic.ack_every ? sc->nic.ack_every : 1;
     t->reorder_tol = sc->nic.reorder_tolerance;
@@ -81,6 +82,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
             np->p = &host->ports[i];
             event_init(&np->wake, nic_wake_fire);
             dcqcn_params_init(&np->dc, &sc->nic.dcqcn, np->p->rate_bps);
+            timely_params_init(&np->tp, &sc->nic.timely, np->p->rate_bps);
         }
     }
     t->cap_flows = max_flows;
@@ -155,7 +157,10 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
         q->egress = (uint8_t)e;
         q->rev_egress = (uint8_t)re;
         q->rate_bps = cs->ports[e].p->rate_bps;
-        dcqcn_rp_init(&q->rp, &cs->ports[e].dc);
+        if (t->timely)
+            timely_init(&q->tm, &cs->ports[e].tp);
+        else
+            dcqcn_rp_init(&q->rp, &cs->ports[e].dc);
         event_init(&q->rto, qp_rto_fire);
         event_init(&q->cc_timer, qp_cc_fire);
         event_init(&q->hole, qp_hole_fire);
@@ -308,6 +313,7 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     pkt->prio = f->prio;
     pkt->ecn = ECN_ECT0;
     pkt->hops = 0;
+    pkt->ts_ns = (uint32_t)(now / 1000);
     t->sent_payload_bytes += payload;
     t->data_packets_sent++;
 
@@ -326,6 +332,9 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
         if (dcqcn_on_bytes(&q->rp, &np->dc, payload))
             q->rate_bps = dcqcn_rate_bps(&q->rp);
         q->next_send_ps = q->rp.limited ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
+    } else if (t->timely) {
+        q->next_send_ps =
+            q->rate_bps < np->p->rate_bps ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
     }
     return pkt;
 }
@@ -427,6 +436,7 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
     pkt->prio = kind == PKT_CNP ? t->cnp_prio : f->prio;
     pkt->ecn = ECN_NOT_ECT;
     pkt->hops = 0;
+    pkt->ts_ns = q->echo_ts_ns;
     pkt_fifo *fq = &np->ctrl[pkt->prio];
     if (fq->tail)
         fq->tail->next = pkt;
@@ -506,6 +516,7 @@ static void responder_data(transport *t, qp *q, packet *pkt)
     sim_time now = t->net->sim->now;
     if (q->error)
         return; /* flushed: the payload was counted as delivered, nothing is answered */
+    q->echo_ts_ns = pkt->ts_ns; /* an ACK or NAK this packet triggers carries its send time */
     nic_port *np_port = &t->nics[f->dst].ports[q->rev_egress];
     bool per_port = np_port->dc.cnp_per_port;
     if (t->dcqcn && pkt->ecn == ECN_CE &&
@@ -597,6 +608,34 @@ static void responder_data(transport *t, qp *q, packet *pkt)
 
 /* ---- requester ------------------------------------------------------------------------------ */
 
+/* TIMELY: `bytes` more were acknowledged by `pkt` (counted in whole MTUs: the last packet of a
+ * message may be shorter, which only moves a segment boundary by less than a packet). At each
+ * completed segment one RTT sample — now minus the send time of the data packet the ACK answers
+ * — updates the rate, and the QP is paced at it. */
+static void timely_ack(transport *t, qp *q, const packet *pkt, uint64_t bytes, sim_time now)
+{
+    nic_port *np = &t->nics[q->f->src].ports[q->egress];
+    if (!timely_on_acked(&q->tm, &np->tp, bytes))
+        return;
+    uint32_t rtt_ns = (uint32_t)(now / 1000) - pkt->ts_ns; /* modulo 2^32 */
+    if (!timely_on_rtt(&q->tm, &np->tp, (sim_time)rtt_ns * 1000))
+        return;
+    q->rate_bps = (uint64_t)q->tm.rate_bps;
+    if (!q->rate_bps)
+        q->rate_bps = 1;
+    if (!q->last_line_bytes)
+        return;
+    q->next_send_ps = q->rate_bps < np->p->rate_bps
+                          ? q->last_send_ps + sim_ser_time(q->last_line_bytes, q->rate_bps)
+                          : 0;
+    if (!q->active)
+        return;
+    if (q->next_send_ps > now)
+        nic_wake_at(t, np, q->next_send_ps);
+    else
+        net_port_kick(t->net, np->p);
+}
+
 static void requester_ack(transport *t, qp *q, packet *pkt)
 {
     sim_time now = t->net->sim->now;
@@ -607,6 +646,8 @@ static void requester_ack(transport *t, qp *q, packet *pkt)
     }
     if (q->error)
         return;
+    if (t->timely && cum > q->snd_una)
+        timely_ack(t, q, pkt, (uint64_t)(cum - q->snd_una) * t->mtu, now);
     if (cum > q->snd_una) {
         q->snd_una = cum;
         q->retries = 0;

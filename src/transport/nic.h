@@ -10,11 +10,11 @@
  * its QPs, and each QP sends its piece as its own WRITE (its first packet carries the RETH);
  * a QP's pieces follow each other in one PSN space, so its messages arrive in order. A message
  * is complete when all its pieces are. Between two GPUs of one server there are no packets:
- * the message is a fluid transfer over the sender's NVLink (see transport_flow_add). Each QP has its own PSN space
- * (PSNs count packets from 0; 24-bit wrap is not modelled) and its own UDP source port, derived
- * as the Linux RoCE stack does (rdma_calc_flow_label + rdma_flow_label_to_udp_sport) from the
- * local and remote QP numbers; QP numbers are allocated sequentially from a base each NIC draws
- * from its own random stream. One `qp` object holds both halves of the connection: the
+ * the message is a fluid transfer over the sender's NVLink (see transport_flow_add). Each QP has
+ * its own PSN space (PSNs count packets from 0; 24-bit wrap is not modelled) and its own UDP source
+ * port, derived as the Linux RoCE stack does (rdma_calc_flow_label + rdma_flow_label_to_udp_sport)
+ * from the local and remote QP numbers; QP numbers are allocated sequentially from a base each NIC
+ * draws from its own random stream. One `qp` object holds both halves of the connection: the
  * requester state (used only at src) and the responder state (used only at dst).
  *
  * Requester. Segments its chunk into MTU packets with consecutive PSNs. snd_una = oldest
@@ -92,6 +92,7 @@
 #include "../core/rng.h"
 #include "../net/net.h"
 #include "dcqcn.h"
+#include "timely.h"
 
 typedef struct flow flow;
 typedef struct qp qp;
@@ -109,10 +110,11 @@ typedef void (*flow_fail_fn)(void *ctx, flow *f, const qp *q);
 
 /* One posted RDMA WRITE. Split over the flow's QPs in contiguous pieces (as NCCL with
  * NCCL_IB_SPLIT_DATA_ON_QPS=1); complete when every piece is. Over the scale-up domain it is a
- * fluid transfer instead, completed by its own event. From a pool: no allocation in steady state. */
+ * fluid transfer instead, completed by its own event. From a pool: no allocation in steady state.
+ */
 struct msg {
     pool_hdr hdr;
-    event ev;                  /* fluid (scale-up) completion */
+    event ev; /* fluid (scale-up) completion */
     flow *f;
     uint64_t cookie;
     uint64_t bytes;
@@ -130,7 +132,7 @@ struct piece {
 
 /* A DCQCN-paced QP counts as collapsed below line rate / this (see nic_pull's hold count). */
 #define NIC_COLLAPSED_FRACTION 64
-#define NIC_PORTS 2 /* a host's fabric port and its scale-up (NVLink) port */
+#define NIC_PORTS 2          /* a host's fabric port and its scale-up (NVLink) port */
 #define NIC_SACK_WINDOW 512u /* selective retransmit: responder reorder window, packets */
 enum {
     WIRE_ACK_FRAME = WIRE_ETH + WIRE_IPV4 + WIRE_UDP + WIRE_BTH + WIRE_AETH + WIRE_ICRC + WIRE_FCS,
@@ -142,77 +144,83 @@ enum {
 struct flow {
     uint32_t id;
     uint32_t job;
-    uint32_t src, dst;         /* host indices */
-    uint16_t sport;            /* UDP source port of its first QP */
-    uint8_t prio;              /* traffic class of its data and ACK/NAK */
-    uint16_t path;             /* collective-aware balancing: its place among its leaf's flows */
-    bool fluid;                /* both ends in one server: the scale-up domain, no packets */
+    uint32_t src, dst; /* host indices */
+    uint16_t sport;    /* UDP source port of its first QP */
+    uint8_t prio;      /* traffic class of its data and ACK/NAK */
+    uint16_t path;     /* collective-aware balancing: its place among its leaf's flows */
+    bool fluid;        /* both ends in one server: the scale-up domain, no packets */
     uint32_t n_qps;
-    qp *qps;                   /* n_qps consecutive QPs */
-    transport *tp;             /* owner (timer handlers reach the transport through it) */
-    uint64_t size_bytes;       /* transport_flow_start: the message to send */
-    uint64_t posted_bytes;     /* all messages posted so far */
-    uint64_t delivered_bytes;  /* payload accepted in order at the receiver (goodput) */
+    qp *qps;                  /* n_qps consecutive QPs */
+    transport *tp;            /* owner (timer handlers reach the transport through it) */
+    uint64_t size_bytes;      /* transport_flow_start: the message to send */
+    uint64_t posted_bytes;    /* all messages posted so far */
+    uint64_t delivered_bytes; /* payload accepted in order at the receiver (goodput) */
     sim_time start_ps, end_ps;
     bool started, done;
-    bool failed;               /* aborted: a QP exceeded its retry limit, or its job failed */
+    bool failed; /* aborted: a QP exceeded its retry limit, or its job failed */
     sim_time fail_ps;
 };
 
 struct qp {
     flow *f;
-    uint32_t id;               /* index in transport->qps; packets carry it in `flow` */
+    uint32_t id; /* index in transport->qps; packets carry it in `flow` */
     uint16_t sport;
-    uint8_t egress;            /* requester's port index towards dst */
-    uint8_t rev_egress;        /* responder's port index towards src */
+    uint8_t egress;     /* requester's port index towards dst */
+    uint8_t rev_egress; /* responder's port index towards src */
     /* requester */
-    piece *head, *tail;        /* pieces not yet acknowledged, in PSN order */
-    piece *rcv_piece;          /* responder: the piece holding rcv_nxt */
-    uint32_t n_pkts;           /* PSNs posted so far (one past the last) */
+    piece *head, *tail; /* pieces not yet acknowledged, in PSN order */
+    piece *rcv_piece;   /* responder: the piece holding rcv_nxt */
+    uint32_t n_pkts;    /* PSNs posted so far (one past the last) */
     uint32_t snd_nxt, snd_una, snd_max;
-    uint32_t rtx_psn;          /* selective: the PSN to resend */
+    uint32_t rtx_psn; /* selective: the PSN to resend */
     bool rtx_pending;
-    bool active;               /* in its port's round robin */
+    bool active; /* in its port's round robin */
     qp *next_active;
-    sim_time next_send_ps;     /* pacing: earliest start of the next packet */
-    sim_time last_send_ps;     /* start of the previous packet */
-    uint32_t last_line_bytes;  /* its line bytes */
-    uint64_t rate_bps;         /* pacing rate (DCQCN RC), line rate when not limited */
+    sim_time next_send_ps;    /* pacing: earliest start of the next packet */
+    sim_time last_send_ps;    /* start of the previous packet */
+    uint32_t last_line_bytes; /* its line bytes */
+    uint64_t rate_bps;        /* pacing rate (DCQCN RC), line rate when not limited */
     event rto;
     sim_time rto_deadline;
-    uint8_t retries;           /* RTO expiries since the last cumulative progress */
-    bool error;                /* QP in the error state: sends and answers nothing */
+    uint8_t retries;     /* RTO expiries since the last cumulative progress */
+    bool error;          /* QP in the error state: sends and answers nothing */
+    uint32_t echo_ts_ns; /* responder: the ts_ns of the data packet an ACK answers
+                          * (TIMELY; here it fills the padding before cc_timer) */
     event cc_timer;
     sim_time cc_deadline;
-    dcqcn_rp rp;
+    union {              /* the congestion control's state: nic.cc picks one */
+        dcqcn_rp rp;     /* dcqcn (only read when transport.dcqcn) */
+        timely_state tm; /* timely (only read when transport.timely) */
+    };
     /* responder */
     uint32_t rcv_nxt;
-    uint32_t since_ack;        /* accepted since the last ACK */
-    uint32_t sacked;           /* selective: packets buffered beyond rcv_nxt */
+    uint32_t since_ack; /* accepted since the last ACK */
+    uint32_t sacked;    /* selective: packets buffered beyond rcv_nxt */
     bool nak_sent, dup_acked, cnp_ever;
-    bool tail_seen;            /* selective: the chunk's last packet has arrived */
+    bool tail_seen; /* selective: the chunk's last packet has arrived */
     sim_time last_cnp_ps;
-    uint64_t *sack;            /* selective: NIC_SACK_WINDOW bits, indexed psn % window */
-    event hole;                /* OOO placement: the hole at rcv_nxt has outlived the window */
+    uint64_t *sack; /* selective: NIC_SACK_WINDOW bits, indexed psn % window */
+    event hole;     /* OOO placement: the hole at rcv_nxt has outlived the window */
     sim_time hole_deadline;
-    bool hole_timing;          /* hole_deadline is the current hole's */
-    bool nak_live;             /* OOO: nak_psn was NAKed and has not arrived twice */
-    uint8_t reo_shift;         /* OOO: this QP's window is reorder_window << reo_shift */
+    bool hole_timing;  /* hole_deadline is the current hole's */
+    bool nak_live;     /* OOO: nak_psn was NAKed and has not arrived twice */
+    uint8_t reo_shift; /* OOO: this QP's window is reorder_window << reo_shift */
     uint32_t nak_psn;
 };
 
 typedef struct nic nic;
 typedef struct nic_port {
-    event wake;                /* a paced QP may send: pull again */
+    event wake; /* a paced QP may send: pull again */
     sim_time wake_ps;
     nic *owner;
     port *p;
-    qp *head, *tail;           /* round robin of QPs that can send */
+    qp *head, *tail; /* round robin of QPs that can send */
     uint32_t n_active;
-    pkt_fifo ctrl[NET_PRIOS];  /* ACK/NAK/CNP waiting for the wire */
-    uint8_t ctrl_mask;         /* bit p set when ctrl[p] is not empty */
-    dcqcn_params dc;           /* DCQCN parameters at this port's line rate */
-    sim_time last_cnp_ps;      /* NP with cnp_scope port: the last CNP this port sent */
+    pkt_fifo ctrl[NET_PRIOS]; /* ACK/NAK/CNP waiting for the wire */
+    uint8_t ctrl_mask;        /* bit p set when ctrl[p] is not empty */
+    dcqcn_params dc;          /* DCQCN parameters at this port's line rate */
+    timely_params tp;         /* TIMELY parameters at this port's line rate */
+    sim_time last_cnp_ps;     /* NP with cnp_scope port: the last CNP this port sent */
     bool cnp_ever;
     /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
      * ready, none held by a PFC pause); closed when data leaves again (see nic_pull). */
@@ -224,14 +232,14 @@ struct nic {
     node *host;
     transport *t;
     nic_port ports[NIC_PORTS];
-    uint32_t next_qpn;         /* QP numbers are allocated sequentially */
+    uint32_t next_qpn; /* QP numbers are allocated sequentially */
     /* this host's share of the transport counters (the totals are in transport) */
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
-    uint64_t naks_sent, naks_received; /* as responder / as requester */
+    uint64_t naks_sent, naks_received;    /* as responder / as requester */
     uint64_t qps_failed, qps_failed_over; /* requester QPs that errored / moved away */
-    sim_time dcqcn_held_ps;    /* time a port of this NIC sat idle with data held back only by
-                                * DCQCN rate limiting (summed over its ports) */
-    uint32_t sibling;          /* the other port of this dual-port NIC, or UINT32_MAX */
+    sim_time dcqcn_held_ps; /* time a port of this NIC sat idle with data held back only by
+                             * DCQCN rate limiting (summed over its ports) */
+    uint32_t sibling;       /* the other port of this dual-port NIC, or UINT32_MAX */
     rng rng;
 };
 
@@ -240,20 +248,20 @@ struct transport {
     const scenario *sc;
     uint32_t mtu;
     uint8_t prio, cnp_prio;
-    bool dcqcn, selective;
+    bool dcqcn, timely, selective;
     uint32_t ack_every;
-    uint32_t reorder_tol;      /* selective: NAK a hole after this many packets past it */
-    bool ooo;                  /* out-of-order placement: NAK a hole only after reorder_win */
+    uint32_t reorder_tol; /* selective: NAK a hole after this many packets past it */
+    bool ooo;             /* out-of-order placement: NAK a hole only after reorder_win */
     sim_time reorder_win_ps;
     uint32_t retry_count;
     sim_time rto_ps;
-    nic *nics;                 /* one per host */
+    nic *nics; /* one per host */
     flow *flows;
     uint64_t n_flows, cap_flows;
     qp *qps;
     uint64_t n_qps, cap_qps;
     uint32_t qps_per_flow;
-    uint64_t *sack_bits;       /* selective: the QPs' windows */
+    uint64_t *sack_bits; /* selective: the QPs' windows */
     flow_done_fn on_done;
     void *on_done_ctx;
     msg_done_fn on_msg;
@@ -261,10 +269,10 @@ struct transport {
     flow_fail_fn on_fail;
     void *on_fail_ctx;
     pool msgs, pieces;
-    sim_time *nvl_free_ps;     /* per host: when its scale-up egress is next free (fluid) */
-    uint32_t *leaf_paths;      /* per node: connections placed from that leaf so far */
+    sim_time *nvl_free_ps; /* per host: when its scale-up egress is next free (fluid) */
+    uint32_t *leaf_paths;  /* per node: connections placed from that leaf so far */
     sim_time nvl_latency_ps;
-    uint64_t scale_up_bytes;   /* delivered over the scale-up domain (fluid, not packets) */
+    uint64_t scale_up_bytes; /* delivered over the scale-up domain (fluid, not packets) */
     uint64_t sent_payload_bytes, delivered_payload_bytes;
     /* NIC counters (summary.json "nics") */
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
