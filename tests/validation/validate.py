@@ -228,6 +228,34 @@ def splice(doc_text, generated):
     return doc_text[:b] + generated + doc_text[e + len(END) + 1:]
 
 
+def check_table(table, path):
+    """Refuses a case table with a missing or unknown field, naming the case and the field."""
+    ids = set()
+    for i, c in enumerate(table.get("cases", [])):
+        where = "%s: cases[%d] (%s)" % (path, i, c.get("id", "no id"))
+        for k in ("id", "scenario", "what", "source", "locator", "published", "metric", "status"):
+            if k not in c:
+                raise SystemExit("validate.py: %s: missing %r" % (where, k))
+        if c["id"] in ids:
+            raise SystemExit("validate.py: %s: duplicate id" % where)
+        ids.add(c["id"])
+        if not os.path.exists(os.path.join(HERE, c["scenario"])):
+            raise SystemExit("validate.py: %s: no scenario file %s" % (where, c["scenario"]))
+        if c["source"] not in table.get("sources", {}):
+            raise SystemExit("validate.py: %s: source %r is not in sources" % (where, c["source"]))
+        if c["metric"].get("kind") not in METRICS:
+            raise SystemExit("validate.py: %s: metric kind %r is not one of %s" % (
+                where, c["metric"].get("kind"), ", ".join(sorted(METRICS))))
+        if c["status"] == "pass":
+            if len(c.get("tolerance", {}).get("ratio", [])) != 2 or "why" not in c["tolerance"]:
+                raise SystemExit("validate.py: %s: a pass case needs tolerance {ratio: [lo, hi], why}" % where)
+        elif c["status"] == "known-gap":
+            if len(c.get("gap", {}).get("band", [])) != 2 or "cause" not in c["gap"]:
+                raise SystemExit("validate.py: %s: a known gap needs gap {band: [lo, hi], cause}" % where)
+        else:
+            raise SystemExit("validate.py: %s: status must be pass or known-gap" % where)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--wirerate", required=True, help="the built wirerate binary")
@@ -238,6 +266,7 @@ def main():
     a = ap.parse_args()
     with open(a.cases) as f:
         table = json.load(f)
+    check_table(table, a.cases)
     cases = [c for c in table["cases"] if not a.case or c["id"] in a.case]
     if a.case and len(cases) != len(a.case):
         raise SystemExit("validate.py: unknown case in %s" % a.case)
