@@ -9,6 +9,7 @@
  * (switch, host). Cost: O(hosts × links) per (re)build, done at start and after topology changes,
  * never per packet.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/alloc.h"
@@ -17,8 +18,8 @@
 #define NO_DIST UINT32_MAX
 
 typedef struct intern_table {
-    uint32_t *slot;            /* group id + 1, 0 = empty */
-    uint32_t cap;              /* power of two */
+    uint32_t *slot; /* group id + 1, 0 = empty */
+    uint32_t cap;   /* power of two */
 } intern_table;
 
 static uint64_t members_hash(const uint32_t *m, uint32_t k)
@@ -72,6 +73,12 @@ static uint32_t intern(net *n, intern_table *t, const uint32_t *m, uint32_t k)
     return n->n_groups - 1;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* True when the fabric behind host x's NIC port has a route to dst. */
 static bool nic_reaches(const net *n, const node *x, uint32_t dst)
 {
@@ -88,6 +95,30 @@ static bool nic_reaches(const net *n, const node *x, uint32_t dst)
  */
 static void route_scale_up(net *n, intern_table *t, node *nvs)
 {
+    if (!n->hosts_relay) {
+        /* no relays: only the server's own GPUs are reachable, each on its port; interned in
+         * destination order as the loop below does, so group ids are the same */
+        for (uint32_t d = 0; d < n->n_hosts; d++)
+            nvs->fib[d] = UINT32_MAX;
+        uint32_t local[64], nl = 0;
+        for (uint32_t p = 0; p < nvs->n_ports && nl < 64; p++) {
+            const port *pp = &nvs->ports[p];
+            const node *x = pp->peer->owner;
+            if (pp->up && x->kind == NODE_HOST && nvs->fib[x->id] == UINT32_MAX) {
+                nvs->fib[x->id] = p; /* the first port to it, as the loop's `break` takes */
+                local[nl++] = x->id;
+            }
+        }
+        if (nl < 64 || nvs->n_ports <= 64) {
+            qsort(local, nl, sizeof(uint32_t), cmp_u32);
+            for (uint32_t i = 0; i < nl; i++) {
+                uint32_t port_ix = nvs->fib[local[i]];
+                nvs->fib[local[i]] = intern(n, t, &port_ix, 1);
+            }
+            return;
+        }
+        /* (a scale-up switch of more than 64 ports: the general loop below) */
+    }
     for (uint32_t d = 0; d < n->n_hosts; d++) {
         const node *dst = n->hosts[d];
         uint32_t best = UINT32_MAX;
@@ -102,8 +133,8 @@ static void route_scale_up(net *n, intern_table *t, node *nvs)
             }
             if (!n->hosts_relay || dst->server == x->server || !nic_reaches(n, x, d))
                 continue;
-            if (best == UINT32_MAX || (x->rail == dst->rail &&
-                                       nvs->ports[best].peer->owner->rail != dst->rail))
+            if (best == UINT32_MAX ||
+                (x->rail == dst->rail && nvs->ports[best].peer->owner->rail != dst->rail))
                 best = p;
         }
         nvs->fib[d] = best == UINT32_MAX ? UINT32_MAX : intern(n, t, &best, 1);
@@ -114,8 +145,8 @@ uint32_t net_host_egress(const net *n, const node *host, uint32_t dst)
 {
     if (host->nvl_port != UINT32_MAX && n->hosts[dst]->server == host->server)
         return host->nvl_port;
-    if (host->net_port != UINT32_MAX && (nic_reaches(n, host, dst) || !n->hosts_relay ||
-                                         host->nvl_port == UINT32_MAX))
+    if (host->net_port != UINT32_MAX &&
+        (nic_reaches(n, host, dst) || !n->hosts_relay || host->nvl_port == UINT32_MAX))
         return host->net_port;
     return host->nvl_port != UINT32_MAX ? host->nvl_port : 0;
 }
@@ -142,6 +173,24 @@ bool net_reaches(const net *n, uint32_t s, uint32_t d)
     return false;
 }
 
+/*
+ * Attachment classes. The BFS from a destination host h reaches every switch through the fabric
+ * switches h is cabled to (its up links; hosts and scale-up domains are not transit), so every
+ * switch's distance to h depends only on that set A(h), not on h: hosts on the same leaf share
+ * it. A switch outside A(h) takes its next hops from switch peers one hop closer, the same for
+ * every host of the class; a switch in A(h) forwards on its own ports to h. So the routing runs
+ * one multi-source BFS per class (a leaf-spine: one per leaf) instead of one per host, and a
+ * switch's next hops per class are computed once: O(classes × links + hosts × switches) instead
+ * of O(hosts × links). ECMP groups are still interned in the order the per-host loop visits
+ * (host, switch), so their ids — and every result — are those of the per-host BFS.
+ */
+typedef struct route_class {
+    uint32_t first; /* first index into att[] of its switch set */
+    uint32_t n;     /* switches in A (sorted node ids) */
+    uint64_t hash;
+    bool done; /* its per-switch groups are computed */
+} route_class;
+
 void net_route(net *n)
 {
     uint32_t *dist = xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances");
@@ -154,51 +203,139 @@ void net_route(net *n)
     intern_table t = {0};
     n->n_groups = 0; /* old groups' member arrays stay in the arena until the run ends */
 
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
-        for (uint32_t i = 0; i < n->n_nodes; i++)
-            dist[i] = NO_DIST;
-        uint32_t qh = 0, qt = 0;
-        dist[h] = 0;
-        queue[qt++] = h;
-        while (qh < qt) {
-            const node *x = &n->nodes[queue[qh++]];
-            if ((x->kind == NODE_HOST && x->id != h) || x->tier == TIER_SCALE_UP)
-                continue; /* hosts and scale-up domains are not fabric transit */
-            for (uint32_t p = 0; p < x->n_ports; p++) {
-                const port *pp = &x->ports[p];
-                if (!pp->up)
-                    continue;
-                uint32_t v = pp->peer->owner->id;
-                if (dist[v] == NO_DIST) {
-                    dist[v] = dist[x->id] + 1;
-                    queue[qt++] = v;
+    /* 1. each host's class: the sorted set of fabric switches its up links reach */
+    uint32_t nh = n->n_hosts, cap_att = 16, n_att = 0, n_cls = 0;
+    uint32_t *att = xmalloc(sizeof(uint32_t) * cap_att, "attachment sets");
+    uint32_t *host_cls = xmalloc(sizeof(uint32_t) * (nh ? nh : 1), "host classes");
+    route_class *cls = xmalloc(sizeof(route_class) * (nh ? nh : 1), "route classes");
+    uint32_t cls_cap = 16;
+    while (cls_cap < 2 * nh)
+        cls_cap *= 2;
+    uint32_t *cls_slot = xcalloc(cls_cap, sizeof(uint32_t), "route class table");
+    for (uint32_t h = 0; h < nh; h++) {
+        const node *x = n->hosts[h];
+        uint32_t first = n_att;
+        for (uint32_t p = 0; p < x->n_ports; p++) {
+            const port *pp = &x->ports[p];
+            const node *v = pp->peer->owner;
+            if (!pp->up || v->kind != NODE_SWITCH || v->tier == TIER_SCALE_UP)
+                continue;
+            if (n_att == cap_att) {
+                cap_att *= 2;
+                att = xrealloc(att, sizeof(uint32_t) * cap_att, "attachment sets");
+            }
+            att[n_att++] = v->id;
+        }
+        uint32_t k = n_att - first;
+        qsort(att + first, k, sizeof(uint32_t), cmp_u32);
+        uint32_t u = 0; /* unique */
+        for (uint32_t i = 0; i < k; i++)
+            if (!u || att[first + u - 1] != att[first + i])
+                att[first + u++] = att[first + i];
+        n_att = first + u;
+        uint64_t hh = members_hash(att + first, u);
+        uint32_t j = (uint32_t)hh & (cls_cap - 1), c = UINT32_MAX;
+        while (cls_slot[j]) {
+            const route_class *rc = &cls[cls_slot[j] - 1];
+            if (rc->hash == hh && rc->n == u &&
+                !memcmp(att + rc->first, att + first, u * sizeof(uint32_t))) {
+                c = cls_slot[j] - 1;
+                break;
+            }
+            j = (j + 1) & (cls_cap - 1);
+        }
+        if (c == UINT32_MAX) {
+            c = n_cls++;
+            cls[c] = (route_class){.first = first, .n = u, .hash = hh, .done = false};
+            cls_slot[j] = c + 1;
+        } else {
+            n_att = first; /* a known set: drop the copy */
+        }
+        host_cls[h] = c;
+    }
+    /* group id per (class, switch index) for the switches outside the class's set */
+    uint32_t *cls_gid =
+        xmalloc(sizeof(uint32_t) * (n_cls ? n_cls : 1) * (n->n_switches ? n->n_switches : 1),
+                "route class groups");
+    bool *in_att = xcalloc(n->n_nodes ? n->n_nodes : 1, sizeof(bool), "attachment marks");
+
+    for (uint32_t h = 0; h < nh; h++) {
+        uint32_t c = host_cls[h];
+        route_class *rc = &cls[c];
+        uint32_t *gid = cls_gid + (uint64_t)c * n->n_switches;
+        const uint32_t *a = att + rc->first;
+        for (uint32_t i = 0; i < rc->n; i++)
+            in_att[a[i]] = true;
+        if (!rc->done) {
+            /* 2. the class's multi-source BFS: A at distance 1 (h at 0 behind them) */
+            for (uint32_t i = 0; i < n->n_nodes; i++)
+                dist[i] = NO_DIST;
+            uint32_t qh = 0, qt = 0;
+            for (uint32_t i = 0; i < rc->n; i++) {
+                dist[a[i]] = 1;
+                queue[qt++] = a[i];
+            }
+            while (qh < qt) {
+                const node *x = &n->nodes[queue[qh++]];
+                if (x->kind == NODE_HOST || x->tier == TIER_SCALE_UP)
+                    continue; /* hosts and scale-up domains are not fabric transit */
+                for (uint32_t p = 0; p < x->n_ports; p++) {
+                    const port *pp = &x->ports[p];
+                    if (!pp->up)
+                        continue;
+                    uint32_t v = pp->peer->owner->id;
+                    if (dist[v] == NO_DIST) {
+                        dist[v] = dist[x->id] + 1;
+                        queue[qt++] = v;
+                    }
                 }
             }
         }
+        /* 3. in the per-host order (host, switch), so group ids come out as before */
         for (uint32_t s = 0; s < n->n_switches; s++) {
             node *sw = n->switches[s];
             if (sw->tier == TIER_SCALE_UP)
                 continue;
-            if (dist[sw->id] == NO_DIST) {
-                sw->fib[h] = UINT32_MAX;
+            uint32_t k = 0;
+            if (in_att[sw->id]) { /* cabled to h: its own ports to h */
+                for (uint32_t p = 0; p < sw->n_ports; p++) {
+                    const port *pp = &sw->ports[p];
+                    if (pp->up && pp->peer->owner->kind == NODE_HOST && pp->peer->owner->id == h)
+                        members[k++] = p;
+                }
+                sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
                 continue;
             }
-            uint32_t k = 0;
+            if (rc->done) {
+                sw->fib[h] = gid[s];
+                continue;
+            }
+            if (dist[sw->id] == NO_DIST) {
+                gid[s] = sw->fib[h] = UINT32_MAX;
+                continue;
+            }
             for (uint32_t p = 0; p < sw->n_ports; p++) {
                 const port *pp = &sw->ports[p];
                 const node *v = pp->peer->owner;
-                if (!pp->up || dist[v->id] + 1 != dist[sw->id])
-                    continue;
-                if (v->kind == NODE_HOST && v->id != h)
+                if (!pp->up || v->kind == NODE_HOST || dist[v->id] + 1 != dist[sw->id])
                     continue;
                 members[k++] = p;
             }
-            sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
+            gid[s] = sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
         }
+        rc->done = true;
+        for (uint32_t i = 0; i < rc->n; i++)
+            in_att[a[i]] = false;
     }
     for (uint32_t s = 0; s < n->n_switches; s++)
         if (n->switches[s]->tier == TIER_SCALE_UP)
             route_scale_up(n, &t, n->switches[s]);
+    xfree(in_att);
+    xfree(cls_gid);
+    xfree(cls_slot);
+    xfree(cls);
+    xfree(host_cls);
+    xfree(att);
     xfree(t.slot);
     xfree(members);
     xfree(queue);
