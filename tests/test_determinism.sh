@@ -15,7 +15,7 @@ trap 'rm -rf "$T"' EXIT
 fails=0
 ok()   { echo "ok   $1"; }
 fail() { fails=$((fails + 1)); echo "FAIL $1"; }
-strip_wall() { grep -Ev '"(wall_s|events_per_s|peak_rss_bytes)":' "$1"; }
+strip_wall() { grep -Ev '"(wall_s|events_per_s|peak_rss_bytes|setup_s)":' "$1"; }
 
 # run NAME SCENARIO OUTDIR [ARGS...]
 run() {

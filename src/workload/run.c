@@ -475,9 +475,21 @@ fail:
     return NULL;
 }
 
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 run *run_new(const scenario *sc, err *e)
 {
-    return run_build(sc, -1, e);
+    /* set-up (topology, routing, QPs, plans) is timed apart from the simulation: sim.setup_s */
+    double t0 = wall_now();
+    run *r = run_build(sc, -1, e);
+    if (r)
+        r->st.setup_s = wall_now() - t0;
+    return r;
 }
 
 void run_isolated_baselines(run *r)
@@ -805,13 +817,6 @@ static void stall_reason(const run *r, uint32_t j, char *buf, size_t len)
         return;
     }
     snprintf(buf, len, "stalled: the simulation ran out of events with the job unfinished");
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 void run_execute(run *r, sim_progress_fn progress, void *user)

@@ -148,6 +148,7 @@ typedef struct run_stats {
     sim_time end_ps;
     uint64_t events;
     double wall_s, events_per_s;
+    double setup_s;             /* wall time of run_new: topology, routing, QPs, plans */
     uint64_t peak_rss_bytes;
     uint64_t packet_hops;       /* packets serialized onto any link */
 
