@@ -638,6 +638,11 @@ static int pfc_setup(net *n, err *e)
 
 net *net_build(const scenario *sc, sim *s, err *e)
 {
+    return net_build_ex(sc, s, true, e);
+}
+
+net *net_build_ex(const scenario *sc, sim *s, bool route, err *e)
+{
     net *n = xcalloc(1, sizeof *n, "network");
     arena_init(&n->mem, "sim arena (topology, FIBs)");
     n->sc = sc;
@@ -702,7 +707,8 @@ net *net_build(const scenario *sc, sim *s, err *e)
     n->ecn_kmax_bytes = sc->sw.ecn_kmax_bytes;
     n->ecn_pmax_q32 = (uint64_t)(sc->sw.ecn_pmax * 4294967296.0 + 0.5);
     n->ecn_at_dequeue = sc->sw.ecn_mark_at == ECN_MARK_DEQUEUE;
-    net_route(n);
+    if (route)
+        net_route(n);
     return n;
 }
 

@@ -231,16 +231,20 @@ int mem_estimate_run(const scenario *sc, mem_estimate *out, err *e)
     out->biggest_job = -1;
     sim s;
     sim_init(&s, sc->seed);
-    net *n = net_build(sc, &s, e);
+    /* unrouted: the FIB arrays are in the arena already; routing would double the set-up
+     * time of a large fabric just to count ECMP groups */
+    net *n = net_build_ex(sc, &s, false, e);
     if (!n) {
         sim_free(&s);
         return e->code ? e->code : ERR_INVALID;
     }
     double part[MEM_PARTS] = {0};
     part[MEM_BASE] = (double)BASE_BYTES;
-    /* the arena holds nodes, ports, FIBs; ECMP groups and the deadlock scratch are beside it */
+    /* the arena holds nodes, ports, FIBs; ECMP groups (distinct next-hop sets, shared by
+     * every switch and destination with the same member list: a few per switch, counted here
+     * as two) and the deadlock scratch are beside it */
     part[MEM_FABRIC] = (double)n->mem.used_bytes * 1.25 + (double)n->n_ports * 12 +
-                       (double)n->n_groups * 64;
+                       (double)n->n_switches * 2 * 64;
     double gpus = net_gpus(n), flows = 0;
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
         const cfg_job *job = &sc->jobs[j];
