@@ -29,15 +29,23 @@ static int fired(const run_stats *st, const char *rule, diagnosis *out)
     return hit;
 }
 
+/* Build and run yaml; NULL (a failed check counted) when it does not load. */
+static run *run_yaml(scenario *sc, const char *yaml)
+{
+    run *r = tl_start(sc, "diag.yaml", yaml, NULL, 0);
+    CHECK(r != NULL);
+    if (r)
+        run_execute(r, NULL, NULL);
+    return r;
+}
+
 /* Run yaml and report whether `rule` fired; *cost receives its cost. */
 static int run_fires(const char *yaml, const char *rule, sim_time *cost)
 {
     scenario sc;
-    run *r = tl_start(&sc, "diag.yaml", yaml, NULL, 0);
-    CHECK(r != NULL);
+    run *r = run_yaml(&sc, yaml);
     if (!r)
         return -1;
-    run_execute(r, NULL, NULL);
     diagnosis d;
     memset(&d, 0, sizeof d);
     int hit = fired(run_result(r), rule, &d);
@@ -202,11 +210,9 @@ static void test_dcqcn_hold_run(void)
     for (int cc = 0; cc < 2; cc++) {
         snprintf(y, sizeof y, "%s%s", base, cc ? "nic: {cc: none}\n" : "");
         scenario sc;
-        run *r = tl_start(&sc, "diag.yaml", y, NULL, 0);
-        CHECK(r != NULL);
+        run *r = run_yaml(&sc, y);
         if (!r)
             return;
-        run_execute(r, NULL, NULL);
         const run_stats *st = run_result(r);
         sim_time held = 0;
         for (uint32_t h = 0; h < st->n_nics; h++)
@@ -321,11 +327,9 @@ static void test_pfc_storm_run(void)
      * the storm's doing, so the cost is the whole excess over the bound, not the 200 us the
      * port was paused before the watchdog fired. */
     scenario sc;
-    run *r = tl_start(&sc, "diag.yaml", y, NULL, 0);
-    CHECK(r != NULL);
+    run *r = run_yaml(&sc, y);
     if (!r)
         return;
-    run_execute(r, NULL, NULL);
     const run_stats *st = run_result(r);
     diagnosis d;
     memset(&d, 0, sizeof d);
@@ -348,11 +352,9 @@ static void test_pfc_storm_run(void)
              "nic: {cc: none}\n"
              "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n",
              "faults: [{at: 0s, kind: pfc-storm, nic: 0, duration: 1ms}]\n");
-    r = tl_start(&sc, "diag.yaml", y, NULL, 0);
-    CHECK(r != NULL);
+    r = run_yaml(&sc, y);
     if (!r)
         return;
-    run_execute(r, NULL, NULL);
     st = run_result(r);
     memset(&d, 0, sizeof d);
     CHECK(fired(st, "pfc_storm", &d) == 1);
