@@ -536,7 +536,7 @@ static void rule_dcqcn_collapse(const run_stats *st, diagnosis *out, int *n, int
         diag_line(d->text,
                   "DCQCN rate collapse: h%" PRIu32 "'s port sat idle %s with data held back "
                   "by rates under 1/64 of line; %" PRIu64 " CNPs (deepest queue %s at %s); %s "
-                  "took %s = %.1f × its %s ideal",
+                  "took %s = %.2f × its %s ideal",
                   held_host, summary_fmt_time(hh, sizeof hh, held), st->cnp_handled,
                   summary_fmt_bytes(q, sizeof q, deep ? deep->max_queue_bytes : 0),
                   deep ? deep->name : "-", w->name, summary_fmt_time(a, sizeof a, w->jct_ps),
@@ -545,7 +545,7 @@ static void rule_dcqcn_collapse(const run_stats *st, diagnosis *out, int *n, int
         diag_line(d->text,
                   "DCQCN rate collapse: senders cut their rates on %" PRIu64 " CNPs (deepest "
                   "queue %s at %s) while the busiest link ran at %.0f %% of line rate; %s took "
-                  "%s = %.1f × its %s ideal",
+                  "%s = %.2f × its %s ideal",
                   st->cnp_handled, summary_fmt_bytes(q, sizeof q, deep ? deep->max_queue_bytes : 0),
                   deep ? deep->name : "-", 100.0 * st->max_link_utilization, w->name,
                   summary_fmt_time(a, sizeof a, w->jct_ps), w->jct_over_ideal,
