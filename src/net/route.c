@@ -259,6 +259,31 @@ void net_route(net *n)
                 "route class groups");
     bool *in_att = xcalloc(n->n_nodes ? n->n_nodes : 1, sizeof(bool), "attachment marks");
 
+    /* The fabric as a compact adjacency (CSR over nodes: the peer node of every up port, or
+     * NO_DIST for a down one): the BFS and the next-hop scans walk 4-byte entries instead of
+     * port structs of a kilobyte and more. */
+    uint32_t *adj_first = xmalloc(sizeof(uint32_t) * (n->n_nodes + 1), "routing adjacency");
+    uint32_t n_adj = 0;
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        n_adj += n->nodes[i].n_ports;
+    uint32_t *adj = xmalloc(sizeof(uint32_t) * (n_adj ? n_adj : 1), "routing adjacency");
+    uint8_t *adj_host = xmalloc(n_adj ? n_adj : 1, "routing adjacency");
+    n_adj = 0;
+    for (uint32_t i = 0; i < n->n_nodes; i++) {
+        const node *x = &n->nodes[i];
+        adj_first[i] = n_adj;
+        for (uint32_t p = 0; p < x->n_ports; p++) {
+            const port *pp = &x->ports[p];
+            const node *v = pp->peer->owner;
+            adj[n_adj] = pp->up ? v->id : NO_DIST;
+            adj_host[n_adj++] = v->kind == NODE_HOST;
+        }
+    }
+    adj_first[n->n_nodes] = n_adj;
+    bool *transit = xmalloc(n->n_nodes ? n->n_nodes : 1, "routing transit marks");
+    for (uint32_t i = 0; i < n->n_nodes; i++) /* hosts and scale-up domains are not transit */
+        transit[i] = n->nodes[i].kind != NODE_HOST && n->nodes[i].tier != TIER_SCALE_UP;
+
     for (uint32_t h = 0; h < nh; h++) {
         uint32_t c = host_cls[h];
         route_class *rc = &cls[c];
@@ -276,16 +301,13 @@ void net_route(net *n)
                 queue[qt++] = a[i];
             }
             while (qh < qt) {
-                const node *x = &n->nodes[queue[qh++]];
-                if (x->kind == NODE_HOST || x->tier == TIER_SCALE_UP)
-                    continue; /* hosts and scale-up domains are not fabric transit */
-                for (uint32_t p = 0; p < x->n_ports; p++) {
-                    const port *pp = &x->ports[p];
-                    if (!pp->up)
-                        continue;
-                    uint32_t v = pp->peer->owner->id;
-                    if (dist[v] == NO_DIST) {
-                        dist[v] = dist[x->id] + 1;
+                uint32_t x = queue[qh++];
+                if (!transit[x])
+                    continue;
+                for (uint32_t e = adj_first[x]; e < adj_first[x + 1]; e++) {
+                    uint32_t v = adj[e];
+                    if (v != NO_DIST && dist[v] == NO_DIST) {
+                        dist[v] = dist[x] + 1;
                         queue[qt++] = v;
                     }
                 }
@@ -296,13 +318,11 @@ void net_route(net *n)
             node *sw = n->switches[s];
             if (sw->tier == TIER_SCALE_UP)
                 continue;
-            uint32_t k = 0;
+            uint32_t k = 0, base = adj_first[sw->id], np = adj_first[sw->id + 1] - base;
             if (in_att[sw->id]) { /* cabled to h: its own ports to h */
-                for (uint32_t p = 0; p < sw->n_ports; p++) {
-                    const port *pp = &sw->ports[p];
-                    if (pp->up && pp->peer->owner->kind == NODE_HOST && pp->peer->owner->id == h)
+                for (uint32_t p = 0; p < np; p++)
+                    if (adj[base + p] == h)
                         members[k++] = p;
-                }
                 sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
                 continue;
             }
@@ -310,14 +330,14 @@ void net_route(net *n)
                 sw->fib[h] = gid[s];
                 continue;
             }
-            if (dist[sw->id] == NO_DIST) {
+            uint32_t ds = dist[sw->id];
+            if (ds == NO_DIST) {
                 gid[s] = sw->fib[h] = UINT32_MAX;
                 continue;
             }
-            for (uint32_t p = 0; p < sw->n_ports; p++) {
-                const port *pp = &sw->ports[p];
-                const node *v = pp->peer->owner;
-                if (!pp->up || v->kind == NODE_HOST || dist[v->id] + 1 != dist[sw->id])
+            for (uint32_t p = 0; p < np; p++) {
+                uint32_t v = adj[base + p];
+                if (v == NO_DIST || adj_host[base + p] || dist[v] == NO_DIST || dist[v] + 1 != ds)
                     continue;
                 members[k++] = p;
             }
@@ -327,6 +347,10 @@ void net_route(net *n)
         for (uint32_t i = 0; i < rc->n; i++)
             in_att[a[i]] = false;
     }
+    xfree(transit);
+    xfree(adj_host);
+    xfree(adj);
+    xfree(adj_first);
     for (uint32_t s = 0; s < n->n_switches; s++)
         if (n->switches[s]->tier == TIER_SCALE_UP)
             route_scale_up(n, &t, n->switches[s]);
