@@ -485,11 +485,7 @@ int cmd_run(int argc, char **argv)
     if (o.json) {
         summary_write_json(stdout, &sc, &st);
     } else {
-        const char *files[OUTDIR_MAX_FILES];
-        int nf = 0;
-        for (int i = 0; i < od.n_files; i++)
-            files[nf++] = outdir_files(&od)[i];
-        summary_write_text(stdout, &sc, &st, files, nf);
+        summary_write_text(stdout, &sc, &st, outdir_files(&od), od.n_files);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         diag_msg(stderr, "<stdout>: error: %s", strerror(errno));

@@ -102,7 +102,7 @@ const char *pattern_name(enum traffic_pattern p)
 
 static const char *const K_TOP[] = {"name",   "seed",      "stop_at",     "fabric",
                                     "switch", "nic",       "loadbalance", "workload",
-                                    "faults", "telemetry", "output",      NULL};
+                                    "faults", "telemetry", "output",      "plan", NULL};
 static const char *const K_FABRIC[] = {"preset",
                                        "servers",
                                        "gpus_per_server",
@@ -196,6 +196,11 @@ static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NUL
 static const char *const K_TELEMETRY[] = {"sample_interval", "pcap", NULL};
 static const char *const K_PCAP[] = {"max_packets", "max_bytes", "snaplen", "filter", NULL};
 static const char *const K_OUTPUT[] = {"dir", "formats", NULL};
+static const char *const K_PLAN[] = {"cooling",   "rack_power", "server_power", "switch_power",
+                                     "placement", "racks_per_row", "switches_per_rack", "ipv6",
+                                     "asn_base",  NULL};
+static const char *const COOLINGS[] = {"air", "liquid", NULL};
+static const char *const PLACEMENTS[] = {"end-of-row", "top-of-rack", NULL};
 
 /* --- messages ------------------------------------------------------------------------------- */
 
@@ -1743,6 +1748,57 @@ static int parse_output(ld *L, const cfg_node *root)
     return ERR_OK;
 }
 
+/* --- plan: the build sheet's physical assumptions (plan/plan.h, docs/plan.md) ---------------- */
+
+/* A power like "10.2kW", "700W", "1.2MW" in watts; `auto` = 0 when allowed. */
+static int get_power(ld *L, const cfg_node *m, const char *path, const char *key, bool allow_auto,
+                     uint64_t *out)
+{
+    const cfg_node *v;
+    char kp[PATHLEN], s[200];
+    TRY(get_scalar(L, m, path, key, "a power like \"10.2kW\"", &v, kp));
+    if (!v)
+        return ERR_OK;
+    if (allow_auto && !strcmp(v->str, "auto")) {
+        *out = 0;
+        return ERR_OK;
+    }
+    char *end;
+    double x = strtod(v->str, &end);
+    double mult = !strcmp(end, "W") ? 1 : !strcmp(end, "kW") ? 1e3 : !strcmp(end, "MW") ? 1e6 : 0;
+    if (end == v->str || mult == 0 || !(x > 0) || x * mult > 1e9)
+        return fail(L, v, kp, "expected %sa power like \"10.2kW\" or \"700W\" (W, kW, MW; "
+                    "above 0, at most 1GW), got \"%s\"", allow_auto ? "auto or " : "",
+                    show(s, sizeof s, v->str));
+    *out = (uint64_t)(x * mult + 0.5);
+    return ERR_OK;
+}
+
+static int parse_plan(ld *L, const cfg_node *root)
+{
+    cfg_plan *pl = &L->sc->plan;
+    const cfg_node *m, *asn;
+    char p[PATHLEN];
+    TRY(get_map(L, root, "", "plan", K_PLAN, &m, p));
+    if (!m)
+        return ERR_OK;
+    int c = (int)pl->cooling, pm = (int)pl->placement;
+    TRY(get_enum(L, m, p, "cooling", COOLINGS, &c, NULL));
+    pl->cooling = (enum plan_cooling)c;
+    TRY(get_power(L, m, p, "rack_power", true, &pl->rack_power_w));
+    TRY(get_power(L, m, p, "server_power", false, &pl->server_power_w));
+    TRY(get_power(L, m, p, "switch_power", true, &pl->switch_power_w));
+    TRY(get_enum(L, m, p, "placement", PLACEMENTS, &pm, NULL));
+    pl->placement = (enum plan_placement)pm;
+    TRY(get_u32(L, m, p, "racks_per_row", 1, 1000, &pl->racks_per_row, NULL));
+    TRY(get_u32(L, m, p, "switches_per_rack", 1, 64, &pl->switches_per_rack, NULL));
+    TRY(get_bool(L, m, p, "ipv6", &pl->ipv6));
+    /* 32-bit private ASNs (RFC 6996 §5: 4200000000-4294967294); the plan numbers leaves from
+     * asn_base + 65536 up, so the base leaves room for 2^24 of them */
+    TRY(get_u64(L, m, p, "asn_base", 1, 4294967294ull - (1ull << 24) - 65536, &pl->asn_base, &asn));
+    return ERR_OK;
+}
+
 /* --- defaults and the whole ----------------------------------------------------------------- */
 
 static void set_defaults(scenario *sc)
@@ -1780,6 +1836,18 @@ static void set_defaults(scenario *sc)
      * "Switch Port Attributes": swp ports default to MTU 9216; Huawei CloudEngine: maximum
      * frame size default 9216). */
     f->mtu = 9216;
+
+    /* plan (sources in docs/plan.md): NVIDIA DGX H100 user guide, system power 10.2 kW max;
+     * air-cooled racks 7-15 kW (ASHRAE TC 9.9 / Uptime Institute rack-density surveys: the
+     * upper end of what air removes), liquid-cooled AI racks 100-200 kW (NVIDIA GB200 NVL72:
+     * ~120-132 kW per rack; 130 kW taken); 2U 64-port switches, 16 per network rack leaving
+     * room for patch panels in a 42U rack; RFC 6996 private 32-bit ASNs. */
+    sc->plan.cooling = COOL_AIR;
+    sc->plan.server_power_w = 10200;
+    sc->plan.placement = PLACE_END_OF_ROW;
+    sc->plan.racks_per_row = 16;
+    sc->plan.switches_per_rack = 16;
+    sc->plan.asn_base = 4200000000ull;
 
     cfg_switch *s = &sc->sw;
     s->buffer_bytes = 64ULL << 20;
@@ -1936,6 +2004,7 @@ static int parse_root(ld *L)
     TRY(parse_faults(L, root));
     TRY(parse_telemetry(L, root));
     TRY(parse_output(L, root));
+    TRY(parse_plan(L, root));
     TRY(check_time_sums(L));
     if (!sc->output_dir)
         sc->output_dir = default_dir(L->a, sc->name);

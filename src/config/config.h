@@ -245,6 +245,22 @@ enum {
     OUT_PCAP = 1 << 4, OUT_HTML = 1 << 5, OUT_SQLITE = 1 << 6,
 };
 
+/* plan: the build sheet's physical assumptions (plan/plan.h; defaults and their sources in
+ * config.c set_defaults and docs/plan.md). Powers in watts, lengths in millimetres. */
+enum plan_cooling { COOL_AIR, COOL_LIQUID };
+enum plan_placement { PLACE_END_OF_ROW, PLACE_TOP_OF_RACK };
+typedef struct cfg_plan {
+    enum plan_cooling cooling;      /* default air */
+    uint64_t rack_power_w;          /* 0 = by cooling: 15 kW air, 130 kW liquid */
+    uint64_t server_power_w;        /* default 10200 (8-GPU H100 server) */
+    uint64_t switch_power_w;        /* 0 = by switching capacity (plan.c) */
+    enum plan_placement placement;  /* default end-of-row */
+    uint32_t racks_per_row;         /* server racks per row, default 16 */
+    uint32_t switches_per_rack;     /* switches per network rack, default 16 */
+    bool ipv6;                      /* also an IPv6 /127 per link, default false */
+    uint64_t asn_base;              /* default 4200000000 (RFC 6996 private 32-bit) */
+} cfg_plan;
+
 typedef struct scenario {
     arena mem;                      /* owns every string and array below */
     const char *file;               /* path as given */
@@ -255,6 +271,7 @@ typedef struct scenario {
     cfg_switch sw;
     cfg_nic nic;
     cfg_lb lb;
+    cfg_plan plan;
     uint32_t n_jobs;
     cfg_job *jobs;
     uint32_t n_faults;
