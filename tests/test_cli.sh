@@ -164,6 +164,14 @@ expect_grep "manifest lists the switch configs" plan.d/manifest.json '"sonic/lea
 "$WR" plan oversub.yaml -o plan.d > /dev/null 2>&1; expect_rc "plan replaces its own folder" 0 $?
 "$WR" plan bad.yaml -o plan.bad > /dev/null 2> pb.err; expect_rc "plan of an invalid scenario" 3 $?
 expect_no_path "plan writes nothing for an invalid scenario" plan.bad
+"$WR" check oversub.yaml --config-db plan.d/sonic > cdb.out 2>&1
+expect_rc "check --config-db of plan's own files (3:1 fails non_blocking only)" 5 $?
+expect_grep "config_db item passes" cdb.out 'pass +config_db +0 finding'
+sed -i '0,/"mtu": "9216"/s//"mtu": "1500"/' plan.d/sonic/spine0/config_db.json
+"$WR" check oversub.yaml --config-db plan.d/sonic > cdb2.out 2>&1; expect_rc "planted mismatch" 5 $?
+expect_grep "planted mismatch named" cdb2.out 'spine0  PORT\|Ethernet0.mtu = 1500'
+expect_grep "planted mismatch fix" cdb2.out 'fix: set PORT\|Ethernet0 mtu to 9216'
+"$WR" check oversub.yaml --config-db no-such-dir > /dev/null 2>&1; expect_rc "--config-db of a missing folder" 4 $?
 touch plan.d/sonic/notes.txt
 "$WR" plan oversub.yaml -o plan.d > /dev/null 2> pf.err; expect_rc "plan refuses a foreign file" 4 $?
 expect_grep "plan names the foreign file" pf.err "'sonic/notes.txt' was not written by wirerate"

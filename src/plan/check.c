@@ -379,6 +379,17 @@ static void check_failover(const net *n, check_report *r)
                  (double)sc->nic.failover_delay_ps / (double)SIM_MS);
 }
 
+void check_add_config_db(check_report *r, const char *dir, uint32_t files, uint32_t findings)
+{
+    check_item *it = add_item(r, "config_db", findings ? CHECK_FAIL : CHECK_PASS);
+    if (it)
+        snprintf(it->detail, sizeof it->detail,
+                 findings ? "%u finding(s) in %u config_db.json file(s) of %.200s (listed below)"
+                          : "%u finding(s): the %u config_db.json file(s) of %.200s agree with "
+                            "each other and with the scenario",
+                 findings, files, dir);
+}
+
 void check_fabric(const net *n, check_report *r)
 {
     const cfg_fabric *f = &n->sc->fabric;

@@ -49,5 +49,8 @@ typedef struct check_report {
 void check_fabric(const net *n, check_report *out);
 
 const char *check_status_name(enum check_status s);
+/* The `config_db` item of `check --config-db DIR`: pass with no findings, else fail (the
+ * findings themselves are in the cdb_report, configdb.h). */
+void check_add_config_db(check_report *r, const char *dir, uint32_t files, uint32_t findings);
 
 #endif

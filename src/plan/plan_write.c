@@ -318,13 +318,16 @@ static void prio_list(uint8_t mask, char *buf, size_t len)
             k += (size_t)snprintf(buf + k, len - k, "%s%d", k ? "," : "", i);
 }
 
-/* The SONiC lossless profile name of a port: pg_lossless_<speed Mb/s>_<cable m>m_profile (the
- * buffer manager's naming); cable = the simulated length (propagation / 5 ns per m). */
+/* The lossless profile name of a port: SONiC's buffer-manager naming pg_lossless_<speed Mb/s>_
+ * <cable m>m plus the headroom in bytes, because the headroom also depends on the pipeline
+ * latency at the far end (a host link and a switch link of the same speed and length differ);
+ * cable = the simulated length (propagation / 5 ns per m). */
 static void profile_name(const port *pt, char *buf, size_t len)
 {
-    snprintf(buf, len, "pg_lossless_%llu_%llum_profile",
+    snprintf(buf, len, "pg_lossless_%llu_%llum_%llu_profile",
              (unsigned long long)(pt->rate_bps / 1000000),
-             (unsigned long long)((pt->prop_ps + 4999) / 5000));
+             (unsigned long long)((pt->prop_ps + 4999) / 5000),
+             (unsigned long long)pt->hdrm_bytes);
 }
 
 void plan_write_config_db(FILE *f, const plan *p, const node *sw)
