@@ -13,6 +13,7 @@
 #include "../core/sim.h"
 #include "../net/net.h"
 #include "../plan/check.h"
+#include "../plan/checkdev.h"
 #include "../plan/configdb.h"
 #include "../plan/plan.h"
 #include "../report/jsonw.h"
@@ -42,7 +43,29 @@ void cmd_check_help(void)
           stdout);
 }
 
-static void write_json(FILE *f, const check_report *r, const char *cdb_dir,
+static void json_findings(jsonw *w, const cdb_report *cr)
+{
+    jsonw_key(w, "findings");
+    jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < cr->n; i++) {
+        const cdb_finding *x = &cr->f[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "device");
+        jsonw_str(w, x->device);
+        jsonw_key(w, "field");
+        jsonw_str(w, x->field);
+        jsonw_key(w, "have");
+        jsonw_str(w, x->have);
+        jsonw_key(w, "want");
+        jsonw_str(w, x->want);
+        jsonw_key(w, "fix");
+        jsonw_str(w, x->fix);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+static void write_json(FILE *f, const check_report *r, const cdb_report *dr, const char *cdb_dir,
                        const cdb_report *cr)
 {
     jsonw w;
@@ -108,26 +131,10 @@ static void write_json(FILE *f, const check_report *r, const char *cdb_dir,
         jsonw_str(&w, cdb_dir);
         jsonw_key(&w, "files");
         jsonw_u64(&w, cr->files);
-        jsonw_key(&w, "findings");
-        jsonw_arr_begin(&w);
-        for (uint32_t i = 0; i < cr->n; i++) {
-            const cdb_finding *x = &cr->f[i];
-            jsonw_obj_begin(&w);
-            jsonw_key(&w, "device");
-            jsonw_str(&w, x->device);
-            jsonw_key(&w, "field");
-            jsonw_str(&w, x->field);
-            jsonw_key(&w, "have");
-            jsonw_str(&w, x->have);
-            jsonw_key(&w, "want");
-            jsonw_str(&w, x->want);
-            jsonw_key(&w, "fix");
-            jsonw_str(&w, x->fix);
-            jsonw_obj_end(&w);
-        }
-        jsonw_arr_end(&w);
+        json_findings(&w, cr);
         jsonw_obj_end(&w);
     }
+    json_findings(&w, dr);
     jsonw_key(&w, "passed");
     jsonw_bool(&w, r->passed);
     jsonw_obj_end(&w);
@@ -144,8 +151,17 @@ static const char *ratio_text(char *buf, size_t len, double r)
     return buf;
 }
 
-static void write_text(FILE *f, const scenario *sc, const check_report *r, const char *cdb_dir,
-                       const cdb_report *cr)
+static void text_findings(FILE *f, const cdb_report *cr)
+{
+    for (uint32_t i = 0; i < cr->n; i++) {
+        const cdb_finding *x = &cr->f[i];
+        fprintf(f, "  %s  %s = %s\n      want %s\n      fix: %s\n", x->device, x->field, x->have,
+                x->want, x->fix);
+    }
+}
+
+static void write_text(FILE *f, const scenario *sc, const check_report *r, const cdb_report *dr,
+                       const char *cdb_dir, const cdb_report *cr)
 {
     char a[32], b[32];
     fprintf(f, "wirerate %s  check  scenario \"%s\"\n", WR_VERSION, sc->name);
@@ -172,13 +188,13 @@ static void write_text(FILE *f, const scenario *sc, const check_report *r, const
     for (uint32_t i = 0; i < r->n_items; i++)
         fprintf(f, "  %-4s  %-*s  %s\n", check_status_name(r->items[i].status), wname,
                 r->items[i].name, r->items[i].detail);
+    if (dr->n) {
+        fputs("\nfindings (per device)\n", f);
+        text_findings(f, dr);
+    }
     if (cdb_dir && cr->n) {
         fprintf(f, "\nconfig_db findings (%s)\n", cdb_dir);
-        for (uint32_t i = 0; i < cr->n; i++) {
-            const cdb_finding *x = &cr->f[i];
-            fprintf(f, "  %s  %s = %s\n      want %s\n      fix: %s\n", x->device, x->field,
-                    x->have, x->want, x->fix);
-        }
+        text_findings(f, cr);
     }
     if (failed)
         fprintf(f, "\n%d of %u checks failed\n", failed, r->n_items);
@@ -246,27 +262,29 @@ int cmd_check(int argc, char **argv)
     } else {
         check_report r;
         check_fabric(n, &r);
-        cdb_report cr = {0};
+        cdb_report cr = {0}, dr = {0};
         plan p;
-        if (cdb_dir) {
-            rc = plan_build(&p, n, &e);
-            if (!rc) {
+        rc = plan_build(&p, n, &e);
+        if (!rc) {
+            check_devices(&p, &r, &dr);
+            if (cdb_dir) {
                 rc = cdb_verify(&p, cdb_dir, &cr, &e);
-                plan_free(&p);
+                if (!rc)
+                    check_add_config_db(&r, cdb_dir, cr.files, cr.n);
             }
-            if (!rc)
-                check_add_config_db(&r, cdb_dir, cr.files, cr.n);
+            plan_free(&p);
         }
         if (rc) {
             diag_print(stderr, &e, ov.text, ov.n);
         } else {
             if (json)
-                write_json(stdout, &r, cdb_dir, &cr);
+                write_json(stdout, &r, &dr, cdb_dir, &cr);
             else
-                write_text(stdout, &sc, &r, cdb_dir, &cr);
+                write_text(stdout, &sc, &r, &dr, cdb_dir, &cr);
             rc = r.passed ? ERR_OK : CHECK_EXIT_FAILED;
         }
         cdb_report_free(&cr);
+        cdb_report_free(&dr);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             diag_msg(stderr, "<stdout>: error: write failed");
             rc = ERR_IO;

@@ -102,7 +102,8 @@ const char *pattern_name(enum traffic_pattern p)
 
 static const char *const K_TOP[] = {"name",   "seed",      "stop_at",     "fabric",
                                     "switch", "nic",       "loadbalance", "workload",
-                                    "faults", "telemetry", "output",      "plan", NULL};
+                                    "faults", "telemetry", "output",      "plan",
+                                    "devices", NULL};
 static const char *const K_FABRIC[] = {"preset",
                                        "servers",
                                        "gpus_per_server",
@@ -140,7 +141,8 @@ static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
     "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
-    "retry_count", "failover_delay", "ooo_placement", "reorder_window", NULL};
+    "retry_count", "failover_delay", "ooo_placement", "reorder_window", "dscp", "cnp_dscp",
+    "trust", "netdev_mtu", NULL};
 static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
                                       "rpg_time_reset",
                                       "rpg_byte_reset",
@@ -1269,6 +1271,23 @@ static int parse_dcqcn(ld *L, const cfg_node *m, const char *p, cfg_dcqcn *d)
     return ERR_OK;
 }
 
+static const char *const TRUSTS[] = {"dscp", "pcp", NULL};
+
+/* nic.dscp / cnp_dscp / trust / netdev_mtu: the host QoS settings check and plan use. */
+static int get_nic_qos(ld *L, const cfg_node *m, const char *p, cfg_nic *n)
+{
+    uint32_t d = n->dscp, cd = n->cnp_dscp;
+    int t = n->trust;
+    TRY(get_u32(L, m, p, "dscp", 0, 63, &d, NULL));
+    TRY(get_u32(L, m, p, "cnp_dscp", 0, 63, &cd, NULL));
+    TRY(get_enum(L, m, p, "trust", TRUSTS, &t, NULL));
+    TRY(get_u32(L, m, p, "netdev_mtu", 576, 9216, &n->netdev_mtu, NULL));
+    n->dscp = (uint8_t)d;
+    n->cnp_dscp = (uint8_t)cd;
+    n->trust = (uint8_t)t;
+    return ERR_OK;
+}
+
 static int parse_nic(ld *L, const cfg_node *root)
 {
     cfg_nic *n = &L->sc->nic;
@@ -1317,6 +1336,7 @@ static int parse_nic(ld *L, const cfg_node *root)
     uint32_t cnp_prio = n->cnp_priority;
     TRY(get_u32(L, m, p, "cnp_priority", 0, 7, &cnp_prio, NULL));
     n->cnp_priority = (uint8_t)cnp_prio;
+    TRY(get_nic_qos(L, m, p, n));
     TRY(get_u32(L, m, p, "ack_every", 1, 65536, &n->ack_every, NULL));
     TRY(get_u32(L, m, p, "reorder_tolerance", 0, 512, &n->reorder_tolerance, NULL));
     TRY(get_u32(L, m, p, "retry_count", 0, 7, &n->retry_count, NULL));
@@ -1774,6 +1794,133 @@ static int get_power(ld *L, const cfg_node *m, const char *path, const char *key
     return ERR_OK;
 }
 
+static const char *const K_DEV_SWITCH[] = {"switch", "mtu", "pfc_priorities", "ecn",
+                                           "dscp_to_tc", NULL};
+static const char *const K_DEV_NIC[] = {"nic", "netdev_mtu", "pfc_priorities", "priority",
+                                        "cnp_priority", "dscp", "cnp_dscp", "trust", NULL};
+static const char *const K_DEV_ECN[] = {"kmin", "kmax", "pmax", NULL};
+
+/* A list of classes 0..7 as a bitmask. */
+static int get_prio_mask(ld *L, const cfg_node *m, const char *p, const char *key, uint8_t *out,
+                         bool *given)
+{
+    const cfg_node *pr;
+    char kp[PATHLEN];
+    TRY(get_seq(L, m, p, key, "a list of priorities like [3]", &pr, kp));
+    *given = pr != NULL;
+    if (!pr)
+        return ERR_OK;
+    uint8_t mask = 0;
+    for (uint32_t i = 0; i < pr->n; i++) {
+        char ip[PATHLEN];
+        uint64_t x = 0;
+        subi(ip, kp, i);
+        if (pr->vals[i]->kind != CFG_SCALAR)
+            return fail(L, pr->vals[i], ip, "expected an integer, got %s",
+                        cfg_kind_name(pr->vals[i]->kind));
+        TRY(int_node(L, pr->vals[i], ip, 0, 7, &x));
+        mask |= (uint8_t)(1u << x);
+    }
+    *out = mask;
+    return ERR_OK;
+}
+
+/* devices: a list of { switch: NAME, ... } / { nic: SERVER[:ethK], ... } (config.h cfg_device);
+ * names are resolved against the built topology by plan_build. */
+static int parse_devices(ld *L, const cfg_node *root)
+{
+    scenario *sc = L->sc;
+    const cfg_node *seq;
+    char p[PATHLEN];
+    TRY(get_seq(L, root, "", "devices", "a list of devices like [{switch: leaf0, mtu: 1500}]",
+                &seq, p));
+    if (!seq)
+        return ERR_OK;
+    sc->n_devices = seq->n;
+    sc->devices = ARENA_NEW_ARRAY(L->a, cfg_device, seq->n ? seq->n : 1);
+    for (uint32_t i = 0; i < seq->n; i++) {
+        const cfg_node *dm = seq->vals[i];
+        cfg_device *d = &sc->devices[i];
+        char dp[PATHLEN];
+        subi(dp, p, i);
+        if (dm->kind != CFG_MAP)
+            return fail(L, dm, dp, "expected a mapping like {switch: leaf0, mtu: 1500}, got %s",
+                        cfg_kind_name(dm->kind));
+        const cfg_node *name_n = cfg_map_get(dm, "switch", NULL);
+        d->nic = !name_n;
+        if (!name_n)
+            name_n = cfg_map_get(dm, "nic", NULL);
+        if (!name_n)
+            return fail(L, dm, dp, "expected `switch: NAME` or `nic: SERVER` (or SERVER:ethK)");
+        TRY(check_keys(L, dm, dp, d->nic ? K_DEV_NIC : K_DEV_SWITCH, NULL));
+        TRY(get_str(L, dm, dp, d->nic ? "nic" : "switch", &d->name, NULL));
+        d->line = name_n->line;
+        d->col = name_n->col;
+        for (int k = 0; k < 64; k++)
+            d->dscp_to_tc[k] = -1;
+        bool given;
+        TRY(get_prio_mask(L, dm, dp, "pfc_priorities", &d->pfc, &given));
+        d->set |= given ? DEV_PFC : 0;
+        const cfg_node *v;
+        if (d->nic) {
+            uint32_t x;
+            int t = TRUST_DSCP;
+            struct {
+                const char *key;
+                uint32_t hi, flag;
+                uint8_t *out;
+            } u8[] = {{"priority", 7, DEV_PRIO, &d->priority},
+                      {"cnp_priority", 7, DEV_CNP_PRIO, &d->cnp_priority},
+                      {"dscp", 63, DEV_DSCP, &d->dscp},
+                      {"cnp_dscp", 63, DEV_CNP_DSCP, &d->cnp_dscp}};
+            for (size_t k = 0; k < sizeof u8 / sizeof u8[0]; k++) {
+                x = 0;
+                TRY(get_u32(L, dm, dp, u8[k].key, 0, u8[k].hi, &x, &v));
+                if (v) {
+                    *u8[k].out = (uint8_t)x;
+                    d->set |= u8[k].flag;
+                }
+            }
+            TRY(get_enum(L, dm, dp, "trust", TRUSTS, &t, &v));
+            if (v) {
+                d->trust = (uint8_t)t;
+                d->set |= DEV_TRUST;
+            }
+            TRY(get_u32(L, dm, dp, "netdev_mtu", 576, 9216, &d->mtu, &v));
+            d->set |= v ? DEV_MTU : 0;
+        } else {
+            TRY(get_u32(L, dm, dp, "mtu", 576, 9216, &d->mtu, &v));
+            d->set |= v ? DEV_MTU : 0;
+            const cfg_node *ecn;
+            char ep[PATHLEN];
+            TRY(get_map(L, dm, dp, "ecn", K_DEV_ECN, &ecn, ep));
+            if (ecn) {
+                TRY(get_unit(L, ecn, ep, "kmin", SIZE, &d->kmin_bytes, &v));
+                d->set |= v ? DEV_KMIN : 0;
+                TRY(get_unit_pos(L, ecn, ep, "kmax", SIZE, &d->kmax_bytes, &v));
+                d->set |= v ? DEV_KMAX : 0;
+                TRY(get_num(L, ecn, ep, "pmax", 0, false, 1, false, "0..1", &d->pmax));
+                d->set |= cfg_map_get(ecn, "pmax", NULL) ? DEV_PMAX : 0;
+            }
+            const cfg_node *map;
+            char mp[PATHLEN];
+            TRY(get_map(L, dm, dp, "dscp_to_tc", NULL, &map, mp));
+            for (uint32_t k = 0; map && k < map->n; k++) {
+                uint64_t dscp, tc;
+                char kp[PATHLEN];
+                sub(kp, mp, map->keys[k]->str);
+                TRY(int_node(L, map->keys[k], kp, 0, 63, &dscp));
+                if (map->vals[k]->kind != CFG_SCALAR)
+                    return fail(L, map->vals[k], kp, "expected a class 0..7");
+                TRY(int_node(L, map->vals[k], kp, 0, 7, &tc));
+                d->dscp_to_tc[dscp] = (int8_t)tc;
+                d->set |= DEV_DSCP_MAP;
+            }
+        }
+    }
+    return ERR_OK;
+}
+
 static int parse_plan(ld *L, const cfg_node *root)
 {
     cfg_plan *pl = &L->sc->plan;
@@ -1889,6 +2036,13 @@ static void set_defaults(scenario *sc)
     n->rto_ps = 4 * SIM_MS;
     n->priority = 3;
     n->cnp_priority = 6;
+    /* DSCP 26 for RoCE and 48 for CNPs, trust DSCP: NVIDIA's lossless RoCE defaults (ConnectX
+     * roce_np cnp_dscp 48; "RoCE ... DSCP 26" in NVIDIA's RoCE configuration guides); netdev
+     * MTU 9000, the jumbo host MTU that gives RoCE its 4096 path MTU */
+    n->dscp = 26;
+    n->cnp_dscp = 48;
+    n->trust = TRUST_DSCP;
+    n->netdev_mtu = 9000;
     n->ack_every = 16;
     n->reorder_tolerance = 64;
     /* IBTA RC: retry_cnt is 3 bits, at most 7 (ibv_modify_qp(3)); NCCL_IB_RETRY_CNT defaults
@@ -2005,6 +2159,7 @@ static int parse_root(ld *L)
     TRY(parse_telemetry(L, root));
     TRY(parse_output(L, root));
     TRY(parse_plan(L, root));
+    TRY(parse_devices(L, root));
     TRY(check_time_sums(L));
     if (!sc->output_dir)
         sc->output_dir = default_dir(L->a, sc->name);

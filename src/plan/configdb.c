@@ -13,10 +13,7 @@
 #include "../core/alloc.h"
 #include "../report/jsonr.h"
 
-static void add(cdb_report *r, const char *dev, const char *field, const char *have,
-                const char *fix, const char *want_fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static void add(cdb_report *r, const char *dev, const char *field, const char *have,
+void cdb_add(cdb_report *r, const char *dev, const char *field, const char *have,
                 const char *fix, const char *want_fmt, ...)
 {
     /* an entry shared by many ports (a WRED or buffer profile) is reported once: the findings
@@ -178,7 +175,9 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
     cdb_report *r = c->r;
     const char *dev = sw->name;
     char field[96], have[96], fix[160], pn[24], b1[40], b2[40], peer[48], ppn[24];
-    int lossless = cs->pfc_enabled ? cs->pfc_priorities : 0;
+    plan_sw_cfg dc;
+    plan_get_switch_cfg(p, sw, &dc);
+    int lossless = dc.pfc;
     const jsonr_val *PORT = jsonr_get(root, "PORT"), *QOS = jsonr_get(root, "PORT_QOS_MAP");
     const jsonr_val *DSCP = jsonr_get(root, "DSCP_TO_TC_MAP"), *QUEUE = jsonr_get(root, "QUEUE");
     const jsonr_val *WRED = jsonr_get(root, "WRED_PROFILE"), *PG = jsonr_get(root, "BUFFER_PG");
@@ -200,20 +199,20 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
         if (!po) {
             snprintf(field, sizeof field, "PORT|%s", pn);
             snprintf(fix, sizeof fix, "add PORT|%s (the port to %s:%s)", pn, peer, ppn);
-            add(r, dev, field, "missing", fix, "a port towards %s:%s", peer, ppn);
+            cdb_add(r, dev, field, "missing", fix, "a port towards %s:%s", peer, ppn);
             continue;
         }
         cp->seen = true;
         uint64_t v;
         if (fnum(po, "mtu", &v)) {
             cp->mtu = v;
-            if (v != sc->fabric.mtu) {
+            if (v != dc.mtu) {
                 snprintf(field, sizeof field, "PORT|%s.mtu", pn);
                 snprintf(have, sizeof have, "%llu", (unsigned long long)v);
-                snprintf(fix, sizeof fix, "set PORT|%s mtu to %u", pn, sc->fabric.mtu);
-                add(r, dev, field, have, fix,
-                    "%u (fabric.mtu, jumbo everywhere; the NIC sends %u B RoCE frames)",
-                    sc->fabric.mtu, p->n->max_frame_bytes);
+                snprintf(fix, sizeof fix, "set PORT|%s mtu to %u", pn, dc.mtu);
+                cdb_add(r, dev, field, have, fix,
+                    "%u (fabric.mtu, jumbo everywhere; the NIC sends %u B RoCE frames)", dc.mtu,
+                    p->n->max_frame_bytes);
             }
         }
         if (fnum(po, "speed", &v)) {
@@ -223,7 +222,7 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                 snprintf(have, sizeof have, "%llu", (unsigned long long)v);
                 snprintf(fix, sizeof fix, "set PORT|%s speed to %llu", pn,
                          (unsigned long long)(pt->rate_bps / 1000000));
-                add(r, dev, field, have, fix, "%llu (the simulated link to %s:%s)",
+                cdb_add(r, dev, field, have, fix, "%llu (the simulated link to %s:%s)",
                     (unsigned long long)(pt->rate_bps / 1000000), peer, ppn);
             }
         }
@@ -238,7 +237,7 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
             snprintf(field, sizeof field, "PORT_QOS_MAP|%s.pfc_enable", pn);
             snprintf(have, sizeof have, "%s", pe ? pe : "(absent)");
             snprintf(fix, sizeof fix, "set PORT_QOS_MAP|%s pfc_enable to \"%s\"", pn, w);
-            add(r, dev, field, have, fix,
+            cdb_add(r, dev, field, have, fix,
                 "\"%s\" (switch.pfc.priorities; the NICs send RoCE on priority %u)", w,
                 sc->nic.priority);
         }
@@ -247,7 +246,7 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
         if (!map) {
             snprintf(field, sizeof field, "PORT_QOS_MAP|%s.dscp_to_tc_map", pn);
             snprintf(fix, sizeof fix, "set PORT_QOS_MAP|%s dscp_to_tc_map (trust DSCP)", pn);
-            add(r, dev, field, "(absent)", fix,
+            cdb_add(r, dev, field, "(absent)", fix,
                 "a DSCP_TO_TC_MAP (the NICs trust DSCP and mark RoCE %u, CNPs %u)", data_dscp,
                 cnp_dscp);
         } else if (strcmp(dscp_done, map) != 0) {
@@ -256,8 +255,8 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
             struct {
                 uint32_t dscp, want;
                 const char *what;
-            } chk[2] = {{data_dscp, sc->nic.priority, "RoCE data (nic.priority)"},
-                        {cnp_dscp, sc->nic.cnp_priority, "CNPs (nic.cnp_priority)"}};
+            } chk[2] = {{data_dscp, (uint32_t)dc.dscp_to_tc[data_dscp], "RoCE data (nic.priority)"},
+                        {cnp_dscp, (uint32_t)dc.dscp_to_tc[cnp_dscp], "CNPs (nic.cnp_priority)"}};
             for (int k = 0; k < 2; k++) {
                 char key[8];
                 snprintf(key, sizeof key, "%u", chk[k].dscp);
@@ -271,13 +270,13 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                         snprintf(have, sizeof have, "%s", dm ? "(absent)" : "(no such map)");
                     snprintf(fix, sizeof fix, "map DSCP %u to %u in DSCP_TO_TC_MAP|%s",
                              chk[k].dscp, chk[k].want, map);
-                    add(r, dev, field, have, fix, "%u: DSCP %u carries %s", chk[k].want,
+                    cdb_add(r, dev, field, have, fix, "%u: DSCP %u carries %s", chk[k].want,
                         chk[k].dscp, chk[k].what);
                 }
             }
         }
         /* ECN on the RoCE queue */
-        if (cs->ecn_enabled) {
+        if (dc.ecn) {
             char qk[48];
             snprintf(qk, sizeof qk, "%s|%u", pn, sc->nic.priority);
             const char *wp = ref_name(fstr(QUEUE ? jsonr_get(QUEUE, qk) : NULL, "wred_profile",
@@ -288,18 +287,17 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                 snprintf(field, sizeof field, "QUEUE|%s.wred_profile", qk);
                 snprintf(have, sizeof have, "%s", wp ? wp : "(absent)");
                 snprintf(fix, sizeof fix, "attach an ECN WRED_PROFILE to QUEUE|%s", qk);
-                add(r, dev, field, have, fix,
+                cdb_add(r, dev, field, have, fix,
                     "a WRED_PROFILE marking ECN at Kmin %llu / Kmax %llu B (switch.ecn)",
-                    (unsigned long long)cs->ecn_kmin_bytes,
-                    (unsigned long long)cs->ecn_kmax_bytes);
+                    (unsigned long long)dc.kmin_bytes, (unsigned long long)dc.kmax_bytes);
             } else {
                 struct {
                     const char *f;
                     uint64_t want;
                     const char *key;
-                } w[3] = {{"green_min_threshold", cs->ecn_kmin_bytes, "switch.ecn.kmin"},
-                          {"green_max_threshold", cs->ecn_kmax_bytes, "switch.ecn.kmax"},
-                          {"green_drop_probability", (uint64_t)llround(cs->ecn_pmax * 100.0),
+                } w[3] = {{"green_min_threshold", dc.kmin_bytes, "switch.ecn.kmin"},
+                          {"green_max_threshold", dc.kmax_bytes, "switch.ecn.kmax"},
+                          {"green_drop_probability", (uint64_t)llround(dc.pmax * 100.0),
                            "switch.ecn.pmax, percent"}};
                 for (int k = 0; k < 3; k++) {
                     uint64_t x;
@@ -313,14 +311,14 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                         snprintf(have, sizeof have, "(absent)");
                     snprintf(fix, sizeof fix, "set WRED_PROFILE|%s %s to %llu", wp, w[k].f,
                              (unsigned long long)w[k].want);
-                    add(r, dev, field, have, fix, "%llu (%s, as simulated)",
+                    cdb_add(r, dev, field, have, fix, "%llu (%s, as simulated)",
                         (unsigned long long)w[k].want, w[k].key);
                 }
                 const char *ecn = fstr(wo, "ecn", b2, sizeof b2);
                 if (!ecn || strcmp(ecn, "ecn_none") == 0) {
                     snprintf(field, sizeof field, "WRED_PROFILE|%s.ecn", wp);
                     snprintf(fix, sizeof fix, "set WRED_PROFILE|%s ecn to ecn_all", wp);
-                    add(r, dev, field, ecn ? ecn : "(absent)", fix,
+                    cdb_add(r, dev, field, ecn ? ecn : "(absent)", fix,
                         "ecn_all (mark, do not drop: DCQCN needs the marks)");
                 }
             }
@@ -351,14 +349,14 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                 snprintf(fix, sizeof fix,
                          "give BUFFER_PG|%s a lossless BUFFER_PROFILE with xoff >= %llu", pk,
                          (unsigned long long)need);
-                add(r, dev, field, have, fix, "a lossless profile with xoff (headroom) >= %llu B",
+                cdb_add(r, dev, field, have, fix, "a lossless profile with xoff (headroom) >= %llu B",
                     (unsigned long long)need);
             } else if (xoff < need) {
                 snprintf(field, sizeof field, "BUFFER_PROFILE|%s.xoff", prof);
                 snprintf(have, sizeof have, "%llu", (unsigned long long)xoff);
                 snprintf(fix, sizeof fix, "raise BUFFER_PROFILE|%s xoff to %llu", prof,
                          (unsigned long long)need);
-                add(r, dev, field, have, fix,
+                cdb_add(r, dev, field, have, fix,
                     ">= %llu B: headroom for %s (%.0f Gb/s, %.0f m to %s) at MTU %u, or "
                     "lossless frames drop",
                     (unsigned long long)need, pn, (double)pt->rate_bps / 1e9,
@@ -382,7 +380,7 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
             snprintf(field, sizeof field, "INTERFACE|%s", pn);
             snprintf(have, sizeof have, "%s", got ? g4 : "(no address)");
             snprintf(fix, sizeof fix, "address %s with %s/31", pn, w4);
-            add(r, dev, field, have, fix, "%s/31 (addressing.csv: the link to %s:%s)", w4, peer,
+            cdb_add(r, dev, field, have, fix, "%s/31 (addressing.csv: the link to %s:%s)", w4, peer,
                 ppn);
         }
         /* PFC watchdog */
@@ -398,7 +396,7 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                     snprintf(have, sizeof have, "(absent)");
                 snprintf(fix, sizeof fix, "set PFC_WD|%s detection_time %llu", pn,
                          (unsigned long long)want_det);
-                add(r, dev, field, have, fix, "%llu ms (switch.pfc.watchdog.detect)",
+                cdb_add(r, dev, field, have, fix, "%llu ms (switch.pfc.watchdog.detect)",
                     (unsigned long long)want_det);
             }
         }
@@ -438,7 +436,7 @@ static void cross_check(ctx *c)
             snprintf(have, sizeof have, "%llu", (unsigned long long)ca->mtu);
             snprintf(fix, sizeof fix, "make both ends of %s:%s - %s:%s the same MTU",
                      a->owner->name, an, b->owner->name, bn);
-            add(r, a->owner->name, field, have, fix, "%llu, as the peer %s PORT|%s.mtu",
+            cdb_add(r, a->owner->name, field, have, fix, "%llu, as the peer %s PORT|%s.mtu",
                 (unsigned long long)cb->mtu, b->owner->name, bn);
         }
         if (ca->pfc >= 0 && cb->pfc >= 0 && ca->pfc != cb->pfc) {
@@ -449,7 +447,7 @@ static void cross_check(ctx *c)
             snprintf(fix, sizeof fix, "enable PFC on the same classes at both ends of %s:%s - "
                                       "%s:%s",
                      a->owner->name, an, b->owner->name, bn);
-            add(r, a->owner->name, field, ma, fix, "\"%s\", as the peer %s PORT_QOS_MAP|%s", mb,
+            cdb_add(r, a->owner->name, field, ma, fix, "\"%s\", as the peer %s PORT_QOS_MAP|%s", mb,
                 b->owner->name, bn);
         }
         if (ca->ip && cb->ip && (ca->ip ^ 1u) != cb->ip) {
@@ -459,7 +457,7 @@ static void cross_check(ctx *c)
             snprintf(field, sizeof field, "INTERFACE|%s", an);
             snprintf(fix, sizeof fix, "put both ends of %s:%s - %s:%s in one /31", a->owner->name,
                      an, b->owner->name, bn);
-            add(r, a->owner->name, field, g4, fix, "the other address of the /31 of the peer %s "
+            cdb_add(r, a->owner->name, field, g4, fix, "the other address of the /31 of the peer %s "
                                                    "%s (%s)",
                 b->owner->name, bn, p4);
         }
@@ -481,7 +479,7 @@ static void cross_check(ctx *c)
                 snprintf(have, sizeof have, "%llu", (unsigned long long)g->asn);
                 snprintf(fix, sizeof fix, "set BGP_NEIGHBOR|%s asn to %llu", ip,
                          (unsigned long long)real);
-                add(c->r, sw->name, field, have, fix, "%llu, the bgp_asn of %s (DEVICE_METADATA)",
+                cdb_add(c->r, sw->name, field, have, fix, "%llu, the bgp_asn of %s (DEVICE_METADATA)",
                     (unsigned long long)real, y->name);
             }
             break;
@@ -525,7 +523,7 @@ int cdb_verify(const plan *p, const char *dir, cdb_report *r, err *e)
             snprintf(fix, sizeof fix, "put its config_db.json in %s/%s/ (wirerate plan writes "
                                       "one)",
                      dir, sw->name);
-            add(r, sw->name, "config_db.json", "(no file)", fix, "a config_db.json for %s",
+            cdb_add(r, sw->name, "config_db.json", "(no file)", fix, "a config_db.json for %s",
                 sw->name);
             continue;
         }
@@ -536,7 +534,7 @@ int cdb_verify(const plan *p, const char *dir, cdb_report *r, err *e)
         if (!d) {
             char have[96];
             snprintf(have, sizeof have, "invalid JSON at byte %zu: %.60s", off, msg);
-            add(r, sw->name, "config_db.json", have, "fix the JSON syntax",
+            cdb_add(r, sw->name, "config_db.json", have, "fix the JSON syntax",
                 "a JSON object of CONFIG_DB tables");
         } else {
             check_switch(&c, sw, jsonr_root(d));

@@ -32,7 +32,7 @@ typedef struct cdb_finding {
     char field[96];   /* "PORT|Ethernet8.mtu" */
     char have[96];    /* what the file says */
     char want[160];   /* what it should be, and according to what */
-    char fix[160];
+    char fix[200];
 } cdb_finding;
 
 typedef struct cdb_report {
@@ -46,5 +46,9 @@ typedef struct cdb_report {
  * unparsable file is a finding, not an error. */
 int cdb_verify(const plan *p, const char *dir, cdb_report *r, err *e);
 void cdb_report_free(cdb_report *r);
+/* Append a finding (the check of per-device settings adds its own). A finding with the same
+ * device and field as one of that device's previous findings is dropped (a shared entry). */
+void cdb_add(cdb_report *r, const char *dev, const char *field, const char *have, const char *fix,
+             const char *want_fmt, ...) __attribute__((format(printf, 6, 7)));
 
 #endif

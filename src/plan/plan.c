@@ -89,17 +89,121 @@ void plan_port_name(const plan *p, const port *pt, char *buf, size_t len)
         snprintf(buf, len, "Ethernet%u", p->port_slot[pt->id]);
 }
 
-uint32_t plan_data_dscp(const scenario *sc)
+uint32_t plan_data_dscp(const scenario *sc) { return sc->nic.dscp; }
+
+uint32_t plan_cnp_dscp(const scenario *sc) { return sc->nic.cnp_dscp; }
+
+void plan_get_switch_cfg(const plan *p, const node *sw, plan_sw_cfg *c)
 {
-    /* DSCP 26 (AF31) for RoCE on priority 3 is the NVIDIA/Mellanox lossless default; in general
-     * the DSCP whose class (DSCP / 8, trust-dscp's default map) is the data priority */
-    return sc->nic.priority * 8u + 2u;
+    const scenario *sc = p->sc;
+    c->mtu = sc->fabric.mtu;
+    c->pfc = sc->sw.pfc_enabled ? sc->sw.pfc_priorities : 0;
+    c->ecn = sc->sw.ecn_enabled;
+    c->kmin_bytes = sc->sw.ecn_kmin_bytes;
+    c->kmax_bytes = sc->sw.ecn_kmax_bytes;
+    c->pmax = sc->sw.ecn_pmax;
+    /* trust DSCP with class = DSCP / 8: the ConnectX default map, so DSCP 26 -> 3, 48 -> 6 */
+    for (int d = 0; d < 64; d++)
+        c->dscp_to_tc[d] = (int8_t)(d / 8);
+    uint32_t k = p->sw_dev ? p->sw_dev[sw->index] : UINT32_MAX;
+    if (k == UINT32_MAX)
+        return;
+    const cfg_device *d = &sc->devices[k];
+    if (d->set & DEV_MTU)
+        c->mtu = d->mtu;
+    if (d->set & DEV_PFC)
+        c->pfc = d->pfc;
+    if (d->set & DEV_KMIN)
+        c->kmin_bytes = d->kmin_bytes;
+    if (d->set & DEV_KMAX)
+        c->kmax_bytes = d->kmax_bytes;
+    if (d->set & DEV_PMAX)
+        c->pmax = d->pmax;
+    for (int i = 0; i < 64; i++)
+        if (d->dscp_to_tc[i] >= 0)
+            c->dscp_to_tc[i] = d->dscp_to_tc[i];
 }
 
-uint32_t plan_cnp_dscp(const scenario *sc)
+void plan_get_nic_cfg(const plan *p, const node *host, plan_nic_cfg *c)
 {
-    /* DSCP 48 (CS6) for CNPs on priority 6 is the ConnectX default (roce_np/cnp_dscp) */
-    return sc->nic.cnp_priority * 8u;
+    const scenario *sc = p->sc;
+    c->netdev_mtu = sc->nic.netdev_mtu;
+    c->pfc = sc->sw.pfc_enabled ? sc->sw.pfc_priorities : 0;
+    c->priority = sc->nic.priority;
+    c->cnp_priority = sc->nic.cnp_priority;
+    c->dscp = sc->nic.dscp;
+    c->cnp_dscp = sc->nic.cnp_dscp;
+    c->trust = sc->nic.trust;
+    uint32_t k = p->host_dev ? p->host_dev[host->index] : UINT32_MAX;
+    if (k == UINT32_MAX)
+        return;
+    const cfg_device *d = &sc->devices[k];
+    if (d->set & DEV_MTU)
+        c->netdev_mtu = d->mtu;
+    if (d->set & DEV_PFC)
+        c->pfc = d->pfc;
+    if (d->set & DEV_PRIO)
+        c->priority = d->priority;
+    if (d->set & DEV_CNP_PRIO)
+        c->cnp_priority = d->cnp_priority;
+    if (d->set & DEV_DSCP)
+        c->dscp = d->dscp;
+    if (d->set & DEV_CNP_DSCP)
+        c->cnp_dscp = d->cnp_dscp;
+    if (d->set & DEV_TRUST)
+        c->trust = d->trust;
+}
+
+/* `devices:` names to switch and NIC-port indices; each device once. */
+static int resolve_devices(plan *p, err *e)
+{
+    const net *n = p->n;
+    const scenario *sc = p->sc;
+    if (!sc->n_devices)
+        return ERR_OK;
+    p->sw_dev = xmalloc(sizeof(uint32_t) * (n->n_switches ? n->n_switches : 1), "plan: devices");
+    p->host_dev = xmalloc(sizeof(uint32_t) * (n->n_hosts ? n->n_hosts : 1), "plan: devices");
+    memset(p->sw_dev, 0xff, sizeof(uint32_t) * n->n_switches);
+    memset(p->host_dev, 0xff, sizeof(uint32_t) * n->n_hosts);
+    for (uint32_t k = 0; k < sc->n_devices; k++) {
+        const cfg_device *d = &sc->devices[k];
+        uint32_t hits = 0, dup = 0;
+        if (!d->nic) {
+            for (uint32_t i = 0; i < n->n_switches; i++)
+                if (n->switches[i]->tier != TIER_SCALE_UP && !strcmp(n->switches[i]->name, d->name)) {
+                    dup += p->sw_dev[i] != UINT32_MAX;
+                    p->sw_dev[i] = k;
+                    hits++;
+                }
+        } else {
+            for (uint32_t h = 0; h < n->n_hosts; h++) {
+                const node *x = n->hosts[h];
+                char dev[40], full[80];
+                plan_device_name(p, x, dev, sizeof dev);
+                snprintf(full, sizeof full, "%s:eth%u", dev,
+                         x->net_port == UINT32_MAX ? 0 : p->port_slot[x->ports[x->net_port].id]);
+                if (!strcmp(dev, d->name) || !strcmp(full, d->name)) {
+                    dup += p->host_dev[h] != UINT32_MAX;
+                    p->host_dev[h] = k;
+                    hits++;
+                }
+            }
+        }
+        if (!hits)
+            return err_set(e, ERR_INVALID, sc->file, d->line, d->col,
+                           "devices[%u].%s: no %s named \"%s\" in this fabric (%s)", k,
+                           d->nic ? "nic" : "switch", d->nic ? "NIC" : "switch", d->name,
+                           d->nic ? "servers are server0, server1, ...; one NIC port is "
+                                    "serverN:ethK"
+                                  : "switches are named leaf0, spine0, super0, ... as in "
+                                    "addressing.csv");
+        if (dup)
+            return err_set(e, ERR_INVALID, sc->file, d->line, d->col,
+                           "devices[%u].%s: \"%s\" is already listed in devices; give each "
+                           "device one entry",
+                           k, d->nic ? "nic" : "switch", d->name);
+    }
+    return ERR_OK;
 }
 
 uint32_t plan_rails(const plan *p)
@@ -427,7 +531,9 @@ int plan_build(plan *p, const net *n, err *e)
         }
     }
     assign_asns(p);
-    int rc = layout(p, e);
+    int rc = resolve_devices(p, e);
+    if (!rc)
+        rc = layout(p, e);
     if (rc) {
         plan_free(p);
         return rc;
@@ -529,5 +635,7 @@ void plan_free(plan *p)
     xfree(p->link_class);
     xfree(p->link_p2p);
     xfree(p->asn);
+    xfree(p->sw_dev);
+    xfree(p->host_dev);
     memset(p, 0, sizeof *p);
 }

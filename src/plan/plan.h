@@ -66,12 +66,32 @@ typedef struct plan {
     uint32_t n_fabric_links;
     uint64_t *asn;            /* [n_switches] 0 for scale-up domains */
     uint64_t optics_w, switches_w, servers_w, total_w;
+    uint32_t *sw_dev;         /* [n_switches] index in sc->devices, UINT32_MAX = defaults */
+    uint32_t *host_dev;       /* [n_hosts] (NIC ports) the same */
     uint32_t long_links;      /* cables longer than the simulated link (headroom too small) */
     uint32_t over_budget;     /* racks above the power budget (top-of-rack switches) */
 } plan;
 
+/* A switch's and a NIC port's configuration: the fabric defaults (switch.*, fabric.mtu, nic.*)
+ * with the scenario's `devices:` entry for it applied. */
+typedef struct plan_sw_cfg {
+    uint32_t mtu;              /* port MTU */
+    uint8_t pfc;               /* pfc_enable classes (0 = PFC off) */
+    uint64_t kmin_bytes, kmax_bytes;
+    double pmax;
+    bool ecn;
+    int8_t dscp_to_tc[64];
+} plan_sw_cfg;
+typedef struct plan_nic_cfg {
+    uint32_t netdev_mtu;
+    uint8_t pfc, priority, cnp_priority, dscp, cnp_dscp, trust;
+} plan_nic_cfg;
+void plan_get_switch_cfg(const plan *p, const node *sw, plan_sw_cfg *c);
+void plan_get_nic_cfg(const plan *p, const node *host, plan_nic_cfg *c);
+
 /* Lay out the fabric of n (borrowed; must outlive *p). ERR_INVALID with *e at the plan key that
- * cannot work (a server above the rack budget, more addresses than the pools hold). */
+ * cannot work (a server above the rack budget, more addresses than the pools hold, a `devices`
+ * entry naming no switch or NIC of the fabric). */
 int plan_build(plan *p, const net *n, err *e);
 void plan_free(plan *p);
 

@@ -337,7 +337,9 @@ void plan_write_config_db(FILE *f, const plan *p, const node *sw)
     jsonw jw, *w = &jw;
     jsonw_init(w, f, true);
     char name[40], peer[40], pport[24], a4[20], b4[20], buf[96];
-    uint8_t lossless = c->pfc_enabled ? c->pfc_priorities : 0;
+    plan_sw_cfg dc;
+    plan_get_switch_cfg(p, sw, &dc);
+    uint8_t lossless = dc.pfc;
     char pfc[24];
     prio_list(lossless, pfc, sizeof pfc);
     jsonw_obj_begin(w);
@@ -370,7 +372,7 @@ void plan_write_config_db(FILE *f, const plan *p, const node *sw)
             k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%u", l ? "," : "", slot + l);
         kv(w, "lanes", buf);
         kvu(w, "speed", pt->rate_bps / 1000000);
-        kvu(w, "mtu", sc->fabric.mtu);
+        kvu(w, "mtu", dc.mtu);
         /* RS(544,514) FEC is mandatory for PAM4 lanes (IEEE 802.3 Clause 91/119) */
         kv(w, "fec", "rs");
         kv(w, "admin_status", "up");
@@ -456,7 +458,7 @@ void plan_write_config_db(FILE *f, const plan *p, const node *sw)
     jsonw_obj_begin(w);
     for (int d = 0; d < 64; d++) {
         snprintf(buf, sizeof buf, "%d", d);
-        kvu(w, buf, (uint64_t)d / 8);
+        kvu(w, buf, (uint64_t)dc.dscp_to_tc[d]);
     }
     jsonw_obj_end(w);
     jsonw_obj_end(w);
@@ -490,16 +492,16 @@ void plan_write_config_db(FILE *f, const plan *p, const node *sw)
 
     /* ECN: RED on the RoCE data queue, green = every ECN-capable packet; the thresholds and
      * Pmax (percent) the simulation used */
-    if (c->ecn_enabled) {
+    if (dc.ecn) {
         jsonw_key(w, "WRED_PROFILE");
         jsonw_obj_begin(w);
         jsonw_key(w, "WIRERATE_ECN");
         jsonw_obj_begin(w);
         kv(w, "wred_green_enable", "true");
         kv(w, "ecn", "ecn_all");
-        kvu(w, "green_min_threshold", c->ecn_kmin_bytes);
-        kvu(w, "green_max_threshold", c->ecn_kmax_bytes);
-        kvu(w, "green_drop_probability", (uint64_t)llround(c->ecn_pmax * 100.0));
+        kvu(w, "green_min_threshold", dc.kmin_bytes);
+        kvu(w, "green_max_threshold", dc.kmax_bytes);
+        kvu(w, "green_drop_probability", (uint64_t)llround(dc.pmax * 100.0));
         jsonw_obj_end(w);
         jsonw_obj_end(w);
     }
@@ -527,7 +529,7 @@ void plan_write_config_db(FILE *f, const plan *p, const node *sw)
             jsonw_obj_begin(w);
             snprintf(buf, sizeof buf, "scheduler.%d", q);
             kv(w, "scheduler", buf);
-            if (c->ecn_enabled && q == sc->nic.priority)
+            if (dc.ecn && q == sc->nic.priority)
                 kv(w, "wred_profile", "WIRERATE_ECN");
             jsonw_obj_end(w);
         }
@@ -671,14 +673,8 @@ static void write_rp(FILE *f, const cfg_dcqcn *d)
             (unsigned long long)(d->min_time_between_cnps_ps / SIM_US));
 }
 
-/* Ethernet (IP) MTU of a NIC port: the largest IP packet whose frame fits the switch port MTU
- * (fabric.mtu counts the frame: 14 B Ethernet header, a 4 B VLAN tag, 4 B FCS), capped at 9000,
- * the usual jumbo host MTU; RoCE then runs the largest path MTU below it (4096). */
-static uint32_t host_mtu(const scenario *sc)
-{
-    uint32_t m = sc->fabric.mtu > 22 ? sc->fabric.mtu - 22 : sc->fabric.mtu;
-    return m > 9000 ? 9000 : m;
-}
+/* Ethernet (IP) MTU of the NIC ports: nic.netdev_mtu. */
+static uint32_t host_mtu(const scenario *sc) { return sc->nic.netdev_mtu; }
 
 void plan_write_nic_script(FILE *f, const plan *p, uint32_t server)
 {
@@ -686,11 +682,6 @@ void plan_write_nic_script(FILE *f, const plan *p, uint32_t server)
     const scenario *sc = p->sc;
     char sname[32], a4[20];
     plan_server_name(server, sname, sizeof sname);
-    uint8_t lossless = sc->sw.pfc_enabled ? sc->sw.pfc_priorities : 0;
-    char pfc[32];
-    size_t k = 0;
-    for (int i = 0; i < 8; i++)
-        k += (size_t)snprintf(pfc + k, sizeof pfc - k, "%s%d", i ? "," : "", lossless >> i & 1);
     fprintf(f, "#!/bin/sh\n# %s: host-side RoCE settings that must agree with the switches "
                "(wirerate plan, scenario \"%s\").\n"
                "# Interface and HCA names are the plan's (eth<k> = mlx5_<k>); map them to this "
@@ -700,28 +691,33 @@ void plan_write_nic_script(FILE *f, const plan *p, uint32_t server)
         if (x->server != server || x->net_port == UINT32_MAX)
             continue;
         const port *pt = &x->ports[x->net_port];
+        plan_nic_cfg nc;
+        plan_get_nic_cfg(p, x, &nc);
+        char pfc[32];
+        size_t k = 0;
+        for (int i = 0; i < 8; i++)
+            k += (size_t)snprintf(pfc + k, sizeof pfc - k, "%s%d", i ? "," : "", nc.pfc >> i & 1);
         uint32_t local = p->port_slot[pt->id], ia, ib;
         plan_link_addr(p, pt->id / 2, &ia, &ib);
         plan_ip4(pt->id % 2 ? ib : ia, a4, sizeof a4);
         fprintf(f, "# rail %u: eth%u (mlx5_%u) -> %s\nIF=eth%u\n", x->rail, local, local,
                 pt->peer->owner->name, local);
-        fprintf(f, "ip link set dev $IF mtu %u\n", host_mtu(sc));
+        fprintf(f, "ip link set dev $IF mtu %u\n", nc.netdev_mtu);
         fprintf(f, "ip addr replace %s/31 dev $IF\n", a4);
-        fprintf(f, "mlnx_qos -i $IF --trust dscp\n");
+        fprintf(f, "mlnx_qos -i $IF --trust %s\n", nc.trust == TRUST_PCP ? "pcp" : "dscp");
         fprintf(f, "mlnx_qos -i $IF --pfc %s\n", pfc);
         /* the ToS RDMA-CM connections use: DSCP << 2 (ECN bits set by the NIC) */
-        fprintf(f, "cma_roce_tos -d mlx5_%u -t %u\n", local, plan_data_dscp(sc) << 2);
-        fprintf(f, "echo %u > /sys/class/net/$IF/ecn/roce_np/cnp_dscp\n", plan_cnp_dscp(sc));
-        fprintf(f, "echo %u > /sys/class/net/$IF/ecn/roce_np/cnp_802p_prio\n",
-                sc->nic.cnp_priority);
+        fprintf(f, "cma_roce_tos -d mlx5_%u -t %u\n", local, (unsigned)nc.dscp << 2);
+        fprintf(f, "echo %u > /sys/class/net/$IF/ecn/roce_np/cnp_dscp\n", nc.cnp_dscp);
+        fprintf(f, "echo %u > /sys/class/net/$IF/ecn/roce_np/cnp_802p_prio\n", nc.cnp_priority);
         if (sc->nic.cc == CC_DCQCN) {
-            fprintf(f, "echo 1 > /sys/class/net/$IF/ecn/roce_np/enable/%u\n", sc->nic.priority);
-            fprintf(f, "echo 1 > /sys/class/net/$IF/ecn/roce_rp/enable/%u\n", sc->nic.priority);
+            fprintf(f, "echo 1 > /sys/class/net/$IF/ecn/roce_np/enable/%u\n", nc.priority);
+            fprintf(f, "echo 1 > /sys/class/net/$IF/ecn/roce_rp/enable/%u\n", nc.priority);
             fputs("{\n", f);
             write_rp(f, &sc->nic.dcqcn);
             fputs("}\n", f);
         } else {
-            fprintf(f, "echo 0 > /sys/class/net/$IF/ecn/roce_rp/enable/%u\n", sc->nic.priority);
+            fprintf(f, "echo 0 > /sys/class/net/$IF/ecn/roce_rp/enable/%u\n", nc.priority);
         }
         fputc('\n', f);
     }
