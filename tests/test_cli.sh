@@ -141,7 +141,7 @@ expect_grep "check lists non_blocking" c.out 'pass +non_blocking'
 "$WR" check small.yaml --json > cj.out 2> cj.err; expect_rc "check --json" 0 $?
 if command -v python3 > /dev/null; then
     keys=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(d))' cj.out)
-    if [ "$keys" = "topology checks passed" ]; then ok "check --json keys"
+    if [ "$keys" = "topology checks findings passed" ]; then ok "check --json keys"
     else fail "check --json keys: '$keys'"; fi
 fi
 cat > oversub.yaml <<'EOF2'
