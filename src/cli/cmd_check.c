@@ -255,7 +255,7 @@ int cmd_check(int argc, char **argv)
     }
     sim s;
     sim_init(&s, sc.seed);
-    net *n = net_build(&sc, &s, &e);
+    net *n = net_build_topology(&sc, &s, &e);
     if (!n) {
         rc = e.code ? e.code : ERR_INVALID;
         diag_print(stderr, &e, ov.text, ov.n);

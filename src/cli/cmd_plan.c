@@ -178,7 +178,7 @@ int cmd_plan(int argc, char **argv)
     sim_init(&s, sc.seed);
     net *n = NULL;
     rc = outdir_preflight(dir, &e);
-    if (!rc && !(n = net_build(&sc, &s, &e)))
+    if (!rc && !(n = net_build_topology(&sc, &s, &e)))
         rc = e.code ? e.code : ERR_INVALID;
     plan p;
     bool built = false;

@@ -45,7 +45,9 @@ typedef struct check_report {
     bool passed;                                            /* no item failed */
 } check_report;
 
-/* Fill *out from the built network n (borrowed). Never fails. */
+/* Fill *out from the built network n (borrowed; routed or not: net_build_topology is enough).
+ * Never fails. Near-linear in links: reachability and cyclic dependencies come from the
+ * structure (check.c), not from host pairs. */
 void check_fabric(const net *n, check_report *out);
 
 const char *check_status_name(enum check_status s);

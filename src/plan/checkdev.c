@@ -351,16 +351,19 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
                 share_sw = s;
                 share_up = y;
             }
-            if (cnt[y->id] == up && n->n_switches > 1) {
+            /* a switch with hosts whose uplinks all go to one upper switch: that switch's
+             * loss cuts the hosts off the rest of the fabric (a spine in the same position
+             * only loses its way up; its leaves keep their other spines) */
+            if (cnt[y->id] == up && hosts) {
                 snprintf(field, sizeof field, "uplinks of %s", s->name);
                 snprintf(have, sizeof have, "all %u via %s", up, y->name);
                 snprintf(fix, sizeof fix, "spread %s's uplinks over more %s switches "
                                           "(fabric.spines)",
                          s->name, y->tier == TIER_SPINE ? "spine" : "super-spine");
                 cdb_add(F, s->name, field, have, fix,
-                        "uplinks over 2 or more upper switches: %s's loss disconnects %s and "
-                        "everything below it",
-                        y->name, s->name);
+                        "uplinks over 2 or more upper switches: %s's loss cuts %s's %u NIC "
+                        "ports off the rest of the fabric",
+                        y->name, s->name, hosts);
                 bad++;
             }
             cnt[y->id] = 0;

@@ -21,8 +21,8 @@
  *                    reserved), so DCQCN acts before PFC pauses
  *   failure_domains  what one leaf, one upper switch and one rail take away: NIC ports cut off,
  *                    the largest share of a switch's uplink bandwidth through one upper switch;
- *                    fails when one upper switch carries all uplinks of a switch (its loss
- *                    disconnects what is below)
+ *                    fails when one upper switch carries all uplinks of a switch with hosts
+ *                    (its loss cuts those hosts off the rest of the fabric)
  * Linear in ports.
  */
 #ifndef WR_PLAN_CHECKDEV_H

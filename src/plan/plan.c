@@ -531,6 +531,10 @@ int plan_build(plan *p, const net *n, err *e)
         }
     }
     assign_asns(p);
+    p->srv_host = xcalloc((size_t)n->n_servers + 1, sizeof(uint32_t), "plan: server hosts");
+    for (uint32_t h = n->n_hosts; h-- > 0;)
+        p->srv_host[n->hosts[h]->server] = h;
+    p->srv_host[n->n_servers] = n->n_hosts;
     int rc = resolve_devices(p, e);
     if (!rc)
         rc = layout(p, e);
@@ -635,6 +639,7 @@ void plan_free(plan *p)
     xfree(p->link_class);
     xfree(p->link_p2p);
     xfree(p->asn);
+    xfree(p->srv_host);
     xfree(p->sw_dev);
     xfree(p->host_dev);
     memset(p, 0, sizeof *p);

@@ -66,6 +66,8 @@ typedef struct plan {
     uint32_t n_fabric_links;
     uint64_t *asn;            /* [n_switches] 0 for scale-up domains */
     uint64_t optics_w, switches_w, servers_w, total_w;
+    uint32_t *srv_host;       /* [n_servers + 1] first NIC port (host) of each server: the
+                               * hosts of a server are contiguous (topo.c) */
     uint32_t *sw_dev;         /* [n_switches] index in sc->devices, UINT32_MAX = defaults */
     uint32_t *host_dev;       /* [n_hosts] (NIC ports) the same */
     uint32_t long_links;      /* cables longer than the simulated link (headroom too small) */

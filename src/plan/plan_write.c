@@ -686,7 +686,7 @@ void plan_write_nic_script(FILE *f, const plan *p, uint32_t server)
                "(wirerate plan, scenario \"%s\").\n"
                "# Interface and HCA names are the plan's (eth<k> = mlx5_<k>); map them to this "
                "host's names before use.\nset -e\n\n", sname, sc->name);
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
+    for (uint32_t h = p->srv_host[server]; h < p->srv_host[server + 1]; h++) {
         const node *x = n->hosts[h];
         if (x->server != server || x->net_port == UINT32_MAX)
             continue;
@@ -779,7 +779,7 @@ void plan_write_k8s_pods(FILE *f, const plan *p)
         plan_server_name(sv, s, sizeof s);
         fprintf(f, "%s:\n  k8s.v1.cni.cncf.io/networks: '[", s);
         bool first = true;
-        for (uint32_t h = 0; h < n->n_hosts; h++) {
+        for (uint32_t h = p->srv_host[sv]; h < p->srv_host[sv + 1]; h++) {
             const node *x = n->hosts[h];
             if (x->server != sv || x->net_port == UINT32_MAX)
                 continue;
