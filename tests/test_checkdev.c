@@ -59,7 +59,7 @@ static enum check_status status(const res *o, const char *name)
     for (uint32_t i = 0; i < o->r.n_items; i++)
         if (!strcmp(o->r.items[i].name, name))
             return o->r.items[i].status;
-    return (enum check_status)-1;
+    return (enum check_status) - 1;
 }
 
 static const cdb_finding *finding(const res *o, const char *dev, const char *field)
@@ -163,8 +163,7 @@ static void test_ecn_xoff(void)
 {
     res o;
     char m[256];
-    CHECK(run_checks("devices:\n  - {switch: leaf1, ecn: {kmax: 60MB}}\n", &o, m, sizeof m) ==
-          0);
+    CHECK(run_checks("devices:\n  - {switch: leaf1, ecn: {kmax: 60MB}}\n", &o, m, sizeof m) == 0);
     CHECK(status(&o, "ecn_below_xoff") == CHECK_FAIL);
     const cdb_finding *f = finding(&o, "leaf1", "WRED_PROFILE|WIRERATE_ECN.green_max_threshold");
     CHECK(f && !strcmp(f->have, "60000000"));
@@ -194,7 +193,8 @@ static void test_failure_domains(void)
     check_devices(&p, &o.r, &o.f);
     CHECK(status(&o, "failure_domains") == CHECK_FAIL);
     const cdb_finding *f = finding(&o, "leaf0", "uplinks of leaf0");
-    CHECK(f && !strcmp(f->have, "all 8 via spine0") && strstr(f->want, "spine0's loss cuts leaf0's 8 NIC ports off"));
+    CHECK(f && !strcmp(f->have, "all 8 via spine0") &&
+          strstr(f->want, "spine0's loss cuts leaf0's 8 NIC ports off"));
     cdb_report_free(&o.f);
     plan_free(&p);
     net_free(n);
@@ -215,8 +215,9 @@ static void test_unknown_device(void)
 static void test_plan_writes_overrides(void)
 {
     char yaml[1024];
-    snprintf(yaml, sizeof yaml, "%sdevices:\n  - {nic: server0, trust: pcp, netdev_mtu: 4200}\n"
-                                "  - {switch: spine1, dscp_to_tc: {26: 0}, mtu: 9100}\n",
+    snprintf(yaml, sizeof yaml,
+             "%sdevices:\n  - {nic: server0, trust: pcp, netdev_mtu: 4200}\n"
+             "  - {switch: spine1, dscp_to_tc: {26: 0}, mtu: 9100}\n",
              BASE);
     scenario sc;
     sim s;

@@ -71,8 +71,7 @@ static void fx_close(fx *x)
 }
 
 /* Replace the first `from` after `anchor` in DIR/<sw>/config_db.json by `to`. */
-static int plant(const fx *x, const char *sw, const char *anchor, const char *from,
-                 const char *to)
+static int plant(const fx *x, const char *sw, const char *anchor, const char *from, const char *to)
 {
     char path[160];
     snprintf(path, sizeof path, "%s/%s/config_db.json", x->dir, sw);
@@ -194,7 +193,8 @@ static void test_headroom_and_files(void)
     cdb_report r;
     err e;
     CHECK(cdb_verify(&x.p, x.dir, &r, &e) == ERR_OK);
-    const cdb_finding *g = find(&r, "spine0", "BUFFER_PROFILE|pg_lossless_400000_200m_230567_profile.xoff");
+    const cdb_finding *g =
+        find(&r, "spine0", "BUFFER_PROFILE|pg_lossless_400000_200m_230567_profile.xoff");
     CHECK(g && !strcmp(g->have, "9") && strstr(g->want, "or lossless frames drop"));
     g = find(&r, "spine3", "config_db.json");
     CHECK(g && !strcmp(g->have, "(no file)"));

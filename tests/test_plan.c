@@ -89,8 +89,7 @@ static void test_bom_closed_forms(void)
      * 8 rails x 64/32 = 16 leaves, one spine per leaf uplink = 32 spines, 512 NICs,
      * 512 host cables, 16 x 32 leaf-spine cables */
     fx x;
-    CHECK(fx_open(&x, "fabric: {preset: rail-optimized, servers: 64, gpus_per_server: 8}\n") ==
-          0);
+    CHECK(fx_open(&x, "fabric: {preset: rail-optimized, servers: 64, gpus_per_server: 8}\n") == 0);
     char *bom = NULL;
     CAPTURE(bom, plan_write_bom(f_, &x.p));
     CHECK_EQ_U64(bom_sum(bom, "switch", "leaf"), 16);

@@ -39,8 +39,9 @@ static void item(check_report *r, const char *name, uint32_t bad, const cdb_repo
         snprintf(it.detail, sizeof it.detail, "%s", ok);
     } else {
         const cdb_finding *x = &f->f[first < f->n ? first : f->n - 1];
-        snprintf(it.detail, sizeof it.detail, "%u mismatch(es), e.g. %.30s %.60s = %.40s, want "
-                                              "%.120s (findings below)",
+        snprintf(it.detail, sizeof it.detail,
+                 "%u mismatch(es), e.g. %.30s %.60s = %.40s, want "
+                 "%.120s (findings below)",
                  bad, x->device, x->field, x->have, x->want);
     }
     if (r->n_items < CHECK_MAX_ITEMS) {
@@ -82,8 +83,9 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
             mask_text(nc.pfc, a, sizeof a);
             mask_text(sw.pfc, b, sizeof b);
             pfc_arg(sw.pfc, have, sizeof have);
-            snprintf(fix, sizeof fix, "mlnx_qos -i eth%u --pfc %s on the NIC, or pfc_enable "
-                                      "\"%s\" on %s:%s",
+            snprintf(fix, sizeof fix,
+                     "mlnx_qos -i eth%u --pfc %s on the NIC, or pfc_enable "
+                     "\"%s\" on %s:%s",
                      p->port_slot[x->ports[x->net_port].id], have, a, lp->owner->name, spn);
             cdb_add(F, nn, "mlnx_qos --pfc", a, fix, "%s, the pfc_enable of %s:%s", b,
                     lp->owner->name, spn);
@@ -92,18 +94,20 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
         if (!(sw.pfc >> nc.priority & 1) && sw.pfc) {
             snprintf(have, sizeof have, "%u", nc.priority);
             mask_text(sw.pfc, b, sizeof b);
-            snprintf(fix, sizeof fix, "send RoCE on a lossless class (%s) or add %u to "
-                                      "pfc_enable of %s",
+            snprintf(fix, sizeof fix,
+                     "send RoCE on a lossless class (%s) or add %u to "
+                     "pfc_enable of %s",
                      b, nc.priority, lp->owner->name);
             cdb_add(F, nn, "RoCE priority (nic.priority)", have, fix,
-                    "one of %s:%s's lossless classes %s: RoCE is lossy there", lp->owner->name,
-                    spn, b);
+                    "one of %s:%s's lossless classes %s: RoCE is lossy there", lp->owner->name, spn,
+                    b);
             bad++;
         }
     }
     char ok[200];
-    snprintf(ok, sizeof ok, "%u NIC ports: PFC classes agree with their leaf port, RoCE in a "
-                            "lossless class",
+    snprintf(ok, sizeof ok,
+             "%u NIC ports: PFC classes agree with their leaf port, RoCE in a "
+             "lossless class",
              n->n_hosts);
     item(r, "pfc_nic_switch", bad, F, first, ok);
 
@@ -139,8 +143,9 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
                 continue;
             snprintf(field, sizeof field, "DSCP_TO_TC_MAP|WIRERATE.%u", k[i].dscp);
             snprintf(have, sizeof have, "%d", sw.dscp_to_tc[k[i].dscp]);
-            snprintf(fix, sizeof fix, "map DSCP %u to %u on %s (or mark %s with a DSCP that maps "
-                                      "there)",
+            snprintf(fix, sizeof fix,
+                     "map DSCP %u to %u on %s (or mark %s with a DSCP that maps "
+                     "there)",
                      k[i].dscp, k[i].prio, lp->owner->name, k[i].what);
             cdb_add(F, lp->owner->name, field, have, fix,
                     "%u: %s marks %s DSCP %u and sends them on priority %u", k[i].prio, nn,
@@ -172,8 +177,9 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
             bad += F->n > before;
         }
     }
-    snprintf(ok, sizeof ok, "NICs trust DSCP; every switch maps RoCE DSCP %u to class %u and CNP "
-                            "DSCP %u to class %u",
+    snprintf(ok, sizeof ok,
+             "NICs trust DSCP; every switch maps RoCE DSCP %u to class %u and CNP "
+             "DSCP %u to class %u",
              sc->nic.dscp, sc->nic.priority, sc->nic.cnp_dscp, sc->nic.cnp_priority);
     item(r, "dscp_trust", bad, F, first, ok);
 
@@ -194,8 +200,9 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
             nic_name(p, x, nn, sizeof nn);
             mask_text(sw.pfc | nc.pfc, b, sizeof b);
             snprintf(have, sizeof have, "%u (switch class %d)", nc.cnp_priority, sw_cls);
-            snprintf(fix, sizeof fix, "send CNPs on a class outside %s (ConnectX default 6: "
-                                      "roce_np/cnp_802p_prio and cnp_dscp 48)",
+            snprintf(fix, sizeof fix,
+                     "send CNPs on a class outside %s (ConnectX default 6: "
+                     "roce_np/cnp_802p_prio and cnp_dscp 48)",
                      b);
             cdb_add(F, nn, "roce_np/cnp_802p_prio", have, fix,
                     "a class not paused (pfc %s on %s): paused CNPs wait behind the congestion "
@@ -237,8 +244,9 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
         /* the frame of a full netdev-MTU packet: + 14 B header, 4 B VLAN tag, 4 B FCS */
         if (nc.netdev_mtu + 22 > sw.mtu) {
             snprintf(have, sizeof have, "%u", nc.netdev_mtu);
-            snprintf(fix, sizeof fix, "raise PORT|%s mtu on %s to >= %u, or lower the NIC's "
-                                      "MTU",
+            snprintf(fix, sizeof fix,
+                     "raise PORT|%s mtu on %s to >= %u, or lower the NIC's "
+                     "MTU",
                      spn, lp->owner->name, nc.netdev_mtu + 22);
             cdb_add(F, nn, "netdev mtu", have, fix,
                     "<= %u: %s:%s takes frames up to %u B and drops larger ones (NIC <= switch)",
@@ -270,8 +278,9 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
                 (lo == pa ? pb : pa)->owner->name, lo == pa ? b : a, n->max_frame_bytes);
         bad++;
     }
-    snprintf(ok, sizeof ok, "RoCE MTU %u (%u B packets) fits every NIC's netdev MTU, NIC frames "
-                            "fit their leaf port, switch links agree",
+    snprintf(ok, sizeof ok,
+             "RoCE MTU %u (%u B packets) fits every NIC's netdev MTU, NIC frames "
+             "fit their leaf port, switch links agree",
              sc->nic.mtu, roce_ip);
     item(r, "mtu_end_to_end", bad, F, first, ok);
 
@@ -300,17 +309,20 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
         if ((double)sw.kmax_bytes < xoff)
             continue;
         snprintf(have, sizeof have, "%llu", (unsigned long long)sw.kmax_bytes);
-        snprintf(fix, sizeof fix, "lower WRED_PROFILE green_max_threshold on %s below %.0f, or "
-                                  "raise the XOFF point",
+        snprintf(fix, sizeof fix,
+                 "lower WRED_PROFILE green_max_threshold on %s below %.0f, or "
+                 "raise the XOFF point",
                  s->name, xoff);
         cdb_add(F, s->name, "WRED_PROFILE|WIRERATE_ECN.green_max_threshold", have, fix,
                 "< %.0f B, the XOFF of one congested ingress (%s): else PFC pauses before ECN "
                 "marks every packet",
-                xoff, sc->sw.pfc_xoff_bytes ? "switch.pfc.xoff" : "alpha x shared pool / (1 + alpha)");
+                xoff,
+                sc->sw.pfc_xoff_bytes ? "switch.pfc.xoff" : "alpha x shared pool / (1 + alpha)");
         bad++;
     }
-    snprintf(ok, sizeof ok, "every switch marks ECN (Kmax) below its XOFF; the least margin is "
-                            "%.0f B on %s",
+    snprintf(ok, sizeof ok,
+             "every switch marks ECN (Kmax) below its XOFF; the least margin is "
+             "%.0f B on %s",
              worst_margin < 0 ? 0.0 : worst_margin, worst);
     item(r, "ecn_below_xoff", bad, F, first, ok);
 
@@ -357,8 +369,9 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
             if (cnt[y->id] == up && hosts) {
                 snprintf(field, sizeof field, "uplinks of %s", s->name);
                 snprintf(have, sizeof have, "all %u via %s", up, y->name);
-                snprintf(fix, sizeof fix, "spread %s's uplinks over more %s switches "
-                                          "(fabric.spines)",
+                snprintf(fix, sizeof fix,
+                         "spread %s's uplinks over more %s switches "
+                         "(fabric.spines)",
                          s->name, y->tier == TIER_SPINE ? "spine" : "super-spine");
                 cdb_add(F, s->name, field, have, fix,
                         "uplinks over 2 or more upper switches: %s's loss cuts %s's %u NIC "

@@ -13,8 +13,8 @@
 #include "../core/alloc.h"
 #include "../report/jsonr.h"
 
-void cdb_add(cdb_report *r, const char *dev, const char *field, const char *have,
-                const char *fix, const char *want_fmt, ...)
+void cdb_add(cdb_report *r, const char *dev, const char *field, const char *have, const char *fix,
+             const char *want_fmt, ...)
 {
     /* an entry shared by many ports (a WRED or buffer profile) is reported once: the findings
      * of one switch are contiguous, so look back through them */
@@ -130,12 +130,12 @@ static uint32_t parse_ip(const char *s)
 typedef struct cport {
     bool seen;
     uint64_t mtu, speed;
-    int pfc;       /* mask, -1 unknown */
-    uint32_t ip;   /* 0 unknown */
+    int pfc;     /* mask, -1 unknown */
+    uint32_t ip; /* 0 unknown */
 } cport;
 
 typedef struct bgp_ref {
-    uint32_t sw;   /* switch index that has the neighbour */
+    uint32_t sw; /* switch index that has the neighbour */
     uint32_t ip;
     uint64_t asn;
 } bgp_ref;
@@ -161,8 +161,8 @@ typedef struct ctx {
     const plan *p;
     const scenario *sc;
     cdb_report *r;
-    cport *ports;     /* [n_ports] */
-    uint64_t *asn;    /* [n_switches] 0 = unknown */
+    cport *ports;  /* [n_ports] */
+    uint64_t *asn; /* [n_switches] 0 = unknown */
     bgp_ref *bgp;
     uint32_t n_bgp, cap_bgp;
 } ctx;
@@ -211,8 +211,8 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                 snprintf(have, sizeof have, "%llu", (unsigned long long)v);
                 snprintf(fix, sizeof fix, "set PORT|%s mtu to %u", pn, dc.mtu);
                 cdb_add(r, dev, field, have, fix,
-                    "%u (fabric.mtu, jumbo everywhere; the NIC sends %u B RoCE frames)", dc.mtu,
-                    p->n->max_frame_bytes);
+                        "%u (fabric.mtu, jumbo everywhere; the NIC sends %u B RoCE frames)", dc.mtu,
+                        p->n->max_frame_bytes);
             }
         }
         if (fnum(po, "speed", &v)) {
@@ -223,7 +223,7 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                 snprintf(fix, sizeof fix, "set PORT|%s speed to %llu", pn,
                          (unsigned long long)(pt->rate_bps / 1000000));
                 cdb_add(r, dev, field, have, fix, "%llu (the simulated link to %s:%s)",
-                    (unsigned long long)(pt->rate_bps / 1000000), peer, ppn);
+                        (unsigned long long)(pt->rate_bps / 1000000), peer, ppn);
             }
         }
         /* PFC classes and the DSCP map */
@@ -238,8 +238,8 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
             snprintf(have, sizeof have, "%s", pe ? pe : "(absent)");
             snprintf(fix, sizeof fix, "set PORT_QOS_MAP|%s pfc_enable to \"%s\"", pn, w);
             cdb_add(r, dev, field, have, fix,
-                "\"%s\" (switch.pfc.priorities; the NICs send RoCE on priority %u)", w,
-                sc->nic.priority);
+                    "\"%s\" (switch.pfc.priorities; the NICs send RoCE on priority %u)", w,
+                    sc->nic.priority);
         }
         char rb[64];
         const char *map = ref_name(fstr(qm, "dscp_to_tc_map", b2, sizeof b2), rb, sizeof rb);
@@ -247,8 +247,8 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
             snprintf(field, sizeof field, "PORT_QOS_MAP|%s.dscp_to_tc_map", pn);
             snprintf(fix, sizeof fix, "set PORT_QOS_MAP|%s dscp_to_tc_map (trust DSCP)", pn);
             cdb_add(r, dev, field, "(absent)", fix,
-                "a DSCP_TO_TC_MAP (the NICs trust DSCP and mark RoCE %u, CNPs %u)", data_dscp,
-                cnp_dscp);
+                    "a DSCP_TO_TC_MAP (the NICs trust DSCP and mark RoCE %u, CNPs %u)", data_dscp,
+                    cnp_dscp);
         } else if (strcmp(dscp_done, map) != 0) {
             snprintf(dscp_done, sizeof dscp_done, "%s", map);
             const jsonr_val *dm = DSCP ? jsonr_get(DSCP, map) : NULL;
@@ -268,10 +268,10 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                         snprintf(have, sizeof have, "%llu", (unsigned long long)tc);
                     else
                         snprintf(have, sizeof have, "%s", dm ? "(absent)" : "(no such map)");
-                    snprintf(fix, sizeof fix, "map DSCP %u to %u in DSCP_TO_TC_MAP|%s",
-                             chk[k].dscp, chk[k].want, map);
+                    snprintf(fix, sizeof fix, "map DSCP %u to %u in DSCP_TO_TC_MAP|%s", chk[k].dscp,
+                             chk[k].want, map);
                     cdb_add(r, dev, field, have, fix, "%u: DSCP %u carries %s", chk[k].want,
-                        chk[k].dscp, chk[k].what);
+                            chk[k].dscp, chk[k].what);
                 }
             }
         }
@@ -279,17 +279,17 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
         if (dc.ecn) {
             char qk[48];
             snprintf(qk, sizeof qk, "%s|%u", pn, sc->nic.priority);
-            const char *wp = ref_name(fstr(QUEUE ? jsonr_get(QUEUE, qk) : NULL, "wred_profile",
-                                           b1, sizeof b1),
-                                      rb, sizeof rb);
+            const char *wp =
+                ref_name(fstr(QUEUE ? jsonr_get(QUEUE, qk) : NULL, "wred_profile", b1, sizeof b1),
+                         rb, sizeof rb);
             const jsonr_val *wo = wp && WRED ? jsonr_get(WRED, wp) : NULL;
             if (!wo) {
                 snprintf(field, sizeof field, "QUEUE|%s.wred_profile", qk);
                 snprintf(have, sizeof have, "%s", wp ? wp : "(absent)");
                 snprintf(fix, sizeof fix, "attach an ECN WRED_PROFILE to QUEUE|%s", qk);
                 cdb_add(r, dev, field, have, fix,
-                    "a WRED_PROFILE marking ECN at Kmin %llu / Kmax %llu B (switch.ecn)",
-                    (unsigned long long)dc.kmin_bytes, (unsigned long long)dc.kmax_bytes);
+                        "a WRED_PROFILE marking ECN at Kmin %llu / Kmax %llu B (switch.ecn)",
+                        (unsigned long long)dc.kmin_bytes, (unsigned long long)dc.kmax_bytes);
             } else {
                 struct {
                     const char *f;
@@ -312,14 +312,14 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                     snprintf(fix, sizeof fix, "set WRED_PROFILE|%s %s to %llu", wp, w[k].f,
                              (unsigned long long)w[k].want);
                     cdb_add(r, dev, field, have, fix, "%llu (%s, as simulated)",
-                        (unsigned long long)w[k].want, w[k].key);
+                            (unsigned long long)w[k].want, w[k].key);
                 }
                 const char *ecn = fstr(wo, "ecn", b2, sizeof b2);
                 if (!ecn || strcmp(ecn, "ecn_none") == 0) {
                     snprintf(field, sizeof field, "WRED_PROFILE|%s.ecn", wp);
                     snprintf(fix, sizeof fix, "set WRED_PROFILE|%s ecn to ecn_all", wp);
                     cdb_add(r, dev, field, ecn ? ecn : "(absent)", fix,
-                        "ecn_all (mark, do not drop: DCQCN needs the marks)");
+                            "ecn_all (mark, do not drop: DCQCN needs the marks)");
                 }
             }
         }
@@ -349,18 +349,19 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                 snprintf(fix, sizeof fix,
                          "give BUFFER_PG|%s a lossless BUFFER_PROFILE with xoff >= %llu", pk,
                          (unsigned long long)need);
-                cdb_add(r, dev, field, have, fix, "a lossless profile with xoff (headroom) >= %llu B",
-                    (unsigned long long)need);
+                cdb_add(r, dev, field, have, fix,
+                        "a lossless profile with xoff (headroom) >= %llu B",
+                        (unsigned long long)need);
             } else if (xoff < need) {
                 snprintf(field, sizeof field, "BUFFER_PROFILE|%s.xoff", prof);
                 snprintf(have, sizeof have, "%llu", (unsigned long long)xoff);
                 snprintf(fix, sizeof fix, "raise BUFFER_PROFILE|%s xoff to %llu", prof,
                          (unsigned long long)need);
                 cdb_add(r, dev, field, have, fix,
-                    ">= %llu B: headroom for %s (%.0f Gb/s, %.0f m to %s) at MTU %u, or "
-                    "lossless frames drop",
-                    (unsigned long long)need, pn, (double)pt->rate_bps / 1e9,
-                    (double)pt->prop_ps / 5000.0, peer, sc->nic.mtu);
+                        ">= %llu B: headroom for %s (%.0f Gb/s, %.0f m to %s) at MTU %u, or "
+                        "lossless frames drop",
+                        (unsigned long long)need, pn, (double)pt->rate_bps / 1e9,
+                        (double)pt->prop_ps / 5000.0, peer, sc->nic.mtu);
             }
         }
         /* the port's /31 */
@@ -381,7 +382,7 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
             snprintf(have, sizeof have, "%s", got ? g4 : "(no address)");
             snprintf(fix, sizeof fix, "address %s with %s/31", pn, w4);
             cdb_add(r, dev, field, have, fix, "%s/31 (addressing.csv: the link to %s:%s)", w4, peer,
-                ppn);
+                    ppn);
         }
         /* PFC watchdog */
         if (lossless) {
@@ -397,7 +398,7 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
                 snprintf(fix, sizeof fix, "set PFC_WD|%s detection_time %llu", pn,
                          (unsigned long long)want_det);
                 cdb_add(r, dev, field, have, fix, "%llu ms (switch.pfc.watchdog.detect)",
-                    (unsigned long long)want_det);
+                        (unsigned long long)want_det);
             }
         }
     }
@@ -437,18 +438,19 @@ static void cross_check(ctx *c)
             snprintf(fix, sizeof fix, "make both ends of %s:%s - %s:%s the same MTU",
                      a->owner->name, an, b->owner->name, bn);
             cdb_add(r, a->owner->name, field, have, fix, "%llu, as the peer %s PORT|%s.mtu",
-                (unsigned long long)cb->mtu, b->owner->name, bn);
+                    (unsigned long long)cb->mtu, b->owner->name, bn);
         }
         if (ca->pfc >= 0 && cb->pfc >= 0 && ca->pfc != cb->pfc) {
             char ma[24], mb[24];
             mask_text(ca->pfc, ma, sizeof ma);
             mask_text(cb->pfc, mb, sizeof mb);
             snprintf(field, sizeof field, "PORT_QOS_MAP|%s.pfc_enable", an);
-            snprintf(fix, sizeof fix, "enable PFC on the same classes at both ends of %s:%s - "
-                                      "%s:%s",
+            snprintf(fix, sizeof fix,
+                     "enable PFC on the same classes at both ends of %s:%s - "
+                     "%s:%s",
                      a->owner->name, an, b->owner->name, bn);
             cdb_add(r, a->owner->name, field, ma, fix, "\"%s\", as the peer %s PORT_QOS_MAP|%s", mb,
-                b->owner->name, bn);
+                    b->owner->name, bn);
         }
         if (ca->ip && cb->ip && (ca->ip ^ 1u) != cb->ip) {
             char g4[20], p4[20];
@@ -457,9 +459,10 @@ static void cross_check(ctx *c)
             snprintf(field, sizeof field, "INTERFACE|%s", an);
             snprintf(fix, sizeof fix, "put both ends of %s:%s - %s:%s in one /31", a->owner->name,
                      an, b->owner->name, bn);
-            cdb_add(r, a->owner->name, field, g4, fix, "the other address of the /31 of the peer %s "
-                                                   "%s (%s)",
-                b->owner->name, bn, p4);
+            cdb_add(r, a->owner->name, field, g4, fix,
+                    "the other address of the /31 of the peer %s "
+                    "%s (%s)",
+                    b->owner->name, bn, p4);
         }
     }
     /* BGP: the neighbour's address belongs to a switch port; its ASN must be that switch's */
@@ -479,8 +482,9 @@ static void cross_check(ctx *c)
                 snprintf(have, sizeof have, "%llu", (unsigned long long)g->asn);
                 snprintf(fix, sizeof fix, "set BGP_NEIGHBOR|%s asn to %llu", ip,
                          (unsigned long long)real);
-                cdb_add(c->r, sw->name, field, have, fix, "%llu, the bgp_asn of %s (DEVICE_METADATA)",
-                    (unsigned long long)real, y->name);
+                cdb_add(c->r, sw->name, field, have, fix,
+                        "%llu, the bgp_asn of %s (DEVICE_METADATA)", (unsigned long long)real,
+                        y->name);
             }
             break;
         }
@@ -494,8 +498,9 @@ int cdb_verify(const plan *p, const char *dir, cdb_report *r, err *e)
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         if (!errno)
             errno = ENOTDIR;
-        return err_set(e, ERR_IO, dir, 0, 0, "%s: --config-db needs a folder of config_db.json "
-                                             "files: %s",
+        return err_set(e, ERR_IO, dir, 0, 0,
+                       "%s: --config-db needs a folder of config_db.json "
+                       "files: %s",
                        dir, strerror(errno ? errno : ENOTDIR));
     }
     const net *n = p->n;
@@ -520,11 +525,12 @@ int cdb_verify(const plan *p, const char *dir, cdb_report *r, err *e)
         }
         if (!text) {
             char fix[160];
-            snprintf(fix, sizeof fix, "put its config_db.json in %s/%s/ (wirerate plan writes "
-                                      "one)",
+            snprintf(fix, sizeof fix,
+                     "put its config_db.json in %s/%s/ (wirerate plan writes "
+                     "one)",
                      dir, sw->name);
             cdb_add(r, sw->name, "config_db.json", "(no file)", fix, "a config_db.json for %s",
-                sw->name);
+                    sw->name);
             continue;
         }
         r->files++;
@@ -535,7 +541,7 @@ int cdb_verify(const plan *p, const char *dir, cdb_report *r, err *e)
             char have[96];
             snprintf(have, sizeof have, "invalid JSON at byte %zu: %.60s", off, msg);
             cdb_add(r, sw->name, "config_db.json", have, "fix the JSON syntax",
-                "a JSON object of CONFIG_DB tables");
+                    "a JSON object of CONFIG_DB tables");
         } else {
             check_switch(&c, sw, jsonr_root(d));
             jsonr_free(d);

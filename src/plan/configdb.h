@@ -29,16 +29,16 @@
 
 typedef struct cdb_finding {
     char device[32];
-    char field[96];   /* "PORT|Ethernet8.mtu" */
-    char have[96];    /* what the file says */
-    char want[160];   /* what it should be, and according to what */
+    char field[96]; /* "PORT|Ethernet8.mtu" */
+    char have[96];  /* what the file says */
+    char want[160]; /* what it should be, and according to what */
     char fix[200];
 } cdb_finding;
 
 typedef struct cdb_report {
-    uint32_t files;         /* config_db files read */
+    uint32_t files; /* config_db files read */
     uint32_t n, cap;
-    cdb_finding *f;         /* owned */
+    cdb_finding *f; /* owned */
 } cdb_report;
 
 /* Verify DIR (borrowed path) against the plan p of the built fabric. ERR_OK with findings in

@@ -54,8 +54,8 @@ enum plan_cable plan_cable_class(uint64_t bps, uint32_t len_mm)
  * 30, ...; fibre trunks any length, rounded here to the same steps. */
 static uint32_t round_length(uint32_t mm)
 {
-    static const uint32_t sold[] = {1000,  1500,  2000,   2500,   3000,   5000,   7000,
-                                    10000, 15000, 20000,  25000,  30000,  50000,  70000,
+    static const uint32_t sold[] = {1000,   1500,   2000,   2500,   3000,   5000,    7000,
+                                    10000,  15000,  20000,  25000,  30000,  50000,   70000,
                                     100000, 150000, 200000, 300000, 500000, 1000000, 2000000};
     for (size_t i = 0; i < sizeof sold / sizeof sold[0]; i++)
         if (mm <= sold[i])
@@ -89,9 +89,15 @@ void plan_port_name(const plan *p, const port *pt, char *buf, size_t len)
         snprintf(buf, len, "Ethernet%u", p->port_slot[pt->id]);
 }
 
-uint32_t plan_data_dscp(const scenario *sc) { return sc->nic.dscp; }
+uint32_t plan_data_dscp(const scenario *sc)
+{
+    return sc->nic.dscp;
+}
 
-uint32_t plan_cnp_dscp(const scenario *sc) { return sc->nic.cnp_dscp; }
+uint32_t plan_cnp_dscp(const scenario *sc)
+{
+    return sc->nic.cnp_dscp;
+}
 
 void plan_get_switch_cfg(const plan *p, const node *sw, plan_sw_cfg *c)
 {
@@ -170,7 +176,8 @@ static int resolve_devices(plan *p, err *e)
         uint32_t hits = 0, dup = 0;
         if (!d->nic) {
             for (uint32_t i = 0; i < n->n_switches; i++)
-                if (n->switches[i]->tier != TIER_SCALE_UP && !strcmp(n->switches[i]->name, d->name)) {
+                if (n->switches[i]->tier != TIER_SCALE_UP &&
+                    !strcmp(n->switches[i]->name, d->name)) {
                     dup += p->sw_dev[i] != UINT32_MAX;
                     p->sw_dev[i] = k;
                     hits++;
@@ -212,7 +219,10 @@ uint32_t plan_rails(const plan *p)
     return f->preset == PRESET_CUSTOM ? 1 : f->gpus_per_server / f->gpus_per_nic;
 }
 
-static bool is_scale_up(const node *x) { return x->kind == NODE_SWITCH && x->tier == TIER_SCALE_UP; }
+static bool is_scale_up(const node *x)
+{
+    return x->kind == NODE_SWITCH && x->tier == TIER_SCALE_UP;
+}
 
 /* First lanes of the switch's ports: cages at the fastest speed, slower ports that divide it
  * 2/4/8 ways grouped into shared cages in port order. */
@@ -290,7 +300,9 @@ static void assign_asns(plan *p)
     for (uint32_t i = 0; i < n->n_switches; i++) {
         const node *x = n->switches[i];
         switch (x->tier) {
-        case TIER_SUPER_SPINE: p->asn[i] = base; break;
+        case TIER_SUPER_SPINE:
+            p->asn[i] = base;
+            break;
         case TIER_SPINE: {
             uint32_t r = uf_find(up, i);
             if (group[r] == UINT32_MAX)
@@ -298,8 +310,12 @@ static void assign_asns(plan *p)
             p->asn[i] = base + 1 + group[r];
             break;
         }
-        case TIER_LEAF: p->asn[i] = base + 65536 + leaves++; break;
-        default: p->asn[i] = 0; break;
+        case TIER_LEAF:
+            p->asn[i] = base + 65536 + leaves++;
+            break;
+        default:
+            p->asn[i] = 0;
+            break;
         }
     }
     xfree(group);
@@ -315,8 +331,9 @@ static int layout(plan *p, err *e)
     const scenario *sc = p->sc;
     const cfg_plan *c = &sc->plan;
     p->server_w = c->server_power_w;
-    p->rack_budget_w = c->rack_power_w ? c->rack_power_w
-                                       : c->cooling == COOL_LIQUID ? 130000 : 15000;
+    p->rack_budget_w = c->rack_power_w             ? c->rack_power_w
+                       : c->cooling == COOL_LIQUID ? 130000
+                                                   : 15000;
     if (p->server_w > p->rack_budget_w)
         return config_error_at(sc, e, c->rack_power_w ? "plan.rack_power" : "plan.server_power",
                                "plan: a %.1f kW server does not fit a %.1f kW rack; raise "
@@ -328,8 +345,8 @@ static int layout(plan *p, err *e)
     p->server_racks = S ? (S + p->servers_per_rack - 1) / p->servers_per_rack : 0;
     p->rows = (p->server_racks + rpr - 1) / rpr;
     p->server_rack = xcalloc(S ? S : 1, sizeof(uint32_t), "plan: server racks");
-    p->switch_rack = xmalloc(sizeof(uint32_t) * (n->n_switches ? n->n_switches : 1),
-                             "plan: switch racks");
+    p->switch_rack =
+        xmalloc(sizeof(uint32_t) * (n->n_switches ? n->n_switches : 1), "plan: switch racks");
     /* network racks: at most one set per row (leaves) plus the spine row; count first */
     uint32_t *row_sw = xcalloc(p->rows + 1, sizeof(uint32_t), "plan: switches per row");
     for (uint32_t s = 0; s < S; s++)
@@ -554,8 +571,8 @@ int plan_build(plan *p, const net *n, err *e)
             continue;
         if (a->owner->kind == NODE_SWITCH && b->owner->kind == NODE_SWITCH)
             p->link_p2p[i] = p->n_fabric_links++;
-        uint32_t len = round_length(
-            rack_distance_mm(p, node_rack(p, a->owner), node_rack(p, b->owner)));
+        uint32_t len =
+            round_length(rack_distance_mm(p, node_rack(p, a->owner), node_rack(p, b->owner)));
         p->link_len_mm[i] = len;
         p->link_class[i] = (uint8_t)plan_cable_class(a->rate_bps, len);
     }

@@ -33,52 +33,60 @@
 
 #include "../net/net.h"
 
-enum plan_cable { CABLE_DAC, CABLE_AEC, CABLE_AOC, CABLE_SR, CABLE_DR, CABLE_FR, CABLE_LR,
-                  CABLE_CLASSES };
+enum plan_cable {
+    CABLE_DAC,
+    CABLE_AEC,
+    CABLE_AOC,
+    CABLE_SR,
+    CABLE_DR,
+    CABLE_FR,
+    CABLE_LR,
+    CABLE_CLASSES
+};
 
 typedef struct plan_rack {
-    uint32_t row, pos;        /* position: row, slot within the row */
+    uint32_t row, pos; /* position: row, slot within the row */
     uint32_t servers, switches;
-    uint64_t power_w;         /* servers + switches (+ their optics) */
-    int network;              /* a network rack (switches only) */
+    uint64_t power_w; /* servers + switches (+ their optics) */
+    int network;      /* a network rack (switches only) */
 } plan_rack;
 
 typedef struct plan {
-    const net *n;             /* borrowed */
-    const scenario *sc;       /* borrowed */
+    const net *n;       /* borrowed */
+    const scenario *sc; /* borrowed */
     uint64_t rack_budget_w, server_w;
     uint32_t servers_per_rack;
-    uint32_t server_racks, rows, n_racks;   /* racks: server racks first, then network racks */
+    uint32_t server_racks, rows, n_racks; /* racks: server racks first, then network racks */
     plan_rack *racks;
-    uint32_t *server_rack;    /* [n_servers] */
-    uint32_t *switch_rack;    /* [n_switches]; UINT32_MAX for scale-up domains (in the server) */
-    uint32_t *port_slot;      /* [n_ports] switch ports: first lane (Ethernet<slot>); host
-                               * ports: the NIC port's local index in its server */
-    uint8_t *port_ways;       /* [n_ports] breakout ways of the port's cage (1 = none) */
-    uint32_t *switch_cages;   /* [n_switches] cages in use */
-    uint64_t *switch_bps;     /* [n_switches] cage speed (the fastest port) */
-    uint64_t *switch_w;       /* [n_switches] power (without optics) */
-    uint32_t n_links;         /* n_ports / 2; link i = ports 2i (A, lower tier) and 2i+1 (B) */
-    uint32_t *link_len_mm;    /* [n_links] 0 for scale-up links (inside a server) */
-    uint8_t *link_class;      /* [n_links] enum plan_cable */
-    uint32_t *link_p2p;       /* [n_links] /31 index among switch-to-switch links, or
-                               * UINT32_MAX for host links and scale-up links */
+    uint32_t *server_rack;  /* [n_servers] */
+    uint32_t *switch_rack;  /* [n_switches]; UINT32_MAX for scale-up domains (in the server) */
+    uint32_t *port_slot;    /* [n_ports] switch ports: first lane (Ethernet<slot>); host
+                             * ports: the NIC port's local index in its server */
+    uint8_t *port_ways;     /* [n_ports] breakout ways of the port's cage (1 = none) */
+    uint32_t *switch_cages; /* [n_switches] cages in use */
+    uint64_t *switch_bps;   /* [n_switches] cage speed (the fastest port) */
+    uint64_t *switch_w;     /* [n_switches] power (without optics) */
+    uint32_t n_links;       /* n_ports / 2; link i = ports 2i (A, lower tier) and 2i+1 (B) */
+    uint32_t *link_len_mm;  /* [n_links] 0 for scale-up links (inside a server) */
+    uint8_t *link_class;    /* [n_links] enum plan_cable */
+    uint32_t *link_p2p;     /* [n_links] /31 index among switch-to-switch links, or
+                             * UINT32_MAX for host links and scale-up links */
     uint32_t n_fabric_links;
-    uint64_t *asn;            /* [n_switches] 0 for scale-up domains */
+    uint64_t *asn; /* [n_switches] 0 for scale-up domains */
     uint64_t optics_w, switches_w, servers_w, total_w;
-    uint32_t *srv_host;       /* [n_servers + 1] first NIC port (host) of each server: the
-                               * hosts of a server are contiguous (topo.c) */
-    uint32_t *sw_dev;         /* [n_switches] index in sc->devices, UINT32_MAX = defaults */
-    uint32_t *host_dev;       /* [n_hosts] (NIC ports) the same */
-    uint32_t long_links;      /* cables longer than the simulated link (headroom too small) */
-    uint32_t over_budget;     /* racks above the power budget (top-of-rack switches) */
+    uint32_t *srv_host;   /* [n_servers + 1] first NIC port (host) of each server: the
+                           * hosts of a server are contiguous (topo.c) */
+    uint32_t *sw_dev;     /* [n_switches] index in sc->devices, UINT32_MAX = defaults */
+    uint32_t *host_dev;   /* [n_hosts] (NIC ports) the same */
+    uint32_t long_links;  /* cables longer than the simulated link (headroom too small) */
+    uint32_t over_budget; /* racks above the power budget (top-of-rack switches) */
 } plan;
 
 /* A switch's and a NIC port's configuration: the fabric defaults (switch.*, fabric.mtu, nic.*)
  * with the scenario's `devices:` entry for it applied. */
 typedef struct plan_sw_cfg {
-    uint32_t mtu;              /* port MTU */
-    uint8_t pfc;               /* pfc_enable classes (0 = PFC off) */
+    uint32_t mtu; /* port MTU */
+    uint8_t pfc;  /* pfc_enable classes (0 = PFC off) */
     uint64_t kmin_bytes, kmax_bytes;
     double pmax;
     bool ecn;

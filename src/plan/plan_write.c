@@ -1,7 +1,8 @@
 /*
  * plan_write.c — the files of the build sheet (docs/plan.md): bom.csv, racks.csv,
  * addressing.csv, cabling.csv, sonic/<switch>/config_db.json, nics/<server>.sh, nccl/<job>.env,
- * k8s/rail<r>.yaml, k8s/pod-annotations.yaml, plan.md. Each writer prints one file to a stream it borrows.
+ * k8s/rail<r>.yaml, k8s/pod-annotations.yaml, plan.md. Each writer prints one file to a stream it
+ * borrows.
  *
  * config_db.json follows the SONiC CONFIG_DB schema (table|key → field strings) with the table
  * and field names of the SONiC YANG models (sonic-port, sonic-interface, sonic-loopback-
@@ -18,17 +19,24 @@
 #include "../report/jsonw.h"
 #include "plan.h"
 
-static bool is_scale_up(const node *x) { return x->kind == NODE_SWITCH && x->tier == TIER_SCALE_UP; }
+static bool is_scale_up(const node *x)
+{
+    return x->kind == NODE_SWITCH && x->tier == TIER_SCALE_UP;
+}
 
 static const char *tier_name(const node *x)
 {
     if (x->kind == NODE_HOST)
         return "server";
     switch (x->tier) {
-    case TIER_LEAF: return "leaf";
-    case TIER_SPINE: return "spine";
-    case TIER_SUPER_SPINE: return "super-spine";
-    default: return "scale-up";
+    case TIER_LEAF:
+        return "leaf";
+    case TIER_SPINE:
+        return "spine";
+    case TIER_SUPER_SPINE:
+        return "super-spine";
+    default:
+        return "scale-up";
     }
 }
 
@@ -326,8 +334,7 @@ static void profile_name(const port *pt, char *buf, size_t len)
 {
     snprintf(buf, len, "pg_lossless_%llu_%llum_%llu_profile",
              (unsigned long long)(pt->rate_bps / 1000000),
-             (unsigned long long)((pt->prop_ps + 4999) / 5000),
-             (unsigned long long)pt->hdrm_bytes);
+             (unsigned long long)((pt->prop_ps + 4999) / 5000), (unsigned long long)pt->hdrm_bytes);
 }
 
 void plan_write_config_db(FILE *f, const plan *p, const node *sw)
@@ -352,9 +359,10 @@ void plan_write_config_db(FILE *f, const plan *p, const node *sw)
     kvu(w, "bgp_asn", p->asn[sw->index]);
     /* SONiC device types of a back-end (AI) fabric: T0 BackEndToRRouter, T1 BackEndLeafRouter,
      * T2 SpineRouter */
-    kv(w, "type", sw->tier == TIER_LEAF    ? "BackEndToRRouter"
-                  : sw->tier == TIER_SPINE ? "BackEndLeafRouter"
-                                           : "SpineRouter");
+    kv(w, "type",
+       sw->tier == TIER_LEAF    ? "BackEndToRRouter"
+       : sw->tier == TIER_SPINE ? "BackEndLeafRouter"
+                                : "SpineRouter");
     kv(w, "docker_routing_config_mode", "separated");
     jsonw_obj_end(w);
     jsonw_obj_end(w);
@@ -674,7 +682,10 @@ static void write_rp(FILE *f, const cfg_dcqcn *d)
 }
 
 /* Ethernet (IP) MTU of the NIC ports: nic.netdev_mtu. */
-static uint32_t host_mtu(const scenario *sc) { return sc->nic.netdev_mtu; }
+static uint32_t host_mtu(const scenario *sc)
+{
+    return sc->nic.netdev_mtu;
+}
 
 void plan_write_nic_script(FILE *f, const plan *p, uint32_t server)
 {
@@ -682,10 +693,12 @@ void plan_write_nic_script(FILE *f, const plan *p, uint32_t server)
     const scenario *sc = p->sc;
     char sname[32], a4[20];
     plan_server_name(server, sname, sizeof sname);
-    fprintf(f, "#!/bin/sh\n# %s: host-side RoCE settings that must agree with the switches "
-               "(wirerate plan, scenario \"%s\").\n"
-               "# Interface and HCA names are the plan's (eth<k> = mlx5_<k>); map them to this "
-               "host's names before use.\nset -e\n\n", sname, sc->name);
+    fprintf(f,
+            "#!/bin/sh\n# %s: host-side RoCE settings that must agree with the switches "
+            "(wirerate plan, scenario \"%s\").\n"
+            "# Interface and HCA names are the plan's (eth<k> = mlx5_<k>); map them to this "
+            "host's names before use.\nset -e\n\n",
+            sname, sc->name);
     for (uint32_t h = p->srv_host[server]; h < p->srv_host[server + 1]; h++) {
         const node *x = n->hosts[h];
         if (x->server != server || x->net_port == UINT32_MAX)
@@ -729,9 +742,11 @@ void plan_write_nccl_env(FILE *f, const plan *p, uint32_t job)
 {
     const scenario *sc = p->sc;
     const cfg_job *j = &sc->jobs[job];
-    uint32_t hosts = plan_rails(p) * (sc->fabric.preset == PRESET_CUSTOM ? 1 : sc->fabric.nic_ports);
-    fprintf(f, "# NCCL environment for job \"%s\" (wirerate plan): one HCA per rail, RoCEv2 GID,\n"
-               "# the lossless traffic class, the simulated QPs per connection.\n",
+    uint32_t hosts =
+        plan_rails(p) * (sc->fabric.preset == PRESET_CUSTOM ? 1 : sc->fabric.nic_ports);
+    fprintf(f,
+            "# NCCL environment for job \"%s\" (wirerate plan): one HCA per rail, RoCEv2 GID,\n"
+            "# the lossless traffic class, the simulated QPs per connection.\n",
             j->name);
     fputs("NCCL_IB_HCA=", f);
     for (uint32_t k = 0; k < hosts; k++)
@@ -787,8 +802,8 @@ void plan_write_k8s_pods(FILE *f, const plan *p)
             uint32_t ia, ib;
             plan_link_addr(p, pt->id / 2, &ia, &ib);
             plan_ip4(pt->id % 2 ? ib : ia, a4, sizeof a4);
-            fprintf(f, "%s{\"name\": \"rail%u\", \"ips\": [\"%s/31\"]}", first ? "" : ", ",
-                    x->rail, a4);
+            fprintf(f, "%s{\"name\": \"rail%u\", \"ips\": [\"%s/31\"]}", first ? "" : ", ", x->rail,
+                    a4);
             first = false;
         }
         fputs("]'\n", f);
@@ -806,8 +821,9 @@ void plan_write_md(FILE *f, const plan *p)
                "figure below is in the CSV files beside this one.\n\n");
     fprintf(f, "## Summary\n\n| item | value |\n|---|---|\n");
     fprintf(f, "| servers | %u (%u GPUs) |\n", n->n_servers, net_gpus(n));
-    fprintf(f, "| racks | %u server racks (%u servers per rack, %s-cooled, %.1f kW budget) + "
-               "%u network racks |\n",
+    fprintf(f,
+            "| racks | %u server racks (%u servers per rack, %s-cooled, %.1f kW budget) + "
+            "%u network racks |\n",
             p->server_racks, p->servers_per_rack,
             sc->plan.cooling == COOL_LIQUID ? "liquid" : "air", (double)p->rack_budget_w / 1e3,
             p->n_racks - p->server_racks);
@@ -823,19 +839,21 @@ void plan_write_md(FILE *f, const plan *p)
         fprintf(f, "| %s | %s | %s | %llu |\n", b.r[i].category, b.r[i].item, b.r[i].tier,
                 (unsigned long long)b.r[i].count);
     xfree(b.r);
-    fprintf(f, "\n## Addressing and routing\n\n"
-               "- a /31 per link: host links 10.0.0.0/8 (leaf even, NIC odd), switch links "
-               "172.16.0.0/12, loopbacks 10.255.0.0/16%s\n"
-               "- eBGP, RFC 7938 style, private 32-bit ASNs from %llu (RFC 6996): "
-               "super-spines share %llu, each spine group (pod/plane) shares one, every leaf "
-               "its own from %llu\n\n",
+    fprintf(f,
+            "\n## Addressing and routing\n\n"
+            "- a /31 per link: host links 10.0.0.0/8 (leaf even, NIC odd), switch links "
+            "172.16.0.0/12, loopbacks 10.255.0.0/16%s\n"
+            "- eBGP, RFC 7938 style, private 32-bit ASNs from %llu (RFC 6996): "
+            "super-spines share %llu, each spine group (pod/plane) shares one, every leaf "
+            "its own from %llu\n\n",
             sc->plan.ipv6 ? "; IPv6 /127s from fd00::/8 (RFC 4193)" : "",
             (unsigned long long)sc->plan.asn_base, (unsigned long long)sc->plan.asn_base,
             (unsigned long long)sc->plan.asn_base + 65536);
-    fprintf(f, "## Lossless configuration (as simulated)\n\n"
-               "- RoCE data DSCP %u -> priority %u%s; CNPs DSCP %u -> priority %u\n"
-               "- ECN: Kmin %llu B, Kmax %llu B, Pmax %.0f %%%s\n"
-               "- switch port MTU %u, host MTU %u, RoCE MTU %u\n\n",
+    fprintf(f,
+            "## Lossless configuration (as simulated)\n\n"
+            "- RoCE data DSCP %u -> priority %u%s; CNPs DSCP %u -> priority %u\n"
+            "- ECN: Kmin %llu B, Kmax %llu B, Pmax %.0f %%%s\n"
+            "- switch port MTU %u, host MTU %u, RoCE MTU %u\n\n",
             plan_data_dscp(sc), sc->nic.priority,
             sc->sw.pfc_enabled && (sc->sw.pfc_priorities >> sc->nic.priority & 1) ? " (lossless)"
                                                                                   : "",
@@ -845,15 +863,17 @@ void plan_write_md(FILE *f, const plan *p)
     fprintf(f, "## Warnings\n\n");
     int warned = 0;
     if (p->long_links) {
-        fprintf(f, "- %u cables are longer than the link the simulation modelled "
-                   "(fabric.link_latency / cable_length): their PFC headroom was computed for "
-                   "a shorter cable; set fabric.cable_length to the planned length and re-run\n",
+        fprintf(f,
+                "- %u cables are longer than the link the simulation modelled "
+                "(fabric.link_latency / cable_length): their PFC headroom was computed for "
+                "a shorter cable; set fabric.cable_length to the planned length and re-run\n",
                 p->long_links);
         warned = 1;
     }
     if (p->over_budget) {
-        fprintf(f, "- %u racks exceed the %.1f kW power budget (top-of-rack switches beside "
-                   "the servers, or switches and optics above it)\n",
+        fprintf(f,
+                "- %u racks exceed the %.1f kW power budget (top-of-rack switches beside "
+                "the servers, or switches and optics above it)\n",
                 p->over_budget, (double)p->rack_budget_w / 1e3);
         warned = 1;
     }
