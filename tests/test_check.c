@@ -169,8 +169,8 @@ static void reach_matches(const char *yaml, const char *down1, const char *down2
     const check_item *it = item(&r, "reachability");
     char want[128];
     if (bad)
-        snprintf(want, sizeof want, "%llu of %llu host pairs unreachable",
-                 (unsigned long long)bad, (unsigned long long)pairs);
+        snprintf(want, sizeof want, "%llu of %llu host pairs unreachable", (unsigned long long)bad,
+                 (unsigned long long)pairs);
     else
         snprintf(want, sizeof want, "all %llu host pairs routed", (unsigned long long)pairs);
     CHECK(it && strstr(it->detail, want) == it->detail);

@@ -428,8 +428,9 @@ int cmd_run(int argc, char **argv)
     if (o.out_dir)
         sc.output_dir = o.out_dir;
     if (sc.n_devices)
-        diag_msg(stderr, "warning: devices: %u per-device setting(s) are verified by `check` and "
-                         "written by `plan`; the simulation runs the fabric defaults",
+        diag_msg(stderr,
+                 "warning: devices: %u per-device setting(s) are verified by `check` and "
+                 "written by `plan`; the simulation runs the fabric defaults",
                  sc.n_devices);
     if (wants_files(sc.output_formats) && (rc = outdir_preflight(sc.output_dir, &e))) {
         diag_print(stderr, &e, NULL, 0);

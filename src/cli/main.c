@@ -2,8 +2,9 @@
  * main.c — `wirerate COMMAND ...`: dispatch, --help, --version.
  *
  * `run`, `check`, `plan`, `perf` and `report` are built. The other commands of
- * spec/scenario.md (sweep) are recognised and answer honestly that they are not available yet (exit 2, a usage error),
- * rather than being unknown or printing placeholder results a script might trust.
+ * spec/scenario.md (sweep) are recognised and answer honestly that they are not available yet (exit
+ * 2, a usage error), rather than being unknown or printing placeholder results a script might
+ * trust.
  */
 #include <stdio.h>
 #include <string.h>

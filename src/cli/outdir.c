@@ -75,8 +75,8 @@ static bool is_known(const char *name)
 /* Every entry of `dir` (relative path `rel` below the output folder `top`) is ours: a file the
  * manifest lists, a folder holding only such files (plan's sonic/, nics/, ...), or one of the
  * names a run always may leave. ERR_IO naming the first foreign entry. */
-static int check_entries(const char *top, const char *dir, const char *rel,
-                         const jsonr_val *files, err *e)
+static int check_entries(const char *top, const char *dir, const char *rel, const jsonr_val *files,
+                         err *e)
 {
     DIR *d = opendir(dir);
     if (!d)

@@ -43,11 +43,11 @@ typedef struct outdir {
     int n_created;
     char *created[OUTDIR_MAX_CREATED]; /* directories mkdir'ed by us, parents first */
     int n_files, cap_files;
-    char **name;   /* file names, relative to the folder ("sonic/leaf0/config_db.json") */
-    char **tmp;    /* where they are written */
-    char **final;  /* final paths */
+    char **name;  /* file names, relative to the folder ("sonic/leaf0/config_db.json") */
+    char **tmp;   /* where they are written */
+    char **final; /* final paths */
     int n_subdirs, cap_subdirs;
-    char **subdirs; /* folders made inside the staging folder, parents first */
+    char **subdirs;                /* folders made inside the staging folder, parents first */
     int manifest_i;                /* index of manifest.json + 1, 0 before it is written */
     bool committed;
 } outdir;

@@ -100,10 +100,9 @@ const char *pattern_name(enum traffic_pattern p)
 
 /* --- allowed keys --------------------------------------------------------------------------- */
 
-static const char *const K_TOP[] = {"name",   "seed",      "stop_at",     "fabric",
-                                    "switch", "nic",       "loadbalance", "workload",
-                                    "faults", "telemetry", "output",      "plan",
-                                    "devices", NULL};
+static const char *const K_TOP[] = {"name",   "seed",        "stop_at",  "fabric", "switch",
+                                    "nic",    "loadbalance", "workload", "faults", "telemetry",
+                                    "output", "plan",        "devices",  NULL};
 static const char *const K_FABRIC[] = {"preset",
                                        "servers",
                                        "gpus_per_server",
@@ -138,11 +137,27 @@ static const char *const K_PFC[] = {"enabled", "priorities", "xoff",     "headro
                                     "xon",     "xon_offset", "watchdog", "deadlock_detect",
                                     NULL};
 static const char *const K_WD[] = {"detect", "restore", "action", NULL};
-static const char *const K_NIC[] = {
-    "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
-    "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
-    "retry_count", "failover_delay", "ooo_placement", "reorder_window", "dscp", "cnp_dscp",
-    "trust", "netdev_mtu", NULL};
+static const char *const K_NIC[] = {"mtu",
+                                    "transport",
+                                    "cc",
+                                    "dcqcn",
+                                    "qps_per_connection",
+                                    "retransmit",
+                                    "rto",
+                                    "priority",
+                                    "cnp_priority",
+                                    "ack_every",
+                                    "reorder_tolerance",
+                                    "profile",
+                                    "retry_count",
+                                    "failover_delay",
+                                    "ooo_placement",
+                                    "reorder_window",
+                                    "dscp",
+                                    "cnp_dscp",
+                                    "trust",
+                                    "netdev_mtu",
+                                    NULL};
 static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
                                       "rpg_time_reset",
                                       "rpg_byte_reset",
@@ -198,9 +213,9 @@ static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NUL
 static const char *const K_TELEMETRY[] = {"sample_interval", "pcap", NULL};
 static const char *const K_PCAP[] = {"max_packets", "max_bytes", "snaplen", "filter", NULL};
 static const char *const K_OUTPUT[] = {"dir", "formats", NULL};
-static const char *const K_PLAN[] = {"cooling",   "rack_power", "server_power", "switch_power",
-                                     "placement", "racks_per_row", "switches_per_rack", "ipv6",
-                                     "asn_base",  NULL};
+static const char *const K_PLAN[] = {
+    "cooling",       "rack_power",        "server_power", "switch_power", "placement",
+    "racks_per_row", "switches_per_rack", "ipv6",         "asn_base",     NULL};
 static const char *const COOLINGS[] = {"air", "liquid", NULL};
 static const char *const PLACEMENTS[] = {"end-of-row", "top-of-rack", NULL};
 
@@ -1787,17 +1802,19 @@ static int get_power(ld *L, const cfg_node *m, const char *path, const char *key
     double x = strtod(v->str, &end);
     double mult = !strcmp(end, "W") ? 1 : !strcmp(end, "kW") ? 1e3 : !strcmp(end, "MW") ? 1e6 : 0;
     if (end == v->str || mult == 0 || !(x > 0) || x * mult > 1e9)
-        return fail(L, v, kp, "expected %sa power like \"10.2kW\" or \"700W\" (W, kW, MW; "
-                    "above 0, at most 1GW), got \"%s\"", allow_auto ? "auto or " : "",
-                    show(s, sizeof s, v->str));
+        return fail(L, v, kp,
+                    "expected %sa power like \"10.2kW\" or \"700W\" (W, kW, MW; "
+                    "above 0, at most 1GW), got \"%s\"",
+                    allow_auto ? "auto or " : "", show(s, sizeof s, v->str));
     *out = (uint64_t)(x * mult + 0.5);
     return ERR_OK;
 }
 
-static const char *const K_DEV_SWITCH[] = {"switch", "mtu", "pfc_priorities", "ecn",
-                                           "dscp_to_tc", NULL};
-static const char *const K_DEV_NIC[] = {"nic", "netdev_mtu", "pfc_priorities", "priority",
-                                        "cnp_priority", "dscp", "cnp_dscp", "trust", NULL};
+static const char *const K_DEV_SWITCH[] = {"switch", "mtu",        "pfc_priorities",
+                                           "ecn",    "dscp_to_tc", NULL};
+static const char *const K_DEV_NIC[] = {"nic",      "netdev_mtu",   "pfc_priorities",
+                                        "priority", "cnp_priority", "dscp",
+                                        "cnp_dscp", "trust",        NULL};
 static const char *const K_DEV_ECN[] = {"kmin", "kmax", "pmax", NULL};
 
 /* A list of classes 0..7 as a bitmask. */
@@ -1832,8 +1849,8 @@ static int parse_devices(ld *L, const cfg_node *root)
     scenario *sc = L->sc;
     const cfg_node *seq;
     char p[PATHLEN];
-    TRY(get_seq(L, root, "", "devices", "a list of devices like [{switch: leaf0, mtu: 1500}]",
-                &seq, p));
+    TRY(get_seq(L, root, "", "devices", "a list of devices like [{switch: leaf0, mtu: 1500}]", &seq,
+                p));
     if (!seq)
         return ERR_OK;
     sc->n_devices = seq->n;

@@ -708,9 +708,15 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     return n;
 }
 
-net *net_build(const scenario *sc, sim *s, err *e) { return build(sc, s, e, true); }
+net *net_build(const scenario *sc, sim *s, err *e)
+{
+    return build(sc, s, e, true);
+}
 
-net *net_build_topology(const scenario *sc, sim *s, err *e) { return build(sc, s, e, false); }
+net *net_build_topology(const scenario *sc, sim *s, err *e)
+{
+    return build(sc, s, e, false);
+}
 
 int net_mtu_check(const net *n, err *e)
 {

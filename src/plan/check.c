@@ -80,7 +80,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 typedef struct sig {
-    uint32_t sw, n, off;      /* switch index, neighbours, offset in the id pool */
+    uint32_t sw, n, off; /* switch index, neighbours, offset in the id pool */
     uint64_t hash;
 } sig;
 
@@ -166,8 +166,8 @@ static bool mark_uses(const net *n, uint32_t dst, uint32_t *dist, uint32_t *queu
  */
 static uint32_t dependency_cycle(const net *n, char *buf, size_t len)
 {
-    uint8_t **uses = xcalloc(n->n_switches ? n->n_switches : 1, sizeof(uint8_t *),
-                             "dependency matrices");
+    uint8_t **uses =
+        xcalloc(n->n_switches ? n->n_switches : 1, sizeof(uint8_t *), "dependency matrices");
     uint8_t *has_hosts = xcalloc(n->n_switches ? n->n_switches : 1, 1, "destination switches");
     for (uint32_t i = 0; i < n->n_switches; i++) {
         const node *sw = n->switches[i];
@@ -420,9 +420,8 @@ static void check_reachability(const net *n, check_report *r)
     if (it) {
         if (bad)
             snprintf(it->detail, sizeof it->detail,
-                     "%llu of %llu host pairs unreachable (e.g. %s -> %s)",
-                     (unsigned long long)bad, (unsigned long long)pairs, n->hosts[ex_s]->name,
-                     n->hosts[ex_d]->name);
+                     "%llu of %llu host pairs unreachable (e.g. %s -> %s)", (unsigned long long)bad,
+                     (unsigned long long)pairs, n->hosts[ex_s]->name, n->hosts[ex_d]->name);
         else
             snprintf(it->detail, sizeof it->detail, "all %llu host pairs routed",
                      (unsigned long long)pairs);
