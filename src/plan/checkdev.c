@@ -63,7 +63,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
 {
     const net *n = p->n;
     const scenario *sc = p->sc;
-    char nn[64], spn[24], field[96], have[96], fix[200], a[24], b[24];
+    char nn[64], spn[24], field[96], have[96], fix[400], a[24], b[24];
     /* one pass per item keeps each item's findings together */
     uint32_t first = F->n, bad = 0;
 
