@@ -156,7 +156,7 @@ expect_grep "check error has the caret" cb.err '^ +\| +\^$'
 
 echo "== plan: the build sheet, one folder replaced whole"
 "$WR" plan oversub.yaml -o plan.d > p.out 2> p.err; expect_rc "plan oversub.yaml" 0 $?
-for f in plan.md bom.csv racks.csv addressing.csv cabling.csv sonic/leaf0/config_db.json \
+for f in plan.md plan.html bom.csv racks.csv addressing.csv cabling.csv sonic/leaf0/config_db.json \
          nics/server0.sh k8s/rail0.yaml k8s/pod-annotations.yaml manifest.json; do
     if [ -f "plan.d/$f" ]; then ok "plan wrote $f"; else fail "plan did not write $f"; fi
 done

@@ -343,8 +343,40 @@ static void test_rack_power(void)
     scenario_free(&sc);
 }
 
+static void test_html_and_warnings(void)
+{
+    /* simulated cables of 1 m, planned ones longer: plan.md and plan.html say the headroom was
+     * computed for a shorter cable */
+    fx x;
+    CHECK(fx_open(&x, "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8,\n"
+                      "  cable_length: 1m}\n") == 0);
+    CHECK(x.p.long_links > 0);
+    char *md = NULL, *html = NULL;
+    CAPTURE(md, plan_write_md(f_, &x.p));
+    CAPTURE(html, plan_write_html(f_, &x.p));
+    char want[96];
+    snprintf(want, sizeof want, "- %u cables are longer than the link the simulation modelled",
+             x.p.long_links);
+    CHECK(strstr(md, want) != NULL);
+    CHECK(strstr(html, "cables are longer than the simulated link") != NULL);
+    /* one bar per rack */
+    uint32_t bars = 0;
+    for (const char *s = html; (s = strstr(s, "<rect ")); s++)
+        bars++;
+    CHECK_EQ_U64(bars, x.p.n_racks);
+    CHECK(strstr(html, "budget 15.0 kW") != NULL);
+    free(md);
+    free(html);
+    fx_close(&x);
+    /* 1 us links (200 m) are longer than any planned cable: no warning */
+    CHECK(fx_open(&x, "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8}\n") == 0);
+    CHECK_EQ_U64(x.p.long_links, 0);
+    fx_close(&x);
+}
+
 int main(void)
 {
+    TEST_RUN(test_html_and_warnings);
     TEST_RUN(test_bom_closed_forms);
     TEST_RUN(test_cabling_ports_unique);
     TEST_RUN(test_addresses_pair_links);

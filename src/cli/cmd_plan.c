@@ -23,20 +23,20 @@
 
 void cmd_plan_help(void)
 {
-    fputs(
-        "usage: wirerate plan SCENARIO.yaml [-o DIR] [--set KEY=VALUE]...\n"
-        "\n"
-        "Build the fabric of SCENARIO.yaml without simulating it and write its build sheet:\n"
-        "bom.csv, racks.csv, addressing.csv, cabling.csv, plan.md, sonic/<switch>/config_db.json,\n"
-        "nics/<server>.sh, nccl/<job>.env, k8s/rail<r>.yaml, k8s/pod-annotations.yaml\n"
-        "(docs/plan.md describes each file and every default).\n"
-        "\n"
-        "  -o, --output DIR     output folder (default: output.dir + \"-plan\"); replaced whole\n"
-        "      --set KEY=VALUE  override a scenario key by dotted path\n"
-        "  -h, --help           this help\n"
-        "\n"
-        "Exit codes: 0 ok, 2 usage error, 3 invalid scenario, 4 I/O error.\n",
-        stdout);
+    fputs("usage: wirerate plan SCENARIO.yaml [-o DIR] [--set KEY=VALUE]...\n"
+          "\n"
+          "Build the fabric of SCENARIO.yaml without simulating it and write its build sheet:\n"
+          "bom.csv, racks.csv, addressing.csv, cabling.csv, plan.md, plan.html,\n"
+          "sonic/<switch>/config_db.json, nics/<server>.sh, nccl/<job>.env, k8s/rail<r>.yaml, "
+          "k8s/pod-annotations.yaml\n"
+          "(docs/plan.md describes each file and every default).\n"
+          "\n"
+          "  -o, --output DIR     output folder (default: output.dir + \"-plan\"); replaced whole\n"
+          "      --set KEY=VALUE  override a scenario key by dotted path\n"
+          "  -h, --help           this help\n"
+          "\n"
+          "Exit codes: 0 ok, 2 usage error, 3 invalid scenario, 4 I/O error.\n",
+          stdout);
 }
 
 static outdir *volatile plan_od;
@@ -79,6 +79,7 @@ static int write_plan(const plan *p, const char *dir, err *e_out)
     plan_od = &od;
     char name[160];
     WRITE_FILE(&od, "plan.md", plan_write_md(f_, p));
+    WRITE_FILE(&od, "plan.html", plan_write_html(f_, p));
     WRITE_FILE(&od, "bom.csv", plan_write_bom(f_, p));
     WRITE_FILE(&od, "racks.csv", plan_write_racks(f_, p));
     WRITE_FILE(&od, "addressing.csv", plan_write_addressing(f_, p));

@@ -137,6 +137,8 @@ void plan_write_nccl_env(FILE *f, const plan *p, uint32_t job);
 void plan_write_k8s_rail(FILE *f, const plan *p, uint32_t rail);
 void plan_write_k8s_pods(FILE *f, const plan *p);
 void plan_write_md(FILE *f, const plan *p);
+/* plan.html: the summary page (as plan.md) with the BOM table and power per rack as SVG. */
+void plan_write_html(FILE *f, const plan *p);
 /* Rails (NICs per server) and NIC ports of a preset fabric (custom: 1 and 1). */
 uint32_t plan_rails(const plan *p);
 

@@ -883,3 +883,103 @@ void plan_write_md(FILE *f, const plan *p)
                "sonic/<switch>/config_db.json, nics/<server>.sh, nccl/<job>.env, "
                "k8s/rail<r>.yaml, k8s/pod-annotations.yaml (docs/plan.md describes each).\n");
 }
+
+/* --- plan.html ----------------------------------------------------------------------------- */
+
+static void html_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs("&lt;", f);
+        else if (*s == '>')
+            fputs("&gt;", f);
+        else if (*s == '&')
+            fputs("&amp;", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+void plan_write_html(FILE *f, const plan *p)
+{
+    const scenario *sc = p->sc;
+    const net *n = p->n;
+    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>wirerate plan: ", f);
+    html_text(f, sc->name);
+    fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:70em}"
+          "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em "
+          ".6em;text-align:left}th{background:#eee}td.n{text-align:right}.warn{color:#a40}"
+          "</style></head><body>\n<h1>Build sheet: ",
+          f);
+    html_text(f, sc->name);
+    fprintf(f,
+            "</h1>\n<table><tr><th>servers</th><td class=n>%u (%u GPUs)</td></tr>"
+            "<tr><th>racks</th><td class=n>%u server racks (%u servers each, %.1f kW %s-cooled "
+            "budget) + %u network racks</td></tr><tr><th>IT power</th><td class=n>%.1f kW "
+            "(servers %.1f, switches %.1f, optics %.1f)</td></tr></table>\n",
+            n->n_servers, net_gpus(n), p->server_racks, p->servers_per_rack,
+            (double)p->rack_budget_w / 1e3, sc->plan.cooling == COOL_LIQUID ? "liquid" : "air",
+            p->n_racks - p->server_racks, (double)p->total_w / 1e3, (double)p->servers_w / 1e3,
+            (double)p->switches_w / 1e3, (double)p->optics_w / 1e3);
+    fputs("<h2>Bill of materials</h2>\n<table><tr><th>category</th><th>item</th><th>tier</th>"
+          "<th>count</th></tr>\n",
+          f);
+    bom b = {0};
+    build_bom(p, &b);
+    for (uint32_t i = 0; i < b.n; i++) {
+        fputs("<tr><td>", f);
+        html_text(f, b.r[i].category);
+        fputs("</td><td>", f);
+        html_text(f, b.r[i].item);
+        fputs("</td><td>", f);
+        html_text(f, b.r[i].tier);
+        fprintf(f, "</td><td class=n>%llu</td></tr>\n", (unsigned long long)b.r[i].count);
+    }
+    xfree(b.r);
+    fputs("</table>\n<h2>Power per rack</h2>\n", f);
+    /* one bar per rack (at most 400 drawn), the budget as a line */
+    uint32_t shown = p->n_racks < 400 ? p->n_racks : 400;
+    uint64_t top = p->rack_budget_w;
+    for (uint32_t r = 0; r < shown; r++)
+        if (p->racks[r].power_w > top)
+            top = p->racks[r].power_w;
+    double W = 800, H = 200, bw = shown ? W / shown : W;
+    fprintf(f,
+            "<svg width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+            "xmlns=\"http://www.w3.org/2000/svg\">\n",
+            W, H + 20, W, H + 20);
+    for (uint32_t r = 0; r < shown; r++) {
+        double h = top ? H * (double)p->racks[r].power_w / (double)top : 0;
+        fprintf(f,
+                "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
+                "<title>rack%u: %.1f kW, %u servers, %u switches</title></rect>\n",
+                r * bw, H - h, bw > 2 ? bw - 1 : bw, h,
+                p->racks[r].power_w > p->rack_budget_w ? "#c33"
+                : p->racks[r].network                  ? "#68a"
+                                                       : "#4a4",
+                r, (double)p->racks[r].power_w / 1e3, p->racks[r].servers, p->racks[r].switches);
+    }
+    double by = top ? H - H * (double)p->rack_budget_w / (double)top : 0;
+    fprintf(f,
+            "<line x1=\"0\" x2=\"%.0f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#000\" "
+            "stroke-dasharray=\"4\"/><text x=\"4\" y=\"%.2f\" font-size=\"12\">budget %.1f "
+            "kW</text>\n</svg>\n",
+            W, by, by, by > 14 ? by - 3 : by + 12, (double)p->rack_budget_w / 1e3);
+    if (shown < p->n_racks)
+        fprintf(f, "<p>first %u of %u racks shown; all in racks.csv</p>\n", shown, p->n_racks);
+    fputs("<h2>Warnings</h2>\n<ul>", f);
+    if (p->long_links)
+        fprintf(f,
+                "<li class=warn>%u cables are longer than the simulated link: the PFC "
+                "headroom was computed for a shorter cable (set fabric.cable_length)</li>",
+                p->long_links);
+    if (p->over_budget)
+        fprintf(f, "<li class=warn>%u racks exceed the %.1f kW power budget</li>", p->over_budget,
+                (double)p->rack_budget_w / 1e3);
+    if (!p->long_links && !p->over_budget)
+        fputs("<li>none</li>", f);
+    fputs("</ul>\n<p>Files: plan.md, bom.csv, racks.csv, addressing.csv, cabling.csv, "
+          "sonic/&lt;switch&gt;/config_db.json, nics/&lt;server&gt;.sh, nccl/&lt;job&gt;.env, "
+          "k8s/.</p>\n</body></html>\n",
+          f);
+}
