@@ -522,8 +522,6 @@ void plan_write_config_db(FILE *f, const plan *p, const node *sw)
         kv(w, "type", c->scheduler == SCHED_DWRR ? "DWRR" : "STRICT");
         if (c->scheduler == SCHED_DWRR)
             kvu(w, "weight", c->weights[q]);
-        else
-            kvu(w, "priority", (uint64_t)q);
         jsonw_obj_end(w);
     }
     jsonw_obj_end(w);
