@@ -374,8 +374,39 @@ static void test_html_and_warnings(void)
     fx_close(&x);
 }
 
+static void test_rail_rows(void)
+{
+    /* 64 servers x 8 rails at radix 64: 2 leaves per rail, 16 leaves; rail-rows puts each
+     * rail's leaves in racks of their own in the network row */
+    fx x;
+    CHECK(fx_open(&x, "fabric: {preset: rail-optimized, servers: 64, gpus_per_server: 8}\n"
+                      "plan: {placement: rail-rows, switches_per_rack: 4}\n") == 0);
+    uint32_t rail_of_rack[256];
+    for (uint32_t r = 0; r < 256; r++)
+        rail_of_rack[r] = UINT32_MAX;
+    bool ok = true;
+    for (uint32_t i = 0; i < x.n->n_switches; i++) {
+        const node *sw = x.n->switches[i];
+        if (sw->tier != TIER_LEAF)
+            continue;
+        uint32_t rk = x.p.switch_rack[i], rail = UINT32_MAX;
+        for (uint32_t k = 0; k < sw->n_ports && rail == UINT32_MAX; k++)
+            if (sw->ports[k].peer->owner->kind == NODE_HOST)
+                rail = sw->ports[k].peer->owner->rail;
+        ok = ok && rk < 256 && x.p.racks[rk].network && x.p.racks[rk].row == x.p.rows;
+        if (rk < 256 && rail_of_rack[rk] == UINT32_MAX)
+            rail_of_rack[rk] = rail;
+        ok = ok && rk < 256 && rail_of_rack[rk] == rail;
+    }
+    CHECK(ok);
+    /* 8 rails x 1 rack (2 leaves each) + 32 spines / 4 per rack */
+    CHECK_EQ_U64(x.p.n_racks - x.p.server_racks, 8 + 8);
+    fx_close(&x);
+}
+
 int main(void)
 {
+    TEST_RUN(test_rail_rows);
     TEST_RUN(test_html_and_warnings);
     TEST_RUN(test_bom_closed_forms);
     TEST_RUN(test_cabling_ports_unique);

@@ -217,7 +217,7 @@ static const char *const K_PLAN[] = {
     "cooling",       "rack_power",        "server_power", "switch_power", "placement",
     "racks_per_row", "switches_per_rack", "ipv6",         "asn_base",     NULL};
 static const char *const COOLINGS[] = {"air", "liquid", NULL};
-static const char *const PLACEMENTS[] = {"end-of-row", "top-of-rack", NULL};
+static const char *const PLACEMENTS[] = {"end-of-row", "top-of-rack", "rail-rows", NULL};
 
 /* --- messages ------------------------------------------------------------------------------- */
 

@@ -282,7 +282,7 @@ typedef struct cfg_device {
     double pmax;
     int8_t dscp_to_tc[64]; /* switch: -1 = the default map (DSCP / 8) */
 } cfg_device;
-enum plan_placement { PLACE_END_OF_ROW, PLACE_TOP_OF_RACK };
+enum plan_placement { PLACE_END_OF_ROW, PLACE_TOP_OF_RACK, PLACE_RAIL_ROWS };
 typedef struct cfg_plan {
     enum plan_cooling cooling;     /* default air */
     uint64_t rack_power_w;         /* 0 = by cooling: 15 kW air, 130 kW liquid */

@@ -324,6 +324,16 @@ static void assign_asns(plan *p)
 
 static uint64_t switch_power(const plan *p, const node *sw);
 
+/* The rail of a leaf: that of its first NIC port. */
+static uint32_t switch_rail(const net *n, const node *sw)
+{
+    (void)n;
+    for (uint32_t k = 0; k < sw->n_ports; k++)
+        if (sw->ports[k].peer->owner->kind == NODE_HOST)
+            return sw->ports[k].peer->owner->rail;
+    return 0;
+}
+
 /* Place racks and switches; fills racks[], server_rack[], switch_rack[]. */
 static int layout(plan *p, err *e)
 {
@@ -364,10 +374,20 @@ static int layout(plan *p, err *e)
             }
         }
     }
-    bool tor = c->placement == PLACE_TOP_OF_RACK;
-    for (uint32_t i = 0; i < n->n_switches; i++)
-        if (!is_scale_up(n->switches[i]) && !(tor && home[i] != UINT32_MAX))
+    bool tor = c->placement == PLACE_TOP_OF_RACK, by_rail = c->placement == PLACE_RAIL_ROWS;
+    /* rail-rows: every leaf in the network row, the leaves of one rail in racks of their own */
+    uint32_t rails = plan_rails(p);
+    uint32_t *rail_n = xcalloc(rails + 1, sizeof(uint32_t), "plan: leaves per rail");
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        if (is_scale_up(n->switches[i]) || (tor && home[i] != UINT32_MAX))
+            continue;
+        if (by_rail && home[i] != UINT32_MAX)
+            rail_n[switch_rail(n, n->switches[i]) % rails]++;
+        else if (by_rail)
+            rail_n[rails]++;
+        else
             row_sw[home[i] == UINT32_MAX ? p->rows : p->server_rack[home[i]] / rpr]++;
+    }
     /* switches per network rack: plan.switches_per_rack, fewer if the rack's power budget
      * cannot feed that many of the most demanding switch */
     uint64_t sw_max = 1;
@@ -377,6 +397,9 @@ static int layout(plan *p, err *e)
     uint32_t spr = c->switches_per_rack, net_racks = 0;
     if (p->rack_budget_w / sw_max < spr)
         spr = p->rack_budget_w / sw_max ? (uint32_t)(p->rack_budget_w / sw_max) : 1;
+    if (by_rail) /* the network row: per rail, then the spines */
+        for (uint32_t r = 0; r <= rails; r++)
+            row_sw[p->rows] += (rail_n[r] + spr - 1) / spr * spr;
     for (uint32_t r = 0; r <= p->rows; r++)
         net_racks += (row_sw[r] + spr - 1) / spr;
     p->n_racks = p->server_racks + net_racks;
@@ -386,6 +409,7 @@ static int layout(plan *p, err *e)
         p->racks[i].pos = i % rpr;
     }
     /* first network rack of each row, then fill */
+    uint32_t *rail_fill = xcalloc(rails + 1, sizeof(uint32_t), "plan: rail racks");
     uint32_t *first = xmalloc(sizeof(uint32_t) * (p->rows + 1), "plan");
     uint32_t *fill = xcalloc(p->rows + 1, sizeof(uint32_t), "plan");
     uint32_t k = p->server_racks;
@@ -409,11 +433,19 @@ static int layout(plan *p, err *e)
         }
         if (tor && home[i] != UINT32_MAX) {
             p->switch_rack[i] = p->server_rack[home[i]];
+        } else if (by_rail) {
+            /* racks of rail r start after those of the rails before it */
+            uint32_t g = home[i] == UINT32_MAX ? rails : switch_rail(n, x) % rails, before = 0;
+            for (uint32_t j = 0; j < g; j++)
+                before += (rail_n[j] + spr - 1) / spr;
+            p->switch_rack[i] = first[p->rows] + before + rail_fill[g]++ / spr;
         } else {
             uint32_t r = home[i] == UINT32_MAX ? p->rows : p->server_rack[home[i]] / rpr;
             p->switch_rack[i] = first[r] + fill[r]++ / spr;
         }
     }
+    xfree(rail_fill);
+    xfree(rail_n);
     xfree(fill);
     xfree(first);
     xfree(home);

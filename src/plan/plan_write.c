@@ -826,7 +826,9 @@ void plan_write_md(FILE *f, const plan *p)
             sc->plan.cooling == COOL_LIQUID ? "liquid" : "air", (double)p->rack_budget_w / 1e3,
             p->n_racks - p->server_racks);
     fprintf(f, "| switch placement | %s |\n",
-            sc->plan.placement == PLACE_TOP_OF_RACK ? "top-of-rack" : "end-of-row");
+            sc->plan.placement == PLACE_TOP_OF_RACK ? "top-of-rack"
+            : sc->plan.placement == PLACE_RAIL_ROWS ? "rail-rows"
+                                                    : "end-of-row");
     fprintf(f, "| IT power | %.1f kW (servers %.1f kW, switches %.1f kW, optics %.1f kW) |\n\n",
             (double)p->total_w / 1e3, (double)p->servers_w / 1e3, (double)p->switches_w / 1e3,
             (double)p->optics_w / 1e3);
