@@ -126,6 +126,92 @@ static void test_unreachable_custom(void)
     CHECK(it && strstr(it->detail, "2 of 2 host pairs unreachable") != NULL);
 }
 
+/* The structural reachability count (union-find over the fabric) equals the routed answer,
+ * net_reaches over every host pair, on fabrics where they could differ: rail-only (PXN relays),
+ * dual-plane, custom with an isolated part, and a leaf-spine with links taken down and rerouted.
+ * The cycle check agrees with itself on the unrouted topology (net_build_topology). */
+static void reach_matches(const char *yaml, const char *down1, const char *down2)
+{
+    scenario sc;
+    sim s;
+    err e;
+    err_clear(&e);
+    CHECK(config_load_buffer(&sc, "r.yaml", yaml, strlen(yaml), NULL, 0, &e) == 0);
+    sim_init(&s, 1);
+    net *n = net_build(&sc, &s, &e);
+    CHECK(n != NULL);
+    if (!n) {
+        sim_free(&s);
+        scenario_free(&sc);
+        return;
+    }
+    const char *downs[2] = {down1, down2};
+    for (int i = 0; i < 2; i++)
+        if (downs[i]) {
+            port *pt = net_find_link(n, downs[i]);
+            CHECK(pt != NULL);
+            if (pt)
+                net_link_set(n, pt, false);
+        }
+    if (down1)
+        net_route(n);
+    uint64_t bad = 0, pairs = 0;
+    uint32_t P = sc.fabric.planes > 1 ? sc.fabric.planes : 1;
+    for (uint32_t a = 0; a < n->n_hosts; a++)
+        for (uint32_t b = 0; b < n->n_hosts; b++) {
+            if (a == b || a % P != b % P)
+                continue;
+            pairs++;
+            bad += !net_reaches(n, a, b);
+        }
+    check_report r;
+    check_fabric(n, &r);
+    const check_item *it = item(&r, "reachability");
+    char want[128];
+    if (bad)
+        snprintf(want, sizeof want, "%llu of %llu host pairs unreachable", (unsigned long long)bad,
+                 (unsigned long long)pairs);
+    else
+        snprintf(want, sizeof want, "all %llu host pairs routed", (unsigned long long)pairs);
+    CHECK(it && strstr(it->detail, want) == it->detail);
+    if (it && strstr(it->detail, want) != it->detail)
+        fprintf(stderr, "  got \"%s\", want \"%s\"\n", it->detail, want);
+    const check_item *cy = item(&r, "pfc_deadlock_free");
+    enum check_status routed = cy ? cy->status : CHECK_PASS;
+    net_free(n);
+    n = net_build_topology(&sc, &s, &e);
+    CHECK(n != NULL);
+    if (n && !down1) {
+        check_fabric(n, &r);
+        cy = item(&r, "pfc_deadlock_free");
+        CHECK(!cy || cy->status == routed);
+        CHECK(item(&r, "reachability") && strstr(item(&r, "reachability")->detail, want));
+    }
+    net_free(n);
+    sim_free(&s);
+    scenario_free(&sc);
+}
+
+static void test_structural_reachability(void)
+{
+    reach_matches("fabric: {preset: rail-only, servers: 4, gpus_per_server: 8}\n", NULL, NULL);
+    reach_matches("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8, nic_ports: 2,\n"
+                  "  planes: 2, leaf_radix: 16}\n",
+                  NULL, NULL);
+    reach_matches("fabric: {preset: rail-optimized, servers: 16, gpus_per_server: 4, pods: 2,\n"
+                  "  leaf_radix: 16, spine_radix: 16}\n",
+                  NULL, NULL);
+    reach_matches("fabric:\n  preset: custom\n  custom:\n"
+                  "    switches: [{name: a}, {name: b}, {name: c}]\n"
+                  "    hosts: [{name: x}, {name: y}, {name: z}, {name: w}]\n"
+                  "    links: [{a: x, b: a}, {a: y, b: b}, {a: z, b: c}, {a: w, b: c},\n"
+                  "            {a: a, b: b}]\n",
+                  NULL, NULL);
+    /* leaf1 loses both uplinks: its hosts are cut off, NVLink still joins each server */
+    reach_matches("fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 4, leaf_radix: 4}\n",
+                  "leaf1-spine0", "leaf1-spine1");
+}
+
 /* nic.mtu's frame (payload + RoCEv2 headers) against the switch port MTU. */
 static void test_mtu(void)
 {
@@ -291,6 +377,7 @@ int main(void)
     TEST_RUN(test_three_tier);
     TEST_RUN(test_rail_only_detail);
     TEST_RUN(test_unreachable_custom);
+    TEST_RUN(test_structural_reachability);
     TEST_RUN(test_mtu);
     TEST_RUN(test_planes);
     TEST_RUN(test_dual_port_failover_budget);

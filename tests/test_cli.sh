@@ -66,7 +66,7 @@ expect_grep "unknown command named" u.err "unknown command 'frobnicate'"
 "$WR" run > /dev/null 2> u3.err; expect_rc "run without scenario" 2 $?
 "$WR" run small.yaml --seed abc > /dev/null 2> u4.err; expect_rc "--seed abc" 2 $?
 "$WR" run small.yaml --set nokey > /dev/null 2> u5.err; expect_rc "--set without '='" 2 $?
-for c in plan sweep; do
+for c in sweep; do
     "$WR" $c small.yaml > na.out 2> na.err; expect_rc "$c is not available yet" 2 $?
     expect_grep "$c says so" na.err "'$c' is not available yet in this version"
     [ -s na.out ] && fail "$c printed on stdout" || ok "$c prints nothing on stdout"
@@ -141,7 +141,7 @@ expect_grep "check lists non_blocking" c.out 'pass +non_blocking'
 "$WR" check small.yaml --json > cj.out 2> cj.err; expect_rc "check --json" 0 $?
 if command -v python3 > /dev/null; then
     keys=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(d))' cj.out)
-    if [ "$keys" = "topology checks passed" ]; then ok "check --json keys"
+    if [ "$keys" = "topology checks findings passed" ]; then ok "check --json keys"
     else fail "check --json keys: '$keys'"; fi
 fi
 cat > oversub.yaml <<'EOF2'
@@ -153,6 +153,31 @@ expect_grep "non_blocking fails" co.out 'fail +non_blocking'
 "$WR" check bad.yaml > /dev/null 2> cb.err; expect_rc "check of an invalid scenario" 3 $?
 expect_grep "check error has the caret" cb.err '^ +\| +\^$'
 "$WR" check --bogus > /dev/null 2>&1; expect_rc "check with an unknown option" 2 $?
+
+echo "== plan: the build sheet, one folder replaced whole"
+"$WR" plan oversub.yaml -o plan.d > p.out 2> p.err; expect_rc "plan oversub.yaml" 0 $?
+for f in plan.md plan.html bom.csv racks.csv addressing.csv cabling.csv sonic/leaf0/config_db.json \
+         nics/server0.sh k8s/rail0.yaml k8s/pod-annotations.yaml manifest.json; do
+    if [ -f "plan.d/$f" ]; then ok "plan wrote $f"; else fail "plan did not write $f"; fi
+done
+expect_grep "manifest lists the switch configs" plan.d/manifest.json '"sonic/leaf0/config_db.json"'
+"$WR" plan oversub.yaml -o plan.d > /dev/null 2>&1; expect_rc "plan replaces its own folder" 0 $?
+"$WR" plan bad.yaml -o plan.bad > /dev/null 2> pb.err; expect_rc "plan of an invalid scenario" 3 $?
+expect_no_path "plan writes nothing for an invalid scenario" plan.bad
+"$WR" check oversub.yaml --config-db plan.d/sonic > cdb.out 2>&1
+expect_rc "check --config-db of plan's own files (3:1 fails non_blocking only)" 5 $?
+expect_grep "config_db item passes" cdb.out 'pass +config_db +0 finding'
+sed -i '0,/"mtu": "9216"/s//"mtu": "1500"/' plan.d/sonic/spine0/config_db.json
+"$WR" check oversub.yaml --config-db plan.d/sonic > cdb2.out 2>&1; expect_rc "planted mismatch" 5 $?
+expect_grep "planted mismatch named" cdb2.out 'spine0  PORT\|Ethernet0.mtu = 1500'
+expect_grep "planted mismatch fix" cdb2.out 'fix: set PORT\|Ethernet0 mtu to 9216'
+"$WR" check oversub.yaml --config-db no-such-dir > /dev/null 2>&1; expect_rc "--config-db of a missing folder" 4 $?
+touch plan.d/sonic/notes.txt
+"$WR" plan oversub.yaml -o plan.d > /dev/null 2> pf.err; expect_rc "plan refuses a foreign file" 4 $?
+expect_grep "plan names the foreign file" pf.err "'sonic/notes.txt' was not written by wirerate"
+"$WR" plan oversub.yaml --set plan.rack_power=5kW -o plan.e > /dev/null 2> pe.err
+expect_rc "plan with a server above the rack budget" 3 $?
+expect_grep "plan budget error names the key" pe.err 'plan.rack_power|does not fit a 5.0 kW rack'
 
 # A host link down for good: the run ends, exit 0, the job FAILED with its reason (README "Exit
 # codes": a failed job is a result, not a failed run).

@@ -12,6 +12,8 @@ int cmd_check(int argc, char **argv);
 void cmd_check_help(void);
 int cmd_perf(int argc, char **argv);
 void cmd_perf_help(void);
+int cmd_plan(int argc, char **argv);
+void cmd_plan_help(void);
 int cmd_report(int argc, char **argv);
 void cmd_report_help(void);
 

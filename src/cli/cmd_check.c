@@ -13,6 +13,9 @@
 #include "../core/sim.h"
 #include "../net/net.h"
 #include "../plan/check.h"
+#include "../plan/checkdev.h"
+#include "../plan/configdb.h"
+#include "../plan/plan.h"
 #include "../report/jsonw.h"
 #include "args.h"
 #include "cli.h"
@@ -22,13 +25,19 @@
 
 void cmd_check_help(void)
 {
-    fputs("usage: wirerate check SCENARIO.yaml [--json] [--set KEY=VALUE]...\n"
+    fputs("usage: wirerate check SCENARIO.yaml [--json] [--config-db DIR] [--set KEY=VALUE]...\n"
           "\n"
           "Build the fabric of SCENARIO.yaml without simulating it and check the design:\n"
-          "switch and link counts per tier, oversubscription per tier, non-blocking, and that\n"
-          "every host reaches every other host over the routed fabric.\n"
+          "switch and link counts per tier, oversubscription per tier, non-blocking, reachability,\n"
+          "PFC deadlock freedom, failure domains; and its configuration per device (devices:):\n"
+          "PFC classes NIC<->switch, DSCP trust and maps, CNPs outside paused classes, MTU end\n"
+          "to end, ECN below XOFF, PFC headroom. Every finding names the device, the field,\n"
+          "both values and the fix (docs/check.md).\n"
           "\n"
           "      --json           print the result as JSON on stdout\n"
+          "      --config-db DIR  also verify the SONiC config_db.json files in DIR\n"
+          "                       (DIR/<switch>/config_db.json, as `plan` writes them under\n"
+          "                       sonic/) against each other and against the scenario\n"
           "      --set KEY=VALUE  override a scenario key by dotted path\n"
           "  -h, --help           this help\n"
           "\n"
@@ -37,7 +46,30 @@ void cmd_check_help(void)
           stdout);
 }
 
-static void write_json(FILE *f, const check_report *r)
+static void json_findings(jsonw *w, const cdb_report *cr)
+{
+    jsonw_key(w, "findings");
+    jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < cr->n; i++) {
+        const cdb_finding *x = &cr->f[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "device");
+        jsonw_str(w, x->device);
+        jsonw_key(w, "field");
+        jsonw_str(w, x->field);
+        jsonw_key(w, "have");
+        jsonw_str(w, x->have);
+        jsonw_key(w, "want");
+        jsonw_str(w, x->want);
+        jsonw_key(w, "fix");
+        jsonw_str(w, x->fix);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+static void write_json(FILE *f, const check_report *r, const cdb_report *dr, const char *cdb_dir,
+                       const cdb_report *cr)
 {
     jsonw w;
     jsonw_init(&w, f, true);
@@ -95,6 +127,17 @@ static void write_json(FILE *f, const check_report *r)
         jsonw_obj_end(&w);
     }
     jsonw_arr_end(&w);
+    if (cdb_dir) {
+        jsonw_key(&w, "config_db");
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "dir");
+        jsonw_str(&w, cdb_dir);
+        jsonw_key(&w, "files");
+        jsonw_u64(&w, cr->files);
+        json_findings(&w, cr);
+        jsonw_obj_end(&w);
+    }
+    json_findings(&w, dr);
     jsonw_key(&w, "passed");
     jsonw_bool(&w, r->passed);
     jsonw_obj_end(&w);
@@ -111,7 +154,17 @@ static const char *ratio_text(char *buf, size_t len, double r)
     return buf;
 }
 
-static void write_text(FILE *f, const scenario *sc, const check_report *r)
+static void text_findings(FILE *f, const cdb_report *cr)
+{
+    for (uint32_t i = 0; i < cr->n; i++) {
+        const cdb_finding *x = &cr->f[i];
+        fprintf(f, "  %s  %s = %s\n      want %s\n      fix: %s\n", x->device, x->field, x->have,
+                x->want, x->fix);
+    }
+}
+
+static void write_text(FILE *f, const scenario *sc, const check_report *r, const cdb_report *dr,
+                       const char *cdb_dir, const cdb_report *cr)
 {
     char a[32], b[32];
     fprintf(f, "wirerate %s  check  scenario \"%s\"\n", WR_VERSION, sc->name);
@@ -138,6 +191,14 @@ static void write_text(FILE *f, const scenario *sc, const check_report *r)
     for (uint32_t i = 0; i < r->n_items; i++)
         fprintf(f, "  %-4s  %-*s  %s\n", check_status_name(r->items[i].status), wname,
                 r->items[i].name, r->items[i].detail);
+    if (dr->n) {
+        fputs("\nfindings (per device)\n", f);
+        text_findings(f, dr);
+    }
+    if (cdb_dir && cr->n) {
+        fprintf(f, "\nconfig_db findings (%s)\n", cdb_dir);
+        text_findings(f, cr);
+    }
     if (failed)
         fprintf(f, "\n%d of %u checks failed\n", failed, r->n_items);
     else
@@ -146,7 +207,7 @@ static void write_text(FILE *f, const scenario *sc, const check_report *r)
 
 int cmd_check(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *cdb_dir = NULL;
     bool json = false;
     cli_overrides ov;
     cli_overrides_init(&ov, argc);
@@ -164,7 +225,9 @@ int cmd_check(int argc, char **argv)
             return ERR_OK;
         } else if (strcmp(a, "--json") == 0) {
             json = true;
-        } else if ((v = cli_opt_value(argc, argv, &i, "--set", &missing))) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "--config-db", &missing))) {
+            cdb_dir = v;
+        } else if (!missing && (v = cli_opt_value(argc, argv, &i, "--set", &missing))) {
             if (!cli_is_override(v))
                 rc = cli_usage_error("check", "--set expects KEY=VALUE, got '%s'", v);
             else
@@ -195,18 +258,36 @@ int cmd_check(int argc, char **argv)
     }
     sim s;
     sim_init(&s, sc.seed);
-    net *n = net_build(&sc, &s, &e);
+    net *n = net_build_topology(&sc, &s, &e);
     if (!n) {
         rc = e.code ? e.code : ERR_INVALID;
         diag_print(stderr, &e, ov.text, ov.n);
     } else {
         check_report r;
         check_fabric(n, &r);
-        if (json)
-            write_json(stdout, &r);
-        else
-            write_text(stdout, &sc, &r);
-        rc = r.passed ? ERR_OK : CHECK_EXIT_FAILED;
+        cdb_report cr = {0}, dr = {0};
+        plan p;
+        rc = plan_build(&p, n, &e);
+        if (!rc) {
+            check_devices(&p, &r, &dr);
+            if (cdb_dir) {
+                rc = cdb_verify(&p, cdb_dir, &cr, &e);
+                if (!rc)
+                    check_add_config_db(&r, cdb_dir, cr.files, cr.n);
+            }
+            plan_free(&p);
+        }
+        if (rc) {
+            diag_print(stderr, &e, ov.text, ov.n);
+        } else {
+            if (json)
+                write_json(stdout, &r, &dr, cdb_dir, &cr);
+            else
+                write_text(stdout, &sc, &r, &dr, cdb_dir, &cr);
+            rc = r.passed ? ERR_OK : CHECK_EXIT_FAILED;
+        }
+        cdb_report_free(&cr);
+        cdb_report_free(&dr);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             diag_msg(stderr, "<stdout>: error: write failed");
             rc = ERR_IO;

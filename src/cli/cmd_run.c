@@ -427,6 +427,11 @@ int cmd_run(int argc, char **argv)
     }
     if (o.out_dir)
         sc.output_dir = o.out_dir;
+    if (sc.n_devices)
+        diag_msg(stderr,
+                 "warning: devices: %u per-device setting(s) are verified by `check` and "
+                 "written by `plan`; the simulation runs the fabric defaults",
+                 sc.n_devices);
     if (wants_files(sc.output_formats) && (rc = outdir_preflight(sc.output_dir, &e))) {
         diag_print(stderr, &e, NULL, 0);
         goto out_scenario;
@@ -485,11 +490,7 @@ int cmd_run(int argc, char **argv)
     if (o.json) {
         summary_write_json(stdout, &sc, &st);
     } else {
-        const char *files[OUTDIR_MAX_FILES];
-        int nf = 0;
-        for (int i = 0; i < od.n_files; i++)
-            files[nf++] = outdir_files(&od)[i];
-        summary_write_text(stdout, &sc, &st, files, nf);
+        summary_write_text(stdout, &sc, &st, outdir_files(&od), od.n_files);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         diag_msg(stderr, "<stdout>: error: %s", strerror(errno));

@@ -1,9 +1,10 @@
 /*
  * main.c — `wirerate COMMAND ...`: dispatch, --help, --version.
  *
- * `run`, `check`, `perf` and `report` are built. The other commands of spec/scenario.md (plan,
- * sweep) are recognised and answer honestly that they are not available yet (exit 2, a usage error),
- * rather than being unknown or printing placeholder results a script might trust.
+ * `run`, `check`, `plan`, `perf` and `report` are built. The other commands of
+ * spec/scenario.md (sweep) are recognised and answer honestly that they are not available yet (exit
+ * 2, a usage error), rather than being unknown or printing placeholder results a script might
+ * trust.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include "cli.h"
 #include "diag.h"
 
-static const char *const planned[] = {"plan", "sweep"};
+static const char *const planned[] = {"sweep"};
 
 static void usage(FILE *f)
 {
@@ -21,6 +22,7 @@ static void usage(FILE *f)
           "usage: wirerate run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--json]"
           " [--quiet]\n"
           "       wirerate check SCENARIO.yaml [--json] [--set KEY=VALUE]...\n"
+          "       wirerate plan SCENARIO.yaml [-o DIR] [--set KEY=VALUE]...\n"
           "       wirerate perf OP [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [--fabric S.yaml]"
           " [--ranks N]\n"
           "       wirerate report DIR\n"
@@ -30,11 +32,12 @@ static void usage(FILE *f)
           "  run      simulate a scenario; summary on stdout, results in the output folder\n"
           "  check    build the fabric and check its design (counts, oversubscription,\n"
           "           non-blocking, reachability); exit 5 if a check fails\n"
+          "  plan     build sheet: bill of materials, racks and power, cabling, addressing,\n"
+          "           SONiC config_db.json per switch, NIC settings, Kubernetes networks\n"
           "  perf     nccl-tests for a simulated fabric: the same table, simulated\n"
           "  report   HTML report (DIR/report.html) of a run's output folder\n"
           "\n"
           "planned, not available yet in this version:\n"
-          "  plan     build sheet: bill of materials, addressing, switch configs\n"
           "  sweep    a grid of runs in parallel\n"
           "\n"
           "exit codes: 0 ok, 1 run failed, 2 usage error, 3 invalid scenario, 4 I/O error,\n"
@@ -59,6 +62,10 @@ int main(int argc, char **argv)
             cmd_report_help();
             return ERR_OK;
         }
+        if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "plan") == 0) {
+            cmd_plan_help();
+            return ERR_OK;
+        }
         if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "check") == 0) {
             cmd_check_help();
             return ERR_OK;
@@ -74,6 +81,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "plan") == 0)
+        return cmd_plan(argc - 1, argv + 1);
     if (strcmp(cmd, "perf") == 0)
         return cmd_perf(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)

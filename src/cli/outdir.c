@@ -72,55 +72,92 @@ static bool is_known(const char *name)
     return false;
 }
 
-/* May `dir` (an existing folder) be replaced? ERR_OK, or ERR_IO naming the first foreign entry. */
-static int check_replaceable(const char *dir, err *e)
+/* Every entry of `dir` (relative path `rel` below the output folder `top`) is ours: a file the
+ * manifest lists, a folder holding only such files (plan's sonic/, nics/, ...), or one of the
+ * names a run always may leave. ERR_IO naming the first foreign entry. */
+static int check_entries(const char *top, const char *dir, const char *rel, const jsonr_val *files,
+                         err *e)
 {
-    jsonr_doc *m = NULL;
-    const jsonr_val *files = NULL;
-    char *mp = path_join(dir, MANIFEST_NAME, "", "");
-    FILE *mf = fopen(mp, "rb");
-    if (mf) {
-        char buf[1 << 16];
-        size_t n = fread(buf, 1, sizeof buf, mf);
-        fclose(mf);
-        size_t off;
-        char msg[64];
-        m = n < sizeof buf ? jsonr_parse(buf, n, &off, msg, sizeof msg) : NULL;
-        files = m ? jsonr_get(jsonr_root(m), "files") : NULL;
-        if (files && files->type != JR_ARR)
-            files = NULL;
-    }
-    xfree(mp);
     DIR *d = opendir(dir);
-    if (!d) {
-        jsonr_free(m);
+    if (!d)
         return io_error(e, dir, "");
-    }
     int rc = ERR_OK;
     struct dirent *de;
     while (rc == ERR_OK && (de = readdir(d))) {
         const char *n = de->d_name;
         if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
             continue;
-        bool ours = strcmp(n, MANIFEST_NAME) == 0 || strcmp(n, "report.html") == 0 ||
-                    (n[0] == '.' && strstr(n, ".tmp-"));
-        for (const jsonr_val *x = files ? files->child : NULL; x && !ours; x = x->next)
-            ours = strcmp(jsonr_str(x, "name", ""), n) == 0;
-        if (!files && is_known(n))
+        char *r = *rel ? path_join(rel, n, "", "") : xstrdup(n, "output name");
+        size_t rl = strlen(r);
+        bool top_level = !*rel;
+        bool ours = top_level && (strcmp(n, MANIFEST_NAME) == 0 || strcmp(n, "report.html") == 0);
+        ours = ours || (n[0] == '.' && strstr(n, ".tmp-"));
+        bool folder = false;
+        for (const jsonr_val *x = files ? files->child : NULL; x && !ours && !folder; x = x->next) {
+            const char *fn = jsonr_str(x, "name", "");
+            ours = strcmp(fn, r) == 0;
+            folder = strncmp(fn, r, rl) == 0 && fn[rl] == '/';
+        }
+        if (!files && top_level && is_known(n))
             ours = true;
         struct stat st;
         char *p = path_join(dir, n, "", "");
-        if (ours && (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)))
-            ours = false;
-        xfree(p);
-        if (!ours)
-            rc = err_set(e, ERR_IO, dir, 0, 0,
+        if (lstat(p, &st) != 0 || (ours && !S_ISREG(st.st_mode)) ||
+            (folder && !S_ISDIR(st.st_mode)))
+            ours = folder = false;
+        if (folder)
+            rc = check_entries(top, p, r, files, e);
+        else if (!ours)
+            rc = err_set(e, ERR_IO, top, 0, 0,
                          "%s: refusing to replace this folder: '%s' was not written by wirerate "
                          "(a run replaces its whole output folder); choose another output "
                          "folder (-o) or move it away",
-                         dir, n);
+                         top, r);
+        xfree(p);
+        xfree(r);
     }
     closedir(d);
+    return rc;
+}
+
+/* The whole of a (small) file, NUL-terminated; NULL if unreadable. */
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = xmalloc(cap, "manifest");
+    size_t k;
+    while ((k = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap)
+            buf = xrealloc(buf, cap *= 2, "manifest");
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* May `dir` (an existing folder) be replaced? ERR_OK, or ERR_IO naming the first foreign entry. */
+static int check_replaceable(const char *dir, err *e)
+{
+    jsonr_doc *m = NULL;
+    const jsonr_val *files = NULL;
+    char *mp = path_join(dir, MANIFEST_NAME, "", "");
+    size_t n;
+    char *buf = read_all(mp, &n);
+    if (buf) {
+        size_t off;
+        char msg[64];
+        m = jsonr_parse(buf, n, &off, msg, sizeof msg);
+        files = m ? jsonr_get(jsonr_root(m), "files") : NULL;
+        if (files && files->type != JR_ARR)
+            files = NULL;
+        xfree(buf);
+    }
+    xfree(mp);
+    int rc = check_entries(dir, dir, "", files, e);
     jsonr_free(m);
     return rc;
 }
@@ -260,13 +297,63 @@ const char *outdir_path(const outdir *o)
     return o->stage ? o->stage : o->dir;
 }
 
+/* Grow a pointer array: the new one is filled before it replaces the old, so a signal handler
+ * (outdir_abort) always walks a complete array. */
+static char **grow(char **old, int n, int cap)
+{
+    char **a = xcalloc((size_t)cap, sizeof(char *), "output file list");
+    if (n)
+        memcpy(a, old, sizeof(char *) * (size_t)n);
+    return a;
+}
+
+/* Make the folders of `name` (relative, with '/') inside the staging folder. */
+static int make_subdirs(outdir *o, const char *name, err *e)
+{
+    char *rel = xstrdup(name, "output name");
+    for (char *s = strchr(rel, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        char *p = path_join(o->stage, rel, "", "");
+        *s = '/';
+        if (mkdir(p, 0777) == 0) {
+            if (o->n_subdirs == o->cap_subdirs) {
+                int cap = o->cap_subdirs ? 2 * o->cap_subdirs : 64;
+                char **a = grow(o->subdirs, o->n_subdirs, cap), **old = o->subdirs;
+                o->subdirs = a;
+                o->cap_subdirs = cap;
+                xfree(old);
+            }
+            o->subdirs[o->n_subdirs++] = p;
+        } else {
+            xfree(p);
+            if (errno != EEXIST) {
+                int rc = io_error(e, o->stage, "cannot create a folder in: ");
+                xfree(rel);
+                return rc;
+            }
+        }
+    }
+    xfree(rel);
+    return ERR_OK;
+}
+
 FILE *outdir_begin(outdir *o, const char *name, err *e)
 {
-    if (o->n_files >= OUTDIR_MAX_FILES) {
-        errno = EMFILE;
-        io_error(e, name, "");
-        return NULL;
+    if (o->n_files == o->cap_files) {
+        int cap = o->cap_files ? 2 * o->cap_files : 32;
+        char **nn = grow(o->name, o->n_files, cap), **nt = grow(o->tmp, o->n_files, cap);
+        char **nf = grow(o->final, o->n_files, cap);
+        char **on = o->name, **ot = o->tmp, **of = o->final;
+        o->name = nn;
+        o->tmp = nt;
+        o->final = nf;
+        o->cap_files = cap;
+        xfree(on);
+        xfree(ot);
+        xfree(of);
     }
+    if (strchr(name, '/') && (!o->stage || make_subdirs(o, name, e)))
+        return NULL;
     char *tmp;
     if (o->stage) {
         tmp = path_join(o->stage, name, "", "");
@@ -355,17 +442,25 @@ int outdir_write_manifest(outdir *o, err *e)
         o->manifest_i = 0;
     }
     int n = o->n_files;
-    uint64_t bytes[OUTDIR_MAX_FILES], h[OUTDIR_MAX_FILES], id = MANIFEST_FNV_SEED;
+    uint64_t *bytes = xmalloc(sizeof(uint64_t) * (size_t)(n + 1), "manifest sizes");
+    uint64_t *h = xmalloc(sizeof(uint64_t) * (size_t)(n + 1), "manifest hashes");
+    uint64_t id = MANIFEST_FNV_SEED;
     for (int i = 0; i < n; i++) {
         int rc = hash_file(o->tmp[i], &bytes[i], &h[i], e);
-        if (rc)
+        if (rc) {
+            xfree(bytes);
+            xfree(h);
             return rc;
+        }
         id = manifest_fnv1a64(o->name[i], strlen(o->name[i]) + 1, id);
         id = manifest_fnv1a64(&h[i], sizeof h[i], id);
     }
     FILE *f = outdir_begin(o, MANIFEST_NAME, e);
-    if (!f)
+    if (!f) {
+        xfree(bytes);
+        xfree(h);
         return ERR_IO;
+    }
     o->manifest_i = o->n_files;
     jsonw jw, *w = &jw;
     jsonw_init(w, f, true);
@@ -394,10 +489,13 @@ int outdir_write_manifest(outdir *o, err *e)
     jsonw_arr_end(w);
     jsonw_obj_end(w);
     jsonw_end(w);
+    xfree(bytes);
+    xfree(h);
     return outdir_end(o, f, e);
 }
 
-/* Remove a folder we verified holds only regular files of ours (the previous run's). */
+/* Remove a folder we verified holds only files of ours (the previous run's), with the
+ * subfolders they are in. */
 static void remove_folder(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -408,7 +506,11 @@ static void remove_folder(const char *dir)
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
         char *p = path_join(dir, de->d_name, "", "");
-        unlink(p);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_folder(p);
+        else
+            unlink(p);
         xfree(p);
     }
     closedir(d);
@@ -466,9 +568,13 @@ void outdir_abort(outdir *o)
 {
     /* Only unlink/rmdir and plain stores: this also runs from a signal handler. */
     if (!o->committed) {
-        for (int i = 0; i < OUTDIR_MAX_FILES; i++)
-            if (o->tmp[i])
-                unlink(o->tmp[i]);
+        char **tmp = o->tmp;
+        for (int i = 0; tmp && i < o->cap_files; i++)
+            if (tmp[i])
+                unlink(tmp[i]);
+        char **sub = o->subdirs;
+        for (int i = o->n_subdirs - 1; sub && i >= 0; i--)
+            rmdir(sub[i]);
         if (o->stage)
             rmdir(o->stage);
         for (int i = o->n_created - 1; i >= 0; i--)
@@ -489,6 +595,12 @@ void outdir_free(outdir *o)
         xfree(o->tmp[i]);
         xfree(o->final[i]);
     }
+    xfree(o->name);
+    xfree(o->tmp);
+    xfree(o->final);
+    for (int i = 0; i < o->n_subdirs; i++)
+        xfree(o->subdirs[i]);
+    xfree(o->subdirs);
     for (int i = 0; i < o->n_created; i++)
         xfree(o->created[i]);
     xfree(o->stage);

@@ -34,7 +34,6 @@
 
 #include "../core/err.h"
 
-#define OUTDIR_MAX_FILES 32
 #define OUTDIR_MAX_CREATED 32
 
 typedef struct outdir {
@@ -43,10 +42,12 @@ typedef struct outdir {
     char *old;     /* where the previous folder goes during the swap */
     int n_created;
     char *created[OUTDIR_MAX_CREATED]; /* directories mkdir'ed by us, parents first */
-    int n_files;
-    char *name[OUTDIR_MAX_FILES];  /* file names */
-    char *tmp[OUTDIR_MAX_FILES];   /* where they are written */
-    char *final[OUTDIR_MAX_FILES]; /* final paths */
+    int n_files, cap_files;
+    char **name;  /* file names, relative to the folder ("sonic/leaf0/config_db.json") */
+    char **tmp;   /* where they are written */
+    char **final; /* final paths */
+    int n_subdirs, cap_subdirs;
+    char **subdirs;                /* folders made inside the staging folder, parents first */
     int manifest_i;                /* index of manifest.json + 1, 0 before it is written */
     bool committed;
 } outdir;
@@ -56,7 +57,8 @@ int outdir_open(outdir *o, const char *dir, err *e);
 int outdir_open_into(outdir *o, const char *dir, err *e);
 /* The folder the files are being written to (staging folder in replace mode). */
 const char *outdir_path(const outdir *o);
-/* Returns a stream for `name` in the directory, or NULL with *e set. */
+/* Returns a stream for `name` in the directory, or NULL with *e set. In replace mode `name` may
+ * contain '/' (files in subfolders, made as needed; `plan` writes sonic/<switch>/...). */
 FILE *outdir_begin(outdir *o, const char *name, err *e);
 /* Closes f (always); ERR_OK or ERR_IO. */
 int outdir_end(outdir *o, FILE *f, err *e);

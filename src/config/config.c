@@ -100,9 +100,9 @@ const char *pattern_name(enum traffic_pattern p)
 
 /* --- allowed keys --------------------------------------------------------------------------- */
 
-static const char *const K_TOP[] = {"name",   "seed",      "stop_at",     "fabric",
-                                    "switch", "nic",       "loadbalance", "workload",
-                                    "faults", "telemetry", "output",      NULL};
+static const char *const K_TOP[] = {"name",   "seed",        "stop_at",  "fabric", "switch",
+                                    "nic",    "loadbalance", "workload", "faults", "telemetry",
+                                    "output", "plan",        "devices",  NULL};
 static const char *const K_FABRIC[] = {"preset",
                                        "servers",
                                        "gpus_per_server",
@@ -140,7 +140,8 @@ static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
     "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
-    "retry_count", "failover_delay", "ooo_placement", "reorder_window", "timely", NULL};
+    "retry_count", "failover_delay", "ooo_placement", "reorder_window", "timely", "dscp",
+    "cnp_dscp", "trust", "netdev_mtu", NULL};
 static const char *const K_TIMELY[] = {"t_low",    "t_high", "min_rtt",  "beta",    "ewma",
                                        "add_rate", "min_rate", "hai_n", "segment", NULL};
 static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
@@ -198,6 +199,11 @@ static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NUL
 static const char *const K_TELEMETRY[] = {"sample_interval", "pcap", NULL};
 static const char *const K_PCAP[] = {"max_packets", "max_bytes", "snaplen", "filter", NULL};
 static const char *const K_OUTPUT[] = {"dir", "formats", NULL};
+static const char *const K_PLAN[] = {
+    "cooling",       "rack_power",        "server_power", "switch_power", "placement",
+    "racks_per_row", "switches_per_rack", "ipv6",         "asn_base",     NULL};
+static const char *const COOLINGS[] = {"air", "liquid", NULL};
+static const char *const PLACEMENTS[] = {"end-of-row", "top-of-rack", "rail-rows", NULL};
 
 /* --- messages ------------------------------------------------------------------------------- */
 
@@ -1294,6 +1300,23 @@ static int parse_dcqcn(ld *L, const cfg_node *m, const char *p, cfg_dcqcn *d)
     return ERR_OK;
 }
 
+static const char *const TRUSTS[] = {"dscp", "pcp", NULL};
+
+/* nic.dscp / cnp_dscp / trust / netdev_mtu: the host QoS settings check and plan use. */
+static int get_nic_qos(ld *L, const cfg_node *m, const char *p, cfg_nic *n)
+{
+    uint32_t d = n->dscp, cd = n->cnp_dscp;
+    int t = n->trust;
+    TRY(get_u32(L, m, p, "dscp", 0, 63, &d, NULL));
+    TRY(get_u32(L, m, p, "cnp_dscp", 0, 63, &cd, NULL));
+    TRY(get_enum(L, m, p, "trust", TRUSTS, &t, NULL));
+    TRY(get_u32(L, m, p, "netdev_mtu", 576, 9216, &n->netdev_mtu, NULL));
+    n->dscp = (uint8_t)d;
+    n->cnp_dscp = (uint8_t)cd;
+    n->trust = (uint8_t)t;
+    return ERR_OK;
+}
+
 static int parse_nic(ld *L, const cfg_node *root)
 {
     cfg_nic *n = &L->sc->nic;
@@ -1348,6 +1371,7 @@ static int parse_nic(ld *L, const cfg_node *root)
     uint32_t cnp_prio = n->cnp_priority;
     TRY(get_u32(L, m, p, "cnp_priority", 0, 7, &cnp_prio, NULL));
     n->cnp_priority = (uint8_t)cnp_prio;
+    TRY(get_nic_qos(L, m, p, n));
     TRY(get_u32(L, m, p, "ack_every", 1, 65536, &n->ack_every, NULL));
     TRY(get_u32(L, m, p, "reorder_tolerance", 0, 512, &n->reorder_tolerance, NULL));
     TRY(get_u32(L, m, p, "retry_count", 0, 7, &n->retry_count, NULL));
@@ -1779,6 +1803,186 @@ static int parse_output(ld *L, const cfg_node *root)
     return ERR_OK;
 }
 
+/* --- plan: the build sheet's physical assumptions (plan/plan.h, docs/plan.md) ---------------- */
+
+/* A power like "10.2kW", "700W", "1.2MW" in watts; `auto` = 0 when allowed. */
+static int get_power(ld *L, const cfg_node *m, const char *path, const char *key, bool allow_auto,
+                     uint64_t *out)
+{
+    const cfg_node *v;
+    char kp[PATHLEN], s[200];
+    TRY(get_scalar(L, m, path, key, "a power like \"10.2kW\"", &v, kp));
+    if (!v)
+        return ERR_OK;
+    if (allow_auto && !strcmp(v->str, "auto")) {
+        *out = 0;
+        return ERR_OK;
+    }
+    char *end;
+    double x = strtod(v->str, &end);
+    double mult = !strcmp(end, "W") ? 1 : !strcmp(end, "kW") ? 1e3 : !strcmp(end, "MW") ? 1e6 : 0;
+    if (end == v->str || mult == 0 || !(x > 0) || x * mult > 1e9)
+        return fail(L, v, kp,
+                    "expected %sa power like \"10.2kW\" or \"700W\" (W, kW, MW; "
+                    "above 0, at most 1GW), got \"%s\"",
+                    allow_auto ? "auto or " : "", show(s, sizeof s, v->str));
+    *out = (uint64_t)(x * mult + 0.5);
+    return ERR_OK;
+}
+
+static const char *const K_DEV_SWITCH[] = {"switch", "mtu",        "pfc_priorities",
+                                           "ecn",    "dscp_to_tc", NULL};
+static const char *const K_DEV_NIC[] = {"nic",      "netdev_mtu",   "pfc_priorities",
+                                        "priority", "cnp_priority", "dscp",
+                                        "cnp_dscp", "trust",        NULL};
+static const char *const K_DEV_ECN[] = {"kmin", "kmax", "pmax", NULL};
+
+/* A list of classes 0..7 as a bitmask. */
+static int get_prio_mask(ld *L, const cfg_node *m, const char *p, const char *key, uint8_t *out,
+                         bool *given)
+{
+    const cfg_node *pr;
+    char kp[PATHLEN];
+    TRY(get_seq(L, m, p, key, "a list of priorities like [3]", &pr, kp));
+    *given = pr != NULL;
+    if (!pr)
+        return ERR_OK;
+    uint8_t mask = 0;
+    for (uint32_t i = 0; i < pr->n; i++) {
+        char ip[PATHLEN];
+        uint64_t x = 0;
+        subi(ip, kp, i);
+        if (pr->vals[i]->kind != CFG_SCALAR)
+            return fail(L, pr->vals[i], ip, "expected an integer, got %s",
+                        cfg_kind_name(pr->vals[i]->kind));
+        TRY(int_node(L, pr->vals[i], ip, 0, 7, &x));
+        mask |= (uint8_t)(1u << x);
+    }
+    *out = mask;
+    return ERR_OK;
+}
+
+/* devices: a list of { switch: NAME, ... } / { nic: SERVER[:ethK], ... } (config.h cfg_device);
+ * names are resolved against the built topology by plan_build. */
+static int parse_devices(ld *L, const cfg_node *root)
+{
+    scenario *sc = L->sc;
+    const cfg_node *seq;
+    char p[PATHLEN];
+    TRY(get_seq(L, root, "", "devices", "a list of devices like [{switch: leaf0, mtu: 1500}]", &seq,
+                p));
+    if (!seq)
+        return ERR_OK;
+    sc->n_devices = seq->n;
+    sc->devices = ARENA_NEW_ARRAY(L->a, cfg_device, seq->n ? seq->n : 1);
+    for (uint32_t i = 0; i < seq->n; i++) {
+        const cfg_node *dm = seq->vals[i];
+        cfg_device *d = &sc->devices[i];
+        char dp[PATHLEN];
+        subi(dp, p, i);
+        if (dm->kind != CFG_MAP)
+            return fail(L, dm, dp, "expected a mapping like {switch: leaf0, mtu: 1500}, got %s",
+                        cfg_kind_name(dm->kind));
+        const cfg_node *name_n = cfg_map_get(dm, "switch", NULL);
+        d->nic = !name_n;
+        if (!name_n)
+            name_n = cfg_map_get(dm, "nic", NULL);
+        if (!name_n)
+            return fail(L, dm, dp, "expected `switch: NAME` or `nic: SERVER` (or SERVER:ethK)");
+        TRY(check_keys(L, dm, dp, d->nic ? K_DEV_NIC : K_DEV_SWITCH, NULL));
+        TRY(get_str(L, dm, dp, d->nic ? "nic" : "switch", &d->name, NULL));
+        d->line = name_n->line;
+        d->col = name_n->col;
+        for (int k = 0; k < 64; k++)
+            d->dscp_to_tc[k] = -1;
+        bool given;
+        TRY(get_prio_mask(L, dm, dp, "pfc_priorities", &d->pfc, &given));
+        d->set |= given ? DEV_PFC : 0;
+        const cfg_node *v;
+        if (d->nic) {
+            uint32_t x;
+            int t = TRUST_DSCP;
+            struct {
+                const char *key;
+                uint32_t hi, flag;
+                uint8_t *out;
+            } u8[] = {{"priority", 7, DEV_PRIO, &d->priority},
+                      {"cnp_priority", 7, DEV_CNP_PRIO, &d->cnp_priority},
+                      {"dscp", 63, DEV_DSCP, &d->dscp},
+                      {"cnp_dscp", 63, DEV_CNP_DSCP, &d->cnp_dscp}};
+            for (size_t k = 0; k < sizeof u8 / sizeof u8[0]; k++) {
+                x = 0;
+                TRY(get_u32(L, dm, dp, u8[k].key, 0, u8[k].hi, &x, &v));
+                if (v) {
+                    *u8[k].out = (uint8_t)x;
+                    d->set |= u8[k].flag;
+                }
+            }
+            TRY(get_enum(L, dm, dp, "trust", TRUSTS, &t, &v));
+            if (v) {
+                d->trust = (uint8_t)t;
+                d->set |= DEV_TRUST;
+            }
+            TRY(get_u32(L, dm, dp, "netdev_mtu", 576, 9216, &d->mtu, &v));
+            d->set |= v ? DEV_MTU : 0;
+        } else {
+            TRY(get_u32(L, dm, dp, "mtu", 576, 9216, &d->mtu, &v));
+            d->set |= v ? DEV_MTU : 0;
+            const cfg_node *ecn;
+            char ep[PATHLEN];
+            TRY(get_map(L, dm, dp, "ecn", K_DEV_ECN, &ecn, ep));
+            if (ecn) {
+                TRY(get_unit(L, ecn, ep, "kmin", SIZE, &d->kmin_bytes, &v));
+                d->set |= v ? DEV_KMIN : 0;
+                TRY(get_unit_pos(L, ecn, ep, "kmax", SIZE, &d->kmax_bytes, &v));
+                d->set |= v ? DEV_KMAX : 0;
+                TRY(get_num(L, ecn, ep, "pmax", 0, false, 1, false, "0..1", &d->pmax));
+                d->set |= cfg_map_get(ecn, "pmax", NULL) ? DEV_PMAX : 0;
+            }
+            const cfg_node *map;
+            char mp[PATHLEN];
+            TRY(get_map(L, dm, dp, "dscp_to_tc", NULL, &map, mp));
+            for (uint32_t k = 0; map && k < map->n; k++) {
+                uint64_t dscp, tc;
+                char kp[PATHLEN];
+                sub(kp, mp, map->keys[k]->str);
+                TRY(int_node(L, map->keys[k], kp, 0, 63, &dscp));
+                if (map->vals[k]->kind != CFG_SCALAR)
+                    return fail(L, map->vals[k], kp, "expected a class 0..7");
+                TRY(int_node(L, map->vals[k], kp, 0, 7, &tc));
+                d->dscp_to_tc[dscp] = (int8_t)tc;
+                d->set |= DEV_DSCP_MAP;
+            }
+        }
+    }
+    return ERR_OK;
+}
+
+static int parse_plan(ld *L, const cfg_node *root)
+{
+    cfg_plan *pl = &L->sc->plan;
+    const cfg_node *m, *asn;
+    char p[PATHLEN];
+    TRY(get_map(L, root, "", "plan", K_PLAN, &m, p));
+    if (!m)
+        return ERR_OK;
+    int c = (int)pl->cooling, pm = (int)pl->placement;
+    TRY(get_enum(L, m, p, "cooling", COOLINGS, &c, NULL));
+    pl->cooling = (enum plan_cooling)c;
+    TRY(get_power(L, m, p, "rack_power", true, &pl->rack_power_w));
+    TRY(get_power(L, m, p, "server_power", false, &pl->server_power_w));
+    TRY(get_power(L, m, p, "switch_power", true, &pl->switch_power_w));
+    TRY(get_enum(L, m, p, "placement", PLACEMENTS, &pm, NULL));
+    pl->placement = (enum plan_placement)pm;
+    TRY(get_u32(L, m, p, "racks_per_row", 1, 1000, &pl->racks_per_row, NULL));
+    TRY(get_u32(L, m, p, "switches_per_rack", 1, 64, &pl->switches_per_rack, NULL));
+    TRY(get_bool(L, m, p, "ipv6", &pl->ipv6));
+    /* 32-bit private ASNs (RFC 6996 §5: 4200000000-4294967294); the plan numbers leaves from
+     * asn_base + 65536 up, so the base leaves room for 2^24 of them */
+    TRY(get_u64(L, m, p, "asn_base", 1, 4294967294ull - (1ull << 24) - 65536, &pl->asn_base, &asn));
+    return ERR_OK;
+}
+
 /* --- defaults and the whole ----------------------------------------------------------------- */
 
 static void set_defaults(scenario *sc)
@@ -1816,6 +2020,18 @@ static void set_defaults(scenario *sc)
      * "Switch Port Attributes": swp ports default to MTU 9216; Huawei CloudEngine: maximum
      * frame size default 9216). */
     f->mtu = 9216;
+
+    /* plan (sources in docs/plan.md): NVIDIA DGX H100 user guide, system power 10.2 kW max;
+     * air-cooled racks 7-15 kW (ASHRAE TC 9.9 / Uptime Institute rack-density surveys: the
+     * upper end of what air removes), liquid-cooled AI racks 100-200 kW (NVIDIA GB200 NVL72:
+     * ~120-132 kW per rack; 130 kW taken); 2U 64-port switches, 16 per network rack leaving
+     * room for patch panels in a 42U rack; RFC 6996 private 32-bit ASNs. */
+    sc->plan.cooling = COOL_AIR;
+    sc->plan.server_power_w = 10200;
+    sc->plan.placement = PLACE_END_OF_ROW;
+    sc->plan.racks_per_row = 16;
+    sc->plan.switches_per_rack = 16;
+    sc->plan.asn_base = 4200000000ull;
 
     cfg_switch *s = &sc->sw;
     s->buffer_bytes = 64ULL << 20;
@@ -1873,6 +2089,13 @@ static void set_defaults(scenario *sc)
     n->rto_ps = 4 * SIM_MS;
     n->priority = 3;
     n->cnp_priority = 6;
+    /* DSCP 26 for RoCE and 48 for CNPs, trust DSCP: NVIDIA's lossless RoCE defaults (ConnectX
+     * roce_np cnp_dscp 48; "RoCE ... DSCP 26" in NVIDIA's RoCE configuration guides); netdev
+     * MTU 9000, the jumbo host MTU that gives RoCE its 4096 path MTU */
+    n->dscp = 26;
+    n->cnp_dscp = 48;
+    n->trust = TRUST_DSCP;
+    n->netdev_mtu = 9000;
     n->ack_every = 16;
     n->reorder_tolerance = 64;
     /* IBTA RC: retry_cnt is 3 bits, at most 7 (ibv_modify_qp(3)); NCCL_IB_RETRY_CNT defaults
@@ -1988,6 +2211,8 @@ static int parse_root(ld *L)
     TRY(parse_faults(L, root));
     TRY(parse_telemetry(L, root));
     TRY(parse_output(L, root));
+    TRY(parse_plan(L, root));
+    TRY(parse_devices(L, root));
     TRY(check_time_sums(L));
     if (!sc->output_dir)
         sc->output_dir = default_dir(L->a, sc->name);

@@ -158,6 +158,11 @@ typedef struct cfg_nic {
     sim_time rto_ps;                /* default 4 ms */
     uint8_t priority;               /* traffic class of RoCE data and ACK/NAK, default 3 */
     uint8_t cnp_priority;           /* traffic class of CNPs, default 6 */
+    /* host-side QoS as the NIC is configured (check, plan; see cfg_device) */
+    uint8_t dscp;                   /* DSCP of RoCE data, default 26 */
+    uint8_t cnp_dscp;               /* DSCP of CNPs, default 48 */
+    uint8_t trust;                  /* TRUST_DSCP (default) | TRUST_PCP */
+    uint32_t netdev_mtu;            /* the port's Ethernet (IP) MTU, default 9000 */
     uint32_t ack_every;             /* responder ACK coalescing (packets), default 16 */
     uint32_t reorder_tolerance;     /* selective: packets past a hole before it is NAKed, 64 */
     uint32_t retry_count;           /* RTO expiries without progress before the QP errors, 7 */
@@ -257,6 +262,51 @@ enum {
     OUT_PCAP = 1 << 4, OUT_HTML = 1 << 5, OUT_SQLITE = 1 << 6,
 };
 
+/* plan: the build sheet's physical assumptions (plan/plan.h; defaults and their sources in
+ * config.c set_defaults and docs/plan.md). Powers in watts, lengths in millimetres. */
+enum plan_cooling { COOL_AIR, COOL_LIQUID };
+enum { TRUST_DSCP, TRUST_PCP };
+
+/* devices: one switch or NIC whose configuration differs from the fabric default (check and
+ * plan verify and write per-device settings; `run` simulates the fabric defaults). */
+enum {
+    DEV_MTU = 1 << 0,
+    DEV_PFC = 1 << 1,
+    DEV_PRIO = 1 << 2,
+    DEV_CNP_PRIO = 1 << 3,
+    DEV_DSCP = 1 << 4,
+    DEV_CNP_DSCP = 1 << 5,
+    DEV_TRUST = 1 << 6,
+    DEV_KMIN = 1 << 7,
+    DEV_KMAX = 1 << 8,
+    DEV_PMAX = 1 << 9,
+    DEV_DSCP_MAP = 1 << 10,
+};
+typedef struct cfg_device {
+    const char *name; /* switch name, "serverN" (all its NIC ports) or "serverN:ethK" */
+    bool nic;         /* `nic:` (else `switch:`) */
+    int line, col;    /* position of the name, for errors at build time */
+    uint32_t set;     /* DEV_* fields given */
+    uint32_t mtu;     /* switch: port MTU; nic: netdev MTU */
+    uint8_t pfc;      /* lossless classes (pfc_enable / mlnx_qos --pfc) */
+    uint8_t priority, cnp_priority, dscp, cnp_dscp, trust; /* nic */
+    uint64_t kmin_bytes, kmax_bytes;                       /* switch ECN */
+    double pmax;
+    int8_t dscp_to_tc[64]; /* switch: -1 = the default map (DSCP / 8) */
+} cfg_device;
+enum plan_placement { PLACE_END_OF_ROW, PLACE_TOP_OF_RACK, PLACE_RAIL_ROWS };
+typedef struct cfg_plan {
+    enum plan_cooling cooling;     /* default air */
+    uint64_t rack_power_w;         /* 0 = by cooling: 15 kW air, 130 kW liquid */
+    uint64_t server_power_w;       /* default 10200 (8-GPU H100 server) */
+    uint64_t switch_power_w;       /* 0 = by switching capacity (plan.c) */
+    enum plan_placement placement; /* default end-of-row */
+    uint32_t racks_per_row;        /* server racks per row, default 16 */
+    uint32_t switches_per_rack;    /* switches per network rack, default 16 */
+    bool ipv6;                     /* also an IPv6 /127 per link, default false */
+    uint64_t asn_base;             /* default 4200000000 (RFC 6996 private 32-bit) */
+} cfg_plan;
+
 typedef struct scenario {
     arena mem;                      /* owns every string and array below */
     const char *file;               /* path as given */
@@ -267,6 +317,9 @@ typedef struct scenario {
     cfg_switch sw;
     cfg_nic nic;
     cfg_lb lb;
+    cfg_plan plan;
+    uint32_t n_devices;
+    cfg_device *devices;
     uint32_t n_jobs;
     cfg_job *jobs;
     uint32_t n_faults;

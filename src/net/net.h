@@ -237,9 +237,11 @@ struct net {
 /* Build the topology of sc->fabric (sc borrowed, must outlive the net) and its routing.
  * Returns NULL and sets *e (at the offending key's position) when the numbers cannot work. */
 net *net_build(const scenario *sc, sim *s, err *e);
-/* The same, with `route` false: FIB arrays allocated but not filled and no ECMP groups (the
- * memory estimate sizes the fabric without paying for its routing). */
-net *net_build_ex(const scenario *sc, sim *s, bool route, err *e);
+/* The same topology without routing (no FIBs: sw->fib is NULL), for `check` and `plan`, which
+ * read the structure only: building the FIBs costs O(hosts x links) time and O(switches x
+ * hosts) memory, too much at 100k GPUs. Not for simulation (the memory estimate uses it too and
+ * adds the FIBs' size). */
+net *net_build_topology(const scenario *sc, sim *s, err *e);
 void net_free(net *n);
 /* Refuse a fabric whose switch ports (fabric.mtu) cannot take the NIC's largest RoCEv2 frame
  * (nic.mtu payload + headers): every full-size data frame would be dropped and, RoCE having no

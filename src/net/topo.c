@@ -636,12 +636,7 @@ static int pfc_setup(net *n, err *e)
     return 0;
 }
 
-net *net_build(const scenario *sc, sim *s, err *e)
-{
-    return net_build_ex(sc, s, true, e);
-}
-
-net *net_build_ex(const scenario *sc, sim *s, bool route, err *e)
+static net *build(const scenario *sc, sim *s, err *e, bool route)
 {
     net *n = xcalloc(1, sizeof *n, "network");
     arena_init(&n->mem, "sim arena (topology, FIBs)");
@@ -696,7 +691,8 @@ net *net_build_ex(const scenario *sc, sim *s, bool route, err *e)
         sw->buf.alpha_q16 = (uint64_t)(sc->sw.alpha * 65536.0 + 0.5);
         rng_init(&sw->rng, sc->seed, RNG_ID(RNG_KIND_SWITCH, sw->index));
         sw->hash_seed = (uint32_t)rng_next(&sw->rng);
-        sw->fib = ARENA_NEW_ARRAY(&n->mem, uint32_t, n->n_hosts ? n->n_hosts : 1);
+        if (route)
+            sw->fib = ARENA_NEW_ARRAY(&n->mem, uint32_t, n->n_hosts ? n->n_hosts : 1);
     }
     if (pfc_setup(n, e)) {
         net_free(n);
@@ -710,6 +706,16 @@ net *net_build_ex(const scenario *sc, sim *s, bool route, err *e)
     if (route)
         net_route(n);
     return n;
+}
+
+net *net_build(const scenario *sc, sim *s, err *e)
+{
+    return build(sc, s, e, true);
+}
+
+net *net_build_topology(const scenario *sc, sim *s, err *e)
+{
+    return build(sc, s, e, false);
 }
 
 int net_mtu_check(const net *n, err *e)

@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/alloc.h"
@@ -65,6 +66,87 @@ static double tier_oversub(const net *n, enum switch_tier tier, const node **wor
     return ratio;
 }
 
+static bool fabric_switch(const node *x)
+{
+    return x->kind == NODE_SWITCH && x->tier != TIER_SCALE_UP;
+}
+
+/* The switch-graph neighbours of x (up links, fabric switches) as a sorted id list: two
+ * destination switches with equal lists are twins (swapping them is an automorphism). */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct sig {
+    uint32_t sw, n, off; /* switch index, neighbours, offset in the id pool */
+    uint64_t hash;
+} sig;
+
+static const uint32_t *sig_pool;
+static int cmp_sig(const void *a, const void *b)
+{
+    const sig *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    if (x->n != y->n)
+        return x->n < y->n ? -1 : 1;
+    int c = memcmp(sig_pool + x->off, sig_pool + y->off, sizeof(uint32_t) * x->n);
+    if (c)
+        return c;
+    return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+/*
+ * Mark in uses[] every (in, out) port pair of every fabric switch that traffic for destination
+ * switch `dst` takes under shortest-path routing over the links that are up (what net_route
+ * builds): at switch x at distance D, from a neighbour at D + 1 to a neighbour at D − 1. Host
+ * links are left out (a host link never has a predecessor, and into a host nothing follows, so
+ * neither can be on a cycle). Returns true when some of this traffic crosses a switch that has
+ * hosts between two switch links (transit through a leaf: a valley).
+ */
+static bool mark_uses(const net *n, uint32_t dst, uint32_t *dist, uint32_t *queue,
+                      const uint8_t *has_hosts, uint8_t **uses)
+{
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        dist[i] = UINT32_MAX;
+    uint32_t qh = 0, qt = 0;
+    dist[dst] = 0;
+    queue[qt++] = dst;
+    while (qh < qt) {
+        const node *x = &n->nodes[queue[qh++]];
+        for (uint32_t p = 0; p < x->n_ports; p++) {
+            const port *pp = &x->ports[p];
+            const node *y = pp->peer->owner;
+            if (!pp->up || !fabric_switch(y) || dist[y->id] != UINT32_MAX)
+                continue;
+            dist[y->id] = dist[x->id] + 1;
+            queue[qt++] = y->id;
+        }
+    }
+    bool valley = false;
+    for (uint32_t k = 1; k < qt; k++) {
+        const node *x = &n->nodes[queue[k]];
+        uint32_t D = dist[x->id];
+        for (uint32_t in = 0; in < x->n_ports; in++) {
+            const port *ip = &x->ports[in];
+            const node *y = ip->peer->owner;
+            if (!ip->up || !fabric_switch(y) || dist[y->id] != D + 1)
+                continue;
+            for (uint32_t out = 0; out < x->n_ports; out++) {
+                const port *op = &x->ports[out];
+                const node *z = op->peer->owner;
+                if (!op->up || !fabric_switch(z) || dist[z->id] + 1 != D)
+                    continue;
+                uses[x->index][(size_t)in * x->n_ports + out] = 1;
+                valley |= has_hosts[x->index] != 0;
+            }
+        }
+    }
+    return valley;
+}
+
 /*
  * Cyclic buffer dependencies (Dally & Seitz; the PFC-deadlock condition of Hu et al., HotNets'16):
  * a graph whose vertices are directed links and whose edges join link a→s to link s→t when
@@ -72,42 +154,77 @@ static double tier_oversub(const net *n, enum switch_tier tier, const node **wor
  * deadlock only if this graph has a cycle. Up-down routing in a Clos never makes one; routing
  * loops, rings and valley paths after failures can. Returns the cycle length (0 = none) and
  * writes it into buf.
+ *
+ * Cost. Routes to every host of one switch are the same up to that switch, so destinations are
+ * switches with hosts; and twin destination switches (the same switch neighbours, as the leaves
+ * of a pod) have routes that are images of each other under the swap of the two, which changes
+ * only links into the destination (nothing follows them) and out of it (nothing precedes them)
+ * — unless some route crosses a leaf between two switch links. So one breadth-first search per
+ * class of twins (a pod, a plane) finds every dependency that can close a cycle: O(classes ×
+ * links). If a route crosses a leaf, every destination switch is searched (exact, O(leaves ×
+ * links)).
  */
 static uint32_t dependency_cycle(const net *n, char *buf, size_t len)
 {
-    /* uses[s][in * ports + out]: some destination's traffic enters s on `in`, leaves on `out` */
-    uint8_t **uses = xcalloc(n->n_nodes, sizeof(uint8_t *), "dependency matrices");
+    uint8_t **uses =
+        xcalloc(n->n_switches ? n->n_switches : 1, sizeof(uint8_t *), "dependency matrices");
+    uint8_t *has_hosts = xcalloc(n->n_switches ? n->n_switches : 1, 1, "destination switches");
     for (uint32_t i = 0; i < n->n_switches; i++) {
         const node *sw = n->switches[i];
-        uses[sw->id] = xcalloc((size_t)sw->n_ports * sw->n_ports, 1, "dependency matrix");
+        if (!fabric_switch(sw))
+            continue;
+        uses[i] = xcalloc((size_t)sw->n_ports * sw->n_ports, 1, "dependency matrix");
+        for (uint32_t p = 0; p < sw->n_ports; p++)
+            has_hosts[i] |= sw->ports[p].up && sw->ports[p].peer->owner->kind == NODE_HOST;
     }
-    for (uint32_t d = 0; d < n->n_hosts; d++)
-        for (uint32_t i = 0; i < n->n_switches; i++) {
-            const node *sw = n->switches[i];
-            if (sw->fib[d] == UINT32_MAX)
-                continue;
-            const ecmp_group *g = &n->groups[sw->fib[d]];
-            for (uint32_t in = 0; in < sw->n_ports; in++) {
-                const port *ip = &sw->ports[in];
-                const node *up = ip->peer->owner;
-                /* does traffic for d arrive on `in`? the upstream must send it this way */
-                bool arrives;
-                if (up->kind == NODE_HOST)
-                    arrives = up->index != d && ip->peer->index == net_host_egress(n, up, d);
-                else if (up->fib[d] == UINT32_MAX)
-                    arrives = false;
-                else {
-                    const ecmp_group *ug = &n->groups[up->fib[d]];
-                    arrives = false;
-                    for (uint32_t k = 0; k < ug->n && !arrives; k++)
-                        arrives = ug->member[k] == ip->peer->index;
-                }
-                if (!arrives)
-                    continue;
-                for (uint32_t k = 0; k < g->n; k++)
-                    uses[sw->id][(size_t)in * sw->n_ports + g->member[k]] = 1;
-            }
+    /* twin classes of destination switches */
+    uint32_t n_dst = 0, pool_n = 0;
+    for (uint32_t i = 0; i < n->n_switches; i++)
+        if (has_hosts[i]) {
+            n_dst++;
+            pool_n += n->switches[i]->n_ports;
         }
+    sig *sg = xmalloc(sizeof(sig) * (n_dst ? n_dst : 1), "twin classes");
+    uint32_t *ids = xmalloc(sizeof(uint32_t) * (pool_n ? pool_n : 1), "twin classes");
+    uint32_t k = 0, off = 0;
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        if (!has_hosts[i])
+            continue;
+        const node *sw = n->switches[i];
+        sig *g = &sg[k++];
+        g->sw = i;
+        g->off = off;
+        g->n = 0;
+        for (uint32_t p = 0; p < sw->n_ports; p++)
+            if (sw->ports[p].up && fabric_switch(sw->ports[p].peer->owner))
+                ids[off + g->n++] = sw->ports[p].peer->owner->id;
+        qsort(ids + off, g->n, sizeof(uint32_t), cmp_u32);
+        g->hash = 1469598103934665603ull ^ g->n;
+        for (uint32_t j = 0; j < g->n; j++)
+            g->hash = (g->hash ^ ids[off + j]) * 1099511628211ull;
+        off += g->n;
+    }
+    sig_pool = ids;
+    qsort(sg, n_dst, sizeof(sig), cmp_sig);
+    uint32_t *dist = xmalloc(sizeof(uint32_t) * n->n_nodes, "dependency distances");
+    uint32_t *queue = xmalloc(sizeof(uint32_t) * n->n_nodes, "dependency queue");
+    bool valley = false;
+    for (uint32_t i = 0; i < n_dst; i++) {
+        bool rep = i == 0 || sg[i].hash != sg[i - 1].hash || sg[i].n != sg[i - 1].n ||
+                   memcmp(ids + sg[i].off, ids + sg[i - 1].off, sizeof(uint32_t) * sg[i].n);
+        /* a switch without switch neighbours reaches nothing: no twins to share routes with */
+        if (rep || sg[i].n == 0)
+            valley |= mark_uses(n, n->switches[sg[i].sw]->id, dist, queue, has_hosts, uses);
+    }
+    if (valley) /* a route crosses a leaf: the twin argument does not hold; search them all */
+        for (uint32_t i = 0; i < n_dst; i++)
+            mark_uses(n, n->switches[sg[i].sw]->id, dist, queue, has_hosts, uses);
+    xfree(queue);
+    xfree(dist);
+    xfree(ids);
+    xfree(sg);
+    xfree(has_hosts);
+
     /* iterative DFS over ports (directed links); colour 0 white, 1 on stack, 2 done */
     uint8_t *colour = xcalloc(n->n_ports, 1, "dfs colours");
     uint32_t *stack = xmalloc(sizeof(uint32_t) * n->n_ports, "dfs stack");
@@ -125,11 +242,11 @@ static uint32_t dependency_cycle(const net *n, char *buf, size_t len)
             const port *a = n->ports[stack[depth - 1]];
             const node *s = a->peer->owner;
             bool pushed = false;
-            if (s->kind == NODE_SWITCH) {
+            if (fabric_switch(s)) {
                 uint32_t in = a->peer->index;
                 while (iter[depth - 1] < s->n_ports) {
                     uint32_t out = iter[depth - 1]++;
-                    if (!uses[s->id][(size_t)in * s->n_ports + out])
+                    if (!uses[s->index][(size_t)in * s->n_ports + out])
                         continue;
                     uint32_t b = s->ports[out].id;
                     if (colour[b] == 1) {
@@ -137,12 +254,12 @@ static uint32_t dependency_cycle(const net *n, char *buf, size_t len)
                         uint32_t from = 0;
                         while (stack[from] != b)
                             from++;
-                        size_t k = 0;
-                        for (uint32_t j = from; j <= depth && k < len; j++) {
+                        size_t kk = 0;
+                        for (uint32_t j = from; j <= depth && kk < len; j++) {
                             char name[48];
                             net_port_name(n->ports[j < depth ? stack[j] : b], name, sizeof name);
-                            k += (size_t)snprintf(buf + k, len - k, "%s%s", j > from ? " -> " : "",
-                                                  name);
+                            kk += (size_t)snprintf(buf + kk, len - kk, "%s%s",
+                                                   j > from ? " -> " : "", name);
                         }
                         found = depth - from;
                         break;
@@ -166,7 +283,7 @@ static uint32_t dependency_cycle(const net *n, char *buf, size_t len)
     xfree(iter);
     xfree(stack);
     xfree(colour);
-    for (uint32_t i = 0; i < n->n_nodes; i++)
+    for (uint32_t i = 0; i < n->n_switches; i++)
         xfree(uses[i]);
     xfree(uses);
     return found;
@@ -199,6 +316,116 @@ static uint32_t host_plane(const net *n, uint32_t h)
 {
     uint32_t p = n->sc->fabric.planes;
     return p > 1 ? h % p : 0;
+}
+
+/*
+ * Reachability from the structure, not by host pairs: with shortest-path routing over the links
+ * that are up (net_route), a NIC port reaches another exactly when their switches are connected
+ * through fabric switches (hosts and scale-up domains are not transit), when both sit in one
+ * server with a scale-up domain (NVLink), or — rail-only, PXN — when some NIC of the sender's
+ * server is connected to the destination's switch. Connected parts by union-find: O(links);
+ * pairs counted per part: O(hosts × NICs per server). Dual-plane: pairs on one plane only.
+ */
+static void check_reachability(const net *n, check_report *r)
+{
+    uint32_t P = n->sc->fabric.planes > 1 ? n->sc->fabric.planes : 1;
+    uint32_t *up = xmalloc(sizeof(uint32_t) * n->n_nodes, "reachability parts");
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        up[i] = i;
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        const port *pp = n->ports[i];
+        if (pp->up && fabric_switch(pp->owner) && fabric_switch(pp->peer->owner))
+            up[uf_find(up, pp->owner->id)] = uf_find(up, pp->peer->owner->id);
+    }
+    /* comp[h]: the part of host h's fabric switch, UINT32_MAX without one */
+    uint32_t *comp = xmalloc(sizeof(uint32_t) * (n->n_hosts ? n->n_hosts : 1), "reachability");
+    uint32_t *cnt = xcalloc((size_t)n->n_nodes * P, sizeof(uint32_t), "reachability counts");
+    uint64_t pairs = 0, bad = 0;
+    uint32_t *plane_n = xcalloc(P, sizeof(uint32_t), "reachability planes");
+    for (uint32_t h = 0; h < n->n_hosts; h++) {
+        const node *x = n->hosts[h];
+        comp[h] = UINT32_MAX;
+        if (x->net_port != UINT32_MAX && x->ports[x->net_port].up &&
+            fabric_switch(x->ports[x->net_port].peer->owner))
+            comp[h] = uf_find(up, x->ports[x->net_port].peer->owner->id);
+        if (comp[h] != UINT32_MAX)
+            cnt[(size_t)comp[h] * P + host_plane(n, h)]++;
+        plane_n[host_plane(n, h)]++;
+    }
+    for (uint32_t q = 0; q < P; q++)
+        pairs += (uint64_t)plane_n[q] * (plane_n[q] ? plane_n[q] - 1 : 0);
+    /* the hosts of each server are contiguous (topo.c) */
+    uint32_t ex_s = UINT32_MAX, ex_d = 0;
+    uint32_t C[64];
+    for (uint32_t s0 = 0; s0 < n->n_hosts;) {
+        uint32_t s1 = s0;
+        while (s1 < n->n_hosts && n->hosts[s1]->server == n->hosts[s0]->server)
+            s1++;
+        /* parts the server's traffic can leave through */
+        uint32_t nc = 0;
+        if (n->hosts_relay)
+            for (uint32_t h = s0; h < s1 && nc < 64; h++) {
+                bool seen = comp[h] == UINT32_MAX;
+                for (uint32_t j = 0; j < nc && !seen; j++)
+                    seen = C[j] == comp[h];
+                if (!seen)
+                    C[nc++] = comp[h];
+            }
+        for (uint32_t s = s0; s < s1; s++) {
+            uint32_t q = host_plane(n, s), own = comp[s];
+            const uint32_t *cs = n->hosts_relay ? C : &own;
+            uint32_t ncs = n->hosts_relay ? nc : own != UINT32_MAX;
+            uint64_t reach = 0;
+            bool self_in = false;
+            for (uint32_t j = 0; j < ncs; j++) {
+                reach += cnt[(size_t)cs[j] * P + q];
+                self_in |= cs[j] == own;
+            }
+            reach -= self_in; /* s itself */
+            bool nvl = n->hosts[s]->nvl_port != UINT32_MAX;
+            for (uint32_t d = s0; d < s1 && nvl; d++) {
+                if (d == s || host_plane(n, d) != q)
+                    continue;
+                bool in = false;
+                for (uint32_t j = 0; j < ncs && !in; j++)
+                    in = comp[d] != UINT32_MAX && cs[j] == comp[d];
+                reach += !in;
+            }
+            uint64_t all = plane_n[q] - 1;
+            uint64_t miss = all > reach ? all - reach : 0;
+            if (miss && ex_s == UINT32_MAX) {
+                ex_s = s;
+                for (uint32_t d = 0; d < n->n_hosts; d++) {
+                    if (d == s || host_plane(n, d) != q ||
+                        (nvl && n->hosts[d]->server == n->hosts[s]->server))
+                        continue;
+                    bool in = false;
+                    for (uint32_t j = 0; j < ncs && !in; j++)
+                        in = comp[d] != UINT32_MAX && cs[j] == comp[d];
+                    if (!in) {
+                        ex_d = d;
+                        break;
+                    }
+                }
+            }
+            bad += miss;
+        }
+        s0 = s1;
+    }
+    xfree(plane_n);
+    xfree(cnt);
+    xfree(comp);
+    xfree(up);
+    check_item *it = add_item(r, "reachability", bad ? CHECK_FAIL : CHECK_PASS);
+    if (it) {
+        if (bad)
+            snprintf(it->detail, sizeof it->detail,
+                     "%llu of %llu host pairs unreachable (e.g. %s -> %s)", (unsigned long long)bad,
+                     (unsigned long long)pairs, n->hosts[ex_s]->name, n->hosts[ex_d]->name);
+        else
+            snprintf(it->detail, sizeof it->detail, "all %llu host pairs routed",
+                     (unsigned long long)pairs);
+    }
 }
 
 /*
@@ -379,6 +606,17 @@ static void check_failover(const net *n, check_report *r)
                  (double)sc->nic.failover_delay_ps / (double)SIM_MS);
 }
 
+void check_add_config_db(check_report *r, const char *dir, uint32_t files, uint32_t findings)
+{
+    check_item *it = add_item(r, "config_db", findings ? CHECK_FAIL : CHECK_PASS);
+    if (it)
+        snprintf(it->detail, sizeof it->detail,
+                 findings ? "%u finding(s) in %u config_db.json file(s) of %.200s (listed below)"
+                          : "%u finding(s): the %u config_db.json file(s) of %.200s agree with "
+                            "each other and with the scenario",
+                 findings, files, dir);
+}
+
 void check_fabric(const net *n, check_report *r)
 {
     const cfg_fabric *f = &n->sc->fabric;
@@ -439,34 +677,7 @@ void check_fabric(const net *n, check_report *r)
                      ws->name, (double)sd / 1e9, (double)su / 1e9);
     }
 
-    uint64_t bad = 0, pairs = 0;
-    uint32_t ex_s = 0, ex_d = 0;
-    for (uint32_t s = 0; s < n->n_hosts; s++)
-        for (uint32_t d = 0; d < n->n_hosts; d++) {
-            /* dual-plane: a NIC reaches another port only on its own plane (the transport
-             * sends from the NIC's port on the destination's plane) */
-            if (s == d || host_plane(n, s) != host_plane(n, d))
-                continue;
-            pairs++;
-            if (!net_reaches(n, s, d)) {
-                if (!bad) {
-                    ex_s = s;
-                    ex_d = d;
-                }
-                bad++;
-            }
-        }
-    it = add_item(r, "reachability", bad ? CHECK_FAIL : CHECK_PASS);
-    if (it) {
-        if (bad)
-            snprintf(it->detail, sizeof it->detail,
-                     "%llu of %llu host pairs unreachable (e.g. %s -> %s)",
-                     (unsigned long long)bad, (unsigned long long)pairs, n->hosts[ex_s]->name,
-                     n->hosts[ex_d]->name);
-        else
-            snprintf(it->detail, sizeof it->detail, "all %llu host pairs routed",
-                     (unsigned long long)pairs);
-    }
+    check_reachability(n, r);
     check_planes(n, r);
     check_mtu(n, r);
     check_pfc(n, r);

@@ -45,9 +45,14 @@ typedef struct check_report {
     bool passed;                                            /* no item failed */
 } check_report;
 
-/* Fill *out from the built network n (borrowed). Never fails. */
+/* Fill *out from the built network n (borrowed; routed or not: net_build_topology is enough).
+ * Never fails. Near-linear in links: reachability and cyclic dependencies come from the
+ * structure (check.c), not from host pairs. */
 void check_fabric(const net *n, check_report *out);
 
 const char *check_status_name(enum check_status s);
+/* The `config_db` item of `check --config-db DIR`: pass with no findings, else fail (the
+ * findings themselves are in the cdb_report, configdb.h). */
+void check_add_config_db(check_report *r, const char *dir, uint32_t files, uint32_t findings);
 
 #endif
