@@ -20,10 +20,10 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
 CMAKE ?= cmake
 
-DEB_PACKAGES := cmake gcc make pkg-config libyaml-dev
+DEB_PACKAGES := cmake gcc make pkg-config libyaml-dev libsqlite3-dev
 FUZZ_PACKAGES := clang
 # The exporters' real consumers (tests/test_exporters.sh): promtool, tshark, headless chromium.
-TEST_PACKAGES := prometheus tshark chromium python3
+TEST_PACKAGES := prometheus tshark chromium python3 sqlite3
 
 .PHONY: all build run test bench fuzz fuzz-run deps deps-test deps-fuzz clean
 

@@ -14,5 +14,7 @@ int cmd_perf(int argc, char **argv);
 void cmd_perf_help(void);
 int cmd_report(int argc, char **argv);
 void cmd_report_help(void);
+int cmd_sweep(int argc, char **argv);
+void cmd_sweep_help(void);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * main.c — `wirerate COMMAND ...`: dispatch, --help, --version.
  *
- * `run`, `check`, `perf` and `report` are built. The other commands of spec/scenario.md (plan,
- * sweep) are recognised and answer honestly that they are not available yet (exit 2, a usage error),
+ * `run`, `check`, `perf`, `sweep` and `report` are built. The other command of spec/scenario.md
+ * (plan) is recognised and answers honestly that it is not available yet (exit 2, a usage error),
  * rather than being unknown or printing placeholder results a script might trust.
  */
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "diag.h"
 
-static const char *const planned[] = {"plan", "sweep"};
+static const char *const planned[] = {"plan"};
 
 static void usage(FILE *f)
 {
@@ -23,7 +23,8 @@ static void usage(FILE *f)
           "       wirerate check SCENARIO.yaml [--json] [--set KEY=VALUE]...\n"
           "       wirerate perf OP [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [--fabric S.yaml]"
           " [--ranks N]\n"
-          "       wirerate report DIR\n"
+          "       wirerate sweep SWEEP.yaml [-j N] [-o results.db] [--retry-failed] [--quiet]\n"
+          "       wirerate report DIR | results.db\n"
           "       wirerate --version | --help | COMMAND --help\n"
           "\n"
           "commands:\n"
@@ -31,11 +32,14 @@ static void usage(FILE *f)
           "  check    build the fabric and check its design (counts, oversubscription,\n"
           "           non-blocking, reachability); exit 5 if a check fails\n"
           "  perf     nccl-tests for a simulated fabric: the same table, simulated\n"
-          "  report   HTML report (DIR/report.html) of a run's output folder\n"
+          "  sweep    a grid of runs (axes x seeds) in parallel processes (or MPI ranks),\n"
+          "           results in one SQLite database; resumes where a killed sweep stopped\n"
+          "  report   HTML report (DIR/report.html) of a run's output folder, or a page\n"
+          "           comparing the runs of a results database\n"
           "\n"
           "planned, not available yet in this version:\n"
           "  plan     build sheet: bill of materials, addressing, switch configs\n"
-          "  sweep    a grid of runs in parallel\n"
+
           "\n"
           "exit codes: 0 ok, 1 run failed, 2 usage error, 3 invalid scenario, 4 I/O error,\n"
           "            5 a check failed (check)\n"
@@ -59,6 +63,10 @@ int main(int argc, char **argv)
             cmd_report_help();
             return ERR_OK;
         }
+        if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "sweep") == 0) {
+            cmd_sweep_help();
+            return ERR_OK;
+        }
         if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "check") == 0) {
             cmd_check_help();
             return ERR_OK;
@@ -76,6 +84,8 @@ int main(int argc, char **argv)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "perf") == 0)
         return cmd_perf(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return cmd_sweep(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return cmd_report(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++) {
