@@ -351,7 +351,8 @@ static int parse_root(sweep_def *s, err *e)
     s->base = resolve_base(s, v->str);
     FILE *fp = fopen(s->base, "rb");
     if (!fp)
-        return fail_at(s, e, v, "base: cannot open the scenario \"%s\": %s", s->base,
+        return fail_at(s, e, v, "base: cannot open the scenario \"%s\"%s: %s", v->str,
+                       strcmp(v->str, s->base) ? " (relative to the sweep file's folder)" : "",
                        strerror(errno));
     fclose(fp);
 
@@ -439,6 +440,35 @@ char *sweep_describe(const sweep_def *s, uint32_t id, char *buf, size_t len)
     return buf;
 }
 
+/* An error found at an override ("--set:INDEX:COL", config/tree.h) points at what the user wrote
+ * in the sweep file instead: the axis key, the axis value of this run, or its seed. Any other
+ * invalid-input error names the run (its position is in the base scenario). */
+static void locate(const sweep_def *s, uint32_t id, err *e)
+{
+    uint32_t idx[s->n_axes + 1], si;
+    sweep_point(s, id, idx, &si);
+    uint32_t k = s->n_axes + (s->n_seeds ? 1 : 0);
+    if (strcmp(e->file, "--set") == 0 && e->line >= 1 && (uint32_t)e->line <= k) {
+        uint32_t i = (uint32_t)e->line - 1;
+        const cfg_node *at;
+        if (i < s->n_axes)
+            at = (size_t)e->col <= strlen(s->axes[i].key) ? s->axes[i].key_node
+                                                          : s->axes[i].value_node[idx[i]];
+        else
+            at = s->seed_node[si];
+        snprintf(e->file, sizeof e->file, "%s", s->file);
+        e->line = at->line;
+        e->col = at->col;
+        return;
+    }
+    if (e->code == ERR_INVALID) {
+        char d[200];
+        size_t l = strlen(e->msg);
+        snprintf(e->msg + l, sizeof e->msg - l, " (sweep run %" PRIu32 ": %s)", id,
+                 sweep_describe(s, id, d, sizeof d));
+    }
+}
+
 int sweep_load_run(const sweep_def *s, uint32_t id, scenario *sc, err *e)
 {
     uint32_t n = s->n_axes + 1;
@@ -458,28 +488,8 @@ int sweep_load_run(const sweep_def *s, uint32_t id, scenario *sc, err *e)
         k++;
     }
     int rc = config_load(sc, s->base, ov, (int)k, e);
-    if (!rc)
-        return ERR_OK;
-    if (strcmp(e->file, "--set") == 0 && e->line >= 1 && (uint32_t)e->line <= k) {
-        /* an override: point at what the user wrote in the sweep file */
-        uint32_t i = (uint32_t)e->line - 1;
-        const cfg_node *at;
-        if (i < s->n_axes)
-            at = (size_t)e->col <= strlen(s->axes[i].key) ? s->axes[i].key_node
-                                                          : s->axes[i].value_node[idx[i]];
-        else
-            at = s->seed_node[si];
-        snprintf(e->file, sizeof e->file, "%s", s->file);
-        e->line = at->line;
-        e->col = at->col;
-        return rc;
-    }
-    if (rc == ERR_INVALID) {
-        char d[200];
-        size_t l = strlen(e->msg);
-        snprintf(e->msg + l, sizeof e->msg - l, " (sweep run %" PRIu32 ": %s)", id,
-                 sweep_describe(s, id, d, sizeof d));
-    }
+    if (rc)
+        locate(s, id, e);
     return rc;
 }
 
@@ -563,6 +573,9 @@ int sweep_execute(const sweep_def *s, uint32_t id, rdb_rows *rows)
     sc.output_formats = OUT_SQLITE;
     run *r = run_new(&sc, &e);
     if (!r) {
+        if (!e.code)
+            e.code = ERR_INVALID;
+        locate(s, id, &e);
         if (e.line > 0)
             snprintf(msg, sizeof msg, "%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
         else
