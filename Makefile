@@ -22,8 +22,10 @@ CMAKE ?= cmake
 
 DEB_PACKAGES := cmake gcc make pkg-config libyaml-dev libsqlite3-dev
 FUZZ_PACKAGES := clang
-# The exporters' real consumers (tests/test_exporters.sh): promtool, tshark, headless chromium.
-TEST_PACKAGES := prometheus tshark chromium python3 sqlite3
+# The exporters' real consumers (tests/test_exporters.sh): promtool, tshark, headless chromium;
+# the sqlite3 shell (tests/test_sweep_cli.sh reads results databases with it and python3); Open
+# MPI, optional for a build but installed for tests so CI runs a 2-rank `mpirun wirerate sweep`.
+TEST_PACKAGES := prometheus tshark chromium python3 sqlite3 libopenmpi-dev openmpi-bin
 
 .PHONY: all build run test bench fuzz fuzz-run deps deps-test deps-fuzz clean
 
