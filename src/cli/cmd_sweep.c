@@ -162,13 +162,7 @@ typedef struct sweep_ctx {
 static int work(void *user, uint32_t id, int fd)
 {
     sweep_ctx *c = user;
-    rdb_rows rows;
-    rdb_rows_init(&rows);
-    int rc = sweep_execute(c->s, id, &rows);
-    if (!rc && pool_write_all(fd, rows.buf, rows.len) != 0)
-        rc = ERR_IO;
-    rdb_rows_free(&rows);
-    return rc;
+    return sweep_work(c->s, id, fd);
 }
 
 static bool next(void *user, uint32_t *id)
@@ -182,67 +176,14 @@ static bool next(void *user, uint32_t *id)
     return true;
 }
 
-/* The worker's stderr, trimmed to its last lines, after the cause. */
-static void failure_text(char *buf, size_t len, const char *cause, const char *tail)
-{
-    while (*tail == '\n' || *tail == ' ')
-        tail++;
-    size_t tl = strlen(tail);
-    while (tl && (tail[tl - 1] == '\n' || tail[tl - 1] == ' '))
-        tl--;
-    if (tl > 1500) {
-        tail += tl - 1500;
-        tl = 1500;
-    }
-    if (tl)
-        snprintf(buf, len, "%s; its stderr ended with:\n%.*s", cause, (int)tl, tail);
-    else
-        snprintf(buf, len, "%s", cause);
-}
-
-static int record(sweep_ctx *c, uint32_t id, const rdb_rows *rows, err *e)
-{
-    rdb_value vals[c->s->n_axes ? c->s->n_axes : 1];
-    sweep_values(c->s, id, vals);
-    return rdb_insert(c->db, id, vals, c->s->run_seed[id], rows, e);
-}
-
-static int sweep_record_outcome(sweep_ctx *c, const pool_outcome *o, err *e)
-{
-    rdb_rows rows;
-    rdb_rows_init(&rows);
-    int rc = ERR_RUN;
-    if (o->ok && o->len) {
-        rdb_rows_set(&rows, o->bytes, o->len);
-        err e2;
-        err_clear(&e2);
-        rc = record(c, o->task, &rows, &e2);
-        if (rc && rc != ERR_RUN) { /* the database itself failed: stop */
-            *e = e2;
-            rdb_rows_free(&rows);
-            return rc;
-        }
-    }
-    if (rc) {
-        char cause[200], text[2048];
-        if (o->ok)
-            snprintf(cause, sizeof cause, "the worker process returned no valid results");
-        else
-            pool_describe(o, cause, sizeof cause);
-        failure_text(text, sizeof text, cause, o->stderr_tail ? o->stderr_tail : "");
-        rows.len = 0;
-        rdb_rows_failure(&rows, RDB_FAILED, text, o->wall_s);
-        rc = record(c, o->task, &rows, e);
-        c->failed_now++;
-    }
-    rdb_rows_free(&rows);
-    c->finished++;
-    return rc;
-}
-
 static int done(void *user, const pool_outcome *o, err *e)
 {
-    return sweep_record_outcome(user, o, e);
+    sweep_ctx *c = user;
+    bool failed = false;
+    int rc = sweep_store(c->s, c->db, o, &failed, e);
+    c->finished++;
+    c->failed_now += failed;
+    return rc;
 }
 
 static void fmt_secs(char *buf, size_t len, double s)

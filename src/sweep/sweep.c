@@ -22,6 +22,7 @@
 
 #include "../core/alloc.h"
 #include "../workload/run.h"
+#include "pool.h"
 
 #define MAX_SWEEP_BYTES (4u << 20)
 
@@ -598,4 +599,76 @@ int sweep_execute(const sweep_def *s, uint32_t id, rdb_rows *rows)
     run_free(r);
     scenario_free(&sc);
     return ERR_OK;
+}
+
+int sweep_work(const sweep_def *s, uint32_t id, int fd)
+{
+    rdb_rows rows;
+    rdb_rows_init(&rows);
+    int rc = sweep_execute(s, id, &rows);
+    if (!rc && pool_write_all(fd, rows.buf, rows.len) != 0)
+        rc = ERR_IO;
+    rdb_rows_free(&rows);
+    return rc;
+}
+
+/* The worker's stderr, trimmed to its last lines, after the cause. */
+static void failure_text(char *buf, size_t len, const char *cause, const char *tail)
+{
+    while (*tail == '\n' || *tail == ' ')
+        tail++;
+    size_t tl = strlen(tail);
+    while (tl && (tail[tl - 1] == '\n' || tail[tl - 1] == ' '))
+        tl--;
+    if (tl > 1500) {
+        tail += tl - 1500;
+        tl = 1500;
+    }
+    if (tl)
+        snprintf(buf, len, "%s; its stderr ended with:\n%.*s", cause, (int)tl, tail);
+    else
+        snprintf(buf, len, "%s", cause);
+}
+
+static int insert(const sweep_def *s, rdb *db, uint32_t id, const rdb_rows *rows, err *e)
+{
+    rdb_value vals[s->n_axes ? s->n_axes : 1];
+    sweep_values(s, id, vals);
+    return rdb_insert(db, id, vals, s->run_seed[id], rows, e);
+}
+
+int sweep_store(const sweep_def *s, rdb *db, const pool_outcome *o, bool *failed, err *e)
+{
+    rdb_rows rows;
+    rdb_rows_init(&rows);
+    int rc = ERR_RUN;
+    *failed = false;
+    if (o->task >= s->n_runs)
+        return err_set(e, ERR_RUN, s->file, 0, 0, "a worker reported run %u of %u", o->task,
+                       s->n_runs);
+    if (o->ok && o->len) {
+        rdb_rows_set(&rows, o->bytes, o->len);
+        err e2;
+        err_clear(&e2);
+        rc = insert(s, db, o->task, &rows, &e2);
+        if (rc && rc != ERR_RUN) { /* the database itself failed */
+            *e = e2;
+            rdb_rows_free(&rows);
+            return rc;
+        }
+    }
+    if (rc) {
+        char cause[200], text[2048];
+        if (o->ok)
+            snprintf(cause, sizeof cause, "the worker process returned no valid results");
+        else
+            pool_describe(o, cause, sizeof cause);
+        failure_text(text, sizeof text, cause, o->stderr_tail ? o->stderr_tail : "");
+        rows.len = 0;
+        rdb_rows_failure(&rows, RDB_FAILED, text, o->wall_s);
+        rc = insert(s, db, o->task, &rows, e);
+        *failed = true;
+    }
+    rdb_rows_free(&rows);
+    return rc;
 }

@@ -94,6 +94,16 @@ void sweep_values(const sweep_def *s, uint32_t id, rdb_value *out);
  */
 int sweep_execute(const sweep_def *s, uint32_t id, rdb_rows *rows);
 
+/* A worker process's task (pool_work_fn body): sweep_execute run `id` and write its rows to fd.
+ * Returns the process exit status (0 = complete rows written). */
+int sweep_work(const sweep_def *s, uint32_t id, int fd);
+
+/* Store a finished task in the database: its rows when the worker exited 0 with valid rows, else
+ * a `failed` row naming the exit status or signal and the end of the worker's stderr (*failed
+ * set). ERR_OK, or the database's error (ERR_IO), which should stop the sweep. */
+struct pool_outcome;
+int sweep_store(const sweep_def *s, rdb *db, const struct pool_outcome *o, bool *failed, err *e);
+
 /* The database description of this sweep (pointers into s and `keys`/`nvals`, n_axes each). */
 void sweep_desc(const sweep_def *s, rdb_desc *d, const char **keys, uint32_t *nvals);
 
