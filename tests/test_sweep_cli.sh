@@ -181,6 +181,31 @@ check "no sweep file: exit 2" "[ $? = 2 ]"
 "$W" sweep lb-cc.yaml -j 0 > /dev/null 2>&1
 check "-j 0: exit 2" "[ $? = 2 ]"
 
+echo "== wirerate report results.db"
+"$W" report full.db > rep.out 2> rep.err
+check "report full.db exits 0 and writes full.html" "[ $? = 0 ] && [ -s full.html ] && head -1 rep.out | grep -q 'full.html$'"
+# the best configuration, computed independently with SQL: lowest mean JCT over the seeds
+best=$(sqlite3 full.db "SELECT 'loadbalance.mode=' || \"loadbalance.mode\" || ', workload.0.size=' || \"workload.0.size\" FROM runs GROUP BY 1 ORDER BY avg(jct_ps) LIMIT 1")
+check "the page names the best configuration by mean JCT ($best)" \
+    "grep -o '<p id=\"best-jct\">[^<]*<b>[^<]*</b>: [^<]*' full.html | grep -qF \"$best —\""
+check "the CLI names it too" "grep -qF \"best configuration by mean JCT: $best\" rep.out"
+check "a chart per axis and figure (JCT, p99 FCT; no busbw without collectives)" \
+    "grep -q 'id=\"chart-0-jct\"' full.html && grep -q 'id=\"chart-1-p99\"' full.html && ! grep -q 'chart-0-busbw' full.html"
+mean=$(sqlite3 full.db "SELECT CAST(round(avg(jct_ps)) AS INTEGER) FROM runs WHERE \"loadbalance.mode\" = 'spray'")
+check "per axis value: the mean JCT of spray over sizes and seeds ($mean ps)" \
+    "python3 -c \"import sys; v=$mean/1e6; sys.exit(0 if ('%.3f us' % v) in open('full.html').read() else 1)\""
+check "every configuration ranked (6 rows)" "[ \$(grep -c '<td>[0-9] / [0-9]</td>' full.html) = 6 ]"
+"$W" report hosts.db -o hosts-page.html > /dev/null 2>&1
+check "report -o PAGE; the invalid run is listed with its error" \
+    "grep -q 'id=\"problems\"' hosts-page.html && grep -q 'host 16 does not exist' hosts-page.html"
+sqlite3 other.sqlite 'CREATE TABLE t (x)'
+"$W" report other.sqlite > /dev/null 2> rep2.err
+check "a database wirerate did not write: exit 3" "[ $? = 3 ] && grep -q 'not a wirerate results database' rep2.err"
+check "  and no page" "[ ! -e other.html ]"
+echo "not sqlite" > notdb.db
+"$W" report notdb.db > /dev/null 2>&1
+check "a file that is not a database: exit 3" "[ $? = 3 ]"
+
 echo "== MPI"
 if command -v mpirun > /dev/null && ldd "$W" 2> /dev/null | grep -q libmpi; then
     root=
