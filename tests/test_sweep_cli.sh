@@ -11,8 +11,9 @@
 #      --retry-failed runs the failed one again;
 #   4. a database of another sweep is refused (exit 4); bad sweep files exit 3 with a caret and
 #      create no database;
-#   5. when the binary has MPI and mpirun exists: `mpirun -np 2 wirerate sweep` gives the same
-#      database content as the pool.
+#   5. `wirerate report results.db`: the best configuration (checked against SQL), charts per
+#      axis and figure, the configurations ranked, failed runs listed; other files refused.
+# (MPI: test_sweep_mpi.sh.)
 # $1 = wirerate binary, $2 = source dir.
 set -u
 W=$1
@@ -205,22 +206,6 @@ check "  and no page" "[ ! -e other.html ]"
 echo "not sqlite" > notdb.db
 "$W" report notdb.db > /dev/null 2>&1
 check "a file that is not a database: exit 3" "[ $? = 3 ]"
-
-echo "== MPI"
-if command -v mpirun > /dev/null && ldd "$W" 2> /dev/null | grep -q libmpi; then
-    root=
-    [ "$(id -u)" = 0 ] && root=--allow-run-as-root
-    # ASan's leak check would report Open MPI's own allocations at exit
-    ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun $root -np 2 "$W" sweep lb-cc.yaml -j 2 -o mpi.db -q > mpi.out 2> mpi.err
-    rc=$?
-    check "mpirun -np 2 wirerate sweep exits 0 ($rc)" "[ $rc = 0 ]"
-    [ $rc = 0 ] || cat mpi.err
-    dump mpi.db > mpi.dump
-    check "the MPI sweep's database equals the pool's" "cmp -s full.dump mpi.dump"
-else
-    echo "skip: this build has no MPI, or mpirun is missing"
-fi
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

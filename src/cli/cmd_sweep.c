@@ -257,6 +257,13 @@ int cmd_sweep(int argc, char **argv)
 
     int mpi_rank = 0, mpi_size = 1;
     bool mpi = sweep_mpi_init(&argc, &argv, &mpi_rank, &mpi_size);
+    if (!mpi && !sweep_mpi_available() && sweep_mpi_launched()) {
+        /* every rank would run the whole sweep into the same database */
+        diag_msg(stderr, "sweep: started by an MPI launcher, but this wirerate was built without "
+                         "MPI; rebuild with Open MPI (sudo apt-get install libopenmpi-dev) or run "
+                         "'wirerate sweep -j N' without mpirun");
+        return ERR_USAGE;
+    }
 
     err e;
     err_clear(&e);

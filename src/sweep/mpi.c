@@ -18,6 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The launchers' environment: Open MPI's mpirun, MPICH/Hydra (PMI), Slurm srun with PMIx. */
+bool sweep_mpi_launched(void)
+{
+    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!v)
+        v = getenv("PMI_SIZE");
+    if (!v && getenv("PMIX_RANK")) /* PMIx (Slurm srun --mpi=pmix): the job's task count */
+        v = getenv("SLURM_NTASKS") ? getenv("SLURM_NTASKS") : "2";
+    return v && atoi(v) > 1;
+}
+
 #ifdef WR_HAVE_MPI
 
 #include <mpi.h>
@@ -32,21 +43,12 @@ bool sweep_mpi_available(void)
     return true;
 }
 
-static bool launched_by_mpi(void)
-{
-    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
-    if (!v)
-        v = getenv("PMI_SIZE");
-    if (!v)
-        v = getenv("PMIX_RANK") ? "2" : NULL; /* PMIx (Slurm srun --mpi=pmix): size below */
-    return v && atoi(v) > 1;
-}
 
 bool sweep_mpi_init(int *argc, char ***argv, int *rank, int *size)
 {
     *rank = 0;
     *size = 1;
-    if (!launched_by_mpi())
+    if (!sweep_mpi_launched())
         return false;
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);

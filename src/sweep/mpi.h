@@ -31,8 +31,11 @@
 /* True when built with MPI. */
 bool sweep_mpi_available(void);
 
+/* Launched by an MPI launcher with more than one rank (its environment variables)? */
+bool sweep_mpi_launched(void);
 /* Initialise MPI when launched by mpirun with more than one rank: true with *rank and *size.
- * False otherwise (rank 0, size 1). */
+ * False otherwise (rank 0, size 1) — also in a build without MPI, where the caller should
+ * refuse to run when sweep_mpi_launched() (every rank would run the whole sweep). */
 bool sweep_mpi_init(int *argc, char ***argv, int *rank, int *size);
 /* All ranks: agree on the definition hash. ERR_OK, or ERR_INVALID with *e on rank 0 naming the
  * first rank whose sweep differs. */
