@@ -57,8 +57,7 @@ static void bad_case(const char *name)
         snprintf(got, sizeof got, "(loaded without error)");
     } else {
         const char *b = strrchr(e.file, '/');
-        snprintf(got, sizeof got, "%s:%d:%d: error: %s", b ? b + 1 : e.file, e.line, e.col,
-                 e.msg);
+        snprintf(got, sizeof got, "%s:%d:%d: error: %s", b ? b + 1 : e.file, e.line, e.col, e.msg);
     }
     if (getenv("WR_UPDATE_BAD")) {
         FILE *f = fopen(errf, "w");
@@ -139,9 +138,12 @@ static void test_numbering(void)
     CHECK(sweep_validate(&s, &e) == ERR_OK);
     CHECK_EQ_U64(s.n_runs, 12);
     char d[256];
-    CHECK_STR(sweep_describe(&s, 0, d, sizeof d), "loadbalance.mode=ecmp, workload.0.size=1KB, seed=7");
-    CHECK_STR(sweep_describe(&s, 1, d, sizeof d), "loadbalance.mode=ecmp, workload.0.size=1KB, seed=9");
-    CHECK_STR(sweep_describe(&s, 2, d, sizeof d), "loadbalance.mode=ecmp, workload.0.size=2KB, seed=7");
+    CHECK_STR(sweep_describe(&s, 0, d, sizeof d),
+              "loadbalance.mode=ecmp, workload.0.size=1KB, seed=7");
+    CHECK_STR(sweep_describe(&s, 1, d, sizeof d),
+              "loadbalance.mode=ecmp, workload.0.size=1KB, seed=9");
+    CHECK_STR(sweep_describe(&s, 2, d, sizeof d),
+              "loadbalance.mode=ecmp, workload.0.size=2KB, seed=7");
     CHECK_STR(sweep_describe(&s, 11, d, sizeof d),
               "loadbalance.mode=spray, workload.0.size=3KB, seed=9");
     CHECK_EQ_U64(s.run_seed[11], 9);
@@ -170,8 +172,10 @@ static void test_numbering(void)
                          "seeds: 3\n");
     CHECK(sweep_load(&s, p, &e) == ERR_OK && sweep_validate(&s, &e) == ERR_OK);
     CHECK_EQ_U64(s.n_runs, 6);
-    CHECK_STR(sweep_describe(&s, 2, d, sizeof d), "loadbalance.mode=ecmp, workload.0.size=1KB, seed=3");
-    CHECK_STR(sweep_describe(&s, 3, d, sizeof d), "loadbalance.mode=spray, workload.0.size=2KB, seed=1");
+    CHECK_STR(sweep_describe(&s, 2, d, sizeof d),
+              "loadbalance.mode=ecmp, workload.0.size=1KB, seed=3");
+    CHECK_STR(sweep_describe(&s, 3, d, sizeof d),
+              "loadbalance.mode=spray, workload.0.size=2KB, seed=1");
     sweep_free(&s);
 
     /* no seeds: the base scenario's seed; no axes: one run */
@@ -209,11 +213,12 @@ static int64_t q_i64(sqlite3 *db, const char *sql)
 static void test_rows(void)
 {
     /* a real run: 8 hosts, a permutation, and an incast job beside it */
-    const char *yaml = "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 4, leaf_radix: 8}\n"
-                       "workload:\n"
-                       "  - {name: perm, kind: traffic, pattern: permutation, size: 200KB}\n"
-                       "  - {name: inc, kind: traffic, pattern: incast, size: 100KB, hosts: \"0-4\"}\n"
-                       "  - {name: ar, kind: collective, size: 1MB, ranks: \"0-3\", iterations: 2}\n";
+    const char *yaml =
+        "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 4, leaf_radix: 8}\n"
+        "workload:\n"
+        "  - {name: perm, kind: traffic, pattern: permutation, size: 200KB}\n"
+        "  - {name: inc, kind: traffic, pattern: incast, size: 100KB, hosts: \"0-4\"}\n"
+        "  - {name: ar, kind: collective, size: 1MB, ranks: \"0-3\", iterations: 2}\n";
     scenario sc;
     run *r = tl_start(&sc, "rows.yaml", yaml, NULL, 0);
     CHECK(r != NULL);
@@ -232,8 +237,14 @@ static void test_rows(void)
     unlink(path);
     const char *keys[1] = {"loadbalance.mode"};
     uint32_t nv[1] = {2};
-    rdb_desc d = {.kind = "sweep", .source = "s.yaml", .base = "b.yaml", .mode = "grid",
-                  .definition_hash = 42, .runs_total = 3, .n_axes = 1, .axis_keys = keys,
+    rdb_desc d = {.kind = "sweep",
+                  .source = "s.yaml",
+                  .base = "b.yaml",
+                  .mode = "grid",
+                  .definition_hash = 42,
+                  .runs_total = 3,
+                  .n_axes = 1,
+                  .axis_keys = keys,
                   .axis_n_values = nv};
     err e;
     err_clear(&e);
@@ -265,8 +276,12 @@ static void test_rows(void)
     CHECK(sqlite3_open_v2(path, &q, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
     CHECK_EQ_U64(q_i64(q, "SELECT count(*) FROM runs"), 2);
     CHECK_EQ_U64(q_i64(q, "SELECT seed FROM runs WHERE run_id = 2"), 5);
-    CHECK_EQ_U64(q_i64(q, "SELECT count(*) FROM runs WHERE run_id = 2 AND \"loadbalance.mode\" = 'ecmp'"), 1);
-    CHECK_EQ_U64(q_i64(q, "SELECT count(*) FROM runs WHERE status = 'invalid' AND error = 's.yaml:3:4: nope' AND jct_ps IS NULL"), 1);
+    CHECK_EQ_U64(
+        q_i64(q, "SELECT count(*) FROM runs WHERE run_id = 2 AND \"loadbalance.mode\" = 'ecmp'"),
+        1);
+    CHECK_EQ_U64(q_i64(q, "SELECT count(*) FROM runs WHERE status = 'invalid' AND error = "
+                          "'s.yaml:3:4: nope' AND jct_ps IS NULL"),
+                 1);
     CHECK_EQ_U64(q_i64(q, "SELECT jobs FROM runs WHERE run_id = 2"), st->n_jobs);
     uint64_t jct = 0;
     for (uint32_t j = 0; j < st->n_jobs; j++) {
@@ -274,15 +289,20 @@ static void test_rows(void)
         jct = st->jobs[j].jct_ps > jct ? st->jobs[j].jct_ps : jct;
     }
     CHECK_EQ_U64(q_i64(q, "SELECT jct_ps FROM runs WHERE run_id = 2"), jct);
-    CHECK_EQ_U64(q_i64(q, "SELECT jct_ps FROM jobs WHERE run_id = 2 AND job = 1"), st->jobs[1].jct_ps);
+    CHECK_EQ_U64(q_i64(q, "SELECT jct_ps FROM jobs WHERE run_id = 2 AND job = 1"),
+                 st->jobs[1].jct_ps);
     CHECK_EQ_U64(q_i64(q, "SELECT flows FROM runs WHERE run_id = 2"), st->n_flows);
     /* percentiles computed again from the flows agree with the run's own */
-    CHECK_EQ_U64(q_i64(q, "SELECT fct_p50_ps FROM flows WHERE run_id = 2 AND job = -1"), st->fct_p50_ps);
-    CHECK_EQ_U64(q_i64(q, "SELECT fct_p99_ps FROM flows WHERE run_id = 2 AND job = -1"), st->fct_p99_ps);
-    CHECK_EQ_U64(q_i64(q, "SELECT fct_max_ps FROM flows WHERE run_id = 2 AND job = -1"), st->fct_max_ps);
+    CHECK_EQ_U64(q_i64(q, "SELECT fct_p50_ps FROM flows WHERE run_id = 2 AND job = -1"),
+                 st->fct_p50_ps);
+    CHECK_EQ_U64(q_i64(q, "SELECT fct_p99_ps FROM flows WHERE run_id = 2 AND job = -1"),
+                 st->fct_p99_ps);
+    CHECK_EQ_U64(q_i64(q, "SELECT fct_max_ps FROM flows WHERE run_id = 2 AND job = -1"),
+                 st->fct_max_ps);
     CHECK_EQ_U64(q_i64(q, "SELECT fct_p99_ps FROM runs WHERE run_id = 2"), st->fct_p99_ps);
     /* per job: the counts add up to the whole */
-    CHECK_EQ_U64(q_i64(q, "SELECT sum(count) FROM flows WHERE run_id = 2 AND job >= 0"), st->n_flows);
+    CHECK_EQ_U64(q_i64(q, "SELECT sum(count) FROM flows WHERE run_id = 2 AND job >= 0"),
+                 st->n_flows);
     CHECK_EQ_U64(q_i64(q, "SELECT count FROM flows WHERE run_id = 2 AND job = 1"), 4); /* incast */
     /* ports: every port, and the counters sum to the fabric's */
     CHECK_EQ_U64(q_i64(q, "SELECT count(*) FROM ports WHERE run_id = 2"), st->n_ports);
@@ -296,7 +316,8 @@ static void test_rows(void)
     CHECK_EQ_U64(q_i64(q, "SELECT busbw_GBps = (SELECT busbw_GBps FROM jobs WHERE run_id = 2 AND "
                           "job = 2) FROM runs WHERE run_id = 2"),
                  1); /* the only collective job */
-    CHECK_EQ_U64(q_i64(q, "SELECT delivered_bytes FROM runs WHERE run_id = 2"), st->delivered_bytes);
+    CHECK_EQ_U64(q_i64(q, "SELECT delivered_bytes FROM runs WHERE run_id = 2"),
+                 st->delivered_bytes);
     sqlite3_close(q);
     unlink(path);
     rdb_rows_free(&rows);

@@ -135,8 +135,10 @@ int cmd_report(int argc, char **argv)
     struct stat sb;
     if (stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)) {
         if (!compare_is_database(dir)) {
-            diag_msg(stderr, "%s: error: not a run's output folder nor a results database "
-                             "(an SQLite file)", dir);
+            diag_msg(stderr,
+                     "%s: error: not a run's output folder nor a results database "
+                     "(an SQLite file)",
+                     dir);
             return ERR_INVALID;
         }
         return report_database(dir, page);

@@ -429,8 +429,8 @@ static void warn_capture(const scenario *sc, const telemetry *tel)
 
 static bool wants_files(uint32_t formats)
 {
-    return (formats & (OUT_JSON | OUT_CSV | OUT_PROM | OUT_TRACE | OUT_PCAP | OUT_HTML |
-                       OUT_SQLITE)) != 0;
+    return (formats &
+            (OUT_JSON | OUT_CSV | OUT_PROM | OUT_TRACE | OUT_PCAP | OUT_HTML | OUT_SQLITE)) != 0;
 }
 
 int cmd_run(int argc, char **argv)

@@ -151,8 +151,8 @@ static void install_signals(void)
 typedef struct sweep_ctx {
     sweep_def *s;
     rdb *db;
-    bool *done;        /* per run: in the database */
-    uint32_t next_id;  /* scan position for the next pending run */
+    bool *done;       /* per run: in the database */
+    uint32_t next_id; /* scan position for the next pending run */
     uint32_t pending, finished, failed_now;
     progress prog;
     bool show;
@@ -217,8 +217,9 @@ static void tick(void *user)
     char failed[32] = "";
     if (c->failed_now)
         snprintf(failed, sizeof failed, ", %u failed", c->failed_now);
-    int n = fprintf(stderr, "\r[%s] %u/%u runs%s | %s%s", bar, c->finished, c->pending, failed,
-                    els, eta) - 1;
+    int n = fprintf(stderr, "\r[%s] %u/%u runs%s | %s%s", bar, c->finished, c->pending, failed, els,
+                    eta) -
+            1;
     for (int i = n; i < c->prog.width; i++)
         fputc(' ', stderr);
     if (n > c->prog.width)
@@ -327,7 +328,8 @@ int cmd_sweep(int argc, char **argv)
     if (mpi) {
         rc = sweep_mpi_coordinator(&s, c.done, done, &c, tick, &stop_sig, &e);
     } else {
-        pool_spec ps = {.workers = o.jobs < (int)c.pending ? o.jobs : (int)(c.pending ? c.pending : 1),
+        pool_spec ps = {.workers =
+                            o.jobs < (int)c.pending ? o.jobs : (int)(c.pending ? c.pending : 1),
                         .work = work,
                         .next = next,
                         .done = done,

@@ -35,7 +35,7 @@ typedef struct crun {
     uint32_t id;
     bool ok;
     char *status, *error;
-    uint32_t *vi; /* value index per axis */
+    uint32_t *vi;  /* value index per axis */
     double m[M_N]; /* NAN when NULL */
 } crun;
 
@@ -114,7 +114,8 @@ static uint32_t value_index(caxis *a, const char *v)
 static const compare *sort_ctx;
 static int cmp_config(const void *pa, const void *pb)
 {
-    const crun *a = &sort_ctx->runs[*(const uint32_t *)pa], *b = &sort_ctx->runs[*(const uint32_t *)pb];
+    const crun *a = &sort_ctx->runs[*(const uint32_t *)pa],
+               *b = &sort_ctx->runs[*(const uint32_t *)pb];
     for (uint32_t k = 0; k < sort_ctx->n_axes; k++)
         if (a->vi[k] != b->vi[k])
             return a->vi[k] < b->vi[k] ? -1 : 1;
@@ -161,9 +162,8 @@ static void group(compare *c)
             if (!x->complete || x->cnt[m] != x->n)
                 continue;
             c->has[m] = true;
-            if (c->best[m] < 0 ||
-                (m_higher_better[m] ? x->mean[m] > c->cfg[c->best[m]].mean[m]
-                                    : x->mean[m] < c->cfg[c->best[m]].mean[m]))
+            if (c->best[m] < 0 || (m_higher_better[m] ? x->mean[m] > c->cfg[c->best[m]].mean[m]
+                                                      : x->mean[m] < c->cfg[c->best[m]].mean[m]))
                 c->best[m] = (int)g;
         }
     }
@@ -257,8 +257,9 @@ compare *compare_load(const char *path, err *e)
         c->n_invalid += strcmp(r->status, "invalid") == 0;
         c->n_failed += !r->ok && strcmp(r->status, "invalid") != 0;
         for (int m = 0; m < M_N; m++)
-            r->m[m] = sqlite3_column_type(st, 3 + m) == SQLITE_NULL ? NAN
-                                                                    : sqlite3_column_double(st, 3 + m);
+            r->m[m] = sqlite3_column_type(st, 3 + m) == SQLITE_NULL
+                          ? NAN
+                          : sqlite3_column_double(st, 3 + m);
         r->vi = xcalloc(c->n_axes ? c->n_axes : 1, sizeof *r->vi, "axis value indices");
         for (uint32_t k = 0; k < c->n_axes; k++) {
             const unsigned char *v = sqlite3_column_text(st, 6 + (int)k);
@@ -420,8 +421,9 @@ static void axis_section(FILE *f, const compare *c, uint32_t k)
     const caxis *a = &c->axes[k];
     fputs("<section class=\"axis\"><h2>", f);
     esc(f, a->key);
-    fprintf(f, "</h2><p class=\"muted\">%u values; each figure is the mean over every ok run with "
-               "that value (all other axes and seeds); the line spans their minimum to maximum.</p>\n",
+    fprintf(f,
+            "</h2><p class=\"muted\">%u values; each figure is the mean over every ok run with "
+            "that value (all other axes and seeds); the line spans their minimum to maximum.</p>\n",
             a->n_values);
     vstat *vs = xcalloc(a->n_values ? a->n_values : 1, sizeof *vs, "axis statistics");
     for (int m = 0; m < M_N; m++) {
@@ -455,7 +457,8 @@ static void axis_section(FILE *f, const compare *c, uint32_t k)
 static const compare *rank_ctx;
 static int cmp_rank(const void *pa, const void *pb)
 {
-    const config *a = &rank_ctx->cfg[*(const uint32_t *)pa], *b = &rank_ctx->cfg[*(const uint32_t *)pb];
+    const config *a = &rank_ctx->cfg[*(const uint32_t *)pa],
+                 *b = &rank_ctx->cfg[*(const uint32_t *)pb];
     /* ranked configurations by mean JCT first, then the rest in sweep order */
     bool ra = a->complete && a->cnt[M_JCT] == a->n, rb = b->complete && b->cnt[M_JCT] == b->n;
     if (ra != rb)
@@ -491,7 +494,8 @@ int compare_write_html(FILE *f, const compare *c)
     fprintf(f, "<div class=\"card\"><b>%u</b>runs in the database%s</div>", c->n_runs,
             c->runs_total > c->n_runs ? " (sweep not finished)" : "");
     if (c->runs_total > c->n_runs)
-        fprintf(f, "<div class=\"card\"><b>%u</b>runs not run yet</div>", c->runs_total - c->n_runs);
+        fprintf(f, "<div class=\"card\"><b>%u</b>runs not run yet</div>",
+                c->runs_total - c->n_runs);
     fprintf(f, "<div class=\"card\"><b>%u</b>configurations</div>", c->n_configs);
     fprintf(f, "<div class=\"card\"><b>%u</b>ok</div>", c->n_ok);
     if (c->n_invalid)
@@ -552,7 +556,8 @@ int compare_write_html(FILE *f, const compare *c)
         }
         char a[64], b[64], d[64];
         fprintf(f, "<td>%u / %u</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", g->n_ok, g->n,
-                fmt(a, sizeof a, M_JCT, g->mean[M_JCT]), fmt(b, sizeof b, M_BUSBW, g->mean[M_BUSBW]),
+                fmt(a, sizeof a, M_JCT, g->mean[M_JCT]),
+                fmt(b, sizeof b, M_BUSBW, g->mean[M_BUSBW]),
                 fmt(d, sizeof d, M_P99, g->mean[M_P99]));
     }
     fputs("</table>\n", f);

@@ -106,29 +106,16 @@ static const col jobs_cols[] = {
 };
 
 static const col iter_cols[] = {
-    {"run_id", "INTEGER NOT NULL"},
-    {"job", "INTEGER NOT NULL"},
-    {"iteration", "INTEGER NOT NULL"},
-    {"time_ps", "INTEGER"},
-    {"algbw_GBps", "REAL"},
-    {"busbw_GBps", "REAL"},
-    {"compute_ps", "INTEGER"},
-    {"tp_ps", "INTEGER"},
-    {"pp_ps", "INTEGER"},
-    {"dp_ps", "INTEGER"},
-    {"bubble_ps", "INTEGER"},
+    {"run_id", "INTEGER NOT NULL"}, {"job", "INTEGER NOT NULL"}, {"iteration", "INTEGER NOT NULL"},
+    {"time_ps", "INTEGER"},         {"algbw_GBps", "REAL"},      {"busbw_GBps", "REAL"},
+    {"compute_ps", "INTEGER"},      {"tp_ps", "INTEGER"},        {"pp_ps", "INTEGER"},
+    {"dp_ps", "INTEGER"},           {"bubble_ps", "INTEGER"},
 };
 
 static const col flows_cols[] = {
-    {"run_id", "INTEGER NOT NULL"},
-    {"job", "INTEGER NOT NULL"},
-    {"count", "INTEGER"},
-    {"completed", "INTEGER"},
-    {"fct_p50_ps", "INTEGER"},
-    {"fct_p90_ps", "INTEGER"},
-    {"fct_p99_ps", "INTEGER"},
-    {"fct_p999_ps", "INTEGER"},
-    {"fct_max_ps", "INTEGER"},
+    {"run_id", "INTEGER NOT NULL"}, {"job", "INTEGER NOT NULL"}, {"count", "INTEGER"},
+    {"completed", "INTEGER"},       {"fct_p50_ps", "INTEGER"},   {"fct_p90_ps", "INTEGER"},
+    {"fct_p99_ps", "INTEGER"},      {"fct_p999_ps", "INTEGER"},  {"fct_max_ps", "INTEGER"},
     {"fct_mean_ps", "REAL"},
 };
 
@@ -638,9 +625,9 @@ static int create_schema(rdb *db, const rdb_desc *d, err *e)
     snprintf(schema, sizeof schema, "%d", RDB_SCHEMA);
     snprintf(total, sizeof total, "%" PRIu32, d->runs_total);
     const char *kv[][2] = {
-        {"tool", "wirerate"},     {"version", WR_VERSION}, {"schema", schema},
-        {"kind", d->kind},        {"source", d->source},   {"base", d->base},
-        {"mode", d->mode},        {"runs_total", total},   {"definition_hash", hash},
+        {"tool", "wirerate"}, {"version", WR_VERSION}, {"schema", schema},
+        {"kind", d->kind},    {"source", d->source},   {"base", d->base},
+        {"mode", d->mode},    {"runs_total", total},   {"definition_hash", hash},
     };
     for (size_t i = 0; i < N(kv) && !rc; i++) {
         if (!kv[i][1])
@@ -782,16 +769,17 @@ void rdb_close(rdb *db)
 int rdb_done_runs(rdb *db, bool *done, uint32_t n, bool drop_failed, err *e)
 {
     if (drop_failed) {
-        int rc = exec(db,
-                      "BEGIN IMMEDIATE;"
-                      "DELETE FROM jobs WHERE run_id IN (SELECT run_id FROM runs WHERE status != 'ok');"
-                      "DELETE FROM iterations WHERE run_id IN "
-                      "(SELECT run_id FROM runs WHERE status != 'ok');"
-                      "DELETE FROM flows WHERE run_id IN (SELECT run_id FROM runs WHERE status != 'ok');"
-                      "DELETE FROM ports WHERE run_id IN (SELECT run_id FROM runs WHERE status != 'ok');"
-                      "DELETE FROM runs WHERE status != 'ok';"
-                      "COMMIT;",
-                      e);
+        int rc =
+            exec(db,
+                 "BEGIN IMMEDIATE;"
+                 "DELETE FROM jobs WHERE run_id IN (SELECT run_id FROM runs WHERE status != 'ok');"
+                 "DELETE FROM iterations WHERE run_id IN "
+                 "(SELECT run_id FROM runs WHERE status != 'ok');"
+                 "DELETE FROM flows WHERE run_id IN (SELECT run_id FROM runs WHERE status != 'ok');"
+                 "DELETE FROM ports WHERE run_id IN (SELECT run_id FROM runs WHERE status != 'ok');"
+                 "DELETE FROM runs WHERE status != 'ok';"
+                 "COMMIT;",
+                 e);
         if (rc) {
             sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
             return rc;
@@ -895,9 +883,8 @@ int rdb_insert(rdb *db, uint32_t run_id, const rdb_value *axis_values, uint64_t 
     while (r.p < r.end && !rc) {
         uint8_t t;
         uint16_t n;
-        if (!rd_get(&r, &t, 1) || !rd_get(&r, &n, 2) || t >= T_COUNT ||
-            (first && t != T_RUNS) || (!first && t == T_RUNS) ||
-            n != tables[t].n - (t == T_RUNS ? 0 : 1)) {
+        if (!rd_get(&r, &t, 1) || !rd_get(&r, &n, 2) || t >= T_COUNT || (first && t != T_RUNS) ||
+            (!first && t == T_RUNS) || n != tables[t].n - (t == T_RUNS ? 0 : 1)) {
             rc = err_set(e, ERR_RUN, db->path, 0, 0, "run %" PRIu32 ": malformed result rows",
                          run_id);
             break;
@@ -947,8 +934,7 @@ int rdb_counts(rdb *db, uint32_t *ok, uint32_t *invalid, uint32_t *failed, err *
 }
 
 int rdb_each_problem(rdb *db, int limit,
-                     void (*fn)(void *user, uint32_t run_id, const char *status,
-                                const char *error),
+                     void (*fn)(void *user, uint32_t run_id, const char *status, const char *error),
                      void *user, err *e)
 {
     sqlite3_stmt *st;

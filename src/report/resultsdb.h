@@ -67,11 +67,11 @@ void rdb_rows_failure(rdb_rows *r, enum rdb_status status, const char *error, do
 
 /* One axis of a sweep as stored: its dotted key. Values are given per run (rdb_insert). */
 typedef struct rdb_desc {
-    const char *kind;            /* "sweep" or "run" */
-    const char *source;          /* the sweep file or scenario path, for meta */
-    const char *base;            /* base scenario (sweep) */
-    const char *mode;            /* "grid" / "zip" (sweep), NULL for a run */
-    uint64_t definition_hash;    /* identifies the sweep: runs, axes, seeds, base file bytes */
+    const char *kind;         /* "sweep" or "run" */
+    const char *source;       /* the sweep file or scenario path, for meta */
+    const char *base;         /* base scenario (sweep) */
+    const char *mode;         /* "grid" / "zip" (sweep), NULL for a run */
+    uint64_t definition_hash; /* identifies the sweep: runs, axes, seeds, base file bytes */
     uint32_t runs_total;
     uint32_t n_axes;
     const char *const *axis_keys;
@@ -112,8 +112,7 @@ int rdb_counts(rdb *db, uint32_t *ok, uint32_t *invalid, uint32_t *failed, err *
 
 /* Call fn for each run whose status is not ok, by run id, at most `limit` of them. */
 int rdb_each_problem(rdb *db, int limit,
-                     void (*fn)(void *user, uint32_t run_id, const char *status,
-                                const char *error),
+                     void (*fn)(void *user, uint32_t run_id, const char *status, const char *error),
                      void *user, err *e);
 
 /* Write the whole database (an in-memory one, e.g. for output.formats sqlite) to f as a

@@ -43,7 +43,6 @@ bool sweep_mpi_available(void)
     return true;
 }
 
-
 bool sweep_mpi_init(int *argc, char ***argv, int *rank, int *size)
 {
     *rank = 0;

@@ -104,8 +104,7 @@ static int spawn(const pool_spec *p, child *c, uint32_t task, err *e)
         close(rp[1]);
         close(ep[0]);
         close(ep[1]);
-        return err_set(e, ERR_RUN, "", 0, 0, "cannot start a worker process: %s",
-                       strerror(saved));
+        return err_set(e, ERR_RUN, "", 0, 0, "cannot start a worker process: %s", strerror(saved));
     }
     if (pid == 0) {
         /* the child: default signal handling (the parent's handlers are about its own state),

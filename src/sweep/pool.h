@@ -30,13 +30,13 @@ typedef bool (*pool_next_fn)(void *user, uint32_t *task);
 
 typedef struct pool_outcome {
     uint32_t task;
-    bool ok;               /* exited 0 */
-    int exit_status;       /* exit status when it exited, else -1 */
-    int signal;            /* the signal that killed it, else 0 */
-    const uint8_t *bytes;  /* what it wrote to its result pipe (borrowed until done returns) */
+    bool ok;              /* exited 0 */
+    int exit_status;      /* exit status when it exited, else -1 */
+    int signal;           /* the signal that killed it, else 0 */
+    const uint8_t *bytes; /* what it wrote to its result pipe (borrowed until done returns) */
     size_t len;
     const char *stderr_tail; /* the last few KB it wrote on stderr ("" if nothing) */
-    double wall_s;         /* fork to exit */
+    double wall_s;           /* fork to exit */
 } pool_outcome;
 
 /* The parent's handling of a finished task; a nonzero return stops the pool with that code
@@ -46,7 +46,7 @@ typedef int (*pool_done_fn)(void *user, const pool_outcome *o, err *e);
 typedef void (*pool_tick_fn)(void *user);
 
 typedef struct pool_spec {
-    int workers;           /* at most this many children at a time (>= 1) */
+    int workers; /* at most this many children at a time (>= 1) */
     pool_work_fn work;
     pool_next_fn next;
     pool_done_fn done;

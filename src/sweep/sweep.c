@@ -182,10 +182,9 @@ static int parse_seeds(sweep_def *s, const cfg_node *v, err *e)
         return ERR_OK;
     }
     if (!v || v->kind != CFG_SEQ || v->n == 0)
-        return fail_at(s, e, v,
-                       "seeds: expected a list of seeds like [1, 2, 3] or a count like 3, got %s",
-                       v ? (v->kind == CFG_SEQ ? "an empty list" : cfg_kind_name(v->kind))
-                         : "nothing");
+        return fail_at(
+            s, e, v, "seeds: expected a list of seeds like [1, 2, 3] or a count like 3, got %s",
+            v ? (v->kind == CFG_SEQ ? "an empty list" : cfg_kind_name(v->kind)) : "nothing");
     s->n_seeds = v->n;
     s->seeds = ARENA_NEW_ARRAY(&s->mem, uint64_t, v->n);
     s->seed_node = ARENA_NEW_ARRAY(&s->mem, const cfg_node *, v->n);
@@ -196,8 +195,8 @@ static int parse_seeds(sweep_def *s, const cfg_node *v, err *e)
         unsigned long long seed = is_scalar(x) ? strtoull(x->str, &end, 10) : 0;
         if (!is_scalar(x) || x->quoted || *end || errno || x->str[0] == '-' || !x->str[0])
             return fail_at(s, e, x, "seeds[%u]: expected a non-negative integer, got %s%s%s", i,
-                           is_scalar(x) ? "\"" : cfg_kind_name(x->kind),
-                           is_scalar(x) ? x->str : "", is_scalar(x) ? "\"" : "");
+                           is_scalar(x) ? "\"" : cfg_kind_name(x->kind), is_scalar(x) ? x->str : "",
+                           is_scalar(x) ? "\"" : "");
         for (uint32_t j = 0; j < i; j++)
             if (s->seeds[j] == seed)
                 return fail_at(s, e, x, "seeds[%u]: seed %llu is already seeds[%u]", i, seed, j);

@@ -35,8 +35,8 @@
 enum sweep_mode { SWEEP_GRID, SWEEP_ZIP };
 
 typedef struct sweep_axis {
-    const char *key;             /* dotted scenario key, as written */
-    const cfg_node *key_node;    /* for errors */
+    const char *key;          /* dotted scenario key, as written */
+    const cfg_node *key_node; /* for errors */
     uint32_t n_values;
     const char **value_text;     /* override value (YAML text: scalar, or flow for lists/maps) */
     rdb_value *value;            /* as stored in the database (text, quoted) */
@@ -45,20 +45,20 @@ typedef struct sweep_axis {
 
 typedef struct sweep_def {
     arena mem;
-    const char *file;            /* the sweep file as given */
+    const char *file; /* the sweep file as given */
     const char *name;
-    const char *base;            /* base scenario path, resolved against the sweep file */
-    const char *output;          /* output: key, NULL when absent */
+    const char *base;   /* base scenario path, resolved against the sweep file */
+    const char *output; /* output: key, NULL when absent */
     enum sweep_mode mode;
     uint32_t n_axes;
     sweep_axis *axes;
-    uint32_t n_points;           /* combinations of axis values */
-    uint32_t n_seeds;            /* 0 = no seeds key: the base scenario's own seed */
+    uint32_t n_points; /* combinations of axis values */
+    uint32_t n_seeds;  /* 0 = no seeds key: the base scenario's own seed */
     uint64_t *seeds;
     const cfg_node **seed_node;
-    uint32_t n_runs;             /* n_points × max(1, n_seeds) */
-    uint64_t *run_seed;          /* per run, after sweep_validate */
-    uint64_t hash;               /* after sweep_validate: identifies the sweep's runs */
+    uint32_t n_runs;    /* n_points × max(1, n_seeds) */
+    uint64_t *run_seed; /* per run, after sweep_validate */
+    uint64_t hash;      /* after sweep_validate: identifies the sweep's runs */
     cfg_tree *tree;
 } sweep_def;
 
