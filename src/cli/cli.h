@@ -16,5 +16,7 @@ int cmd_report(int argc, char **argv);
 void cmd_report_help(void);
 int cmd_sweep(int argc, char **argv);
 void cmd_sweep_help(void);
+int cmd_import(int argc, char **argv);
+void cmd_import_help(void);
 
 #endif

@@ -25,6 +25,7 @@ static void usage(FILE *f)
           " [--ranks N]\n"
           "       wirerate sweep SWEEP.yaml [-j N] [-o results.db] [--retry-failed] [--quiet]\n"
           "       wirerate report DIR | results.db\n"
+          "       wirerate import chakra TRACE.et...\n"
           "       wirerate --version | --help | COMMAND --help\n"
           "\n"
           "commands:\n"
@@ -36,6 +37,7 @@ static void usage(FILE *f)
           "           results in one SQLite database; resumes where a killed sweep stopped\n"
           "  report   HTML report (DIR/report.html) of a run's output folder, or a page\n"
           "           comparing the runs of a results database\n"
+          "  import   read and check Chakra execution traces (.et, one per rank)\n"
           "\n"
           "planned, not available yet in this version:\n"
           "  plan     build sheet: bill of materials, addressing, switch configs\n"
@@ -63,6 +65,10 @@ int main(int argc, char **argv)
             cmd_report_help();
             return ERR_OK;
         }
+        if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "import") == 0) {
+            cmd_import_help();
+            return ERR_OK;
+        }
         if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "sweep") == 0) {
             cmd_sweep_help();
             return ERR_OK;
@@ -84,6 +90,8 @@ int main(int argc, char **argv)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "perf") == 0)
         return cmd_perf(argc - 1, argv + 1);
+    if (strcmp(cmd, "import") == 0)
+        return cmd_import(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0)
         return cmd_sweep(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
