@@ -154,8 +154,7 @@ static void test_roundtrip(void)
                                                   CHAKRA_RECV, CHAKRA_MEM_LOAD};
             snprintf(names[r][i], sizeof names[r][i], "n%d.%d", r, i);
             /* ids unlike positions (3i + 1000); dependencies only on earlier nodes */
-            *n = node(1000 + (uint64_t)i * 3, names[r][i],
-                      ty[lcg(&s) % 5]);
+            *n = node(1000 + (uint64_t)i * 3, names[r][i], ty[lcg(&s) % 5]);
             uint32_t nd = i ? (uint32_t)(lcg(&s) % 5) : 0;
             for (uint32_t k = 0; k < nd; k++)
                 deps[r][i][k] = nodes[r][lcg(&s) % (uint64_t)i].id;
@@ -196,14 +195,15 @@ static void test_roundtrip(void)
         CHECK_EQ_U64(t.ranks[r].n_nodes, N);
         for (int i = 0; i < N; i++) {
             const chakra_node *a = &nodes[r][i], *b = &t.ranks[r].nodes[i];
-            bad += a->id != b->id || strcmp(a->name, b->name) || a->type != b->type ||
-                   a->n_ctrl != b->n_ctrl || a->n_data != b->n_data ||
-                   memcmp(a->ctrl, b->ctrl, a->n_ctrl * 8) ||
-                   memcmp(a->data, b->data, a->n_data * 8) || a->duration_us != b->duration_us ||
-                   a->comm_type != b->comm_type || a->comm_size != b->comm_size ||
-                   a->comm_src != b->comm_src || a->comm_dst != b->comm_dst ||
-                   a->comm_tag != b->comm_tag || a->is_cpu_op != b->is_cpu_op ||
-                   (a->pg_name ? !b->pg_name || strcmp(a->pg_name, b->pg_name) : b->pg_name != NULL);
+            bad +=
+                a->id != b->id || strcmp(a->name, b->name) || a->type != b->type ||
+                a->n_ctrl != b->n_ctrl || a->n_data != b->n_data ||
+                memcmp(a->ctrl, b->ctrl, a->n_ctrl * 8) ||
+                memcmp(a->data, b->data, a->n_data * 8) || a->duration_us != b->duration_us ||
+                a->comm_type != b->comm_type || a->comm_size != b->comm_size ||
+                a->comm_src != b->comm_src || a->comm_dst != b->comm_dst ||
+                a->comm_tag != b->comm_tag || a->is_cpu_op != b->is_cpu_op ||
+                (a->pg_name ? !b->pg_name || strcmp(a->pg_name, b->pg_name) : b->pg_name != NULL);
         }
     }
     CHECK_EQ_U64(bad, 0);

@@ -15,17 +15,22 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../config/import_astra.h"
 #include "../config/import_chakra.h"
+#include "../config/units.h"
 #include "../core/alloc.h"
 #include "../core/err.h"
 #include "../report/summary.h"
 #include "args.h"
 #include "cli.h"
 #include "diag.h"
+#include "outdir.h"
 
 void cmd_import_help(void)
 {
     fputs("usage: wirerate import chakra TRACE.et...\n"
+          "       wirerate import astra-sim --network NET.yml [--system SYS.json] [--size SIZE]\n"
+          "                                 -o SCENARIO.yaml\n"
           "\n"
           "Read Chakra execution traces (one .et file per rank, as Chakra's PyTorch converter\n"
           "and ASTRA-sim use them; PREFIX.N.et is rank N) and print what they hold: nodes by\n"
@@ -33,6 +38,11 @@ void cmd_import_help(void)
           "the checks: dependencies exist and form no cycle, communication nodes are\n"
           "complete, every send has a matching receive.\n"
           "Running a trace on the simulated network is not available yet in this version.\n"
+          "\n"
+          "astra-sim: write a scenario from ASTRA-sim's network YAML (topology, npus_count,\n"
+          "bandwidth, latency per dimension: a switch, a scale-up domain, or a scale-up\n"
+          "domain then a switch) and system JSON (all-reduce implementation, active chunks),\n"
+          "with an all_reduce of SIZE (default 64MiB) over every GPU. docs/import.md.\n"
           "\n"
           "Exit codes: 0 ok, 2 usage error, 3 malformed trace, 4 unreadable file.\n",
           stdout);
@@ -90,7 +100,8 @@ static int import_chakra(int n, char **files)
         diag_print(stderr, &e, NULL, 0);
         return rc;
     }
-    uint64_t nodes = 0, deps = 0, coll[CHAKRA_COLL_TYPES] = {0}, coll_bytes[CHAKRA_COLL_TYPES] = {0};
+    uint64_t nodes = 0, deps = 0, coll[CHAKRA_COLL_TYPES] = {0},
+             coll_bytes[CHAKRA_COLL_TYPES] = {0};
     for (uint32_t r = 0; r < t.n_ranks; r++) {
         nodes += t.ranks[r].n_nodes;
         deps += t.ranks[r].n_deps;
@@ -135,6 +146,67 @@ static int import_chakra(int n, char **files)
     return bad ? ERR_INVALID : ERR_OK;
 }
 
+static int import_astra(int argc, char **argv)
+{
+    const char *net = NULL, *sys = NULL, *out = NULL;
+    uint64_t size = 64ull << 20; /* the scenario's default collective size */
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        bool missing = false;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            cmd_import_help();
+            return ERR_OK;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--network", &missing))) {
+            net = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--system", &missing))) {
+            sys = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &missing))) {
+            out = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--size", &missing))) {
+            char why[200];
+            if (!units_size(v, &size, why, sizeof why) || !size)
+                return cli_usage_error("import", "--size expects a size like 64MiB, got '%s'", v);
+        } else if (!missing) {
+            return cli_usage_error("import", "unknown option '%s'", argv[i]);
+        }
+        if (missing)
+            return cli_usage_error("import", "option '%s' needs a value", argv[i]);
+    }
+    if (!net)
+        return cli_usage_error("import", "astra-sim needs --network NET.yml");
+    if (!out || !*out)
+        return cli_usage_error("import", "astra-sim needs -o SCENARIO.yaml");
+    /* the scenario via temp name + rename beside its final place: never half-written */
+    err e;
+    err_clear(&e);
+    const char *slash = strrchr(out, '/');
+    char *dir = xstrdup(slash ? out : ".", "scenario folder");
+    if (slash)
+        dir[slash == out ? 1 : slash - out] = '\0';
+    outdir od;
+    memset(&od, 0, sizeof od);
+    int rc = outdir_open_into(&od, dir, &e);
+    FILE *f = rc ? NULL : outdir_begin(&od, slash ? slash + 1 : out, &e);
+    if (f) {
+        rc = astra_import(f, net, sys, size, &e);
+        int rc2 = outdir_end(&od, f, &e);
+        rc = rc ? rc : rc2;
+        if (!rc)
+            rc = outdir_commit(&od, &e);
+    } else if (!rc) {
+        rc = ERR_IO;
+    }
+    if (rc) {
+        outdir_abort(&od);
+        diag_print(stderr, &e, NULL, 0);
+    } else {
+        printf("%s\n", outdir_files(&od)[0]);
+    }
+    outdir_free(&od);
+    xfree(dir);
+    return rc;
+}
+
 int cmd_import(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -143,9 +215,11 @@ int cmd_import(int argc, char **argv)
         cmd_import_help();
         return ERR_OK;
     }
+    if (strcmp(argv[1], "astra-sim") == 0)
+        return import_astra(argc - 1, argv + 1);
     if (strcmp(argv[1], "chakra") != 0)
-        return cli_usage_error("import", "unknown format '%s'; this version imports: chakra",
-                               argv[1]);
+        return cli_usage_error(
+            "import", "unknown format '%s'; this version imports: chakra, astra-sim", argv[1]);
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             cmd_import_help();

@@ -21,18 +21,17 @@
 
 const char *chakra_type_name(enum chakra_type t)
 {
-    static const char *const n[CHAKRA_TYPES] = {"invalid", "metadata", "memory load",
-                                                "memory store", "compute", "send",
-                                                "receive", "collective"};
+    static const char *const n[CHAKRA_TYPES] = {"invalid",      "metadata",  "memory load",
+                                                "memory store", "compute",   "send",
+                                                "receive",      "collective"};
     return (unsigned)t < CHAKRA_TYPES ? n[t] : "unknown";
 }
 
 const char *chakra_coll_name(int c)
 {
     static const char *const n[CHAKRA_COLL_TYPES] = {
-        "all_reduce", "reduce",    "all_gather",     "gather",
-        "scatter",    "broadcast", "all_to_all",     "reduce_scatter",
-        "reduce_scatter_block",    "barrier"};
+        "all_reduce", "reduce",         "all_gather",           "gather", "scatter", "broadcast",
+        "all_to_all", "reduce_scatter", "reduce_scatter_block", "barrier"};
     return c >= 0 && c < CHAKRA_COLL_TYPES ? n[c] : "unknown";
 }
 
@@ -400,8 +399,8 @@ int chakra_load(chakra_trace *t, const char *const *files, int n, err *e)
     return rc;
 }
 
-static ChakraProtoMsg__AttributeProto *attr_i64(ChakraProtoMsg__AttributeProto *a,
-                                                const char *name, int64_t v)
+static ChakraProtoMsg__AttributeProto *attr_i64(ChakraProtoMsg__AttributeProto *a, const char *name,
+                                                int64_t v)
 {
     chakra_proto_msg__attribute_proto__init(a);
     a->name = (char *)name;

@@ -53,30 +53,30 @@ typedef struct chakra_node {
     const char *name;
     enum chakra_type type;
     uint32_t n_ctrl, n_data;
-    uint64_t *ctrl, *data;   /* dependency node ids (same rank) */
-    uint64_t duration_us;    /* duration_micros */
-    int comm_type;           /* -1 when absent */
-    uint64_t comm_size;      /* bytes; 0 when absent */
+    uint64_t *ctrl, *data; /* dependency node ids (same rank) */
+    uint64_t duration_us;  /* duration_micros */
+    int comm_type;         /* -1 when absent */
+    uint64_t comm_size;    /* bytes; 0 when absent */
     bool has_size;
     int64_t comm_src, comm_dst, comm_tag; /* -1 when absent */
-    const char *pg_name;     /* NULL when absent */
+    const char *pg_name;                  /* NULL when absent */
     bool is_cpu_op;
     uint64_t num_ops, tensor_size;
 } chakra_node;
 
 typedef struct chakra_rank {
     const char *file;
-    const char *version;     /* GlobalMetadata.version */
+    const char *version; /* GlobalMetadata.version */
     uint32_t n_nodes;
-    chakra_node *nodes;      /* in file order */
-    uint64_t n_deps;         /* dependency edges (control + data) */
+    chakra_node *nodes; /* in file order */
+    uint64_t n_deps;    /* dependency edges (control + data) */
     uint32_t by_type[CHAKRA_TYPES];
 } chakra_rank;
 
 typedef struct chakra_trace {
     arena mem;
     uint32_t n_ranks;
-    chakra_rank *ranks;      /* by rank */
+    chakra_rank *ranks; /* by rank */
 } chakra_trace;
 
 bool chakra_available(void);
