@@ -38,7 +38,10 @@ check "  says it does not run traces yet" "grep -q 'not available yet' dp.out"
 "$W" import chakra "$EX/pipeline.0.et" "$EX/pipeline.1.et" > pp.out 2>&1
 check "the pipeline example: a send and its receive" "[ $? = 0 ] && grep -q 'every send has its receive' pp.out"
 "$W" import chakra "$EX/pipeline.0.et" > half.out 2> half.err
-check "a send whose receiver is missing: exit 3" "[ $? = 3 ]"
+check "a send to a rank outside the trace: exit 3" "[ $? = 3 ] && grep -q 'comm_dst is not a rank of the trace' half.err"
+"$W" import chakra "$EX/pipeline.0.et" "$EX/dp_allreduce.1.et" > nomatch.out 2> nomatch.err
+check "a send without its receive: exit 3 naming both sides" \
+    "[ $? = 3 ] && grep -q 'rank 0 sends 8388608 bytes with tag 7 to rank 1 1 times; rank 1 receives such a message 0 times' nomatch.err"
 head -c 150 "$EX/dp_allreduce.0.et" > cut.0.et
 "$W" import chakra cut.0.et > cut.out 2> cut.err
 check "a truncated trace: exit 3 naming the file and byte" "[ $? = 3 ] && grep -q '^wirerate: cut.0.et: error: byte [0-9]*: a message of' cut.err"

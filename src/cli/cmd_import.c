@@ -54,40 +54,67 @@ static const char *base(const char *p)
     return s ? s + 1 : p;
 }
 
-/* Sends and receives matched by (src, dst, tag, size); returns the unmatched count. */
+/* A point-to-point message as both sides name it. */
+typedef struct p2p {
+    int64_t src, dst, tag;
+    uint64_t size;
+} p2p;
+
+static int cmp_p2p(const void *pa, const void *pb)
+{
+    const p2p *a = pa, *b = pb;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    if (a->tag != b->tag)
+        return a->tag < b->tag ? -1 : 1;
+    return a->size < b->size ? -1 : a->size > b->size;
+}
+
+/* Sends and receives matched by (src, dst, tag, size), counting duplicates on both sides:
+ * both lists sorted, then walked together. Returns the number of unmatched groups (each
+ * reported). */
 static uint64_t unmatched_p2p(const chakra_trace *t)
 {
-    uint64_t bad = 0;
+    uint64_t ns = 0, nr = 0;
+    for (uint32_t r = 0; r < t->n_ranks; r++) {
+        ns += t->ranks[r].by_type[CHAKRA_SEND];
+        nr += t->ranks[r].by_type[CHAKRA_RECV];
+    }
+    p2p *s = xmalloc((ns + 1) * sizeof *s, "sends"), *v = xmalloc((nr + 1) * sizeof *v, "recvs");
+    uint64_t i = 0, k = 0;
     for (uint32_t r = 0; r < t->n_ranks; r++) {
         const chakra_rank *R = &t->ranks[r];
-        for (uint32_t i = 0; i < R->n_nodes; i++) {
-            const chakra_node *s = &R->nodes[i];
-            if (s->type != CHAKRA_SEND)
-                continue;
-            const chakra_rank *D = &t->ranks[s->comm_dst];
-            uint32_t sends = 0, recvs = 0;
-            /* count both sides of this (src, dst, tag, size) so duplicates pair up too */
-            for (uint32_t k = 0; k < R->n_nodes; k++) {
-                const chakra_node *x = &R->nodes[k];
-                sends += x->type == CHAKRA_SEND && x->comm_dst == s->comm_dst &&
-                         x->comm_tag == s->comm_tag && x->comm_size == s->comm_size;
-            }
-            for (uint32_t k = 0; k < D->n_nodes; k++) {
-                const chakra_node *x = &D->nodes[k];
-                recvs += x->type == CHAKRA_RECV && x->comm_src == (int64_t)r &&
-                         x->comm_tag == s->comm_tag && x->comm_size == s->comm_size;
-            }
-            if (sends != recvs) {
-                bad++;
-                diag_msg(stderr,
-                         "warning: %s: node %" PRIu64 " (\"%s\") sends %" PRIu64
-                         " bytes with tag %" PRId64 " to rank %" PRId64
-                         ", which has %u matching receives for %u such sends",
-                         R->file, s->id, s->name, s->comm_size, s->comm_tag, s->comm_dst, recvs,
-                         sends);
-            }
+        for (uint32_t n = 0; n < R->n_nodes; n++) {
+            const chakra_node *x = &R->nodes[n];
+            if (x->type == CHAKRA_SEND)
+                s[i++] = (p2p){r, x->comm_dst, x->comm_tag, x->comm_size};
+            else if (x->type == CHAKRA_RECV)
+                v[k++] = (p2p){x->comm_src, r, x->comm_tag, x->comm_size};
         }
     }
+    qsort(s, ns, sizeof *s, cmp_p2p);
+    qsort(v, nr, sizeof *v, cmp_p2p);
+    uint64_t bad = 0;
+    for (i = 0, k = 0; i < ns || k < nr;) {
+        const p2p *key = k >= nr || (i < ns && cmp_p2p(&s[i], &v[k]) <= 0) ? &s[i] : &v[k];
+        uint64_t a = 0, b = 0;
+        while (i < ns && cmp_p2p(&s[i], key) == 0)
+            i++, a++;
+        while (k < nr && cmp_p2p(&v[k], key) == 0)
+            k++, b++;
+        if (a != b) {
+            bad++;
+            diag_msg(stderr,
+                     "warning: rank %" PRId64 " sends %" PRIu64 " bytes with tag %" PRId64
+                     " to rank %" PRId64 " %" PRIu64 " times; rank %" PRId64
+                     " receives such a message %" PRIu64 " times",
+                     key->src, key->size, key->tag, key->dst, a, key->dst, b);
+        }
+    }
+    xfree(s);
+    xfree(v);
     return bad;
 }
 
