@@ -92,7 +92,7 @@ pid=$!
 for i in $(seq 600); do
     [ "$(count killed.db)" -ge 3 ] 2> /dev/null && break
     kill -0 $pid 2> /dev/null || break
-    sleep 0.05
+    sleep 0.01
 done
 kill -9 $pid 2> /dev/null
 wait $pid 2> /dev/null
@@ -109,7 +109,7 @@ pid=$!
 for i in $(seq 600); do
     [ "$(count term.db)" -ge 2 ] 2> /dev/null && break
     kill -0 $pid 2> /dev/null || break
-    sleep 0.05
+    sleep 0.01
 done
 kill -TERM $pid
 wait $pid
@@ -138,22 +138,25 @@ check "the summary lists it" "grep -q 'run 1 (workload.0.hosts=\"0-19\") invalid
 cat > crash.yaml <<'EOF'
 base: perm.yaml
 axes:
-  workload.0.size: [16MB, 17MB]
+  workload.0.size: [1MB, 128MB]
 EOF
+# once the 1 MB run is in the database, the worker still running is the 128 MB run's: kill it
 "$W" sweep crash.yaml -j 2 -o crash.db -q > crash.out 2>&1 &
 pid=$!
 victim=
-for i in $(seq 600); do
-    victim=$(pgrep -P $pid | head -1)
-    [ -n "$victim" ] && break
-    sleep 0.02
+for i in $(seq 3000); do
+    if [ "$(count crash.db)" -ge 1 ] 2> /dev/null; then
+        victim=$(pgrep -P $pid | head -1)
+        break
+    fi
+    kill -0 $pid 2> /dev/null || break
+    sleep 0.01
 done
-sleep 0.2
 [ -n "$victim" ] && kill -KILL "$victim"
 wait $pid
 rc=$?
 check "a worker killed by SIGKILL (as the OOM killer does): sweep exits 1 ($rc)" "[ $rc = 1 ]"
-check "1 failed, 1 ok" "[ \"\$(count crash.db \"status = 'failed'\")\" = 1 ] && [ \"\$(count crash.db \"status = 'ok'\")\" = 1 ]"
+check "1 failed (the 128 MB run), 1 ok" "[ \"\$(count crash.db \"status = 'failed' AND \\\"workload.0.size\\\" = '128MB'\")\" = 1 ] && [ \"\$(count crash.db \"status = 'ok'\")\" = 1 ]"
 check "the error names the signal" \
     "sqlite3 crash.db \"SELECT error FROM runs WHERE status = 'failed'\" | grep -q 'killed by signal 9 (SIGKILL)'"
 "$W" sweep crash.yaml -j 2 -o crash.db -q > /dev/null 2>&1
