@@ -8,7 +8,7 @@
 #      it with status 143 and records no run as failed;
 #   3. a run the fabric refuses is recorded as invalid at the sweep file's line, a worker killed
 #      by a signal is recorded as failed, the others complete, the exit status is 1, and
-#      --retry-failed runs the failed one again;
+#      a resume skips them while --retry-failed runs them again;
 #   4. a database of another sweep is refused (exit 4); bad sweep files exit 3 with a caret and
 #      create no database;
 #   5. `wirerate report results.db`: the best configuration (checked against SQL), charts per
@@ -138,9 +138,10 @@ check "the summary lists it" "grep -q 'run 1 (workload.0.hosts=\"0-19\") invalid
 cat > crash.yaml <<'EOF'
 base: perm.yaml
 axes:
-  workload.0.size: [1MB, 128MB]
+  workload.0.size: [1MB, 2GB]
 EOF
-# once the 1 MB run is in the database, the worker still running is the 128 MB run's: kill it
+# once the 1 MB run is in the database, the worker still running is the 2 GB run's (seconds to
+# minutes of simulation): kill it
 "$W" sweep crash.yaml -j 2 -o crash.db -q > crash.out 2>&1 &
 pid=$!
 victim=
@@ -156,13 +157,14 @@ done
 wait $pid
 rc=$?
 check "a worker killed by SIGKILL (as the OOM killer does): sweep exits 1 ($rc)" "[ $rc = 1 ]"
-check "1 failed (the 128 MB run), 1 ok" "[ \"\$(count crash.db \"status = 'failed' AND \\\"workload.0.size\\\" = '128MB'\")\" = 1 ] && [ \"\$(count crash.db \"status = 'ok'\")\" = 1 ]"
+check "1 failed (the 2 GB run), 1 ok" "[ \"\$(count crash.db \"status = 'failed' AND \\\"workload.0.size\\\" = '2GB'\")\" = 1 ] && [ \"\$(count crash.db \"status = 'ok'\")\" = 1 ]"
 check "the error names the signal" \
     "sqlite3 crash.db \"SELECT error FROM runs WHERE status = 'failed'\" | grep -q 'killed by signal 9 (SIGKILL)'"
-"$W" sweep crash.yaml -j 2 -o crash.db -q > /dev/null 2>&1
-check "a plain resume skips the failed run (exit 1)" "[ $? = 1 ]"
-"$W" sweep crash.yaml -j 2 -o crash.db -q --retry-failed > /dev/null 2>&1
-check "--retry-failed runs it again: exit 0, 2 ok" "[ $? = 0 ] && [ \"\$(count crash.db \"status = 'ok'\")\" = 2 ]"
+"$W" sweep crash.yaml -j 2 -o crash.db > resume2.out 2>&1
+check "a plain resume skips the failed run (exit 1, nothing run)" "[ $? = 1 ] && grep -q 'ran 0 now' resume2.out"
+"$W" sweep hosts.yaml -j 2 -o hosts.db --retry-failed > retry.out 2>&1
+check "--retry-failed runs the invalid run again (still invalid: exit 1)" \
+    "[ $? = 1 ] && grep -q 'ran 1 now' retry.out && grep -q '2 ok, 1 invalid, 0 failed' retry.out"
 
 echo "== refusals"
 "$W" sweep hosts.yaml -o full.db > other.out 2> other.err
