@@ -20,10 +20,14 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
 CMAKE ?= cmake
 
-DEB_PACKAGES := cmake gcc make pkg-config libyaml-dev
+DEB_PACKAGES := cmake gcc make pkg-config libyaml-dev libsqlite3-dev
 FUZZ_PACKAGES := clang
-# The exporters' real consumers (tests/test_exporters.sh): promtool, tshark, headless chromium.
-TEST_PACKAGES := prometheus tshark chromium python3
+# The exporters' real consumers (tests/test_exporters.sh): promtool, tshark, headless chromium;
+# the sqlite3 shell (tests/test_sweep_cli.sh reads results databases with it and python3); Open
+# MPI, optional for a build but installed for tests so CI runs a 2-rank `mpirun wirerate sweep`.
+# protobuf-c (optional for a build): Chakra trace import and its tests.
+TEST_PACKAGES := prometheus tshark chromium python3 sqlite3 libopenmpi-dev openmpi-bin \
+                 libprotobuf-c-dev protobuf-c-compiler
 
 .PHONY: all build run test bench fuzz fuzz-run deps deps-test deps-fuzz clean
 

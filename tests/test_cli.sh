@@ -66,12 +66,6 @@ expect_grep "unknown command named" u.err "unknown command 'frobnicate'"
 "$WR" run > /dev/null 2> u3.err; expect_rc "run without scenario" 2 $?
 "$WR" run small.yaml --seed abc > /dev/null 2> u4.err; expect_rc "--seed abc" 2 $?
 "$WR" run small.yaml --set nokey > /dev/null 2> u5.err; expect_rc "--set without '='" 2 $?
-for c in sweep; do
-    "$WR" $c small.yaml > na.out 2> na.err; expect_rc "$c is not available yet" 2 $?
-    expect_grep "$c says so" na.err "'$c' is not available yet in this version"
-    [ -s na.out ] && fail "$c printed on stdout" || ok "$c prints nothing on stdout"
-done
-
 echo "== missing scenario file -> I/O error"
 "$WR" run does-not-exist.yaml -o out-missing > m.out 2> m.err; expect_rc "missing file" 4 $?
 expect_grep "missing file: message names it" m.err '^wirerate: does-not-exist\.yaml.*error:'

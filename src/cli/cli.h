@@ -16,5 +16,9 @@ int cmd_plan(int argc, char **argv);
 void cmd_plan_help(void);
 int cmd_report(int argc, char **argv);
 void cmd_report_help(void);
+int cmd_sweep(int argc, char **argv);
+void cmd_sweep_help(void);
+int cmd_import(int argc, char **argv);
+void cmd_import_help(void);
 
 #endif

@@ -29,6 +29,7 @@
 #include "../config/config.h"
 #include "../core/alloc.h"
 #include "../report/report.h"
+#include "../report/resultsdb.h"
 #include "../report/summary.h"
 #include "../telemetry/prom.h"
 #include "../telemetry/telemetry.h"
@@ -70,7 +71,8 @@ void cmd_run_help(void)
           "Files (output.formats): summary.json (json); flows.csv, ports.csv, queues.csv,\n"
           "nics.csv, transfers.csv (collective and training jobs), timeseries.csv\n"
           "and dcqcn_rates.csv (csv); metrics.prom (prom); trace.json (trace, for Perfetto);\n"
-          "capture.pcap (pcap); report.html (html, implies json and csv).\n"
+          "capture.pcap (pcap); report.html (html, implies json and csv); results.db (sqlite,\n"
+          "the schema of wirerate sweep's database).\n"
           "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 invalid scenario, 4 I/O error.\n",
           stdout);
 }
@@ -140,8 +142,6 @@ static uint64_t peak_rss_bytes(void)
 /* Formats named in output.formats that this version cannot write. */
 static void warn_unbuilt_formats(uint32_t formats, const telemetry *tel)
 {
-    if (formats & OUT_SQLITE)
-        diag_msg(stderr, "warning: output format 'sqlite' is not available yet; skipped");
     if ((formats & OUT_PCAP) && !(tel && tel->pcap))
         diag_msg(stderr, "warning: output format 'pcap' is not available in this build "
                          "(no packet tap); skipped");
@@ -227,6 +227,32 @@ static int write_report(outdir *od, err *e)
     return rc;
 }
 
+/* results.db: the run as a one-run results database, the schema `wirerate sweep` writes
+ * (report/resultsdb.h), built in memory from the same run_stats as summary.json and written
+ * through the staging folder like every other file. */
+static int write_sqlite(outdir *od, const scenario *sc, const run_stats *st, err *e)
+{
+    rdb_desc d = {.kind = "run", .source = sc->file, .runs_total = 1};
+    rdb *db = rdb_open(":memory:", &d, e);
+    if (!db)
+        return e->code ? e->code : ERR_IO;
+    rdb_rows rows;
+    rdb_rows_init(&rows);
+    rdb_rows_from_run(&rows, sc, st);
+    int rc = rdb_insert(db, 0, NULL, sc->seed, &rows, e);
+    rdb_rows_free(&rows);
+    FILE *f = rc ? NULL : outdir_begin(od, "results.db", e);
+    if (f) {
+        rc = rdb_write_file(db, f, e);
+        int rc2 = outdir_end(od, f, e);
+        rc = rc ? rc : rc2;
+    } else if (!rc) {
+        rc = ERR_IO;
+    }
+    rdb_close(db);
+    return rc;
+}
+
 static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, telemetry *tel,
                          err *e)
 {
@@ -287,6 +313,8 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, te
         return rc;
     if ((fm & OUT_PCAP) && tel && tel->pcap &&
         (rc = write_one(od, "capture.pcap", w_pcap, tel, NULL, e)))
+        return rc;
+    if ((fm & OUT_SQLITE) && (rc = write_sqlite(od, sc, st, e)))
         return rc;
     if ((fm & OUT_HTML) && (rc = write_report(od, e)))
         return rc;
@@ -401,7 +429,8 @@ static void warn_capture(const scenario *sc, const telemetry *tel)
 
 static bool wants_files(uint32_t formats)
 {
-    return (formats & (OUT_JSON | OUT_CSV | OUT_PROM | OUT_TRACE | OUT_PCAP | OUT_HTML)) != 0;
+    return (formats &
+            (OUT_JSON | OUT_CSV | OUT_PROM | OUT_TRACE | OUT_PCAP | OUT_HTML | OUT_SQLITE)) != 0;
 }
 
 int cmd_run(int argc, char **argv)

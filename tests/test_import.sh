@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# test_import.sh — `wirerate import chakra` and `import astra-sim` (docs/import.md). Chakra: the shipped example traces read
+# back with their node and dependency counts, ranks ordered by PREFIX.N.et whatever the argument
+# order; a truncated trace exits 3 naming the file; a missing file 4; usage errors 2 (skipped, and
+# says so, in a build without protobuf-c, where the command must say it cannot read traces).
+# ASTRA-sim: examples/astra-sim/h100x4.{yml,json} become a scenario that runs, with each figure
+# where the mapping puts it; what cannot be mapped is refused at its file:line:col.
+# $1 = wirerate binary, $2 = source dir.
+set -u
+W=$1
+SRC=$2
+case $W in /*) ;; *) W=$PWD/$W ;; esac
+case $SRC in /*) ;; *) SRC=$PWD/$SRC ;; esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/wr-import.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+EX=$SRC/examples/chakra
+
+"$W" import chakra "$EX/pipeline.0.et" > probe.out 2> probe.err
+if [ $? = 2 ] && grep -q 'built without protobuf-c' probe.err; then
+    echo "skip chakra: this build has no protobuf-c (and says so)"
+else
+
+"$W" import chakra "$EX/dp_allreduce.3.et" "$EX/dp_allreduce.1.et" "$EX/dp_allreduce.0.et" \
+    "$EX/dp_allreduce.2.et" > dp.out 2> dp.err
+check "the 4-rank example: exit 0" "[ $? = 0 ]"
+check "  4 ranks, 16 nodes, 12 dependencies" "grep -q '^chakra trace: 4 ranks, 16 nodes, 12 dependencies' dp.out"
+check "  ranks in file-name order" "awk '\$1 ~ /^[0-3]\$/ {print \$1, \$2}' dp.out | tr '\n' ' ' | grep -q '^0 dp_allreduce.0.et 1 dp_allreduce.1.et 2 dp_allreduce.2.et 3 dp_allreduce.3.et'"
+check "  rank 0: 3 compute, 1 collective, 3 dependencies, 390 us of compute" \
+    "grep -qE '^  0 +dp_allreduce.0.et +4 +3 +1 +0 +0 +0 +3 +390.000 us' dp.out"
+check "  the all_reduce of 64 MiB on every rank" "grep -q 'all_reduce x 4 over the ranks, 268.44 MB in total' dp.out"
+check "  says it does not run traces yet" "grep -q 'not available yet' dp.out"
+"$W" import chakra "$EX/pipeline.0.et" "$EX/pipeline.1.et" > pp.out 2>&1
+check "the pipeline example: a send and its receive" "[ $? = 0 ] && grep -q 'every send has its receive' pp.out"
+"$W" import chakra "$EX/pipeline.0.et" > half.out 2> half.err
+check "a send to a rank outside the trace: exit 3" "[ $? = 3 ] && grep -q 'comm_dst is not a rank of the trace' half.err"
+"$W" import chakra "$EX/pipeline.0.et" "$EX/dp_allreduce.1.et" > nomatch.out 2> nomatch.err
+check "a send without its receive: exit 3 naming both sides" \
+    "[ $? = 3 ] && grep -q 'rank 0 sends 8388608 bytes with tag 7 to rank 1 1 times; rank 1 receives such a message 0 times' nomatch.err"
+head -c 150 "$EX/dp_allreduce.0.et" > cut.0.et
+"$W" import chakra cut.0.et > cut.out 2> cut.err
+check "a truncated trace: exit 3 naming the file and byte" "[ $? = 3 ] && grep -q '^wirerate: cut.0.et: error: byte [0-9]*: a message of' cut.err"
+"$W" import chakra nope.et > /dev/null 2> nope.err
+check "a missing file: exit 4" "[ $? = 4 ]"
+"$W" import > /dev/null 2>&1
+check "no format: exit 2" "[ $? = 2 ]"
+"$W" import htsim x > /dev/null 2>&1
+check "an unknown format: exit 2" "[ $? = 2 ]"
+fi
+
+echo "== astra-sim network YAML + system JSON"
+AS=$SRC/examples/astra-sim
+"$W" import astra-sim --network "$AS/h100x4.yml" --system "$AS/h100x4.json" --size 4MiB \
+    -o as.yaml > as.out 2> as.err
+check "import astra-sim: exit 0, prints the scenario's path" "[ $? = 0 ] && grep -q 'as.yaml$' as.out"
+check "  4 servers of 8 GPUs on one switch" \
+    "grep -q '^  preset: single-switch' as.yaml && grep -q '^  servers: 4$' as.yaml && grep -q '^  gpus_per_server: 8$' as.yaml"
+check "  NIC at dimension 1's 50 GB/s and 500 ns per link" \
+    "grep -q '^  host_link: 50GBps' as.yaml && grep -q '^  link_latency: 500ns' as.yaml"
+check "  scale-up at dimension 0's 370 GB/s and 1000 ns, as given" \
+    "grep -q 'scale_up: {bandwidth: 370GBps, latency: 1000ns, efficiency: 1}' as.yaml"
+check "  ring per dimension -> hierarchical, 2 active chunks -> 2 channels" \
+    "grep -q 'algorithm: hierarchical' as.yaml && grep -q 'channels: 2' as.yaml"
+check "  the system keys it does not use are listed" "grep -q 'not used): scheduling-policy, endpoint-delay' as.yaml"
+"$W" run as.yaml -o as-out --json > as.json 2> as-run.err
+check "  the scenario runs: 32 ranks, an all_reduce of 4 MiB completed" \
+    "python3 -c \"import json,sys; j=json.load(open('as.json'))['jobs'][0]; sys.exit(0 if j['ranks']==32 and j['size_bytes']==4194304 and j['completed'] else 1)\""
+printf 'topology: [ Switch, Switch, Switch ]\nnpus_count: [ 8, 4, 2 ]\nbandwidth: [ 400, 50, 50 ]\nlatency: [ 100, 500, 500 ]\n' > three.yml
+"$W" import astra-sim --network three.yml -o three.yaml > /dev/null 2> three.err
+check "three dimensions: exit 3 at topology[2]" "[ $? = 3 ] && head -1 three.err | grep -q '^wirerate: three.yml:1:29: error: topology: 3 dimensions'"
+check "  and no scenario written" "[ ! -e three.yaml ]"
+printf 'topology: [ Switch, Ring ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 400, 50 ]\nlatency: [ 100, 500 ]\n' > ring.yml
+"$W" import astra-sim --network ring.yml -o ring.yaml > /dev/null 2> ring.err
+check "a Ring between servers: exit 3 with the reason" "[ $? = 3 ] && grep -q 'ring.yml:1:21: error: topology\[1\]: a Ring between servers' ring.err"
+printf 'topology: [ Torus ]\nnpus_count: [ 8 ]\nbandwidth: [ 400 ]\nlatency: [ 100 ]\n' > torus.yml
+"$W" import astra-sim --network torus.yml -o torus.yaml > /dev/null 2> torus.err
+check "an unknown topology: exit 3 at it" "[ $? = 3 ] && grep -q 'torus.yml:1:13: error: topology\[0\]: expected one of Ring | FullyConnected | Switch, got \"Torus\"' torus.err"
+printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 400 ]\n' > nolat.yml
+"$W" import astra-sim --network nolat.yml -o x.yaml > /dev/null 2> nolat.err
+check "a missing key: exit 3 naming it" "[ $? = 3 ] && grep -q 'latency: missing' nolat.err"
+"$W" import astra-sim -o x.yaml > /dev/null 2>&1
+check "no --network: exit 2" "[ $? = 2 ]"
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
