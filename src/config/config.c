@@ -181,8 +181,9 @@ static const char *const K_JOB_TRAIN[] = {
     "name",  "kind",        "start",        "iterations", "model",     "parallelism",
     "micro_batch", "global_batch", "gpu", "ranks", "priority", "tp_per_layer", "optimizer",
     "recompute", "bucket", NULL};
-static const char *const K_JOB_TRAFFIC[] = {"name", "kind",  "start", "iterations", "pattern",
-                                            "size", "hosts", "load",  "priority", NULL};
+static const char *const K_JOB_TRAFFIC[] = {
+    "name", "kind", "start", "iterations", "pattern", "size", "hosts", "load", "priority",
+    "size_cdf", "duration", "count", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
                                       "vocab",  "ffn",    "heads",    "kv_heads", NULL};
 static const char *const K_PAR[] = {"tp", "pp", "dp", "order", "placement", NULL};
@@ -1464,6 +1465,81 @@ static int get_job_priority(ld *L, const cfg_node *jm, const char *jp, cfg_job *
     return ERR_OK;
 }
 
+/* `size_cdf`: a built-in distribution's name or a CSV file (relative to the scenario's folder). */
+static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
+{
+    const cfg_node *v;
+    const char *name = NULL;
+    char kp[PATHLEN];
+    TRY(get_str(L, jm, jp, "size_cdf", &name, &v));
+    if (!v)
+        return ERR_OK;
+    sub(kp, jp, "size_cdf");
+    if (cdf_builtin(name, c))
+        return ERR_OK;
+    if (!strchr(name, '.') && !strchr(name, '/')) {
+        char s[200];
+        return fail(L, v, kp,
+                    "expected websearch | datamining or the path of a CSV file, got \"%s\"",
+                    show(s, sizeof s, name));
+    }
+    const char *file = L->sc->file ? L->sc->file : "";
+    const char *slash = strrchr(file, '/');
+    size_t dl = name[0] == '/' || !slash ? 0 : (size_t)(slash - file) + 1;
+    char *path = arena_alloc(L->a, dl + strlen(name) + 1);
+    memcpy(path, file, dl);
+    strcpy(path + dl, name);
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0;
+    if (f) {
+        buf = xmalloc(MAX_FILE_BYTES + 1, "size CDF file");
+        n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
+        fclose(f);
+    }
+    if (!f || n > MAX_FILE_BYTES) {
+        xfree(buf);
+        char s[200];
+        return fail(L, v, kp, "cannot read the CSV file \"%s\"%s", show(s, sizeof s, name),
+                    f ? " (larger than 16 MiB)"
+                      : name[0] == '/' ? "" : " (a relative path is read from the scenario's folder)");
+    }
+    int rc = cdf_parse_csv(buf, n, path, L->a, c, L->e);
+    xfree(buf);
+    c->name = name;
+    return rc;
+}
+
+/* A traffic job's keys (docs/scenario.md "Traffic jobs"). */
+static int parse_traffic(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    int pat = PAT_PERMUTATION;
+    const cfg_node *dn, *cn;
+    TRY(get_enum(L, jm, jp, "pattern", PATTERNS, &pat, NULL));
+    j->pattern = (enum traffic_pattern)pat;
+    j->size_bytes = 1000000;
+    TRY(get_unit_pos(L, jm, jp, "size", SIZE, &j->size_bytes, NULL));
+    TRY(get_index_set(L, jm, jp, "hosts", &j->hosts));
+    TRY(get_job_priority(L, jm, jp, j));
+    TRY(get_num(L, jm, jp, "load", 0, true, 1, false, "a fraction of the host link rate in (0, 1]",
+                &j->load));
+    TRY(get_size_cdf(L, jm, jp, &j->size_cdf));
+    TRY(get_unit_pos(L, jm, jp, "duration", TIME, &j->duration_ps, &dn));
+    TRY(get_u64(L, jm, jp, "count", 1, 1ull << 32, &j->count, &cn));
+    if (j->pattern == PAT_UNIFORM && !dn && !cn)
+        return fail(L, jm, jp,
+                    "pattern uniform needs \"duration\" (arrivals during that time) or "
+                    "\"count\" (that many flows), so that the job ends");
+    if (j->pattern != PAT_UNIFORM && (dn || cn)) {
+        char kp[PATHLEN];
+        sub(kp, jp, dn ? "duration" : "count");
+        return fail(L, dn ? dn : cn, kp,
+                    "only for pattern uniform (the %s pattern has a fixed set of flows)",
+                    PATTERNS[j->pattern]);
+    }
+    return ERR_OK;
+}
+
 static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_job *j)
 {
     const cfg_node *kn;
@@ -1541,20 +1617,9 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     case JOB_TRAINING:
         TRY(parse_training(L, jm, jp, j));
         break;
-    case JOB_TRAFFIC: {
-        int pat = PAT_PERMUTATION;
-        TRY(get_enum(L, jm, jp, "pattern", PATTERNS, &pat, NULL));
-        j->pattern = (enum traffic_pattern)pat;
-        j->size_bytes = 1000000;
-        TRY(get_unit_pos(L, jm, jp, "size", SIZE, &j->size_bytes, NULL));
-        TRY(get_index_set(L, jm, jp, "hosts", &j->hosts));
-        TRY(get_job_priority(L, jm, jp, j));
-        TRY(get_num(L, jm, jp, "load", 0, true, 1, false,
-                    "a fraction of the host link rate in "
-                    "(0, 1]",
-                    &j->load));
+    case JOB_TRAFFIC:
+        TRY(parse_traffic(L, jm, jp, j));
         break;
-    }
     }
     return ERR_OK;
 }

@@ -24,6 +24,7 @@
 #include "../core/arena.h"
 #include "../core/err.h"
 #include "../core/time.h"
+#include "cdf.h"
 
 enum fabric_preset {
     PRESET_SINGLE_SWITCH,
@@ -225,6 +226,9 @@ typedef struct cfg_job {
     enum traffic_pattern pattern;   /* default permutation */
     cfg_index_set hosts;            /* default all */
     double load;                    /* uniform: fraction of host link rate, default 0.5 */
+    cfg_cdf size_cdf;               /* flow sizes drawn from it (n = 0: every flow `size`) */
+    sim_time duration_ps;           /* uniform: arrivals in [start, start + duration), 0 = none */
+    uint64_t count;                 /* uniform: at most this many flows, 0 = no cap */
 } cfg_job;
 
 enum fault_kind { FAULT_LINK_DOWN, FAULT_LINK_UP, FAULT_GPU_SLOW, FAULT_PFC_STORM };

@@ -181,7 +181,7 @@ static double traffic_job(const scenario *sc, uint32_t j, uint32_t n_hosts, doub
     err e;
     err_clear(&e);
     *conns = (double)traffic_flow_count(sc, j, n_hosts, &e);
-    return 0;
+    return *conns * (double)sizeof(sim_time); /* each flow's arrival time (run.c) */
 }
 
 /* Packets at the peak. With ECN on, DCQCN holds a congested egress queue around Kmin..Kmax, so a
