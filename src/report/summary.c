@@ -90,6 +90,8 @@ static void write_job(jsonw *w, const job_result *j)
         key_str(w, "algorithm", coll_algo_name(j->algorithm));
     } else if (j->kind == JOB_TRAFFIC) {
         key_str(w, "pattern", pattern_name(j->pattern));
+        if (j->size_cdf)
+            key_str(w, "size_cdf", j->size_cdf);
     }
     key_u64(w, "ranks", j->ranks);
     if (j->kind == JOB_TRAINING) {

@@ -47,6 +47,8 @@ typedef struct job_result {
     enum coll_op op;            /* collective jobs */
     enum coll_algo algorithm;   /* collective jobs */
     enum traffic_pattern pattern; /* traffic jobs */
+    const char *size_cdf;       /* traffic jobs with size_cdf: its name (size_bytes is then the
+                                 * mean of the sizes drawn) */
     uint32_t ranks;             /* ranks (collective/training) or hosts taking part (traffic) */
     uint64_t size_bytes;
     sim_time start_ps, end_ps, jct_ps;  /* end/jct are 0 when the job did not complete */
