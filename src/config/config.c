@@ -54,8 +54,10 @@ static const char *const PRESETS[] = {"single-switch", "leaf-spine", "fat-tree",
 static const char *const JOB_KINDS[] = {"collective", "training", "traffic", NULL};
 static const char *const OPS[] = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all",
                                   "broadcast",  "reduce",         NULL};
-static const char *const ALGOS[] = {"ring",   "tree",         "halving-doubling",
-                                    "direct", "hierarchical", NULL};
+static const char *const ALGOS[] = {"ring",         "tree",
+                                    "halving-doubling", "direct",
+                                    "hierarchical", "recursive-doubling",
+                                    "binomial",     "scatter-allgather", NULL};
 static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
 static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
@@ -91,7 +93,7 @@ const char *coll_op_name(enum coll_op o)
 }
 const char *coll_algo_name(enum coll_algo a)
 {
-    return (unsigned)a < 5 ? ALGOS[a] : "?";
+    return (unsigned)a < sizeof ALGOS / sizeof ALGOS[0] - 1 ? ALGOS[a] : "?";
 }
 const char *pattern_name(enum traffic_pattern p)
 {

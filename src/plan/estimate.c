@@ -91,8 +91,10 @@ static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, 
         break;
     case ALGO_HALVING_DOUBLING: {
         double rounds = ceil(log2(n)), phases = op == OP_ALL_REDUCE ? 2 : 1;
-        /* round k sends S / 2^k per rank: about S per rank per phase in ⌈·/chunk⌉ pieces */
+        /* round k sends S / 2^k per rank: about S per rank per phase in ⌈·/chunk⌉ pieces;
+         * non-powers of two: the fold's whole-buffer steps on top */
         add_slots(&c, phases * n * rounds, S / rounds, chunk);
+        add_slots(&c, 2 * (n - exp2(floor(log2(n)))), S, chunk);
         c.conns = n * rounds;
         break;
     }
@@ -105,6 +107,24 @@ static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, 
             add_slots(&c, phases * ch * n * (n - 1), S / (n * ch), chunk);
             c.conns = ch * n * (n - 1);
         }
+        break;
+    case ALGO_RECURSIVE_DOUBLING: {
+        double p2 = exp2(floor(log2(n))), rounds = log2(p2);
+        if (op == OP_ALL_GATHER) /* the doubling half of halving-doubling */
+            add_slots(&c, n * rounds, S / rounds, chunk);
+        else /* every round the whole buffer; the fold's two steps for the extra ranks */
+            add_slots(&c, ch * (p2 * rounds + 2 * (n - p2)), S / ch, chunk);
+        c.conns = ch * n * (rounds + 1);
+        break;
+    }
+    case ALGO_BINOMIAL:
+        add_slots(&c, ch * (n - 1), S / ch, chunk);
+        c.conns = ch * (n - 1);
+        break;
+    case ALGO_SCATTER_ALLGATHER:
+        add_slots(&c, ch * (n - 1), S / (2 * ch), chunk);     /* binomial scatter */
+        add_slots(&c, ch * n * (n - 1), S / (n * ch), chunk); /* ring all_gather */
+        c.conns = ch * 2 * n;
         break;
     case ALGO_HIERARCHICAL: {
         double gs = g > 1 ? g : 1, servers = ceil_div(n, gs);

@@ -23,7 +23,12 @@
  *                    channel 2c+t); all_reduce = reduce up + broadcast down, chunk-pipelined.
  *                    broadcast / reduce use tree 0 (rooted at rank 0's server) only.
  *  halving-doubling  Rabenseifner: recursive-halving reduce_scatter + recursive-doubling
- *                    all_gather (also each half alone); power-of-two rank counts only.
+ *                    all_gather (also each half alone, power-of-two rank counts only);
+ *                    all_reduce on any count with MPICH's fold of the extra ranks.
+ *  recursive-doubling  MPICH: all_reduce exchanging the whole buffer in log2 rounds (with the
+ *                    fold); all_gather = halving-doubling's doubling half.
+ *  binomial          MPICH binomial tree broadcast / reduce rooted at rank 0.
+ *  scatter-allgather broadcast: binomial scatter, then ring all_gather (MPICH, large messages).
  *  direct            every pair at once: all_to_all, all_gather, reduce_scatter (the owner
  *                    reduces), all_reduce (direct reduce_scatter + direct all_gather),
  *                    broadcast (root to each), reduce (each to root). `pxn` routes cross-rail
