@@ -226,6 +226,23 @@ static void test_training_bound(void)
     CHECK(j->jct_over_ideal >= 1.0);
     run_free(r);
     scenario_free(&sc);
+    /* interleaved 1F1B across servers: pp 4 × vp 2, the last stage feeding the first */
+    static const char yi[] = "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
+                             "workload:\n"
+                             "  - kind: training\n"
+                             "    model: { params: 5e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
+                             "    parallelism: { tp: 8, pp: 4, dp: 1, vp: 2 }\n"
+                             "    global_batch: 8\n";
+    r = go(&sc, yi);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    j = &run_result(r)->jobs[0];
+    fprintf(stderr, "  interleaved: JCT/ideal %.4f (%s)\n", j->jct_over_ideal, j->ideal_basis);
+    CHECK(j->completed);
+    CHECK(j->ideal_jct_ps > 0 && j->jct_over_ideal >= 1.0);
+    run_free(r);
+    scenario_free(&sc);
 }
 
 /* A link fault scheduled 10 ms after a 100 us job: the run ends when the job's last ACK is

@@ -143,6 +143,57 @@ static void test_bubble_emerges(void)
     }
 }
 
+/* Interleaved 1F1B (vp model chunks per stage; Narayanan et al. SC'21 §2.2.2): with zero-cost
+ * communication and uniform chunks, T = (m + (p − 1)/vp)(t_f + t_b) where t_f, t_b are a whole
+ * stage's times: the bubble shrinks by vp. Every stage still computes m(t_f + t_b); P2P crosses
+ * every virtual-stage boundary, the last stage feeding the first (vp·p − 1 boundaries). */
+static void test_interleaved_bubble(void)
+{
+    static const uint32_t ps[] = {2, 4};
+    static const uint32_t vps[] = {2, 3, 4};
+    static const uint32_t mults[] = {1, 2, 4};
+    for (size_t a = 0; a < 2; a++)
+        for (size_t v = 0; v < 3; v++)
+            for (size_t c = 0; c < 3; c++) {
+                uint32_t p = ps[a], vp = vps[v], m = p * mults[c];
+                train_opts o = small_opts(2 * p * vp, 1, p, 1, m);
+                o.vp = vp;
+                train_plan *pl = build(&o);
+                if (!pl)
+                    continue;
+                sim_time tf = pl->stage_fwd_ps[0], tb = pl->stage_bwd_ps[0];
+                CHECK(tf % vp == 0 && tb % vp == 0);
+                train_rank_breakdown *br = calloc(pl->n_ranks, sizeof *br);
+                train_summary S;
+                sim_time T = train_eval_ideal(pl, NULL, NULL, NULL, NULL, NULL, br, &S);
+                uint64_t want = (uint64_t)m * (tf + tb) + (uint64_t)(p - 1) * (tf + tb) / vp;
+                if (T != want)
+                    fprintf(stderr, "  p %u vp %u m %u: T %llu want %llu\n", p, vp, m,
+                            (unsigned long long)T, (unsigned long long)want);
+                CHECK_EQ_U64(T, want);
+                for (uint32_t r = 0; r < pl->n_ranks; r++)
+                    CHECK_EQ_U64(br[r].compute_ps, (uint64_t)m * (tf + tb));
+                CHECK_EQ_U64(pl->stats.p2p, 2ull * (p * vp - 1) * m);
+                CHECK_EQ_U64(pl->stats.compute, 2ull * p * vp * m);
+                free(br);
+                train_plan_free(pl);
+            }
+    /* the schedule's requirements */
+    train_opts o = small_opts(8, 1, 1, 1, 4);
+    o.vp = 2;
+    err e;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL && strstr(e.msg, "pp >= 2"));
+    o = small_opts(8, 1, 4, 1, 6);
+    o.vp = 2;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL && strstr(e.msg, "multiple of pp"));
+    o = small_opts(6, 1, 2, 1, 4);
+    o.vp = 4;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL && strstr(e.msg, "at least 8"));
+}
+
 static void test_placement(void)
 {
     /* 4 servers × 8 GPUs: tp 8 inside servers, pp 2, dp 2 (Megatron order tp, dp, pp). */
@@ -437,6 +488,7 @@ int main(void)
     TEST_RUN(test_flops_by_hand);
     TEST_RUN(test_presets);
     TEST_RUN(test_bubble_emerges);
+    TEST_RUN(test_interleaved_bubble);
     TEST_RUN(test_placement);
     TEST_RUN(test_placement_errors);
     TEST_RUN(test_dp_overlap);

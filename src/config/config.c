@@ -188,7 +188,7 @@ static const char *const K_JOB_TRAFFIC[] = {
     "size_cdf", "duration", "count", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
                                       "vocab",  "ffn",    "heads",    "kv_heads", NULL};
-static const char *const K_PAR[] = {"tp", "pp", "dp", "order", "placement", NULL};
+static const char *const K_PAR[] = {"tp", "pp", "dp", "vp", "order", "placement", NULL};
 static const char *const PAR_ORDERS[] = {"tp-dp-pp", "tp-pp-dp", NULL};
 static const char *const PAR_PLACEMENTS[] = {"contiguous", "scattered", NULL};
 static const char *const OPTIMIZERS[] = {"replicated", "sharded", NULL};
@@ -1419,6 +1419,8 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
         TRY(get_u32(L, par, pp, "tp", 1, 1u << 20, &j->tp, NULL));
         TRY(get_u32(L, par, pp, "pp", 1, 1u << 20, &j->pp, NULL));
         TRY(get_u32(L, par, pp, "dp", 1, 1u << 20, &j->dp, NULL));
+        j->vp = 1;
+        TRY(get_u32(L, par, pp, "vp", 1, 64, &j->vp, NULL));
         int ord = PAR_ORDER_TP_DP_PP, plc = PAR_PLACE_CONTIGUOUS;
         TRY(get_enum(L, par, pp, "order", PAR_ORDERS, &ord, NULL));
         TRY(get_enum(L, par, pp, "placement", PAR_PLACEMENTS, &plc, NULL));

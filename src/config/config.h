@@ -216,6 +216,7 @@ typedef struct cfg_job {
     /* training */
     cfg_model model;
     uint32_t tp, pp, dp;            /* default 1 */
+    uint32_t vp;                    /* virtual pipeline stages per stage, default 1 */
     uint32_t micro_batch, global_batch;
     double gpu_peak_tflops, gpu_mfu;
     uint32_t model_ffn, model_heads, model_kv_heads; /* 0 = from the preset (else GPT-style) */

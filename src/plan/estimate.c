@@ -173,10 +173,11 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
     if (mb < 1)
         mb = 1;
     double Ls = ceil_div(layers > 0 ? layers : 1, pp);
-    double chunks = tp > 1 && j->tp_per_layer ? 2 * Ls + 1 : dp > 1 ? Ls + 1 : 1;
+    double vp = j->vp ? j->vp : 1; /* interleaving: vp model chunks per stage, one pass each */
+    double chunks = tp > 1 && j->tp_per_layer ? 2 * Ls + vp : dp > 1 ? Ls + vp : vp;
     double compute = R * mb * 2 * chunks;
     double tpc = tp > 1 ? (R / tp) * mb * 2 * chunks : 0;
-    double p2p = (pp - 1) * tp * dp * mb * 2;
+    double p2p = (pp * vp - 1) * tp * dp * mb * 2;
     double bucket = (double)(j->bucket_bytes ? j->bucket_bytes : 25000000);
     double grad = 12 * hidden * hidden * Ls * 2 / tp; /* bf16 gradient shard of a stage */
     double buckets = dp > 1 ? ceil_div(grad, bucket) * (j->opt_sharded ? 2 : 1) : 0;

@@ -16,7 +16,9 @@
  *    DP buckets become ready as that backward passes their layers (gradients accumulate over
  *    micro-batches, so only the last one releases them), and that is the overlap to model.
  *  - The pass order on each stage is Megatron's non-interleaved 1F1B: min(p−s−1, m) warm-up
- *    forwards, then alternate one forward / one backward, then the cool-down backwards. Each
+ *    forwards, then alternate one forward / one backward, then the cool-down backwards; with
+ *    vp > 1 virtual stages, the interleaved schedule over the stage's vp model chunks
+ *    (stage_order). Each
  *    member's compute tasks are chained in that order. A forward waits for the activation P2P
  *    from the previous stage, a backward for the gradient P2P from the next: the pipeline bubble
  *    is whatever these dependencies leave idle — nothing hard-codes it.
@@ -127,7 +129,7 @@ void train_opts_default(train_opts *o)
 {
     memset(o, 0, sizeof *o);
     train_model_preset("llama3-8b", &o->model);
-    o->tp = o->pp = o->dp = 1;
+    o->tp = o->pp = o->dp = o->vp = 1;
     o->micro_batch = 1;
     o->global_batch = 1;
     o->peak_tflops = 989; /* H100 SXM dense BF16 */
@@ -148,6 +150,7 @@ void train_opts_from_job(train_opts *o, const cfg_job *j, const char *file, uint
     o->tp = j->tp;
     o->pp = j->pp;
     o->dp = j->dp;
+    o->vp = j->vp ? j->vp : 1;
     o->micro_batch = j->micro_batch;
     o->global_batch = j->global_batch;
     o->peak_tflops = j->gpu_peak_tflops;
@@ -227,6 +230,25 @@ static int validate(const train_opts *o, err *e)
                         o->model.hidden, o->model.seq_len);
     if (o->micro_batch == 0)
         return plan_err(o, e, "micro_batch: expected >= 1, got 0");
+    uint32_t vp = o->vp ? o->vp : 1;
+    if (vp > 1 && o->pp < 2)
+        return plan_err(o, e,
+                        "parallelism.vp: virtual pipeline stages (vp %u) need pipeline "
+                        "parallelism (pp >= 2), got pp %u",
+                        vp, o->pp);
+    if ((uint64_t)o->pp * vp > o->model.layers)
+        return plan_err(o, e,
+                        "parallelism.vp: %u stages x %u virtual stages need at least %llu "
+                        "layers, the model has %u",
+                        o->pp, vp, (unsigned long long)o->pp * vp, o->model.layers);
+    if (vp > 1 && o->micro_batch && o->dp &&
+        (o->global_batch / ((uint64_t)o->micro_batch * o->dp)) % o->pp != 0)
+        return plan_err(o, e,
+                        "parallelism.vp: the interleaved schedule runs micro-batches in groups "
+                        "of pp (%u), but there are %llu per iteration (global_batch / "
+                        "(micro_batch x dp)); Megatron-LM requires a multiple of pp",
+                        o->pp,
+                        (unsigned long long)(o->global_batch / ((uint64_t)o->micro_batch * o->dp)));
     uint64_t step = (uint64_t)o->micro_batch * o->dp;
     if (o->global_batch == 0 || o->global_batch % step != 0)
         return plan_err(o, e,
@@ -331,11 +353,12 @@ typedef struct stage_shape {
     uint32_t n_fwd, n_bwd, n_bwd_last;
 } stage_shape;
 
-/* Chunks of one pass of stage s. dir 0 forward, 1 backward. */
+/* Chunks of one pass of virtual stage s (= the stage without interleaving). dir 0 forward, 1
+ * backward. */
 static chunk *make_chunks(train_plan *p, uint32_t s, int dir, int grain, uint32_t *n_out)
 {
-    uint32_t L = p->stage_layers[s];
-    bool first = s == 0, last = s + 1 == p->pp;
+    uint32_t L = p->vstage_layers[s];
+    bool first = s == 0, last = s + 1 == p->pp * p->vp;
     uint32_t k = dir ? (p->opts.recompute ? 3 : 2) : 1;
     sim_time lay = p->layer_fwd_ps * k, head = last ? p->head_fwd_ps * k : 0;
     uint64_t shard = (uint64_t)ceil(train_layer_params(&p->model) / p->tp) * 2;
@@ -372,11 +395,72 @@ static chunk *make_chunks(train_plan *p, uint32_t s, int dir, int grain, uint32_
 typedef struct builder {
     train_plan *p;
     vec tasks, edges;
-    stage_shape *shape;        /* [pp] */
-    uint32_t *pass_first;      /* [(r·m + mb)·2 + dir] first compute of the pass */
+    stage_shape *shape;        /* [pp × vp] per virtual stage c·pp + s */
+    uint32_t *pass_first;      /* [PASS(r, c, mb, dir)] first compute of the pass */
     uint32_t *pass_last;       /* … last task of the pass (compute or TP all_reduce) */
-    uint32_t *lb_off, *lb_ids; /* per rank: compute task of each last-backward chunk */
+    uint32_t *lb_off, *lb_ids; /* per rank: compute task of each last-backward chunk, model
+                                * chunks vp−1 … 0 (the order their last backward runs) */
 } builder;
+
+/* Index of the pass (rank r, model chunk c, micro-batch mb, direction dir). */
+static size_t pass_idx(const train_plan *p, uint32_t r, uint32_t c, uint32_t mb, int dir)
+{
+    return (((size_t)r * p->vp + c) * p->m + mb) * 2 + (size_t)dir;
+}
+
+/* Offset of model chunk c's last-backward tasks in a rank's lb list (chunks vp−1 … 0). */
+static uint32_t lb_chunk_off(const builder *b, uint32_t s, uint32_t c)
+{
+    const train_plan *p = b->p;
+    uint32_t o = 0;
+    for (uint32_t k = p->vp - 1; k > c; k--)
+        o += b->shape[k * p->pp + s].n_bwd_last;
+    return o;
+}
+
+/*
+ * The passes of stage s in execution order: out[i] = (model chunk, micro-batch, dir) for
+ * i < 2·m·vp. vp = 1: Megatron's non-interleaved 1F1B (min(p−s−1, m) warm-up forwards, then one
+ * forward / one backward, then the cool-down backwards). vp > 1: Megatron's interleaved
+ * schedule (forward_backward_pipelining_with_interleaving; Narayanan et al. SC'21 §2.2.2):
+ * micro-batches go through the model chunks in groups of pp; the k-th forward is chunk
+ * (k mod pp·vp) / pp of micro-batch (k / (pp·vp))·pp + k mod pp, the k-th backward the same
+ * with the chunk order reversed; (p − s − 1)·2 + (vp − 1)·pp warm-up forwards (at most m·vp),
+ * then one forward / one backward, then the cool-down backwards.
+ */
+static void stage_order(const train_plan *p, uint32_t s, uint32_t *oc, uint32_t *omb, int *odir)
+{
+    uint32_t m = p->m, pp = p->pp, vp = p->vp, n = 0;
+    if (vp == 1) {
+        uint32_t warm = pp - s - 1 < m ? pp - s - 1 : m;
+        for (uint32_t step = 0; step < 2 * m; step++, n++) {
+            oc[n] = 0;
+            if (step < warm) {
+                omb[n] = step, odir[n] = 0;
+            } else if (step < warm + 2 * (m - warm)) {
+                uint32_t i = step - warm;
+                odir[n] = (int)(i & 1);
+                omb[n] = odir[n] ? i / 2 : warm + i / 2;
+            } else {
+                omb[n] = step - m, odir[n] = 1;
+            }
+        }
+        return;
+    }
+    uint32_t total = m * vp, G = pp * vp;
+    uint64_t w = (uint64_t)(pp - s - 1) * 2 + (uint64_t)(vp - 1) * pp;
+    uint32_t warm = w < total ? (uint32_t)w : total;
+    uint32_t f = 0, bk = 0;
+    for (uint32_t i = 0; i < 2 * total; i++, n++) {
+        /* forward while warming up; then alternate (forward first); then backwards */
+        bool fwd = f < warm || (f < total && f - warm == bk);
+        uint32_t k = fwd ? f++ : bk++;
+        uint32_t c = (k % G) / pp;
+        oc[n] = fwd ? c : vp - 1 - c;
+        omb[n] = (k / G) * pp + k % pp;
+        odir[n] = fwd ? 0 : 1;
+    }
+}
 
 static uint32_t new_task(builder *b, uint8_t kind, uint8_t phase)
 {
@@ -403,34 +487,28 @@ static void add_edge(builder *b, uint32_t from, uint32_t to)
     e->to = to;
 }
 
-/* All passes of TP group (s, d) in 1F1B order. */
+/* All passes of TP group (s, d) in schedule order (stage_order). */
 static void emit_group(builder *b, uint32_t s, uint32_t d)
 {
     train_plan *p = b->p;
-    uint32_t tp = p->tp, m = p->m;
+    uint32_t tp = p->tp, m = p->m, n = 2 * m * p->vp;
     uint32_t *mem = &p->members[p->groups[d + p->dp * s].off];
     uint32_t *prev = xmalloc(sizeof(uint32_t) * 2 * tp, "training plan builder");
     uint32_t *cur = prev + tp;
+    uint32_t *oc = xmalloc(sizeof(uint32_t) * 2 * (size_t)n, "training plan builder");
+    uint32_t *omb = oc + n;
+    int *odir = xmalloc(sizeof(int) * n, "training plan builder");
+    stage_order(p, s, oc, omb, odir);
     for (uint32_t t = 0; t < tp; t++)
         prev[t] = TRAIN_NONE;
-    uint32_t warm = p->pp - s - 1 < m ? p->pp - s - 1 : m;
-    for (uint32_t step = 0; step < 2 * m; step++) {
-        /* step → (mb, dir): warm-up forwards, then F/B alternation, then cool-down backwards. */
-        uint32_t mb;
-        int dir;
-        if (step < warm) {
-            mb = step, dir = 0;
-        } else if (step < warm + 2 * (m - warm)) {
-            uint32_t i = step - warm;
-            dir = (int)(i & 1);
-            mb = dir ? i / 2 : warm + i / 2;
-        } else {
-            mb = step - m, dir = 1;
-        }
-        const stage_shape *sh = &b->shape[s];
+    for (uint32_t step = 0; step < n; step++) {
+        uint32_t mb = omb[step], vc = oc[step];
+        int dir = odir[step];
+        const stage_shape *sh = &b->shape[vc * p->pp + s];
         bool lastb = dir && mb + 1 == m;
         const chunk *ch = !dir ? sh->fwd : lastb ? sh->bwd_last : sh->bwd;
         uint32_t nch = !dir ? sh->n_fwd : lastb ? sh->n_bwd_last : sh->n_bwd;
+        uint32_t lbo = lastb ? lb_chunk_off(b, s, vc) : 0;
         for (uint32_t c = 0; c < nch; c++) {
             for (uint32_t t = 0; t < tp; t++) {
                 uint32_t id = new_task(b, TRAIN_COMPUTE, dir ? TRAIN_PH_BWD : TRAIN_PH_FWD);
@@ -442,11 +520,10 @@ static void emit_group(builder *b, uint32_t s, uint32_t d)
                 k->last_mb_bwd = lastb;
                 add_edge(b, prev[t], id);
                 cur[t] = id;
-                size_t pi = ((size_t)mem[t] * m + mb) * 2 + (size_t)dir;
                 if (c == 0)
-                    b->pass_first[pi] = id;
+                    b->pass_first[pass_idx(p, mem[t], vc, mb, dir)] = id;
                 if (lastb)
-                    b->lb_ids[b->lb_off[mem[t]] + c] = id;
+                    b->lb_ids[b->lb_off[mem[t]] + lbo + c] = id;
             }
             if (tp > 1 && ch[c].tp_count > 0) {
                 uint32_t id = new_task(b, TRAIN_COLL, TRAIN_PH_TP);
@@ -467,31 +544,39 @@ static void emit_group(builder *b, uint32_t s, uint32_t d)
             }
         }
         for (uint32_t t = 0; t < tp; t++)
-            b->pass_last[((size_t)mem[t] * m + mb) * 2 + (size_t)dir] = prev[t];
+            b->pass_last[pass_idx(p, mem[t], vc, mb, dir)] = prev[t];
     }
     xfree(prev);
+    xfree(oc);
+    xfree(odir);
 }
 
+/* Activations (forward) and their gradients (backward) across every boundary between virtual
+ * stages v and v + 1 (stage v mod pp, model chunk v / pp): with interleaving the last stage
+ * also sends to the first (chunk c → c + 1). */
 static void emit_p2p(builder *b)
 {
     train_plan *p = b->p;
-    uint32_t m = p->m;
+    uint32_t V = p->pp * p->vp;
     for (uint32_t d = 0; d < p->dp; d++)
         for (uint32_t t = 0; t < p->tp; t++)
-            for (uint32_t s = 0; s + 1 < p->pp; s++)
-                for (uint32_t mb = 0; mb < m; mb++)
+            for (uint32_t v = 0; v + 1 < V; v++)
+                for (uint32_t mb = 0; mb < p->m; mb++)
                     for (int dir = 0; dir < 2; dir++) {
-                        uint32_t a = train_rank_of(p, t, s, d), z = train_rank_of(p, t, s + 1, d);
+                        uint32_t sa = v % p->pp, ca = v / p->pp;
+                        uint32_t sb = (v + 1) % p->pp, cb = (v + 1) / p->pp;
+                        uint32_t a = train_rank_of(p, t, sa, d), z = train_rank_of(p, t, sb, d);
                         uint32_t src = dir ? z : a, dst = dir ? a : z;
+                        uint32_t cs = dir ? cb : ca, cd = dir ? ca : cb;
                         uint32_t id = new_task(b, TRAIN_P2P, TRAIN_PH_PP);
                         train_task *k = task(b, id);
                         k->rank = src;
                         k->dst = dst;
                         k->mb = mb;
-                        k->stage = dir ? s + 1 : s;
+                        k->stage = dir ? sb : sa;
                         k->bytes = p->act_bytes;
-                        add_edge(b, b->pass_last[((size_t)src * m + mb) * 2 + (size_t)dir], id);
-                        add_edge(b, id, b->pass_first[((size_t)dst * m + mb) * 2 + (size_t)dir]);
+                        add_edge(b, b->pass_last[pass_idx(p, src, cs, mb, dir)], id);
+                        add_edge(b, id, b->pass_first[pass_idx(p, dst, cd, mb, dir)]);
                     }
 }
 
@@ -501,19 +586,29 @@ static void emit_dp(builder *b)
     if (p->dp < 2)
         return;
     for (uint32_t s = 0; s < p->pp; s++) {
-        const stage_shape *sh = &b->shape[s];
+        /* the stage's last-backward chunks in the order they run: model chunks vp−1 … 0 */
+        uint32_t nl = 0;
+        for (uint32_t vc = 0; vc < p->vp; vc++)
+            nl += b->shape[vc * p->pp + s].n_bwd_last;
+        uint64_t *gb = xmalloc(sizeof(uint64_t) * (nl ? nl : 1), "training plan builder");
+        nl = 0;
+        for (uint32_t vc = p->vp; vc-- > 0;) {
+            const stage_shape *sh = &b->shape[vc * p->pp + s];
+            for (uint32_t c = 0; c < sh->n_bwd_last; c++)
+                gb[nl++] = sh->bwd_last[c].grad_bytes;
+        }
         uint64_t total = p->stage_grad_bytes[s], B = p->opts.bucket_bytes;
         uint32_t nb = p->stage_buckets[s];
         for (uint32_t t = 0; t < p->tp; t++) {
             uint32_t g = p->n_tp_groups + t + p->tp * s;
             const uint32_t *mem = &p->members[p->groups[g].off];
             uint32_t prev = TRAIN_NONE, c = 0;
-            uint64_t cum = sh->n_bwd_last ? sh->bwd_last[0].grad_bytes : 0;
+            uint64_t cum = nl ? gb[0] : 0;
             uint32_t *rs = xmalloc(sizeof(uint32_t) * (nb ? nb : 1), "training plan builder");
             for (uint32_t k = 0; k < nb; k++) {
                 uint64_t lo = (uint64_t)k * B, hi = lo + B < total ? lo + B : total;
-                while (cum < hi && c + 1 < sh->n_bwd_last)
-                    cum += sh->bwd_last[++c].grad_bytes;
+                while (cum < hi && c + 1 < nl)
+                    cum += gb[++c];
                 uint32_t id = new_task(b, TRAIN_COLL, TRAIN_PH_DP);
                 train_task *x = task(b, id);
                 x->op = p->opts.dp_sharded ? OP_REDUCE_SCATTER : OP_ALL_REDUCE;
@@ -542,6 +637,7 @@ static void emit_dp(builder *b)
             }
             xfree(rs);
         }
+        xfree(gb);
     }
 }
 
@@ -638,6 +734,7 @@ train_plan *train_plan_new(const train_opts *o, err *e)
     p->model = o->model;
     p->n_ranks = o->n_ranks;
     p->tp = o->tp, p->pp = o->pp, p->dp = o->dp;
+    p->vp = o->vp ? o->vp : 1;
     p->m = o->global_batch / (o->micro_batch * o->dp);
     if (place(p, o->gpus, e)) {
         train_plan_free(p);
@@ -651,45 +748,54 @@ train_plan *train_plan_new(const train_opts *o, err *e)
         train_flops_ps(2.0 * o->micro_batch * md->seq_len * md->hidden * md->vocab / p->tp,
                        o->peak_tflops, o->mfu);
     p->act_bytes = (uint64_t)o->micro_batch * md->seq_len * md->hidden * 2;
-    p->stage_layers = ARENA_NEW_ARRAY(&p->mem, uint32_t, pp);
-    uint32_t base = md->layers / pp, rem = md->layers % pp;
-    for (uint32_t s = 0; s < pp; s++)
-        p->stage_layers[s] = base;
+    /* layers per virtual stage (= per stage without interleaving), then per stage */
+    uint32_t V = pp * p->vp;
+    p->vstage_layers = ARENA_NEW_ARRAY(&p->mem, uint32_t, V);
+    uint32_t base = md->layers / V, rem = md->layers % V;
+    for (uint32_t v = 0; v < V; v++)
+        p->vstage_layers[v] = base;
     for (uint32_t i = 0; i < rem; i++)
-        p->stage_layers[rem + 2 <= pp ? 1 + i : i]++;
+        p->vstage_layers[rem + 2 <= V ? 1 + i : i]++;
+    p->stage_layers = ARENA_NEW_ARRAY(&p->mem, uint32_t, pp);
+    for (uint32_t v = 0; v < V; v++)
+        p->stage_layers[v % pp] += p->vstage_layers[v];
 
     builder b = {.p = p};
     b.tasks.elt = sizeof(train_task);
     b.edges.elt = sizeof(edge);
-    b.shape = ARENA_NEW_ARRAY(&p->mem, stage_shape, pp);
+    b.shape = ARENA_NEW_ARRAY(&p->mem, stage_shape, V);
     p->stage_fwd_ps = ARENA_NEW_ARRAY(&p->mem, sim_time, pp);
     p->stage_bwd_ps = ARENA_NEW_ARRAY(&p->mem, sim_time, pp);
     p->stage_grad_bytes = ARENA_NEW_ARRAY(&p->mem, uint64_t, pp);
     p->stage_buckets = ARENA_NEW_ARRAY(&p->mem, uint32_t, pp);
     int grain = p->tp > 1 && o->tp_per_layer ? GRAIN_HALF : GRAIN_PASS;
     int grain_last = grain == GRAIN_PASS && p->dp > 1 ? GRAIN_LAYER : grain;
-    for (uint32_t s = 0; s < pp; s++) {
-        stage_shape *sh = &b.shape[s];
-        sh->fwd = make_chunks(p, s, 0, grain, &sh->n_fwd);
-        sh->bwd = make_chunks(p, s, 1, grain, &sh->n_bwd);
-        sh->bwd_last = make_chunks(p, s, 1, grain_last, &sh->n_bwd_last);
+    for (uint32_t v = 0; v < V; v++) {
+        stage_shape *sh = &b.shape[v];
+        uint32_t s = v % pp;
+        sh->fwd = make_chunks(p, v, 0, grain, &sh->n_fwd);
+        sh->bwd = make_chunks(p, v, 1, grain, &sh->n_bwd);
+        sh->bwd_last = make_chunks(p, v, 1, grain_last, &sh->n_bwd_last);
         for (uint32_t c = 0; c < sh->n_fwd; c++)
             p->stage_fwd_ps[s] += sh->fwd[c].dur_ps;
         for (uint32_t c = 0; c < sh->n_bwd; c++)
             p->stage_bwd_ps[s] += sh->bwd[c].dur_ps;
         for (uint32_t c = 0; c < sh->n_bwd_last; c++)
             p->stage_grad_bytes[s] += sh->bwd_last[c].grad_bytes;
+    }
+    for (uint32_t s = 0; s < pp; s++) {
         uint64_t nb = (p->stage_grad_bytes[s] + o->bucket_bytes - 1) / o->bucket_bytes;
         p->stage_buckets[s] = p->dp > 1 ? (uint32_t)nb : 0;
     }
-    size_t npass = (size_t)p->n_ranks * p->m * 2;
+    size_t npass = (size_t)p->n_ranks * p->vp * p->m * 2;
     b.pass_first = xmalloc(sizeof(uint32_t) * npass, "training plan builder");
     b.pass_last = xmalloc(sizeof(uint32_t) * npass, "training plan builder");
     b.lb_off = xmalloc(sizeof(uint32_t) * ((size_t)p->n_ranks + 1), "training plan builder");
     size_t lbn = 0;
     for (uint32_t r = 0; r < p->n_ranks; r++) {
         b.lb_off[r] = (uint32_t)lbn;
-        lbn += b.shape[p->ranks[r].pp].n_bwd_last;
+        for (uint32_t vc = 0; vc < p->vp; vc++)
+            lbn += b.shape[vc * pp + p->ranks[r].pp].n_bwd_last;
     }
     b.lb_ids = xmalloc(sizeof(uint32_t) * (lbn ? lbn : 1), "training plan builder");
     for (uint32_t s = 0; s < pp; s++)

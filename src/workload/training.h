@@ -6,7 +6,8 @@
  *
  * Sources: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
  * Megatron-LM", SC'21 (FLOPs §5.1 / Appendix, 1F1B = PipeDream-Flush §2.2.1, placement §3.3);
- * Megatron-LM's non-interleaved schedule (forward_backward_pipelining_without_interleaving) and
+ * Megatron-LM's schedules (forward_backward_pipelining_without_interleaving, and
+ * ..._with_interleaving for virtual pipeline stages, SC'21 §2.2.2) and
  * its rank order "tp-dp-pp" (parallel_state.initialize_model_parallel); model shapes from the
  * Llama 3 herd paper (Dubey et al. 2024, Table 3) and GPT-3 (Brown et al. 2020, Table 2.1).
  *
@@ -80,6 +81,8 @@ enum train_placement { TRAIN_PLACE_CONTIGUOUS, TRAIN_PLACE_SCATTERED };
 typedef struct train_opts {
     train_model model;
     uint32_t tp, pp, dp;
+    uint32_t vp;                        /* virtual stages (model chunks) per pipeline stage:
+                                         * 1 = 1F1B, > 1 = interleaved 1F1B; 0 means 1 */
     uint32_t micro_batch, global_batch; /* m = global_batch / (micro_batch × dp) */
     double peak_tflops, mfu;            /* per GPU */
     /* Job size and where its ranks sit: rank r is GPU gpus[r] (NULL: GPU r); server = gpu /
@@ -162,11 +165,13 @@ typedef struct train_plan {
     train_opts opts; /* as given (gpus pointer not kept) */
     train_model model;
     uint32_t n_ranks, tp, pp, dp, m; /* m = micro-batches per iteration */
+    uint32_t vp;                     /* model chunks per stage (interleaving), ≥ 1 */
     train_rank *ranks;
     uint32_t n_groups, n_tp_groups, n_dp_groups; /* TP groups first, then DP, then PP */
     train_group *groups;
     uint32_t *members;
-    uint32_t *stage_layers;                /* [pp] layers per stage */
+    uint32_t *stage_layers;                /* [pp] layers per stage (all its model chunks) */
+    uint32_t *vstage_layers;               /* [pp × vp] per virtual stage c·pp + s */
     sim_time layer_fwd_ps;                 /* per GPU (FLOPs / tp) */
     sim_time head_fwd_ps;                  /* LM head on the last stage, per GPU */
     sim_time *stage_fwd_ps, *stage_bwd_ps; /* [pp] one micro-batch, per GPU, slow factor 1 */
