@@ -226,6 +226,27 @@ static void test_training_bound(void)
     CHECK(j->jct_over_ideal >= 1.0);
     run_free(r);
     scenario_free(&sc);
+    /* MoE across servers: EP groups of 4 (one GPU per server each), skewed routing */
+    static const char ym[] = "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 2 }\n"
+                             "workload:\n"
+                             "  - kind: training\n"
+                             "    model: { params: 5e8, layers: 4, hidden: 1024, seq_len: 512 }\n"
+                             "    parallelism: { tp: 2, pp: 1, dp: 4 }\n"
+                             "    moe: { experts: 8, top_k: 2, ep: 4, skew: 0.5 }\n"
+                             "    global_batch: 8\n";
+    r = go(&sc, ym);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    j = &run_result(r)->jobs[0];
+    fprintf(stderr, "  moe: JCT/ideal %.4f, exposed EP %.1f us of %.1f us in flight (%s)\n",
+            j->jct_over_ideal, (double)j->train_mean.ep_ps / 1e6,
+            (double)j->train_mean.ep_comm_ps / 1e6, j->ideal_basis);
+    CHECK(j->completed);
+    CHECK(j->ideal_jct_ps > 0 && j->jct_over_ideal >= 1.0);
+    CHECK(j->train_mean.ep_comm_ps > 0);
+    run_free(r);
+    scenario_free(&sc);
     /* interleaved 1F1B across servers: pp 4 × vp 2, the last stage feeding the first */
     static const char yi[] = "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
                              "workload:\n"

@@ -182,7 +182,8 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
 static const char *const K_JOB_TRAIN[] = {
     "name",  "kind",        "start",        "iterations", "model",     "parallelism",
     "micro_batch", "global_batch", "gpu", "ranks", "priority", "tp_per_layer", "optimizer",
-    "recompute", "bucket", NULL};
+    "recompute", "bucket", "moe", NULL};
+static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
 static const char *const K_JOB_TRAFFIC[] = {
     "name", "kind", "start", "iterations", "pattern", "size", "hosts", "load", "priority",
     "size_cdf", "duration", "count", NULL};
@@ -1364,6 +1365,7 @@ static const model_preset MODELS[] = {
 };
 
 static int get_job_priority(ld *L, const cfg_node *jm, const char *jp, cfg_job *j);
+static int get_moe(ld *L, const cfg_node *jm, const char *jp, cfg_job *j);
 
 static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
 {
@@ -1414,6 +1416,7 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
                     j->model_kv_heads);
     }
 
+    TRY(get_moe(L, jm, jp, j));
     TRY(get_map(L, jm, jp, "parallelism", K_PAR, &par, pp));
     if (par) {
         TRY(get_u32(L, par, pp, "tp", 1, 1u << 20, &j->tp, NULL));
@@ -1456,6 +1459,25 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
                     &j->gpu_peak_tflops));
         TRY(get_num(L, gpu, gp, "mfu", 0, true, 1, false, "a fraction in (0, 1]", &j->gpu_mfu));
     }
+    return ERR_OK;
+}
+
+/* `moe: {experts, top_k, ep, skew}` of a training job (docs/scenario.md "Mixture of experts"). */
+static int get_moe(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    const cfg_node *mm, *en;
+    char mp[PATHLEN];
+    TRY(get_map(L, jm, jp, "moe", K_MOE, &mm, mp));
+    if (!mm)
+        return ERR_OK;
+    TRY(get_u32(L, mm, mp, "experts", 1, 1u << 16, &j->moe_experts, &en));
+    if (!en)
+        return fail(L, mm, mp, "missing required key \"experts\" (experts per MoE layer)");
+    j->moe_top_k = 2; /* Mixtral 8x7B routes each token to 2 experts (Jiang et al. 2024) */
+    j->moe_ep = 1;
+    TRY(get_u32(L, mm, mp, "top_k", 1, 1u << 16, &j->moe_top_k, NULL));
+    TRY(get_u32(L, mm, mp, "ep", 1, 1u << 16, &j->moe_ep, NULL));
+    TRY(get_num(L, mm, mp, "skew", 0, false, 10, false, "a number in [0, 10]", &j->moe_skew));
     return ERR_OK;
 }
 

@@ -217,6 +217,10 @@ typedef struct cfg_job {
     cfg_model model;
     uint32_t tp, pp, dp;            /* default 1 */
     uint32_t vp;                    /* virtual pipeline stages per stage, default 1 */
+    uint32_t moe_experts;           /* MoE: experts per layer, 0 = dense (default) */
+    uint32_t moe_top_k;             /* MoE: experts per token, default 2 */
+    uint32_t moe_ep;                /* MoE: expert-parallel group size, default 1 */
+    double moe_skew;                /* MoE: routing imbalance exponent, default 0 */
     uint32_t micro_batch, global_batch;
     double gpu_peak_tflops, gpu_mfu;
     uint32_t model_ffn, model_heads, model_kv_heads; /* 0 = from the preset (else GPT-style) */

@@ -182,7 +182,15 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
     double grad = 12 * hidden * hidden * Ls * 2 / tp; /* bf16 gradient shard of a stage */
     double buckets = dp > 1 ? ceil_div(grad, bucket) * (j->opt_sharded ? 2 : 1) : 0;
     double dpc = (R / dp) * buckets;
-    double tasks = compute + tpc + p2p + dpc;
+    /* MoE: a dispatch and a combine all_to_all per layer, forward and backward, per EP group
+     * (layers run as halves: twice the compute chunks of a dense model without TP) */
+    double epg = 0, ep = j->moe_ep ? j->moe_ep : 1;
+    if (j->moe_experts) {
+        epg = (R / ep) * Ls * mb * 4;
+        if (!(tp > 1 && j->tp_per_layer))
+            compute = R * mb * 2 * (2 * Ls + vp);
+    }
+    double tasks = compute + tpc + p2p + dpc + epg;
     double iters = j->iterations ? j->iterations : 1;
     double per_task = (double)sizeof(train_task) + 3 * (8 + 4 + 4) + 12 + 6 + 16 * iters;
     /* the cross-server DP collectives run as packet plans: a ring all_reduce of a bucket
@@ -193,7 +201,15 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
                                      (double)COLL_CHUNK_DEFAULT, 1);
         plans = c.xfers * (double)XFER_BYTES * fmin(buckets, 4);
     }
-    *conns = R * 4; /* PP neighbours and a ring per DP group, per rank */
+    if (j->moe_experts && ep > 1) { /* the direct all_to_all plan of an EP group */
+        double S = (double)(j->micro_batch ? j->micro_batch : 1) * (double)j->model.seq_len *
+                   hidden * 2 * (j->moe_top_k ? j->moe_top_k : 2) / tp;
+        coll_count c = coll_estimate(OP_ALL_TO_ALL, ALGO_DIRECT, ep, S, 1,
+                                     (double)COLL_CHUNK_DEFAULT, 1);
+        plans += c.xfers * (double)XFER_BYTES * 2;
+    }
+    *conns = R * 4 + (j->moe_experts ? R * (ep - 1) : 0); /* PP neighbours, a ring per DP
+                                                            * group, EP peers, per rank */
     return tasks * per_task + plans;
 }
 

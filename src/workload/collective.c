@@ -15,6 +15,7 @@
  */
 #include "collective.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -992,6 +993,25 @@ static uint32_t direct_send(builder *b, const topo_info *t, uint32_t src, uint32
  * chunk k of that send depends on chunk k of block j from every peer. broadcast: root 0 sends S
  * to every rank; reduce: every rank sends S to root 0.
  */
+/* Bytes of an all_to_all send buffer S for peer j: S/n each, or with routing skew the share
+ * (j + 1)^−skew / Σ (k + 1)^−skew, cut at floor(S × cumulative share) so the parts add up to S. */
+static uint64_t a2a_len(uint64_t S, uint32_t n, uint32_t j, double skew)
+{
+    if (skew <= 0)
+        return split_len(S, n, j);
+    double W = 0, lo = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        double w = pow((double)k + 1, -skew);
+        W += w;
+        if (k < j)
+            lo += w;
+    }
+    double hi = lo + pow((double)j + 1, -skew);
+    uint64_t a = (uint64_t)floor((double)S * lo / W);
+    uint64_t z = j + 1 == n ? S : (uint64_t)floor((double)S * hi / W);
+    return z > a ? z - a : 0;
+}
+
 static void build_direct(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
 {
     uint32_t n = t->n, C = b->pl->n_channels;
@@ -1004,7 +1024,8 @@ static void build_direct(builder *b, const coll_params *p, const topo_info *t, u
         for (uint32_t r = 0; r < n; r++)
             for (uint32_t d = 1; d < n; d++) {
                 uint32_t j = (r + d) % n;
-                uint64_t bytes = split_len(S, n, p->op == OP_ALL_GATHER ? r : j);
+                uint64_t bytes = p->op == OP_ALL_TO_ALL ? a2a_len(S, n, j, p->a2a_skew)
+                                                        : split_len(S, n, p->op == OP_ALL_GATHER ? r : j);
                 if (bytes)
                     direct_send(b, t, r, j, bytes, chunk, C, pxn, 0, 0, 0, 0, NULL);
             }

@@ -82,6 +82,8 @@ typedef struct coll_params {
     uint32_t channels;               /* parallel rings / tree pairs; 0 means 1 */
     uint64_t chunk_bytes;            /* 0 means COLL_CHUNK_DEFAULT; ≤ COLL_CHUNK_MAX */
     uint64_t reduce_Bps;             /* GPU reduction rate in bytes/s; 0 = negligible */
+    double a2a_skew;                 /* direct all_to_all: rank j receives a share ∝
+                                      * (j + 1)^−skew of every send buffer (0 = S/n each) */
 } coll_params;
 
 /*

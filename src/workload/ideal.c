@@ -331,7 +331,9 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
         const train_group *G = &p->groups[g];
         for (uint32_t k = 1; k < G->n; k++)
             if (p->ranks[p->members[G->off + k]].server != p->ranks[p->members[G->off]].server)
-                cross[G->kind == TRAIN_GROUP_TP ? 0 : G->kind == TRAIN_GROUP_DP ? 1 : 2] = true;
+                cross[G->kind == TRAIN_GROUP_TP   ? 0
+                      : G->kind == TRAIN_GROUP_PP ? 2
+                                                  : 1] = true; /* EP: the DP class (α–β) */
     }
     train_ab_cost c = {
         0, 0, 0, cross[0] ? good : nvl, cross[2] ? good : nvl, cross[1] ? good : nvl};

@@ -26,13 +26,15 @@
 /* Drop reasons (enum drop_reason, drop_reason_name) come from net/drop.h. */
 
 /* Training jobs: one iteration's breakdown (workload/training.h train_breakdown), averaged over
- * the job's ranks. compute + tp + pp + dp + bubble = the iteration time; tp/pp/dp are *exposed*
+ * the job's ranks. compute + tp + ep + pp + dp + bubble = the iteration time; tp/pp/dp are *exposed*
  * communication (the GPU idle with only that to blame), *_comm_ps the time it was in flight. */
 typedef struct train_iter {
     sim_time compute_ps, tp_ps, pp_ps, dp_ps, bubble_ps;
     sim_time tp_comm_ps, pp_comm_ps, dp_comm_ps;
     uint32_t slowest_rank;          /* the rank with the most compute (a straggler) */
     sim_time slowest_compute_ps;    /* its compute time */
+    sim_time ep_ps, ep_comm_ps;     /* MoE all_to_all: exposed (part of the sum above), in
+                                     * flight */
 } train_iter;
 
 typedef struct iter_result {

@@ -151,6 +151,10 @@ void train_opts_from_job(train_opts *o, const cfg_job *j, const char *file, uint
     o->pp = j->pp;
     o->dp = j->dp;
     o->vp = j->vp ? j->vp : 1;
+    o->moe_experts = j->moe_experts;
+    o->moe_top_k = j->moe_top_k;
+    o->moe_ep = j->moe_ep;
+    o->moe_skew = j->moe_skew;
     o->micro_batch = j->micro_batch;
     o->global_batch = j->global_batch;
     o->peak_tflops = j->gpu_peak_tflops;
@@ -266,6 +270,20 @@ static int validate(const train_opts *o, err *e)
                         o->n_ranks, o->gpus_per_server);
     if (o->bucket_bytes == 0)
         return plan_err(o, e, "bucket: expected a size > 0");
+    if (o->moe_experts) {
+        uint32_t ep = o->moe_ep ? o->moe_ep : 1;
+        if (o->dp % ep != 0)
+            return plan_err(o, e,
+                            "moe.ep: expert-parallel groups are carved out of the data-parallel "
+                            "groups, so ep (%u) must divide dp (%u)",
+                            ep, o->dp);
+        if (o->moe_experts % ep != 0)
+            return plan_err(o, e, "moe.ep: %u experts do not spread evenly over ep %u ranks",
+                            o->moe_experts, ep);
+        if (o->moe_top_k == 0 || o->moe_top_k > o->moe_experts)
+            return plan_err(o, e, "moe.top_k: expected 1..%u (the experts), got %u",
+                            o->moe_experts, o->moe_top_k);
+    }
     return ERR_OK;
 }
 
@@ -276,9 +294,12 @@ static int place(train_plan *p, const uint32_t *gpus, err *e)
     p->ranks = ARENA_NEW_ARRAY(&p->mem, train_rank, n);
     p->n_tp_groups = pp * dp;
     p->n_dp_groups = tp * pp;
-    p->n_groups = p->n_tp_groups + p->n_dp_groups + tp * dp;
+    uint32_t ep = p->ep;
+    p->n_ep_groups = o->moe_experts ? tp * pp * (dp / ep) : 0;
+    uint32_t ep0 = p->n_tp_groups + p->n_dp_groups + tp * dp; /* first EP group */
+    p->n_groups = ep0 + p->n_ep_groups;
     p->groups = ARENA_NEW_ARRAY(&p->mem, train_group, p->n_groups);
-    p->members = ARENA_NEW_ARRAY(&p->mem, uint32_t, 3 * (size_t)n);
+    p->members = ARENA_NEW_ARRAY(&p->mem, uint32_t, 4 * (size_t)n);
     for (uint32_t r = 0; r < n; r++)
         p->ranks[r].gpu = TRAIN_NONE;
     for (uint32_t s = 0; s < pp; s++) {
@@ -313,6 +334,17 @@ static int place(train_plan *p, const uint32_t *gpus, err *e)
                 g->n = pp;
                 g->off = 2 * n + (k->pp_group - p->n_tp_groups - p->n_dp_groups) * pp;
                 p->members[g->off + s] = r;
+                /* EP groups: ep consecutive DP indices of one (tp, pp), members in [3n, 4n) */
+                k->ep_group = TRAIN_NONE;
+                if (p->n_ep_groups) {
+                    uint32_t ei = t + tp * (s + pp * (d / ep));
+                    k->ep_group = ep0 + ei;
+                    g = &p->groups[k->ep_group];
+                    g->kind = TRAIN_GROUP_EP;
+                    g->n = ep;
+                    g->off = 3 * n + ei * ep;
+                    p->members[g->off + d % ep] = r;
+                }
             }
         }
     }
@@ -344,6 +376,7 @@ typedef struct chunk {
     uint64_t tp_bytes;
     uint32_t tp_count;   /* TP all_reduces after this chunk (0: none) */
     uint64_t grad_bytes; /* gradient bytes this chunk produces (backward) */
+    uint64_t ep_bytes;   /* MoE: the experts' chunk, an EP all_to_all before and after */
 } chunk;
 
 enum { GRAIN_PASS, GRAIN_LAYER, GRAIN_HALF };
@@ -369,23 +402,26 @@ static chunk *make_chunks(train_plan *p, uint32_t s, int dir, int grain, uint32_
     chunk *c = ARENA_NEW_ARRAY(&p->mem, chunk, 2 * (size_t)L + 2);
     uint32_t n = 0;
     if (grain == GRAIN_PASS) {
-        c[0] = (chunk){L * lay + head, ar * 2 * L, cnt * 2 * L, L * shard + head_grad + emb_grad};
+        c[0] = (chunk){L * lay + head, ar * 2 * L, cnt * 2 * L, L * shard + head_grad + emb_grad, 0};
         *n_out = 1;
         return c;
     }
     bool has_head = last && p->model.vocab > 0;
     if (dir && has_head)
-        c[n++] = (chunk){head, 0, 0, head_grad};
+        c[n++] = (chunk){head, 0, 0, head_grad, 0};
     for (uint32_t l = 0; l < L; l++) {
         if (grain == GRAIN_LAYER) {
-            c[n++] = (chunk){lay, 2 * ar, 2 * cnt, shard};
+            c[n++] = (chunk){lay, 2 * ar, 2 * cnt, shard, 0};
         } else {
-            c[n++] = (chunk){lay / 2, ar, cnt, shard / 2};
-            c[n++] = (chunk){lay - lay / 2, ar, cnt, shard - shard / 2};
+            /* attention then MLP forward; the MLP's backward first. With MoE the MLP chunk is
+             * the experts': dispatch before it, combine after (their gradients backward). */
+            uint64_t a2a = p->moe_a2a_bytes;
+            c[n++] = (chunk){lay / 2, ar, cnt, shard / 2, dir ? a2a : 0};
+            c[n++] = (chunk){lay - lay / 2, ar, cnt, shard - shard / 2, dir ? 0 : a2a};
         }
     }
     if (!dir && has_head)
-        c[n++] = (chunk){head, 0, 0, 0};
+        c[n++] = (chunk){head, 0, 0, 0, 0};
     if (dir)
         c[n - 1].grad_bytes += emb_grad;
     *n_out = n;
@@ -487,20 +523,40 @@ static void add_edge(builder *b, uint32_t from, uint32_t to)
     e->to = to;
 }
 
-/* All passes of TP group (s, d) in schedule order (stage_order). */
-static void emit_group(builder *b, uint32_t s, uint32_t d)
+/* An EP all_to_all over EP group g after each member's prior task; the members' next task
+ * waits on it. `prev` is indexed by EP-local index × tp + t. */
+static void emit_ep(builder *b, uint32_t g, uint32_t t, uint32_t mb, uint32_t s, uint64_t bytes,
+                    uint32_t *prev)
 {
     train_plan *p = b->p;
-    uint32_t tp = p->tp, m = p->m, n = 2 * m * p->vp;
-    uint32_t *mem = &p->members[p->groups[d + p->dp * s].off];
-    uint32_t *prev = xmalloc(sizeof(uint32_t) * 2 * tp, "training plan builder");
-    uint32_t *cur = prev + tp;
+    uint32_t id = new_task(b, TRAIN_COLL, TRAIN_PH_EP);
+    train_task *k = task(b, id);
+    k->op = OP_ALL_TO_ALL;
+    k->group = g;
+    k->mb = mb;
+    k->stage = s;
+    k->bytes = bytes;
+    for (uint32_t j = 0; j < p->groups[g].n; j++) {
+        add_edge(b, prev[j * p->tp + t], id);
+        prev[j * p->tp + t] = id;
+    }
+}
+
+/* All passes of the TP groups (s, d0 .. d0 + nd − 1) in schedule order (stage_order). Their
+ * schedules are identical, so they are emitted in lock step: a MoE all_to_all joins the nd
+ * replicas of one EP group (nd = ep; 1 for dense models). */
+static void emit_block(builder *b, uint32_t s, uint32_t d0, uint32_t nd)
+{
+    train_plan *p = b->p;
+    uint32_t tp = p->tp, m = p->m, n = 2 * m * p->vp, R = nd * tp;
+    uint32_t *prev = xmalloc(sizeof(uint32_t) * 2 * R, "training plan builder");
+    uint32_t *cur = prev + R;
     uint32_t *oc = xmalloc(sizeof(uint32_t) * 2 * (size_t)n, "training plan builder");
     uint32_t *omb = oc + n;
     int *odir = xmalloc(sizeof(int) * n, "training plan builder");
     stage_order(p, s, oc, omb, odir);
-    for (uint32_t t = 0; t < tp; t++)
-        prev[t] = TRAIN_NONE;
+    for (uint32_t i = 0; i < R; i++)
+        prev[i] = TRAIN_NONE;
     for (uint32_t step = 0; step < n; step++) {
         uint32_t mb = omb[step], vc = oc[step];
         int dir = odir[step];
@@ -510,41 +566,57 @@ static void emit_group(builder *b, uint32_t s, uint32_t d)
         uint32_t nch = !dir ? sh->n_fwd : lastb ? sh->n_bwd_last : sh->n_bwd;
         uint32_t lbo = lastb ? lb_chunk_off(b, s, vc) : 0;
         for (uint32_t c = 0; c < nch; c++) {
-            for (uint32_t t = 0; t < tp; t++) {
-                uint32_t id = new_task(b, TRAIN_COMPUTE, dir ? TRAIN_PH_BWD : TRAIN_PH_FWD);
-                train_task *k = task(b, id);
-                k->rank = mem[t];
-                k->mb = mb;
-                k->stage = s;
-                k->dur_ps = ch[c].dur_ps;
-                k->last_mb_bwd = lastb;
-                add_edge(b, prev[t], id);
-                cur[t] = id;
-                if (c == 0)
-                    b->pass_first[pass_idx(p, mem[t], vc, mb, dir)] = id;
-                if (lastb)
-                    b->lb_ids[b->lb_off[mem[t]] + lbo + c] = id;
-            }
-            if (tp > 1 && ch[c].tp_count > 0) {
-                uint32_t id = new_task(b, TRAIN_COLL, TRAIN_PH_TP);
-                train_task *k = task(b, id);
-                k->op = OP_ALL_REDUCE;
-                k->group = d + p->dp * s;
-                k->mb = mb;
-                k->stage = s;
-                k->bytes = ch[c].tp_bytes;
-                k->count = ch[c].tp_count;
-                for (uint32_t t = 0; t < tp; t++) {
-                    add_edge(b, cur[t], id);
-                    prev[t] = id;
-                }
-            } else {
+            if (ch[c].ep_bytes) /* dispatch (its gradient backward) */
                 for (uint32_t t = 0; t < tp; t++)
-                    prev[t] = cur[t];
+                    emit_ep(b, p->ranks[train_rank_of(p, t, s, d0)].ep_group, t, mb, s,
+                            ch[c].ep_bytes, prev);
+            for (uint32_t j = 0; j < nd; j++) {
+                uint32_t d = d0 + j;
+                uint32_t *mem = &p->members[p->groups[d + p->dp * s].off];
+                uint32_t *pv = prev + j * tp, *cu = cur + j * tp;
+                for (uint32_t t = 0; t < tp; t++) {
+                    uint32_t id = new_task(b, TRAIN_COMPUTE, dir ? TRAIN_PH_BWD : TRAIN_PH_FWD);
+                    train_task *k = task(b, id);
+                    k->rank = mem[t];
+                    k->mb = mb;
+                    k->stage = s;
+                    k->dur_ps = ch[c].dur_ps;
+                    k->last_mb_bwd = lastb;
+                    add_edge(b, pv[t], id);
+                    cu[t] = id;
+                    if (c == 0)
+                        b->pass_first[pass_idx(p, mem[t], vc, mb, dir)] = id;
+                    if (lastb)
+                        b->lb_ids[b->lb_off[mem[t]] + lbo + c] = id;
+                }
+                if (tp > 1 && ch[c].tp_count > 0) {
+                    uint32_t id = new_task(b, TRAIN_COLL, TRAIN_PH_TP);
+                    train_task *k = task(b, id);
+                    k->op = OP_ALL_REDUCE;
+                    k->group = d + p->dp * s;
+                    k->mb = mb;
+                    k->stage = s;
+                    k->bytes = ch[c].tp_bytes;
+                    k->count = ch[c].tp_count;
+                    for (uint32_t t = 0; t < tp; t++) {
+                        add_edge(b, cu[t], id);
+                        pv[t] = id;
+                    }
+                } else {
+                    for (uint32_t t = 0; t < tp; t++)
+                        pv[t] = cu[t];
+                }
             }
+            if (ch[c].ep_bytes) /* combine (its gradient backward) */
+                for (uint32_t t = 0; t < tp; t++)
+                    emit_ep(b, p->ranks[train_rank_of(p, t, s, d0)].ep_group, t, mb, s,
+                            ch[c].ep_bytes, prev);
         }
-        for (uint32_t t = 0; t < tp; t++)
-            b->pass_last[pass_idx(p, mem[t], vc, mb, dir)] = prev[t];
+        for (uint32_t j = 0; j < nd; j++) {
+            uint32_t *mem = &p->members[p->groups[d0 + j + p->dp * s].off];
+            for (uint32_t t = 0; t < tp; t++)
+                b->pass_last[pass_idx(p, mem[t], vc, mb, dir)] = prev[j * tp + t];
+        }
     }
     xfree(prev);
     xfree(oc);
@@ -715,6 +787,8 @@ static void finish(builder *b)
             p->stats.p2p++;
         else if (t->phase == TRAIN_PH_TP)
             p->stats.coll_tp++, p->stats.tp_collectives += t->count;
+        else if (t->phase == TRAIN_PH_EP)
+            p->stats.coll_ep++;
         else
             p->stats.coll_dp++;
     }
@@ -735,6 +809,7 @@ train_plan *train_plan_new(const train_opts *o, err *e)
     p->n_ranks = o->n_ranks;
     p->tp = o->tp, p->pp = o->pp, p->dp = o->dp;
     p->vp = o->vp ? o->vp : 1;
+    p->ep = o->moe_experts && o->moe_ep ? o->moe_ep : 1;
     p->m = o->global_batch / (o->micro_batch * o->dp);
     if (place(p, o->gpus, e)) {
         train_plan_free(p);
@@ -748,6 +823,10 @@ train_plan *train_plan_new(const train_opts *o, err *e)
         train_flops_ps(2.0 * o->micro_batch * md->seq_len * md->hidden * md->vocab / p->tp,
                        o->peak_tflops, o->mfu);
     p->act_bytes = (uint64_t)o->micro_batch * md->seq_len * md->hidden * 2;
+    /* MoE: each rank dispatches its b·s tokens (1/tp of them: the TP ranks split the sequence,
+     * as Megatron-LM's all_to_all token dispatcher with sequence parallelism) top_k times */
+    if (o->moe_experts)
+        p->moe_a2a_bytes = p->act_bytes * o->moe_top_k / p->tp;
     /* layers per virtual stage (= per stage without interleaving), then per stage */
     uint32_t V = pp * p->vp;
     p->vstage_layers = ARENA_NEW_ARRAY(&p->mem, uint32_t, V);
@@ -768,7 +847,7 @@ train_plan *train_plan_new(const train_opts *o, err *e)
     p->stage_bwd_ps = ARENA_NEW_ARRAY(&p->mem, sim_time, pp);
     p->stage_grad_bytes = ARENA_NEW_ARRAY(&p->mem, uint64_t, pp);
     p->stage_buckets = ARENA_NEW_ARRAY(&p->mem, uint32_t, pp);
-    int grain = p->tp > 1 && o->tp_per_layer ? GRAIN_HALF : GRAIN_PASS;
+    int grain = (p->tp > 1 && o->tp_per_layer) || o->moe_experts ? GRAIN_HALF : GRAIN_PASS;
     int grain_last = grain == GRAIN_PASS && p->dp > 1 ? GRAIN_LAYER : grain;
     for (uint32_t v = 0; v < V; v++) {
         stage_shape *sh = &b.shape[v];
@@ -799,8 +878,8 @@ train_plan *train_plan_new(const train_opts *o, err *e)
     }
     b.lb_ids = xmalloc(sizeof(uint32_t) * (lbn ? lbn : 1), "training plan builder");
     for (uint32_t s = 0; s < pp; s++)
-        for (uint32_t d = 0; d < p->dp; d++)
-            emit_group(&b, s, d);
+        for (uint32_t d = 0; d < p->dp; d += p->ep)
+            emit_block(&b, s, d, p->ep);
     emit_p2p(&b);
     emit_dp(&b);
     finish(&b);
@@ -850,9 +929,10 @@ void train_plan_check(const train_plan *p)
                        "p2p task %u: %u -> %u", i, t->rank, t->dst);
             break;
         case TRAIN_COLL: {
-            SIM_ASSERT(t->group < p->n_tp_groups + p->n_dp_groups, "coll task %u: group %u", i,
-                       t->group);
-            uint8_t want = t->phase == TRAIN_PH_TP ? TRAIN_GROUP_TP : TRAIN_GROUP_DP;
+            SIM_ASSERT(t->group < p->n_groups, "coll task %u: group %u", i, t->group);
+            uint8_t want = t->phase == TRAIN_PH_TP   ? TRAIN_GROUP_TP
+                           : t->phase == TRAIN_PH_EP ? TRAIN_GROUP_EP
+                                                     : TRAIN_GROUP_DP;
             SIM_ASSERT(p->groups[t->group].kind == want, "coll task %u: group kind %u", i,
                        p->groups[t->group].kind);
             break;
@@ -872,7 +952,8 @@ void train_plan_check(const train_plan *p)
         for (uint32_t k = 0; k < t->n_deps && !chained; k++) {
             const train_task *d = &p->tasks[p->deps[t->dep_off + k]];
             chained = (d->kind == TRAIN_COMPUTE && d->rank == t->rank) ||
-                      (d->kind == TRAIN_COLL && d->phase == TRAIN_PH_TP &&
+                      (d->kind == TRAIN_COLL &&
+                       (d->phase == TRAIN_PH_TP || d->phase == TRAIN_PH_EP) &&
                        in_group(p, d->group, t->rank));
         }
         heads[t->rank] += !chained;
@@ -903,7 +984,7 @@ void train_plan_check(const train_plan *p)
 
 typedef struct bevent {
     sim_time t;
-    int8_t cls;   /* 0 compute, 1 tp, 2 pp, 3 dp */
+    int8_t cls;   /* 0 compute, 1 tp, 2 pp, 3 dp, 4 ep */
     int8_t delta; /* +1 start, −1 end */
 } bevent;
 
@@ -935,7 +1016,7 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
     train_summary S;
     memset(&S, 0, sizeof S);
     S.iteration_ps = t1 - t0;
-    uint64_t sum[9] = {0};
+    uint64_t sum[11] = {0};
     sim_time best_compute = 0, best_done = 0;
     for (uint32_t r = 0; r < p->n_ranks; r++) {
         train_rank_breakdown B;
@@ -949,6 +1030,7 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
             int cls = t->kind == TRAIN_COMPUTE  ? 0
                       : t->kind == TRAIN_P2P    ? (t->dst == r ? 2 : -1)
                       : t->phase == TRAIN_PH_TP ? 1
+                      : t->phase == TRAIN_PH_EP ? 4
                                                 : 3;
             if (cls < 0 || end[i] <= start[i])
                 continue;
@@ -956,7 +1038,7 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
             ev[n++] = (bevent){end[i], (int8_t)cls, -1};
         }
         qsort(ev, n, sizeof *ev, cmp_bevent);
-        int cnt[4] = {0};
+        int cnt[5] = {0};
         sim_time prev = t0;
         for (size_t i = 0; i <= n; i++) {
             sim_time now = i < n ? ev[i].t : t1;
@@ -966,6 +1048,8 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
                     B.compute_ps += d;
                 else if (cnt[1])
                     B.tp_ps += d;
+                else if (cnt[4])
+                    B.ep_ps += d;
                 else if (cnt[2])
                     B.pp_ps += d;
                 else if (cnt[3])
@@ -975,18 +1059,21 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
                 B.tp_comm_ps += cnt[1] ? d : 0;
                 B.pp_comm_ps += cnt[2] ? d : 0;
                 B.dp_comm_ps += cnt[3] ? d : 0;
+                B.ep_comm_ps += cnt[4] ? d : 0;
                 prev = now;
             }
             if (i < n)
                 cnt[ev[i].cls] += ev[i].delta;
         }
-        SIM_ASSERT(B.compute_ps + B.tp_ps + B.pp_ps + B.dp_ps + B.bubble_ps == S.iteration_ps,
+        SIM_ASSERT(B.compute_ps + B.tp_ps + B.ep_ps + B.pp_ps + B.dp_ps + B.bubble_ps ==
+                       S.iteration_ps,
                    "rank %u: breakdown does not add up", r);
         if (per_rank)
             per_rank[r] = B;
-        sim_time v[9] = {B.compute_ps, B.tp_ps,      B.pp_ps,      B.dp_ps,  B.bubble_ps,
-                         B.tp_comm_ps, B.pp_comm_ps, B.dp_comm_ps, B.done_ps};
-        for (int k = 0; k < 9; k++)
+        sim_time v[11] = {B.compute_ps, B.tp_ps,      B.pp_ps,      B.dp_ps,
+                          B.bubble_ps,  B.tp_comm_ps, B.pp_comm_ps, B.dp_comm_ps,
+                          B.done_ps,    B.ep_ps,      B.ep_comm_ps};
+        for (int k = 0; k < 11; k++)
             sum[k] += v[k];
         if (r == 0 || B.compute_ps > best_compute) {
             best_compute = B.compute_ps;
@@ -1000,13 +1087,24 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
     }
     xfree(ev);
     uint64_t n = p->n_ranks ? p->n_ranks : 1;
-    S.mean = (train_rank_breakdown){sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n, sum[4] / n,
-                                    sum[5] / n, sum[6] / n, sum[7] / n, sum[8] / n};
+    S.mean = (train_rank_breakdown){sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n,
+                                    sum[4] / n, sum[5] / n, sum[6] / n, sum[7] / n,
+                                    sum[8] / n, sum[9] / n, sum[10] / n};
     if (out)
         *out = S;
 }
 
 /* ---- analytic evaluation ------------------------------------------------------------------ */
+
+double train_moe_share(uint32_t j, uint32_t n, double skew)
+{
+    if (skew <= 0)
+        return 1.0 / n;
+    double W = 0;
+    for (uint32_t k = 0; k < n; k++)
+        W += pow((double)k + 1, -skew);
+    return pow((double)j + 1, -skew) / W;
+}
 
 sim_time train_ab_cost_fn(void *ctx, const train_plan *p, const train_task *t)
 {
@@ -1025,6 +1123,18 @@ sim_time train_ab_cost_fn(void *ctx, const train_plan *p, const train_task *t)
     n = p->groups[t->group].n;
     if (n < 2 || t->count == 0)
         return 0;
+    if (t->op == OP_ALL_TO_ALL) {
+        /* every rank's shares leave at once: the busiest sender (all but its own share) or
+         * receiver (its share of every other rank's buffer) sets the time */
+        double skew = p->opts.moe_skew, most = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            double sh = train_moe_share(j, (uint32_t)n, skew);
+            double out = 1 - sh, in = (double)(n - 1) * sh;
+            most = fmax(most, fmax(out, in));
+        }
+        uint64_t bytes = (uint64_t)ceil(most * (double)t->bytes);
+        return alpha + (bw ? sim_ser_time(bytes, bw) : 0);
+    }
     uint64_t per = t->bytes / t->count;
     uint64_t steps = t->op == OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
     uint64_t piece = (per + n - 1) / n;
