@@ -297,7 +297,6 @@ static void test_halving_doubling(void)
         CHECK_EQ_U64(pl->total_bytes, 2ull * 7 * 1000003);
 }
 
-
 static uint32_t log2_floor(uint32_t n)
 {
     uint32_t L = 0;
@@ -402,8 +401,8 @@ static void test_binomial(void)
         /* the deepest rank sits max popcount(v < n) edges below the root */
         uint32_t depth = 0;
         for (uint32_t v = 1; v < n; v++)
-            depth = (uint32_t)__builtin_popcount(v) > depth ? (uint32_t)__builtin_popcount(v)
-                                                              : depth;
+            depth =
+                (uint32_t)__builtin_popcount(v) > depth ? (uint32_t)__builtin_popcount(v) : depth;
         CHECK_EQ_U64(coll_plan_critical_path(bc), depth);
         CHECK_EQ_U64(coll_plan_critical_path(rd), depth);
     }

@@ -183,8 +183,10 @@ static void test_mpi_algorithms_bound(void)
         "workload: [{name: c, kind: collective, op: %s, algorithm: %s, size: 1MiB,"
         " iterations: 2}]\n";
     static const char *const cases[][2] = {
-        {"all_reduce", "recursive-doubling"}, {"all_reduce", "halving-doubling"},
-        {"broadcast", "binomial"},            {"reduce", "binomial"},
+        {"all_reduce", "recursive-doubling"},
+        {"all_reduce", "halving-doubling"},
+        {"broadcast", "binomial"},
+        {"reduce", "binomial"},
         {"broadcast", "scatter-allgather"},
     };
     for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {

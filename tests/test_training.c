@@ -263,8 +263,12 @@ static void test_moe(void)
     free(br);
     train_plan_free(p);
     /* the skewed all_to_all plan: every byte accounted, the hot rank's share */
-    coll_params cp = {.op = OP_ALL_TO_ALL, .algo = ALGO_DIRECT, .n_ranks = 4,
-                      .gpus_per_server = 1, .size_bytes = 1000003, .a2a_skew = 1.0};
+    coll_params cp = {.op = OP_ALL_TO_ALL,
+                      .algo = ALGO_DIRECT,
+                      .n_ranks = 4,
+                      .gpus_per_server = 1,
+                      .size_bytes = 1000003,
+                      .a2a_skew = 1.0};
     arena a;
     arena_init(&a, "moe test");
     err e;

@@ -107,10 +107,14 @@ static bool parse_bytes(const char *s, uint64_t *out)
 
 static const char *algo_name_for(const char *s)
 {
-    static const char *const algos[] = {"ring",         "tree",
-                                        "halving-doubling", "direct",
-                                        "hierarchical", "recursive-doubling",
-                                        "binomial",     "scatter-allgather"};
+    static const char *const algos[] = {"ring",
+                                        "tree",
+                                        "halving-doubling",
+                                        "direct",
+                                        "hierarchical",
+                                        "recursive-doubling",
+                                        "binomial",
+                                        "scatter-allgather"};
     char low[32];
     size_t n = strlen(s);
     if (n >= sizeof low)
@@ -240,9 +244,10 @@ int cmd_perf(int argc, char **argv)
                 rc = cli_usage_error("perf", "--channels expects 1..64, got '%s'", v);
         } else if ((v = cli_opt_value(argc, argv, &i, "--algo", &missing))) {
             if (!(algo = algo_name_for(v)))
-                rc = cli_usage_error("perf", "unknown algorithm '%s' (ring, tree, "
-                                             "halving-doubling, direct, hierarchical, "
-                                             "recursive-doubling, binomial, scatter-allgather)",
+                rc = cli_usage_error("perf",
+                                     "unknown algorithm '%s' (ring, tree, "
+                                     "halving-doubling, direct, hierarchical, "
+                                     "recursive-doubling, binomial, scatter-allgather)",
                                      v);
         } else if ((v = cli_opt_value(argc, argv, &i, "--max-memory", &missing))) {
             rc = cli_parse_memory("perf", v, &perf_max_memory);

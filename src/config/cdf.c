@@ -18,12 +18,11 @@ static const uint64_t WS_B[] = {0,      10000,   20000,   30000,   50000,    800
                                 200000, 1000000, 2000000, 5000000, 10000000, 30000000};
 static const double WS_P[] = {0, 0.15, 0.2, 0.3, 0.4, 0.53, 0.6, 0.7, 0.8, 0.9, 0.97, 1};
 /* VL2 data mining (Opera artifact's digitization: bytes, cumulative fraction). */
-static const uint64_t DM_B[] = {100,      180,       250,       560,        900,
-                                1100,     1870,      3160,      10000,      100001,
-                                400000,   1850000,   10000000,  30000000,   100000000,
-                                250000000, 1000000000};
-static const double DM_P[] = {0,    0.085, 0.14, 0.33, 0.47,  0.55,  0.65, 0.7,  0.8,
-                              0.874, 0.9,  0.95, 0.97, 0.98, 0.99, 0.995, 1};
+static const uint64_t DM_B[] = {100,      180,      250,       560,       900,       1100,
+                                1870,     3160,     10000,     100001,    400000,    1850000,
+                                10000000, 30000000, 100000000, 250000000, 1000000000};
+static const double DM_P[] = {0,     0.085, 0.14, 0.33, 0.47, 0.55, 0.65,  0.7, 0.8,
+                              0.874, 0.9,   0.95, 0.97, 0.98, 0.99, 0.995, 1};
 
 const char *const CDF_BUILTIN_NAMES[] = {"websearch", "datamining", NULL};
 
@@ -159,8 +158,8 @@ int cdf_parse_csv(const char *text, size_t len, const char *file, arena *a, cfg_
                          (unsigned long long)xb[n - 1]);
         else if (n && pr < xp[n - 1])
             rc = err_set(e, ERR_INVALID, file, line, col2,
-                         "size_cdf: the cumulative probability must not decrease (%s after %g)",
-                         f2, xp[n - 1]);
+                         "size_cdf: the cumulative probability must not decrease (%s after %g)", f2,
+                         xp[n - 1]);
         else {
             xb[n] = b;
             xp[n++] = pr;

@@ -32,10 +32,10 @@
 #define CDF_MAX_POINTS 4096
 
 typedef struct cfg_cdf {
-    const char *name;       /* "websearch", "datamining", or the CSV path as given */
-    uint32_t n;             /* points; 0 = no distribution (the job's fixed size) */
-    const uint64_t *bytes;  /* n sizes, strictly increasing */
-    const double *p;        /* n probabilities, non-decreasing, p[n-1] = 1 */
+    const char *name;      /* "websearch", "datamining", or the CSV path as given */
+    uint32_t n;            /* points; 0 = no distribution (the job's fixed size) */
+    const uint64_t *bytes; /* n sizes, strictly increasing */
+    const double *p;       /* n probabilities, non-decreasing, p[n-1] = 1 */
 } cfg_cdf;
 
 /* Fill *c with built-in distribution `name`; false when there is none by that name. */

@@ -54,10 +54,15 @@ static const char *const PRESETS[] = {"single-switch", "leaf-spine", "fat-tree",
 static const char *const JOB_KINDS[] = {"collective", "training", "traffic", NULL};
 static const char *const OPS[] = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all",
                                   "broadcast",  "reduce",         NULL};
-static const char *const ALGOS[] = {"ring",         "tree",
-                                    "halving-doubling", "direct",
-                                    "hierarchical", "recursive-doubling",
-                                    "binomial",     "scatter-allgather", NULL};
+static const char *const ALGOS[] = {"ring",
+                                    "tree",
+                                    "halving-doubling",
+                                    "direct",
+                                    "hierarchical",
+                                    "recursive-doubling",
+                                    "binomial",
+                                    "scatter-allgather",
+                                    NULL};
 static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
 static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
@@ -180,13 +185,13 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
                                          "algorithm", "size", "ranks",    "channels",   "priority",
                                          "pxn",       "chunk", "reduce_rate", NULL};
 static const char *const K_JOB_TRAIN[] = {
-    "name",  "kind",        "start",        "iterations", "model",     "parallelism",
-    "micro_batch", "global_batch", "gpu", "ranks", "priority", "tp_per_layer", "optimizer",
-    "recompute", "bucket", "moe", NULL};
+    "name",        "kind",         "start",  "iterations", "model",    "parallelism",
+    "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
+    "optimizer",   "recompute",    "bucket", "moe",        NULL};
 static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
-static const char *const K_JOB_TRAFFIC[] = {
-    "name", "kind", "start", "iterations", "pattern", "size", "hosts", "load", "priority",
-    "size_cdf", "duration", "count", NULL};
+static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
+                                            "size",     "hosts", "load",  "priority",   "size_cdf",
+                                            "duration", "count", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
                                       "vocab",  "ffn",    "heads",    "kv_heads", NULL};
 static const char *const K_PAR[] = {"tp", "pp", "dp", "vp", "order", "placement", NULL};
@@ -1527,8 +1532,9 @@ static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
         xfree(buf);
         char s[200];
         return fail(L, v, kp, "cannot read the CSV file \"%s\"%s", show(s, sizeof s, name),
-                    f ? " (larger than 16 MiB)"
-                      : name[0] == '/' ? "" : " (a relative path is read from the scenario's folder)");
+                    f                ? " (larger than 16 MiB)"
+                    : name[0] == '/' ? ""
+                                     : " (a relative path is read from the scenario's folder)");
     }
     int rc = cdf_parse_csv(buf, n, path, L->a, c, L->e);
     xfree(buf);

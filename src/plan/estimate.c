@@ -204,12 +204,12 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
     if (j->moe_experts && ep > 1) { /* the direct all_to_all plan of an EP group */
         double S = (double)(j->micro_batch ? j->micro_batch : 1) * (double)j->model.seq_len *
                    hidden * 2 * (j->moe_top_k ? j->moe_top_k : 2) / tp;
-        coll_count c = coll_estimate(OP_ALL_TO_ALL, ALGO_DIRECT, ep, S, 1,
-                                     (double)COLL_CHUNK_DEFAULT, 1);
+        coll_count c =
+            coll_estimate(OP_ALL_TO_ALL, ALGO_DIRECT, ep, S, 1, (double)COLL_CHUNK_DEFAULT, 1);
         plans += c.xfers * (double)XFER_BYTES * 2;
     }
     *conns = R * 4 + (j->moe_experts ? R * (ep - 1) : 0); /* PP neighbours, a ring per DP
-                                                            * group, EP peers, per rank */
+                                                           * group, EP peers, per rank */
     return tasks * per_task + plans;
 }
 

@@ -1013,9 +1013,9 @@ static void chart_breakdown(FILE *f, const report *r)
     enum { NK = 6 };
     static const char *const keys[NK] = {"compute_ps",    "exposed_tp_ps", "exposed_ep_ps",
                                          "exposed_pp_ps", "exposed_dp_ps", "bubble_ps"};
-    static const char *const names[NK] = {"compute",         "exposed TP comm",
-                                          "exposed MoE all_to_all", "exposed PP comm",
-                                          "exposed DP comm", "pipeline bubble"};
+    static const char *const names[NK] = {
+        "compute",         "exposed TP comm", "exposed MoE all_to_all",
+        "exposed PP comm", "exposed DP comm", "pipeline bubble"};
     static const char *const colors[NK] = {"#2ca02c", "#d62728", "#8c564b",
                                            "#ff7f0e", "#9467bd", "#bbb"};
     const jsonr_val *jobs = jsonr_get(r->root, "jobs");

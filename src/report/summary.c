@@ -439,8 +439,8 @@ static void write_training_line(FILE *f, const job_result *j)
             "%.1f %%%s + PP %.1f %% + DP %.1f %% + bubble %.1f %%; slowest rank %u (compute %s)\n",
             j->name, j->tp, j->pp, j->dp, j->micro_batches, summary_fmt_time(it, sizeof it, mean),
             j->n_iterations, d * (double)b->compute_ps, d * (double)b->tp_ps, ep,
-            d * (double)b->pp_ps, d * (double)b->dp_ps, d * (double)b->bubble_ps,
-            b->slowest_rank, summary_fmt_time(a, sizeof a, b->slowest_compute_ps));
+            d * (double)b->pp_ps, d * (double)b->dp_ps, d * (double)b->bubble_ps, b->slowest_rank,
+            summary_fmt_time(a, sizeof a, b->slowest_compute_ps));
 }
 
 static void write_jobs(FILE *f, const run_stats *st)

@@ -624,8 +624,8 @@ static void eng_commit(engine *g)
  */
 typedef struct hd_fold {
     uint32_t p2, rem;
-    uint32_t *real;          /* [p2] virtual rank -> rank */
-    uint32_t *extra;         /* [p2] 1 when the virtual rank folded a partner in */
+    uint32_t *real;  /* [p2] virtual rank -> rank */
+    uint32_t *extra; /* [p2] 1 when the virtual rank folded a partner in */
 } hd_fold;
 
 static void fold_init(hd_fold *f, uint32_t n)
@@ -675,8 +675,8 @@ static void fold_out(engine *g, const hd_fold *f, uint64_t D, uint32_t step, uin
  * carries L + extra. Steps: s0 + i for reduce-scatter, s0 + L + j for all-gather (s0 = 1 after
  * a fold step, else 0).
  */
-static void build_hd_channel(engine *g, const hd_fold *f, uint64_t D, bool rs, bool ag,
-                             uint32_t s0, uint64_t *lo, uint64_t *hi)
+static void build_hd_channel(engine *g, const hd_fold *f, uint64_t D, bool rs, bool ag, uint32_t s0,
+                             uint64_t *lo, uint64_t *hi)
 {
     uint32_t n = f->p2, L = 0;
     const uint32_t *R = f->real;
@@ -1024,8 +1024,9 @@ static void build_direct(builder *b, const coll_params *p, const topo_info *t, u
         for (uint32_t r = 0; r < n; r++)
             for (uint32_t d = 1; d < n; d++) {
                 uint32_t j = (r + d) % n;
-                uint64_t bytes = p->op == OP_ALL_TO_ALL ? a2a_len(S, n, j, p->a2a_skew)
-                                                        : split_len(S, n, p->op == OP_ALL_GATHER ? r : j);
+                uint64_t bytes = p->op == OP_ALL_TO_ALL
+                                     ? a2a_len(S, n, j, p->a2a_skew)
+                                     : split_len(S, n, p->op == OP_ALL_GATHER ? r : j);
                 if (bytes)
                     direct_send(b, t, r, j, bytes, chunk, C, pxn, 0, 0, 0, 0, NULL);
             }
@@ -1088,9 +1089,12 @@ static const char *algo_ops(enum coll_algo a)
     case ALGO_HALVING_DOUBLING: return "all_reduce, reduce_scatter, all_gather";
     case ALGO_DIRECT: return "all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, reduce";
     case ALGO_HIERARCHICAL: return "all_reduce";
-    case ALGO_RECURSIVE_DOUBLING: return "all_reduce, all_gather";
-    case ALGO_BINOMIAL: return "broadcast, reduce";
-    case ALGO_SCATTER_ALLGATHER: return "broadcast";
+    case ALGO_RECURSIVE_DOUBLING:
+        return "all_reduce, all_gather";
+    case ALGO_BINOMIAL:
+        return "broadcast, reduce";
+    case ALGO_SCATTER_ALLGATHER:
+        return "broadcast";
     }
     return "";
 }
@@ -1104,9 +1108,12 @@ static bool algo_supports(enum coll_algo a, enum coll_op op)
         return op == OP_ALL_REDUCE || op == OP_REDUCE_SCATTER || op == OP_ALL_GATHER;
     case ALGO_DIRECT: return true;
     case ALGO_HIERARCHICAL: return op == OP_ALL_REDUCE;
-    case ALGO_RECURSIVE_DOUBLING: return op == OP_ALL_REDUCE || op == OP_ALL_GATHER;
-    case ALGO_BINOMIAL: return op == OP_BROADCAST || op == OP_REDUCE;
-    case ALGO_SCATTER_ALLGATHER: return op == OP_BROADCAST;
+    case ALGO_RECURSIVE_DOUBLING:
+        return op == OP_ALL_REDUCE || op == OP_ALL_GATHER;
+    case ALGO_BINOMIAL:
+        return op == OP_BROADCAST || op == OP_REDUCE;
+    case ALGO_SCATTER_ALLGATHER:
+        return op == OP_BROADCAST;
     }
     return false;
 }
@@ -1121,9 +1128,13 @@ static void run_builder(builder *b, const coll_params *p, const topo_info *t, ui
     case ALGO_HALVING_DOUBLING: build_hd(b, p, t, chunk); break;
     case ALGO_DIRECT: build_direct(b, p, t, chunk); break;
     case ALGO_HIERARCHICAL: build_hier(b, p, t, chunk); break;
-    case ALGO_RECURSIVE_DOUBLING: build_rd(b, p, t, chunk); break;
+    case ALGO_RECURSIVE_DOUBLING:
+        build_rd(b, p, t, chunk);
+        break;
     case ALGO_BINOMIAL:
-    case ALGO_SCATTER_ALLGATHER: build_tree_mpi(b, p, t, chunk); break;
+    case ALGO_SCATTER_ALLGATHER:
+        build_tree_mpi(b, p, t, chunk);
+        break;
     }
 }
 

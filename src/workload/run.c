@@ -57,9 +57,9 @@ typedef struct job_state {
      * [iter_end[k-1], iter_end[k]); `arrive` starts the next ones (one event per job) */
     sim_time *at_ps;
     uint64_t *iter_end;
-    sim_time *iter_ps;         /* each iteration's time, for the job's result */
+    sim_time *iter_ps; /* each iteration's time, for the job's result */
     uint32_t n_iter, cur_iter;
-    uint64_t next_flow;        /* relative to first_flow */
+    uint64_t next_flow; /* relative to first_flow */
     sim_time iter_start_ps;
     event arrive;
     coll_exec *coll;           /* collective jobs */
@@ -606,9 +606,9 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
             ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,
                            &jr->nominal_compute_ps, jr->ideal_basis, sizeof jr->ideal_basis);
     } else {
-        jr->ideal_jct_ps = ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows,
-                                         js->at_ps, js->iter_end, js->n_iter, jr->ideal_basis,
-                                         sizeof jr->ideal_basis);
+        jr->ideal_jct_ps =
+            ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows, js->at_ps,
+                          js->iter_end, js->n_iter, jr->ideal_basis, sizeof jr->ideal_basis);
     }
     if (jr->completed && jr->ideal_jct_ps)
         jr->jct_over_ideal = (double)jr->jct_ps / (double)jr->ideal_jct_ps;

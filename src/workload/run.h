@@ -26,8 +26,9 @@
 /* Drop reasons (enum drop_reason, drop_reason_name) come from net/drop.h. */
 
 /* Training jobs: one iteration's breakdown (workload/training.h train_breakdown), averaged over
- * the job's ranks. compute + tp + ep + pp + dp + bubble = the iteration time; tp/pp/dp are *exposed*
- * communication (the GPU idle with only that to blame), *_comm_ps the time it was in flight. */
+ * the job's ranks. compute + tp + ep + pp + dp + bubble = the iteration time; tp/pp/dp are
+ * *exposed* communication (the GPU idle with only that to blame), *_comm_ps the time it was in
+ * flight. */
 typedef struct train_iter {
     sim_time compute_ps, tp_ps, pp_ps, dp_ps, bubble_ps;
     sim_time tp_comm_ps, pp_comm_ps, dp_comm_ps;
@@ -49,8 +50,8 @@ typedef struct job_result {
     enum coll_op op;            /* collective jobs */
     enum coll_algo algorithm;   /* collective jobs */
     enum traffic_pattern pattern; /* traffic jobs */
-    const char *size_cdf;       /* traffic jobs with size_cdf: its name (size_bytes is then the
-                                 * mean of the sizes drawn) */
+    const char *size_cdf;         /* traffic jobs with size_cdf: its name (size_bytes is then the
+                                   * mean of the sizes drawn) */
     uint32_t ranks;             /* ranks (collective/training) or hosts taking part (traffic) */
     uint64_t size_bytes;
     sim_time start_ps, end_ps, jct_ps;  /* end/jct are 0 when the job did not complete */

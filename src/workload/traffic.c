@@ -58,8 +58,8 @@ static uint64_t generate(const scenario *sc, uint32_t j, const uint32_t *v, uint
     rng r;
     rng_init(&r, sc->seed, RNG_ID(RNG_KIND_JOB, j));
     uint64_t total = 0;
-    uint32_t *dst = job->pattern == PAT_PERMUTATION ? xmalloc(sizeof(uint32_t) * n, "permutation")
-                                                    : NULL;
+    uint32_t *dst =
+        job->pattern == PAT_PERMUTATION ? xmalloc(sizeof(uint32_t) * n, "permutation") : NULL;
     /* uniform: mean inter-arrival time of the whole job's process, in ps */
     double rate = job->pattern == PAT_UNIFORM ? traffic_arrival_rate(job, sc, n) : 0;
     double mean_ps = rate > 0 ? 1e12 / rate : 0;
@@ -162,9 +162,15 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
     }
     double per_iter = 0;
     switch (job->pattern) {
-    case PAT_PERMUTATION: per_iter = n; break;
-    case PAT_INCAST: per_iter = n - 1; break;
-    case PAT_ALL_TO_ALL: per_iter = (double)n * (n - 1); break;
+    case PAT_PERMUTATION:
+        per_iter = n;
+        break;
+    case PAT_INCAST:
+        per_iter = n - 1;
+        break;
+    case PAT_ALL_TO_ALL:
+        per_iter = (double)n * (n - 1);
+        break;
     case PAT_UNIFORM: {
         double expect = job->duration_ps
                             ? traffic_arrival_rate(job, sc, n) * (double)job->duration_ps / 1e12
@@ -181,9 +187,8 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
                         "(%llu); %s",
                         path, job->name, job->pattern == PAT_UNIFORM ? "about " : "", all,
                         (unsigned long long)TRAFFIC_MAX_FLOWS,
-                        job->pattern == PAT_UNIFORM
-                            ? "shorten duration, lower load or set count"
-                            : "use fewer hosts or iterations");
+                        job->pattern == PAT_UNIFORM ? "shorten duration, lower load or set count"
+                                                    : "use fewer hosts or iterations");
         xfree(v);
         return 0;
     }

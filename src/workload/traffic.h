@@ -34,9 +34,9 @@
 #define TRAFFIC_MAX_FLOWS (1ull << 26)
 
 typedef struct traffic_flow {
-    uint32_t src, dst;         /* host indices */
+    uint32_t src, dst; /* host indices */
     uint64_t bytes;
-    sim_time at_ps;            /* start, from the start of its iteration */
+    sim_time at_ps; /* start, from the start of its iteration */
     uint32_t iteration;
 } traffic_flow;
 
@@ -48,8 +48,7 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
 typedef void (*traffic_flow_fn)(void *ctx, const traffic_flow *f);
 
 /* Generate the flows of job j (validated by traffic_flow_count first). */
-void traffic_flows(const scenario *sc, uint32_t j, uint32_t n_hosts, traffic_flow_fn fn,
-                   void *ctx);
+void traffic_flows(const scenario *sc, uint32_t j, uint32_t n_hosts, traffic_flow_fn fn, void *ctx);
 
 /* uniform: the arrival rate of the whole job (flows per second) over `n` hosts. */
 double traffic_arrival_rate(const cfg_job *job, const scenario *sc, uint32_t n);

@@ -498,9 +498,18 @@ void train_exec_result(const train_exec *x, job_result *jr)
         it->time_ps = x->iter_time[k];
         fill_iter(&it->train, &S);
         const train_iter *ti = &it->train;
-        sim_time v[12] = {ti->compute_ps, ti->tp_ps,      ti->pp_ps,      ti->dp_ps,
-                          ti->bubble_ps,  ti->tp_comm_ps, ti->pp_comm_ps, ti->dp_comm_ps,
-                          ti->slowest_compute_ps, 0, ti->ep_ps, ti->ep_comm_ps};
+        sim_time v[12] = {ti->compute_ps,
+                          ti->tp_ps,
+                          ti->pp_ps,
+                          ti->dp_ps,
+                          ti->bubble_ps,
+                          ti->tp_comm_ps,
+                          ti->pp_comm_ps,
+                          ti->dp_comm_ps,
+                          ti->slowest_compute_ps,
+                          0,
+                          ti->ep_ps,
+                          ti->ep_comm_ps};
         for (int f = 0; f < 12; f++)
             sum[f] += v[f];
     }
@@ -559,9 +568,7 @@ void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out,
                 r->dst_gpu = P->ranks[k->dst].gpu;
             } else {
                 const train_group *g = &P->groups[k->group];
-                r->phase = k->phase == TRAIN_PH_TP   ? "tp"
-                           : k->phase == TRAIN_PH_EP ? "ep"
-                                                     : "dp";
+                r->phase = k->phase == TRAIN_PH_TP ? "tp" : k->phase == TRAIN_PH_EP ? "ep" : "dp";
                 r->src_gpu = P->ranks[P->members[g->off]].gpu;
                 r->dst_gpu = TRANSFER_GROUP;
             }

@@ -281,8 +281,8 @@ static int validate(const train_opts *o, err *e)
             return plan_err(o, e, "moe.ep: %u experts do not spread evenly over ep %u ranks",
                             o->moe_experts, ep);
         if (o->moe_top_k == 0 || o->moe_top_k > o->moe_experts)
-            return plan_err(o, e, "moe.top_k: expected 1..%u (the experts), got %u",
-                            o->moe_experts, o->moe_top_k);
+            return plan_err(o, e, "moe.top_k: expected 1..%u (the experts), got %u", o->moe_experts,
+                            o->moe_top_k);
     }
     return ERR_OK;
 }
@@ -402,7 +402,8 @@ static chunk *make_chunks(train_plan *p, uint32_t s, int dir, int grain, uint32_
     chunk *c = ARENA_NEW_ARRAY(&p->mem, chunk, 2 * (size_t)L + 2);
     uint32_t n = 0;
     if (grain == GRAIN_PASS) {
-        c[0] = (chunk){L * lay + head, ar * 2 * L, cnt * 2 * L, L * shard + head_grad + emb_grad, 0};
+        c[0] =
+            (chunk){L * lay + head, ar * 2 * L, cnt * 2 * L, L * shard + head_grad + emb_grad, 0};
         *n_out = 1;
         return c;
     }
@@ -951,10 +952,10 @@ void train_plan_check(const train_plan *p)
         bool chained = false;
         for (uint32_t k = 0; k < t->n_deps && !chained; k++) {
             const train_task *d = &p->tasks[p->deps[t->dep_off + k]];
-            chained = (d->kind == TRAIN_COMPUTE && d->rank == t->rank) ||
-                      (d->kind == TRAIN_COLL &&
-                       (d->phase == TRAIN_PH_TP || d->phase == TRAIN_PH_EP) &&
-                       in_group(p, d->group, t->rank));
+            chained =
+                (d->kind == TRAIN_COMPUTE && d->rank == t->rank) ||
+                (d->kind == TRAIN_COLL && (d->phase == TRAIN_PH_TP || d->phase == TRAIN_PH_EP) &&
+                 in_group(p, d->group, t->rank));
         }
         heads[t->rank] += !chained;
     }
@@ -1070,9 +1071,8 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
                    "rank %u: breakdown does not add up", r);
         if (per_rank)
             per_rank[r] = B;
-        sim_time v[11] = {B.compute_ps, B.tp_ps,      B.pp_ps,      B.dp_ps,
-                          B.bubble_ps,  B.tp_comm_ps, B.pp_comm_ps, B.dp_comm_ps,
-                          B.done_ps,    B.ep_ps,      B.ep_comm_ps};
+        sim_time v[11] = {B.compute_ps, B.tp_ps,      B.pp_ps,   B.dp_ps, B.bubble_ps, B.tp_comm_ps,
+                          B.pp_comm_ps, B.dp_comm_ps, B.done_ps, B.ep_ps, B.ep_comm_ps};
         for (int k = 0; k < 11; k++)
             sum[k] += v[k];
         if (r == 0 || B.compute_ps > best_compute) {
