@@ -260,8 +260,44 @@ static void test_repeated_job(void)
     scenario_free(&sc);
 }
 
+/* The keys this file's features add parse into the scenario (and bad values are refused). */
+static void test_config_keys(void)
+{
+    static const char y[] =
+        "workload:\n"
+        "  - {kind: traffic, pattern: uniform, load: 0.25, size_cdf: datamining, duration: 2ms,"
+        " count: 7, iterations: 2}\n"
+        "  - kind: training\n"
+        "    model: {params: 1e9, layers: 8, hidden: 1024}\n"
+        "    parallelism: {tp: 2, pp: 2, dp: 2, vp: 2}\n"
+        "    moe: {experts: 8, top_k: 1, ep: 2, skew: 0.7}\n";
+    scenario sc;
+    if (load(&sc, y)) {
+        CHECK(0);
+        return;
+    }
+    const cfg_job *t = &sc.jobs[0], *m = &sc.jobs[1];
+    CHECK(t->pattern == PAT_UNIFORM && t->load == 0.25 && t->count == 7);
+    CHECK_EQ_U64(t->duration_ps, 2 * SIM_MS);
+    CHECK_STR(t->size_cdf.name, "datamining");
+    CHECK_EQ_U64(t->size_cdf.n, 17);
+    CHECK_EQ_U64(t->iterations, 2);
+    CHECK_EQ_U64(m->vp, 2);
+    CHECK(m->moe_experts == 8 && m->moe_top_k == 1 && m->moe_ep == 2 && m->moe_skew == 0.7);
+    scenario_free(&sc);
+    static const char bad[] = "workload:\n"
+                              "  - kind: training\n"
+                              "    model: {params: 1e9, layers: 8, hidden: 1024}\n"
+                              "    moe: {top_k: 2}\n";
+    err e;
+    err_clear(&e);
+    CHECK(config_load_buffer(&sc, "t.yaml", bad, strlen(bad), NULL, 0, &e) == ERR_INVALID);
+    CHECK(strstr(e.msg, "experts") != NULL);
+}
+
 int main(void)
 {
+    TEST_RUN(test_config_keys);
     TEST_RUN(test_builtin_means);
     TEST_RUN(test_poisson_rate_and_cdf);
     TEST_RUN(test_count_and_hosts);
