@@ -741,6 +741,8 @@ static void collect(run *r)
         const flow *f = &t->flows[i];
         if (r->jobs[f->job].coll || r->jobs[f->job].train)
             continue;
+        if (!f->started)
+            continue; /* its arrival never came (the run ended first): no flow on the wire */
         flow_record *fr = &st->flows[st->n_flows++];
         fr->job = f->job;
         fr->src_host = f->src;
