@@ -118,6 +118,8 @@ static uint64_t generate(const scenario *sc, uint32_t j, const uint32_t *v, uint
                 t += -log(1.0 - rng_unit(&r)) * mean_ps;
                 if (job->duration_ps && t >= (double)job->duration_ps)
                     break;
+                if (t >= (double)SIM_TIME_INPUT_MAX)
+                    break; /* beyond any clock (traffic_flow_count refuses such jobs) */
                 uint32_t s = (uint32_t)rng_below(&r, n);
                 uint32_t d = (uint32_t)((s + 1 + rng_below(&r, n - 1)) % n);
                 f.src = v[s];
@@ -178,6 +180,19 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
         per_iter = job->count && (double)job->count < expect ? (double)job->count : expect;
         break;
     }
+    }
+    if (job->pattern == PAT_UNIFORM && !job->duration_ps) {
+        /* `count` arrivals alone: their expected span must fit the simulated clock */
+        double span_ps = (double)job->count * 1e12 / traffic_arrival_rate(job, sc, n);
+        if (span_ps > (double)SIM_TIME_INPUT_MAX / 4) {
+            snprintf(key, sizeof key, "workload.%u.count", j);
+            config_error_at(sc, e, key,
+                            "%s.count: %llu arrivals at this load would span about %.3g s, "
+                            "beyond what a run can simulate; raise load or set duration",
+                            path, (unsigned long long)job->count, span_ps / 1e12);
+            xfree(v);
+            return 0;
+        }
     }
     double all = per_iter * job->iterations;
     if (all > (double)TRAFFIC_MAX_FLOWS) {
