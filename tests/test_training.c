@@ -284,6 +284,16 @@ static void test_moe(void)
         CHECK(recv[0] > recv[1] && recv[1] > recv[2] && recv[2] > recv[3]);
     }
     arena_free(&a);
+    /* with interleaving: pp 2 × vp 2, the plan stays consistent (train_plan_check) and every
+     * layer of every model chunk has its 4 all_to_alls per micro-batch */
+    o = small_opts(8, 2, 2, 4, 2);
+    o.vp = 2, o.moe_experts = 4, o.moe_top_k = 2, o.moe_ep = 2;
+    p = build(&o);
+    if (p) {
+        /* pp 2 × EP groups per stage (tp 2 × dp 4 / ep 2) × layers per stage 4 × m 2 × 4 */
+        CHECK_EQ_U64(p->stats.coll_ep, 2ull * 4 * 4 * 2 * 4);
+        train_plan_free(p);
+    }
     /* errors */
     o = small_opts(4, 1, 1, 6, 2);
     o.moe_experts = 8, o.moe_top_k = 2, o.moe_ep = 4;
