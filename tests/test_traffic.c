@@ -189,6 +189,10 @@ static void test_csv_cdf(void)
     CHECK(cdf_parse_csv(bad, strlen(bad), "x.csv", &a, &c, &e) == ERR_INVALID);
     CHECK_EQ_U64(e.line, 2);
     CHECK_EQ_U64(e.col, 5);
+    static const char zero[] = "0,1\n";
+    err_clear(&e);
+    CHECK(cdf_parse_csv(zero, strlen(zero), "x.csv", &a, &c, &e) == ERR_INVALID);
+    CHECK(strstr(e.msg, "at least 1 byte") != NULL);
     arena_free(&a);
 }
 

@@ -172,7 +172,10 @@ int cdf_parse_csv(const char *text, size_t len, const char *file, arena *a, cfg_
                      "size_cdf: no points (expected lines \"bytes,probability\")");
     if (!rc) {
         double scale = xp[n - 1] == 100 ? 100 : 1;
-        if (xp[n - 1] != 1 && xp[n - 1] != 100)
+        if (xb[n - 1] == 0)
+            rc = err_set(e, ERR_INVALID, file, last_line, 1,
+                         "size_cdf: the largest size must be at least 1 byte");
+        else if (xp[n - 1] != 1 && xp[n - 1] != 100)
             rc = err_set(e, ERR_INVALID, file, last_line, 1,
                          "size_cdf: the last point's cumulative probability must be 1 (or 100 "
                          "for percentages), got %g",

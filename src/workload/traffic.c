@@ -183,7 +183,8 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
     }
     if (job->pattern == PAT_UNIFORM && !job->duration_ps) {
         /* `count` arrivals alone: their expected span must fit the simulated clock */
-        double span_ps = (double)job->count * 1e12 / traffic_arrival_rate(job, sc, n);
+        double rate = traffic_arrival_rate(job, sc, n);
+        double span_ps = rate > 0 ? (double)job->count * 1e12 / rate : 0;
         if (span_ps > (double)SIM_TIME_INPUT_MAX / 4) {
             snprintf(key, sizeof key, "workload.%u.count", j);
             config_error_at(sc, e, key,
