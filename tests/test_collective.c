@@ -297,6 +297,150 @@ static void test_halving_doubling(void)
         CHECK_EQ_U64(pl->total_bytes, 2ull * 7 * 1000003);
 }
 
+static uint32_t log2_floor(uint32_t n)
+{
+    uint32_t L = 0;
+    while ((2u << L) <= n)
+        L++;
+    return L;
+}
+
+/* Halving-doubling on any count (MPICH's fold, Thakur et al. 2005): p2 = 2^⌊log2 n⌋,
+ * rem = n − p2. Bytes: 2·rem·S for the fold plus 2(p2 − 1)·S for the core; steps 2·log2 p2 + 2;
+ * the reduction is still (n − 1)·S; a folded-away even rank sends S and receives S. */
+static void test_hd_non_pow2(void)
+{
+    uint64_t sent[64], recv[64];
+    static const uint32_t ns[] = {3, 5, 6, 7, 12, 24, 48};
+    for (unsigned q = 0; q < sizeof ns / sizeof ns[0]; q++) {
+        uint32_t n = ns[q], L = log2_floor(n), p2 = 1u << L, rem = n - p2;
+        uint64_t S = (uint64_t)p2 * 3 * 65536;
+        coll_plan *pl = mk(OP_ALL_REDUCE, ALGO_HALVING_DOUBLING, n, 8, S, 1, 65536);
+        if (!pl)
+            continue;
+        CHECK_EQ_U64(pl->total_bytes, 2ull * rem * S + 2ull * (p2 - 1) * S);
+        CHECK_EQ_U64(pl->n_steps, 2 * L + 2);
+        CHECK_EQ_U64(coll_plan_critical_path(pl), 2 * L + 2);
+        CHECK_EQ_U64(reduced_bytes(pl), (uint64_t)(n - 1) * S);
+        per_rank(pl, sent, recv);
+        for (uint32_t r = 0; r < n; r++) {
+            uint64_t core = 2ull * (p2 - 1) * S / p2;
+            if (r < 2 * rem && r % 2 == 0) { /* folded away */
+                CHECK_EQ_U64(sent[r], S);
+                CHECK_EQ_U64(recv[r], S);
+            } else if (r < 2 * rem) { /* folded in a partner */
+                CHECK_EQ_U64(sent[r], core + S);
+                CHECK_EQ_U64(recv[r], core + S);
+            } else {
+                CHECK_EQ_U64(sent[r], core);
+                CHECK_EQ_U64(recv[r], core);
+            }
+        }
+    }
+}
+
+/* Recursive doubling (MPICH): log2 p2 rounds of the whole buffer per rank, plus the fold. */
+static void test_recursive_doubling(void)
+{
+    uint64_t sent[64], recv[64];
+    for (uint32_t n = 2; n <= 40; n += n < 8 ? 1 : 8) {
+        uint32_t L = log2_floor(n), p2 = 1u << L, rem = n - p2;
+        uint64_t S = 1000003;
+        coll_plan *pl = mk(OP_ALL_REDUCE, ALGO_RECURSIVE_DOUBLING, n, 8, S, 1, 0);
+        if (!pl)
+            continue;
+        CHECK_EQ_U64(pl->total_bytes, (uint64_t)p2 * L * S + 2ull * rem * S);
+        CHECK_EQ_U64(pl->n_steps, L + (rem ? 2 : 0));
+        /* one chunk per send. A chain: fold-in at a folded virtual rank v < rem, then the
+         * rounds in increasing order (each flips one bit of the holder), then a fold-out if it
+         * ends at a virtual rank < rem. All L rounds from v end at p2 − 1 − v, itself < rem
+         * for some v exactly when 2·rem > p2: L + 2; else L + 1 (drop one round or the
+         * fold-out). */
+        CHECK_EQ_U64(coll_plan_critical_path(pl), L + (rem ? 1 : 0) + (2 * rem > p2));
+        per_rank(pl, sent, recv);
+        for (uint32_t r = 0; r < n; r++) {
+            bool away = r < 2 * rem && r % 2 == 0, extra = r < 2 * rem && r % 2 == 1;
+            CHECK_EQ_U64(sent[r], away ? S : (uint64_t)L * S + (extra ? S : 0));
+            CHECK_EQ_U64(recv[r], sent[r]);
+        }
+    }
+    /* all_gather: the doubling half of halving-doubling, (n − 1)/n·S per rank in log2 n steps */
+    coll_plan *ag = mk(OP_ALL_GATHER, ALGO_RECURSIVE_DOUBLING, 16, 8, 16 * 40000, 2, 0);
+    if (ag) {
+        per_rank(ag, sent, recv);
+        for (uint32_t r = 0; r < 16; r++)
+            CHECK_EQ_U64(sent[r], 15 * 40000);
+        CHECK_EQ_U64(ag->n_steps, 4);
+        CHECK_EQ_U64(coll_plan_critical_path(ag), 4);
+    }
+}
+
+/* Binomial broadcast / reduce (MPICH): (n − 1)·S in all, the root sends (broadcast) or receives
+ * (reduce) ⌈log2 n⌉·S, a leaf nothing / S, ⌈log2 n⌉ steps; the reduction is (n − 1)·S. */
+static void test_binomial(void)
+{
+    uint64_t sent[64], recv[64];
+    for (uint32_t n = 2; n <= 33; n++) {
+        uint32_t L = log2_floor(n) + ((n & (n - 1)) != 0); /* ⌈log2 n⌉ */
+        uint64_t S = 300001;
+        coll_plan *bc = mk(OP_BROADCAST, ALGO_BINOMIAL, n, 8, S, 1, 65536);
+        coll_plan *rd = mk(OP_REDUCE, ALGO_BINOMIAL, n, 8, S, 1, 65536);
+        if (!bc || !rd)
+            continue;
+        CHECK_EQ_U64(bc->total_bytes, (uint64_t)(n - 1) * S);
+        CHECK_EQ_U64(rd->total_bytes, (uint64_t)(n - 1) * S);
+        CHECK_EQ_U64(bc->n_steps, L);
+        CHECK_EQ_U64(rd->n_steps, L);
+        per_rank(bc, sent, recv);
+        CHECK_EQ_U64(sent[0], (uint64_t)L * S);
+        for (uint32_t r = 1; r < n; r++)
+            CHECK_EQ_U64(recv[r], S);
+        per_rank(rd, sent, recv);
+        CHECK_EQ_U64(recv[0], (uint64_t)L * S);
+        CHECK_EQ_U64(reduced_bytes(rd), (uint64_t)(n - 1 - L) * S); /* the root's L unsent */
+        /* the deepest rank sits max popcount(v < n) edges below the root */
+        uint32_t depth = 0;
+        for (uint32_t v = 1; v < n; v++)
+            depth =
+                (uint32_t)__builtin_popcount(v) > depth ? (uint32_t)__builtin_popcount(v) : depth;
+        CHECK_EQ_U64(coll_plan_critical_path(bc), depth);
+        CHECK_EQ_U64(coll_plan_critical_path(rd), depth);
+    }
+}
+
+/* Scatter + ring all_gather broadcast (MPICH, van de Geijn): the root scatters (n − 1)/n·S,
+ * every rank sends (n − 1)/n·S in the ring; ⌈log2 n⌉ + n − 1 steps. */
+static void test_scatter_allgather(void)
+{
+    uint64_t sent[64], recv[64];
+    for (uint32_t n = 2; n <= 32; n++) {
+        uint32_t L = log2_floor(n) + ((n & (n - 1)) != 0);
+        uint64_t S = (uint64_t)n * 10007;
+        coll_plan *pl = mk(OP_BROADCAST, ALGO_SCATTER_ALLGATHER, n, 8, S, 1, 0);
+        if (!pl)
+            continue;
+        per_rank(pl, sent, recv);
+        uint64_t blk = S / n, ring = (uint64_t)(n - 1) * blk;
+        CHECK_EQ_U64(sent[0], ring + ring); /* the scatter + its ring share */
+        CHECK_EQ_U64(recv[0], ring);
+        for (uint32_t r = 1; r < n; r++) {
+            /* rank r's subtree: the blocks [r, r + lowbit(r)) that exist */
+            uint64_t sub = (r & -r) < n - r ? (r & -r) : n - r;
+            CHECK_EQ_U64(recv[r], sub * blk + ring);
+            CHECK_EQ_U64(sent[r], (sub - 1) * blk + ring);
+        }
+        CHECK_EQ_U64(pl->n_steps, L + n - 1);
+        /* every rank ends with S: its scatter share (its subtree's blocks, ≥ its own) + ring */
+        uint64_t scat = 0;
+        for (uint32_t x = 0; x < pl->n_xfers; x++)
+            if (pl->xfers[x].step < L)
+                scat += pl->xfers[x].bytes;
+        CHECK_EQ_U64(pl->total_bytes, scat + (uint64_t)n * ring);
+        if ((n & (n - 1)) == 0) /* each level of a full binomial scatter moves S/2 */
+            CHECK_EQ_U64(scat, (uint64_t)L * S / 2);
+    }
+}
+
 static void test_direct(void)
 {
     uint64_t sent[16], recv[16];
@@ -402,7 +546,11 @@ static void expect_error(enum coll_op op, enum coll_algo algo, uint32_t n, const
 
 static void test_errors(void)
 {
-    expect_error(OP_ALL_REDUCE, ALGO_HALVING_DOUBLING, 6, NULL, "power-of-two", "got 6");
+    expect_error(OP_REDUCE_SCATTER, ALGO_HALVING_DOUBLING, 6, NULL, "power-of-two", "got 6");
+    expect_error(OP_ALL_GATHER, ALGO_RECURSIVE_DOUBLING, 12, NULL, "power-of-two", "got 12");
+    expect_error(OP_ALL_REDUCE, ALGO_BINOMIAL, 8, NULL, "binomial does not implement all_reduce",
+                 "broadcast, reduce");
+    expect_error(OP_REDUCE, ALGO_SCATTER_ALLGATHER, 8, NULL, "scatter-allgather", "broadcast");
     expect_error(OP_ALL_TO_ALL, ALGO_RING, 8, NULL, "ring does not implement all_to_all",
                  "use algorithm direct");
     expect_error(OP_REDUCE_SCATTER, ALGO_TREE, 8, NULL, "tree", "all_reduce, broadcast, reduce");
@@ -487,6 +635,10 @@ int main(void)
     TEST_RUN(test_ring_order);
     TEST_RUN(test_tree);
     TEST_RUN(test_halving_doubling);
+    TEST_RUN(test_hd_non_pow2);
+    TEST_RUN(test_recursive_doubling);
+    TEST_RUN(test_binomial);
+    TEST_RUN(test_scatter_allgather);
     TEST_RUN(test_direct);
     TEST_RUN(test_hierarchical);
     TEST_RUN(test_errors);

@@ -303,7 +303,7 @@ static void test_values(void)
         "loadbalance: { fields: [dst_ip, protocol] }\n"
         "workload:\n"
         "  - { kind: collective, op: all_to_all, ranks: \"0-3,8, 10-11\" }\n"
-        "  - { kind: traffic, pattern: uniform, load: 0.3, hosts: [5, 1, 3] }\n"
+        "  - { kind: traffic, pattern: uniform, load: 0.3, hosts: [5, 1, 3], duration: 1ms }\n"
         "  - { kind: training, model: { preset: gpt3-175b, seq_len: 4096 } }\n"
         "  - { kind: training, model: { params: 7e9, layers: 32, hidden: 4096 },\n"
         "      parallelism: { dp: 4 }, micro_batch: 2 }\n";

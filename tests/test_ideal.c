@@ -173,6 +173,40 @@ static void test_collective_bound(void)
     CHECK(ratio[1] >= ratio[0]);
 }
 
+/* The MPI-library algorithms (recursive doubling, halving-doubling on a non-power of two,
+ * binomial trees, scatter + all_gather) never beat their bound either: 6 ranks on 6 servers,
+ * so the fold steps cross the fabric. */
+static void test_mpi_algorithms_bound(void)
+{
+    static const char y[] =
+        "fabric: {preset: leaf-spine, servers: 6, gpus_per_server: 1, leaf_radix: 8}\n"
+        "workload: [{name: c, kind: collective, op: %s, algorithm: %s, size: 1MiB,"
+        " iterations: 2}]\n";
+    static const char *const cases[][2] = {
+        {"all_reduce", "recursive-doubling"},
+        {"all_reduce", "halving-doubling"},
+        {"broadcast", "binomial"},
+        {"reduce", "binomial"},
+        {"broadcast", "scatter-allgather"},
+    };
+    for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[512];
+        snprintf(buf, sizeof buf, y, cases[k][0], cases[k][1]);
+        scenario sc;
+        run *r = go(&sc, buf);
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        const job_result *j = &run_result(r)->jobs[0];
+        fprintf(stderr, "  %s/%s: JCT %.3f us, JCT/ideal %.4f (%s)\n", cases[k][0], cases[k][1],
+                (double)j->jct_ps / 1e6, j->jct_over_ideal, j->ideal_basis);
+        CHECK(j->completed);
+        CHECK(j->ideal_jct_ps > 0 && j->jct_ps >= j->ideal_jct_ps);
+        run_free(r);
+        scenario_free(&sc);
+    }
+}
+
 /* A training job (tp 8, dp 4 over 4 servers) never beats compute + α–β communication. */
 static void test_training_bound(void)
 {
@@ -192,6 +226,44 @@ static void test_training_bound(void)
     CHECK(j->completed);
     CHECK(j->ideal_jct_ps > 0);
     CHECK(j->jct_over_ideal >= 1.0);
+    run_free(r);
+    scenario_free(&sc);
+    /* MoE across servers: EP groups of 4 (one GPU per server each), skewed routing */
+    static const char ym[] = "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 2 }\n"
+                             "workload:\n"
+                             "  - kind: training\n"
+                             "    model: { params: 5e8, layers: 4, hidden: 1024, seq_len: 512 }\n"
+                             "    parallelism: { tp: 2, pp: 1, dp: 4 }\n"
+                             "    moe: { experts: 8, top_k: 2, ep: 4, skew: 0.5 }\n"
+                             "    global_batch: 8\n";
+    r = go(&sc, ym);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    j = &run_result(r)->jobs[0];
+    fprintf(stderr, "  moe: JCT/ideal %.4f, exposed EP %.1f us of %.1f us in flight (%s)\n",
+            j->jct_over_ideal, (double)j->train_mean.ep_ps / 1e6,
+            (double)j->train_mean.ep_comm_ps / 1e6, j->ideal_basis);
+    CHECK(j->completed);
+    CHECK(j->ideal_jct_ps > 0 && j->jct_over_ideal >= 1.0);
+    CHECK(j->train_mean.ep_comm_ps > 0);
+    run_free(r);
+    scenario_free(&sc);
+    /* interleaved 1F1B across servers: pp 4 × vp 2, the last stage feeding the first */
+    static const char yi[] = "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
+                             "workload:\n"
+                             "  - kind: training\n"
+                             "    model: { params: 5e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
+                             "    parallelism: { tp: 8, pp: 4, dp: 1, vp: 2 }\n"
+                             "    global_batch: 8\n";
+    r = go(&sc, yi);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    j = &run_result(r)->jobs[0];
+    fprintf(stderr, "  interleaved: JCT/ideal %.4f (%s)\n", j->jct_over_ideal, j->ideal_basis);
+    CHECK(j->completed);
+    CHECK(j->ideal_jct_ps > 0 && j->jct_over_ideal >= 1.0);
     run_free(r);
     scenario_free(&sc);
 }
@@ -276,6 +348,7 @@ int main(void)
     TEST_RUN(test_single_flow_leaf_spine);
     TEST_RUN(test_incast_above_bound);
     TEST_RUN(test_collective_bound);
+    TEST_RUN(test_mpi_algorithms_bound);
     TEST_RUN(test_training_bound);
     TEST_RUN(test_run_ends_with_jobs);
     TEST_RUN(test_isolated_wording);

@@ -34,6 +34,6 @@ check "unknown op is a usage error (2)" '[ $? = 2 ]'
 check "-b > -e is a usage error (2)" '[ $? = 2 ]'
 "$W" perf all_reduce --fabric /nonexistent.yaml > /dev/null 2>&1
 check "missing fabric file is an I/O error (4)" '[ $? = 4 ]'
-"$W" perf all_reduce -b 1M -e 1M --algo halving-doubling --ranks 6 --fabric "$fab" > /dev/null 2>&1
-check "halving-doubling on 6 ranks is an invalid scenario (3)" '[ $? = 3 ]'
+"$W" perf reduce_scatter -b 1M -e 1M --algo halving-doubling --ranks 6 --fabric "$fab" > /dev/null 2>&1
+check "halving-doubling reduce_scatter on 6 ranks is an invalid scenario (3)" '[ $? = 3 ]'
 exit $fail

@@ -3,7 +3,11 @@
  * and its errors, the 1F1B bubble emerging from the DAG, DP bucket overlap, a slow GPU, the
  * aggregated-TP equivalence, and the task counts of llama3-70b on 1024 GPUs.
  */
+#include <math.h>
 #include <stdlib.h>
+
+#include "core/arena.h"
+#include "workload/collective.h"
 
 #include "testlib.h"
 #include "workload/training.h"
@@ -141,6 +145,163 @@ static void test_bubble_emerges(void)
             }
         }
     }
+}
+
+/* Interleaved 1F1B (vp model chunks per stage; Narayanan et al. SC'21 §2.2.2): with zero-cost
+ * communication and uniform chunks, T = (m + (p − 1)/vp)(t_f + t_b) where t_f, t_b are a whole
+ * stage's times: the bubble shrinks by vp. Every stage still computes m(t_f + t_b); P2P crosses
+ * every virtual-stage boundary, the last stage feeding the first (vp·p − 1 boundaries). */
+static void test_interleaved_bubble(void)
+{
+    static const uint32_t ps[] = {2, 4};
+    static const uint32_t vps[] = {2, 3, 4};
+    static const uint32_t mults[] = {1, 2, 4};
+    for (size_t a = 0; a < 2; a++)
+        for (size_t v = 0; v < 3; v++)
+            for (size_t c = 0; c < 3; c++) {
+                uint32_t p = ps[a], vp = vps[v], m = p * mults[c];
+                train_opts o = small_opts(2 * p * vp, 1, p, 1, m);
+                o.vp = vp;
+                train_plan *pl = build(&o);
+                if (!pl)
+                    continue;
+                sim_time tf = pl->stage_fwd_ps[0], tb = pl->stage_bwd_ps[0];
+                CHECK(tf % vp == 0 && tb % vp == 0);
+                train_rank_breakdown *br = calloc(pl->n_ranks, sizeof *br);
+                train_summary S;
+                sim_time T = train_eval_ideal(pl, NULL, NULL, NULL, NULL, NULL, br, &S);
+                uint64_t want = (uint64_t)m * (tf + tb) + (uint64_t)(p - 1) * (tf + tb) / vp;
+                if (T != want)
+                    fprintf(stderr, "  p %u vp %u m %u: T %llu want %llu\n", p, vp, m,
+                            (unsigned long long)T, (unsigned long long)want);
+                CHECK_EQ_U64(T, want);
+                for (uint32_t r = 0; r < pl->n_ranks; r++)
+                    CHECK_EQ_U64(br[r].compute_ps, (uint64_t)m * (tf + tb));
+                CHECK_EQ_U64(pl->stats.p2p, 2ull * (p * vp - 1) * m);
+                CHECK_EQ_U64(pl->stats.compute, 2ull * p * vp * m);
+                free(br);
+                train_plan_free(pl);
+            }
+    /* the schedule's requirements */
+    train_opts o = small_opts(8, 1, 1, 1, 4);
+    o.vp = 2;
+    err e;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL && strstr(e.msg, "pp >= 2"));
+    o = small_opts(8, 1, 4, 1, 6);
+    o.vp = 2;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL && strstr(e.msg, "multiple of pp"));
+    o = small_opts(6, 1, 2, 1, 4);
+    o.vp = 4;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL && strstr(e.msg, "at least 8"));
+}
+
+/* MoE (expert parallelism): per MoE layer and micro-batch, a dispatch and a combine
+ * all_to_all forward and both again backward, over each EP group (ep consecutive DP ranks of
+ * one (tp, pp)); each rank's send buffer is b·s·top_k·h·2/tp bytes; over the network an EP
+ * group moves (ep − 1) × that per all_to_all whatever the skew, and the skew only moves the load
+ * onto the hot rank: it receives (ep − 1)·S·share_0. */
+static void test_moe(void)
+{
+    train_opts o = small_opts(4, 2, 1, 8, 3);
+    o.moe_experts = 16;
+    o.moe_top_k = 2;
+    o.moe_ep = 4;
+    train_plan *p = build(&o);
+    if (!p)
+        return;
+    uint64_t S = 2ull * 512 * 1024 * 2 * 2 / 2; /* b 2, s 512, h 1024, bf16, top_k 2, tp 2 */
+    CHECK_EQ_U64(p->moe_a2a_bytes, S);
+    CHECK_EQ_U64(p->n_ep_groups, 2 * 1 * 8 / 4);
+    /* 4 layers × 3 micro-batches × 4 all_to_alls × 4 EP groups */
+    CHECK_EQ_U64(p->stats.coll_ep, 4ull * 3 * 4 * 4);
+    bool ok = true;
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const train_task *t = &p->tasks[i];
+        if (t->kind != TRAIN_COLL || t->phase != TRAIN_PH_EP)
+            continue;
+        const train_group *g = &p->groups[t->group];
+        ok &= t->op == OP_ALL_TO_ALL && t->bytes == S && g->kind == TRAIN_GROUP_EP && g->n == 4;
+        /* members: one (tp, pp), consecutive DP indices */
+        for (uint32_t j = 0; j < g->n; j++) {
+            const train_rank *a = &p->ranks[p->members[g->off]];
+            const train_rank *b = &p->ranks[p->members[g->off + j]];
+            ok &= a->tp == b->tp && a->pp == b->pp && b->dp == a->dp + j && a->dp % 4 == 0;
+        }
+    }
+    CHECK(ok);
+    /* α–β with EP on 100 Gb/s: uniform, a rank sends and receives 3/4·S; with skew 1 the hot
+     * rank receives 3·S·share_0 = 3·S·(1 / (1 + 1/2 + 1/3 + 1/4)) */
+    train_ab_cost c = {0, 0, 0, 0, 0, 100000000000ull};
+    sim_time T0 = train_eval_ideal(p, train_ab_cost_fn, &c, NULL, NULL, NULL, NULL, NULL);
+    const train_task *ep = NULL;
+    for (uint32_t i = 0; i < p->n_tasks && !ep; i++)
+        if (p->tasks[i].phase == TRAIN_PH_EP)
+            ep = &p->tasks[i];
+    CHECK(ep && train_ab_cost_fn(&c, p, ep) == sim_ser_time(S * 3 / 4, 100000000000ull));
+    train_plan_free(p);
+    o.moe_skew = 1.0;
+    p = build(&o);
+    if (!p)
+        return;
+    ep = NULL;
+    for (uint32_t i = 0; i < p->n_tasks && !ep; i++)
+        if (p->tasks[i].phase == TRAIN_PH_EP)
+            ep = &p->tasks[i];
+    double share0 = 1.0 / (1 + 0.5 + 1.0 / 3 + 0.25);
+    CHECK_NEAR(train_moe_share(0, 4, 1.0), share0, 1e-12);
+    CHECK(ep && train_ab_cost_fn(&c, p, ep) ==
+                    sim_ser_time((uint64_t)ceil(3 * share0 * (double)S), 100000000000ull));
+    sim_time T1 = train_eval_ideal(p, train_ab_cost_fn, &c, NULL, NULL, NULL, NULL, NULL);
+    train_rank_breakdown *br = calloc(p->n_ranks, sizeof *br);
+    train_summary Sm;
+    train_eval_ideal(p, train_ab_cost_fn, &c, NULL, NULL, NULL, br, &Sm);
+    CHECK(T1 > T0);
+    CHECK(Sm.mean.ep_ps > 0 && Sm.mean.ep_comm_ps >= Sm.mean.ep_ps);
+    free(br);
+    train_plan_free(p);
+    /* the skewed all_to_all plan: every byte accounted, the hot rank's share */
+    coll_params cp = {.op = OP_ALL_TO_ALL,
+                      .algo = ALGO_DIRECT,
+                      .n_ranks = 4,
+                      .gpus_per_server = 1,
+                      .size_bytes = 1000003,
+                      .a2a_skew = 1.0};
+    arena a;
+    arena_init(&a, "moe test");
+    err e;
+    err_clear(&e);
+    coll_plan *pl = coll_plan_build(&cp, &a, &e);
+    CHECK(pl != NULL);
+    if (pl) {
+        uint64_t recv[4] = {0};
+        for (uint32_t i = 0; i < pl->n_xfers; i++)
+            recv[pl->xfers[i].dst] += pl->xfers[i].bytes;
+        CHECK_EQ_U64(pl->total_bytes, 3ull * 1000003);
+        CHECK(fabs((double)recv[0] - 3 * share0 * 1000003) <= 3);
+        CHECK(recv[0] > recv[1] && recv[1] > recv[2] && recv[2] > recv[3]);
+    }
+    arena_free(&a);
+    /* with interleaving: pp 2 × vp 2, the plan stays consistent (train_plan_check) and every
+     * layer of every model chunk has its 4 all_to_alls per micro-batch */
+    o = small_opts(8, 2, 2, 4, 2);
+    o.vp = 2, o.moe_experts = 4, o.moe_top_k = 2, o.moe_ep = 2;
+    p = build(&o);
+    if (p) {
+        /* pp 2 × EP groups per stage (tp 2 × dp 4 / ep 2) × layers per stage 4 × m 2 × 4 */
+        CHECK_EQ_U64(p->stats.coll_ep, 2ull * 4 * 4 * 2 * 4);
+        train_plan_free(p);
+    }
+    /* errors */
+    o = small_opts(4, 1, 1, 6, 2);
+    o.moe_experts = 8, o.moe_top_k = 2, o.moe_ep = 4;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL && strstr(e.msg, "must divide dp"));
+    o.moe_ep = 3;
+    err_clear(&e);
+    CHECK(train_plan_new(&o, &e) == NULL && strstr(e.msg, "spread evenly"));
 }
 
 static void test_placement(void)
@@ -437,6 +598,8 @@ int main(void)
     TEST_RUN(test_flops_by_hand);
     TEST_RUN(test_presets);
     TEST_RUN(test_bubble_emerges);
+    TEST_RUN(test_interleaved_bubble);
+    TEST_RUN(test_moe);
     TEST_RUN(test_placement);
     TEST_RUN(test_placement_errors);
     TEST_RUN(test_dp_overlap);

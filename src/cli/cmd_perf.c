@@ -43,7 +43,8 @@ void cmd_perf_help(void)
           "      --fabric S.yaml   the fabric (and switch/nic settings) of a scenario; default:\n"
           "                        the scenario defaults (single switch, 8 servers x 8 GPUs)\n"
           "      --ranks N         use GPUs 0..N-1 (default: every GPU)\n"
-          "      --algo ALGO       ring | tree | halving-doubling | direct | hierarchical\n"
+          "      --algo ALGO       ring | tree | halving-doubling | direct | hierarchical |\n"
+          "                        recursive-doubling | binomial | scatter-allgather\n"
           "                        (default ring, or NCCL_ALGO=Ring|Tree)\n"
           "      --channels N      parallel rings / trees (default: NIC ports per server)\n"
           "      --set KEY=VALUE   override a key of the fabric scenario\n"
@@ -106,8 +107,14 @@ static bool parse_bytes(const char *s, uint64_t *out)
 
 static const char *algo_name_for(const char *s)
 {
-    static const char *const algos[] = {"ring", "tree", "halving-doubling", "direct",
-                                        "hierarchical"};
+    static const char *const algos[] = {"ring",
+                                        "tree",
+                                        "halving-doubling",
+                                        "direct",
+                                        "hierarchical",
+                                        "recursive-doubling",
+                                        "binomial",
+                                        "scatter-allgather"};
     char low[32];
     size_t n = strlen(s);
     if (n >= sizeof low)
@@ -237,8 +244,11 @@ int cmd_perf(int argc, char **argv)
                 rc = cli_usage_error("perf", "--channels expects 1..64, got '%s'", v);
         } else if ((v = cli_opt_value(argc, argv, &i, "--algo", &missing))) {
             if (!(algo = algo_name_for(v)))
-                rc = cli_usage_error("perf", "unknown algorithm '%s' (ring, tree, "
-                                             "halving-doubling, direct, hierarchical)", v);
+                rc = cli_usage_error("perf",
+                                     "unknown algorithm '%s' (ring, tree, "
+                                     "halving-doubling, direct, hierarchical, "
+                                     "recursive-doubling, binomial, scatter-allgather)",
+                                     v);
         } else if ((v = cli_opt_value(argc, argv, &i, "--max-memory", &missing))) {
             rc = cli_parse_memory("perf", v, &perf_max_memory);
         } else if ((v = cli_opt_value(argc, argv, &i, "--set", &missing))) {

@@ -54,8 +54,15 @@ static const char *const PRESETS[] = {"single-switch", "leaf-spine", "fat-tree",
 static const char *const JOB_KINDS[] = {"collective", "training", "traffic", NULL};
 static const char *const OPS[] = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all",
                                   "broadcast",  "reduce",         NULL};
-static const char *const ALGOS[] = {"ring",   "tree",         "halving-doubling",
-                                    "direct", "hierarchical", NULL};
+static const char *const ALGOS[] = {"ring",
+                                    "tree",
+                                    "halving-doubling",
+                                    "direct",
+                                    "hierarchical",
+                                    "recursive-doubling",
+                                    "binomial",
+                                    "scatter-allgather",
+                                    NULL};
 static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
 static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
@@ -91,7 +98,7 @@ const char *coll_op_name(enum coll_op o)
 }
 const char *coll_algo_name(enum coll_algo a)
 {
-    return (unsigned)a < 5 ? ALGOS[a] : "?";
+    return (unsigned)a < sizeof ALGOS / sizeof ALGOS[0] - 1 ? ALGOS[a] : "?";
 }
 const char *pattern_name(enum traffic_pattern p)
 {
@@ -181,14 +188,16 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
                                          "algorithm", "size", "ranks",    "channels",   "priority",
                                          "pxn",       "chunk", "reduce_rate", NULL};
 static const char *const K_JOB_TRAIN[] = {
-    "name",  "kind",        "start",        "iterations", "model",     "parallelism",
-    "micro_batch", "global_batch", "gpu", "ranks", "priority", "tp_per_layer", "optimizer",
-    "recompute", "bucket", NULL};
-static const char *const K_JOB_TRAFFIC[] = {"name", "kind",  "start", "iterations", "pattern",
-                                            "size", "hosts", "load",  "priority", NULL};
+    "name",        "kind",         "start",  "iterations", "model",    "parallelism",
+    "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
+    "optimizer",   "recompute",    "bucket", "moe",        NULL};
+static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
+static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
+                                            "size",     "hosts", "load",  "priority",   "size_cdf",
+                                            "duration", "count", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
                                       "vocab",  "ffn",    "heads",    "kv_heads", NULL};
-static const char *const K_PAR[] = {"tp", "pp", "dp", "order", "placement", NULL};
+static const char *const K_PAR[] = {"tp", "pp", "dp", "vp", "order", "placement", NULL};
 static const char *const PAR_ORDERS[] = {"tp-dp-pp", "tp-pp-dp", NULL};
 static const char *const PAR_PLACEMENTS[] = {"contiguous", "scattered", NULL};
 static const char *const OPTIMIZERS[] = {"replicated", "sharded", NULL};
@@ -1421,6 +1430,7 @@ static const model_preset MODELS[] = {
 };
 
 static int get_job_priority(ld *L, const cfg_node *jm, const char *jp, cfg_job *j);
+static int get_moe(ld *L, const cfg_node *jm, const char *jp, cfg_job *j);
 
 static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
 {
@@ -1471,11 +1481,14 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
                     j->model_kv_heads);
     }
 
+    TRY(get_moe(L, jm, jp, j));
     TRY(get_map(L, jm, jp, "parallelism", K_PAR, &par, pp));
     if (par) {
         TRY(get_u32(L, par, pp, "tp", 1, 1u << 20, &j->tp, NULL));
         TRY(get_u32(L, par, pp, "pp", 1, 1u << 20, &j->pp, NULL));
         TRY(get_u32(L, par, pp, "dp", 1, 1u << 20, &j->dp, NULL));
+        j->vp = 1;
+        TRY(get_u32(L, par, pp, "vp", 1, 64, &j->vp, NULL));
         int ord = PAR_ORDER_TP_DP_PP, plc = PAR_PLACE_CONTIGUOUS;
         TRY(get_enum(L, par, pp, "order", PAR_ORDERS, &ord, NULL));
         TRY(get_enum(L, par, pp, "placement", PAR_PLACEMENTS, &plc, NULL));
@@ -1514,6 +1527,25 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     return ERR_OK;
 }
 
+/* `moe: {experts, top_k, ep, skew}` of a training job (docs/scenario.md "Mixture of experts"). */
+static int get_moe(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    const cfg_node *mm, *en;
+    char mp[PATHLEN];
+    TRY(get_map(L, jm, jp, "moe", K_MOE, &mm, mp));
+    if (!mm)
+        return ERR_OK;
+    TRY(get_u32(L, mm, mp, "experts", 1, 1u << 16, &j->moe_experts, &en));
+    if (!en)
+        return fail(L, mm, mp, "missing required key \"experts\" (experts per MoE layer)");
+    j->moe_top_k = 2; /* Mixtral 8x7B routes each token to 2 experts (Jiang et al. 2024) */
+    j->moe_ep = 1;
+    TRY(get_u32(L, mm, mp, "top_k", 1, 1u << 16, &j->moe_top_k, NULL));
+    TRY(get_u32(L, mm, mp, "ep", 1, 1u << 16, &j->moe_ep, NULL));
+    TRY(get_num(L, mm, mp, "skew", 0, false, 10, false, "a number in [0, 10]", &j->moe_skew));
+    return ERR_OK;
+}
+
 /* A job's traffic class: `priority: 0..7`; absent = the NIC's data class (nic.priority). */
 static int get_job_priority(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
 {
@@ -1521,6 +1553,82 @@ static int get_job_priority(ld *L, const cfg_node *jm, const char *jp, cfg_job *
     uint32_t prio = 0;
     TRY(get_u32(L, jm, jp, "priority", 0, 7, &prio, &v));
     j->priority = v ? (int)prio : -1;
+    return ERR_OK;
+}
+
+/* `size_cdf`: a built-in distribution's name or a CSV file (relative to the scenario's folder). */
+static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
+{
+    const cfg_node *v;
+    const char *name = NULL;
+    char kp[PATHLEN];
+    TRY(get_str(L, jm, jp, "size_cdf", &name, &v));
+    if (!v)
+        return ERR_OK;
+    sub(kp, jp, "size_cdf");
+    if (cdf_builtin(name, c))
+        return ERR_OK;
+    if (!strchr(name, '.') && !strchr(name, '/')) {
+        char s[200];
+        return fail(L, v, kp,
+                    "expected websearch | datamining or the path of a CSV file, got \"%s\"",
+                    show(s, sizeof s, name));
+    }
+    const char *file = L->sc->file ? L->sc->file : "";
+    const char *slash = strrchr(file, '/');
+    size_t dl = name[0] == '/' || !slash ? 0 : (size_t)(slash - file) + 1;
+    char *path = arena_alloc(L->a, dl + strlen(name) + 1);
+    memcpy(path, file, dl);
+    strcpy(path + dl, name);
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0;
+    if (f) {
+        buf = xmalloc(MAX_FILE_BYTES + 1, "size CDF file");
+        n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
+        fclose(f);
+    }
+    if (!f || n > MAX_FILE_BYTES) {
+        xfree(buf);
+        char s[200];
+        return fail(L, v, kp, "cannot read the CSV file \"%s\"%s", show(s, sizeof s, name),
+                    f                ? " (larger than 16 MiB)"
+                    : name[0] == '/' ? ""
+                                     : " (a relative path is read from the scenario's folder)");
+    }
+    int rc = cdf_parse_csv(buf, n, path, L->a, c, L->e);
+    xfree(buf);
+    c->name = name;
+    return rc;
+}
+
+/* A traffic job's keys (docs/scenario.md "Traffic jobs"). */
+static int parse_traffic(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    int pat = PAT_PERMUTATION;
+    const cfg_node *dn, *cn;
+    TRY(get_enum(L, jm, jp, "pattern", PATTERNS, &pat, NULL));
+    j->pattern = (enum traffic_pattern)pat;
+    j->size_bytes = 1000000;
+    TRY(get_unit_pos(L, jm, jp, "size", SIZE, &j->size_bytes, NULL));
+    TRY(get_index_set(L, jm, jp, "hosts", &j->hosts));
+    TRY(get_job_priority(L, jm, jp, j));
+    TRY(get_num(L, jm, jp, "load", 0, true, 1, false, "a fraction of the host link rate in (0, 1]",
+                &j->load));
+    TRY(get_size_cdf(L, jm, jp, &j->size_cdf));
+    TRY(get_unit_pos(L, jm, jp, "duration", TIME, &j->duration_ps, &dn));
+    TRY(get_u64(L, jm, jp, "count", 1, 1ull << 32, &j->count, &cn));
+    if (j->pattern == PAT_UNIFORM && !dn && !cn)
+        return fail(L, jm, jp,
+                    "pattern uniform needs \"duration\" (arrivals during that time) or "
+                    "\"count\" (that many flows), so that the job ends");
+    if (j->pattern != PAT_UNIFORM && (dn || cn)) {
+        char kp[PATHLEN];
+        sub(kp, jp, dn ? "duration" : "count");
+        return fail(L, dn ? dn : cn, kp,
+                    "only for pattern uniform (the %s pattern has a fixed set of flows)",
+                    PATTERNS[j->pattern]);
+    }
     return ERR_OK;
 }
 
@@ -1601,20 +1709,9 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     case JOB_TRAINING:
         TRY(parse_training(L, jm, jp, j));
         break;
-    case JOB_TRAFFIC: {
-        int pat = PAT_PERMUTATION;
-        TRY(get_enum(L, jm, jp, "pattern", PATTERNS, &pat, NULL));
-        j->pattern = (enum traffic_pattern)pat;
-        j->size_bytes = 1000000;
-        TRY(get_unit_pos(L, jm, jp, "size", SIZE, &j->size_bytes, NULL));
-        TRY(get_index_set(L, jm, jp, "hosts", &j->hosts));
-        TRY(get_job_priority(L, jm, jp, j));
-        TRY(get_num(L, jm, jp, "load", 0, true, 1, false,
-                    "a fraction of the host link rate in "
-                    "(0, 1]",
-                    &j->load));
+    case JOB_TRAFFIC:
+        TRY(parse_traffic(L, jm, jp, j));
         break;
-    }
     }
     return ERR_OK;
 }

@@ -24,6 +24,7 @@
 #include "../core/arena.h"
 #include "../core/err.h"
 #include "../core/time.h"
+#include "cdf.h"
 
 enum fabric_preset {
     PRESET_SINGLE_SWITCH,
@@ -189,7 +190,16 @@ typedef struct cfg_lb {
 
 enum job_kind { JOB_COLLECTIVE, JOB_TRAINING, JOB_TRAFFIC };
 enum coll_op { OP_ALL_REDUCE, OP_REDUCE_SCATTER, OP_ALL_GATHER, OP_ALL_TO_ALL, OP_BROADCAST, OP_REDUCE };
-enum coll_algo { ALGO_RING, ALGO_TREE, ALGO_HALVING_DOUBLING, ALGO_DIRECT, ALGO_HIERARCHICAL };
+enum coll_algo {
+    ALGO_RING,
+    ALGO_TREE,
+    ALGO_HALVING_DOUBLING,
+    ALGO_DIRECT,
+    ALGO_HIERARCHICAL,
+    ALGO_RECURSIVE_DOUBLING,
+    ALGO_BINOMIAL,
+    ALGO_SCATTER_ALLGATHER,
+};
 enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM };
 
 /* A list of indices: `all`, an explicit list, or a range string "0-63". */
@@ -229,6 +239,11 @@ typedef struct cfg_job {
     /* training */
     cfg_model model;
     uint32_t tp, pp, dp;            /* default 1 */
+    uint32_t vp;                    /* virtual pipeline stages per stage, default 1 */
+    uint32_t moe_experts;           /* MoE: experts per layer, 0 = dense (default) */
+    uint32_t moe_top_k;             /* MoE: experts per token, default 2 */
+    uint32_t moe_ep;                /* MoE: expert-parallel group size, default 1 */
+    double moe_skew;                /* MoE: routing imbalance exponent, default 0 */
     uint32_t micro_batch, global_batch;
     double gpu_peak_tflops, gpu_mfu;
     uint32_t model_ffn, model_heads, model_kv_heads; /* 0 = from the preset (else GPT-style) */
@@ -242,6 +257,9 @@ typedef struct cfg_job {
     enum traffic_pattern pattern;   /* default permutation */
     cfg_index_set hosts;            /* default all */
     double load;                    /* uniform: fraction of host link rate, default 0.5 */
+    cfg_cdf size_cdf;               /* flow sizes drawn from it (n = 0: every flow `size`) */
+    sim_time duration_ps;           /* uniform: arrivals in [start, start + duration), 0 = none */
+    uint64_t count;                 /* uniform: at most this many flows, 0 = no cap */
 } cfg_job;
 
 enum fault_kind { FAULT_LINK_DOWN, FAULT_LINK_UP, FAULT_GPU_SLOW, FAULT_PFC_STORM };

@@ -91,8 +91,10 @@ static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, 
         break;
     case ALGO_HALVING_DOUBLING: {
         double rounds = ceil(log2(n)), phases = op == OP_ALL_REDUCE ? 2 : 1;
-        /* round k sends S / 2^k per rank: about S per rank per phase in ⌈·/chunk⌉ pieces */
+        /* round k sends S / 2^k per rank: about S per rank per phase in ⌈·/chunk⌉ pieces;
+         * non-powers of two: the fold's whole-buffer steps on top */
         add_slots(&c, phases * n * rounds, S / rounds, chunk);
+        add_slots(&c, 2 * (n - exp2(floor(log2(n)))), S, chunk);
         c.conns = n * rounds;
         break;
     }
@@ -105,6 +107,24 @@ static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, 
             add_slots(&c, phases * ch * n * (n - 1), S / (n * ch), chunk);
             c.conns = ch * n * (n - 1);
         }
+        break;
+    case ALGO_RECURSIVE_DOUBLING: {
+        double p2 = exp2(floor(log2(n))), rounds = log2(p2);
+        if (op == OP_ALL_GATHER) /* the doubling half of halving-doubling */
+            add_slots(&c, n * rounds, S / rounds, chunk);
+        else /* every round the whole buffer; the fold's two steps for the extra ranks */
+            add_slots(&c, ch * (p2 * rounds + 2 * (n - p2)), S / ch, chunk);
+        c.conns = ch * n * (rounds + 1);
+        break;
+    }
+    case ALGO_BINOMIAL:
+        add_slots(&c, ch * (n - 1), S / ch, chunk);
+        c.conns = ch * (n - 1);
+        break;
+    case ALGO_SCATTER_ALLGATHER:
+        add_slots(&c, ch * (n - 1), S / (2 * ch), chunk);     /* binomial scatter */
+        add_slots(&c, ch * n * (n - 1), S / (n * ch), chunk); /* ring all_gather */
+        c.conns = ch * 2 * n;
         break;
     case ALGO_HIERARCHICAL: {
         double gs = g > 1 ? g : 1, servers = ceil_div(n, gs);
@@ -153,15 +173,24 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
     if (mb < 1)
         mb = 1;
     double Ls = ceil_div(layers > 0 ? layers : 1, pp);
-    double chunks = tp > 1 && j->tp_per_layer ? 2 * Ls + 1 : dp > 1 ? Ls + 1 : 1;
+    double vp = j->vp ? j->vp : 1; /* interleaving: vp model chunks per stage, one pass each */
+    double chunks = tp > 1 && j->tp_per_layer ? 2 * Ls + vp : dp > 1 ? Ls + vp : vp;
     double compute = R * mb * 2 * chunks;
     double tpc = tp > 1 ? (R / tp) * mb * 2 * chunks : 0;
-    double p2p = (pp - 1) * tp * dp * mb * 2;
+    double p2p = (pp * vp - 1) * tp * dp * mb * 2;
     double bucket = (double)(j->bucket_bytes ? j->bucket_bytes : 25000000);
     double grad = 12 * hidden * hidden * Ls * 2 / tp; /* bf16 gradient shard of a stage */
     double buckets = dp > 1 ? ceil_div(grad, bucket) * (j->opt_sharded ? 2 : 1) : 0;
     double dpc = (R / dp) * buckets;
-    double tasks = compute + tpc + p2p + dpc;
+    /* MoE: a dispatch and a combine all_to_all per layer, forward and backward, per EP group
+     * (layers run as halves: twice the compute chunks of a dense model without TP) */
+    double epg = 0, ep = j->moe_ep ? j->moe_ep : 1;
+    if (j->moe_experts) {
+        epg = (R / ep) * Ls * mb * 4;
+        if (!(tp > 1 && j->tp_per_layer))
+            compute = R * mb * 2 * (2 * Ls + vp);
+    }
+    double tasks = compute + tpc + p2p + dpc + epg;
     double iters = j->iterations ? j->iterations : 1;
     double per_task = (double)sizeof(train_task) + 3 * (8 + 4 + 4) + 12 + 6 + 16 * iters;
     /* the cross-server DP collectives run as packet plans: a ring all_reduce of a bucket
@@ -172,7 +201,15 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
                                      (double)COLL_CHUNK_DEFAULT, 1);
         plans = c.xfers * (double)XFER_BYTES * fmin(buckets, 4);
     }
-    *conns = R * 4; /* PP neighbours and a ring per DP group, per rank */
+    if (j->moe_experts && ep > 1) { /* the direct all_to_all plan of an EP group */
+        double S = (double)(j->micro_batch ? j->micro_batch : 1) * (double)j->model.seq_len *
+                   hidden * 2 * (j->moe_top_k ? j->moe_top_k : 2) / tp;
+        coll_count c =
+            coll_estimate(OP_ALL_TO_ALL, ALGO_DIRECT, ep, S, 1, (double)COLL_CHUNK_DEFAULT, 1);
+        plans += c.xfers * (double)XFER_BYTES * 2;
+    }
+    *conns = R * 4 + (j->moe_experts ? R * (ep - 1) : 0); /* PP neighbours, a ring per DP
+                                                           * group, EP peers, per rank */
     return tasks * per_task + plans;
 }
 
@@ -181,7 +218,7 @@ static double traffic_job(const scenario *sc, uint32_t j, uint32_t n_hosts, doub
     err e;
     err_clear(&e);
     *conns = (double)traffic_flow_count(sc, j, n_hosts, &e);
-    return 0;
+    return *conns * (double)sizeof(sim_time); /* each flow's arrival time (run.c) */
 }
 
 /* Packets at the peak. With ECN on, DCQCN holds a congested egress queue around Kmin..Kmax, so a

@@ -1010,11 +1010,14 @@ static void jobs_table(FILE *f, const report *r)
 /* Training jobs: where the mean iteration went, as one stacked bar per job. */
 static void chart_breakdown(FILE *f, const report *r)
 {
-    static const char *const keys[5] = {"compute_ps", "exposed_tp_ps", "exposed_pp_ps",
-                                        "exposed_dp_ps", "bubble_ps"};
-    static const char *const names[5] = {"compute", "exposed TP comm", "exposed PP comm",
-                                         "exposed DP comm", "pipeline bubble"};
-    static const char *const colors[5] = {"#2ca02c", "#d62728", "#ff7f0e", "#9467bd", "#bbb"};
+    enum { NK = 6 };
+    static const char *const keys[NK] = {"compute_ps",    "exposed_tp_ps", "exposed_ep_ps",
+                                         "exposed_pp_ps", "exposed_dp_ps", "bubble_ps"};
+    static const char *const names[NK] = {
+        "compute",         "exposed TP comm", "exposed MoE all_to_all",
+        "exposed PP comm", "exposed DP comm", "pipeline bubble"};
+    static const char *const colors[NK] = {"#2ca02c", "#d62728", "#8c564b",
+                                           "#ff7f0e", "#9467bd", "#bbb"};
     const jsonr_val *jobs = jsonr_get(r->root, "jobs");
     uint32_t n = 0;
     for (const jsonr_val *x = jobs && jobs->type == JR_ARR ? jobs->child : NULL; x; x = x->next)
@@ -1031,7 +1034,7 @@ static void chart_breakdown(FILE *f, const report *r)
     c.x0 = 0;
     c.x1 = 1;
     double x0 = c.ml;
-    for (int k = 0; k < 5; k++) { /* legend on one row */
+    for (int k = 0; k < NK; k++) { /* legend on one row */
         fprintf(f, "<rect x=\"%.1f\" y=\"26\" width=\"10\" height=\"10\" fill=\"%s\"/>"
                    "<text class=\"lg\" x=\"%.1f\" y=\"35\">%s</text>",
                 x0, colors[k], x0 + 14, names[k]);
@@ -1042,15 +1045,15 @@ static void chart_breakdown(FILE *f, const report *r)
         const jsonr_val *bd = jsonr_get(x, "breakdown");
         if (!bd)
             continue;
-        double v[5], tot = 0;
-        for (int k = 0; k < 5; k++)
+        double v[NK], tot = 0;
+        for (int k = 0; k < NK; k++)
             tot += v[k] = (double)jsonr_u64(bd, keys[k], 0);
         double y = c.mt + i * rh + 4;
         fprintf(f, "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">", c.ml - 6, y + 14);
         html_esc_max(f, jsonr_str(x, "name", "?"), 22);
         fputs("</text>", f);
         double at = 0;
-        for (int k = 0; k < 5 && tot > 0; k++) {
+        for (int k = 0; k < NK && tot > 0; k++) {
             double w = v[k] / tot;
             char t[32];
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"20\" fill=\"%s\">"

@@ -69,10 +69,12 @@ static void write_breakdown(jsonw *w, const train_iter *b)
     jsonw_obj_begin(w);
     key_u64(w, "compute_ps", b->compute_ps);
     key_u64(w, "exposed_tp_ps", b->tp_ps);
+    key_u64(w, "exposed_ep_ps", b->ep_ps);
     key_u64(w, "exposed_pp_ps", b->pp_ps);
     key_u64(w, "exposed_dp_ps", b->dp_ps);
     key_u64(w, "bubble_ps", b->bubble_ps);
     key_u64(w, "tp_comm_ps", b->tp_comm_ps);
+    key_u64(w, "ep_comm_ps", b->ep_comm_ps);
     key_u64(w, "pp_comm_ps", b->pp_comm_ps);
     key_u64(w, "dp_comm_ps", b->dp_comm_ps);
     key_u64(w, "slowest_rank", b->slowest_rank);
@@ -90,6 +92,8 @@ static void write_job(jsonw *w, const job_result *j)
         key_str(w, "algorithm", coll_algo_name(j->algorithm));
     } else if (j->kind == JOB_TRAFFIC) {
         key_str(w, "pattern", pattern_name(j->pattern));
+        if (j->size_cdf)
+            key_str(w, "size_cdf", j->size_cdf);
     }
     key_u64(w, "ranks", j->ranks);
     if (j->kind == JOB_TRAINING) {
@@ -430,13 +434,16 @@ static void write_training_line(FILE *f, const job_result *j)
     sim_time mean = sum / j->n_iterations;
     const train_iter *b = &j->train_mean;
     double d = mean ? 100.0 / (double)mean : 0;
+    char ep[40] = ""; /* MoE jobs only: their exposed all_to_alls */
+    if (b->ep_comm_ps)
+        snprintf(ep, sizeof ep, " + EP %.1f %%", d * (double)b->ep_ps);
     fprintf(f,
             "  %s: tp %u pp %u dp %u, m %u: iteration %s (%u done) = compute %.1f %% + exposed TP "
-            "%.1f %% + PP %.1f %% + DP %.1f %% + bubble %.1f %%; slowest rank %u (compute %s)\n",
+            "%.1f %%%s + PP %.1f %% + DP %.1f %% + bubble %.1f %%; slowest rank %u (compute %s)\n",
             j->name, j->tp, j->pp, j->dp, j->micro_batches, summary_fmt_time(it, sizeof it, mean),
-            j->n_iterations, d * (double)b->compute_ps, d * (double)b->tp_ps,
-            d * (double)b->pp_ps, d * (double)b->dp_ps, d * (double)b->bubble_ps,
-            b->slowest_rank, summary_fmt_time(a, sizeof a, b->slowest_compute_ps));
+            j->n_iterations, d * (double)b->compute_ps, d * (double)b->tp_ps, ep,
+            d * (double)b->pp_ps, d * (double)b->dp_ps, d * (double)b->bubble_ps, b->slowest_rank,
+            summary_fmt_time(a, sizeof a, b->slowest_compute_ps));
 }
 
 static void write_jobs(FILE *f, const run_stats *st)

@@ -15,6 +15,7 @@
  */
 #include "collective.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -613,17 +614,72 @@ static void eng_commit(engine *g)
 }
 
 /*
- * Halving-doubling (Rabenseifner) on channel data [0, D), n = 2^L. Reduce-scatter round i
- * (mask n/2^(i+1)): rank r exchanges with r ^ mask, keeps the lower half of its segment when
- * (r & mask) == 0, sends the other half; after L rounds rank r owns segment r. All-gather round j
- * (mask 2^j) exchanges whole segments, doubling them. A round-i send folds in the i contributions
- * received so far over those bytes (reduce_inputs = i); the first all-gather send carries the L
- * contributions of the owned segment. Steps: i for reduce-scatter, L + j for all-gather.
+ * Non-powers of two (MPICH allreduce_intra_recursive_doubling and
+ * allreduce_intra_reduce_scatter_allgather; Thakur, Rabenseifner & Gropp, IJHPCA 2005 §4):
+ * p2 = the largest power of two ≤ n, rem = n − p2. In a first step each even rank r < 2·rem
+ * sends its whole buffer to r + 1, which folds it in, and then sits the algorithm out; the odd
+ * ones take part as virtual rank r / 2, ranks r ≥ 2·rem as r − rem. After the power-of-two core
+ * among the p2 virtual ranks, each odd r < 2·rem sends the result to r − 1. Two extra steps and
+ * 2·rem·D extra bytes; rem = 0 is the plain algorithm.
  */
-static void build_hd_channel(engine *g, uint32_t n, uint64_t D, bool rs, bool ag,
+typedef struct hd_fold {
+    uint32_t p2, rem;
+    uint32_t *real;  /* [p2] virtual rank -> rank */
+    uint32_t *extra; /* [p2] 1 when the virtual rank folded a partner in */
+} hd_fold;
+
+static void fold_init(hd_fold *f, uint32_t n)
+{
+    f->p2 = 1;
+    while (f->p2 * 2 <= n)
+        f->p2 *= 2;
+    f->rem = n - f->p2;
+    f->real = xcalloc(f->p2, sizeof(uint32_t), "collective plan: virtual ranks");
+    f->extra = xcalloc(f->p2, sizeof(uint32_t), "collective plan: virtual ranks");
+    for (uint32_t v = 0; v < f->p2; v++) {
+        f->real[v] = v < f->rem ? 2 * v + 1 : v + f->rem;
+        f->extra[v] = v < f->rem;
+    }
+}
+
+static void fold_free(hd_fold *f)
+{
+    xfree(f->real);
+    xfree(f->extra);
+}
+
+/* The fold's first step (step 0): even ranks < 2·rem send [0, D) to their odd neighbour. */
+static void fold_in(engine *g, const hd_fold *f, uint64_t D)
+{
+    for (uint32_t k = 0; k < f->rem; k++)
+        eng_send(g, 2 * k, 2 * k + 1, 0, D, 0, 0);
+    eng_commit(g);
+}
+
+/* The fold's last step: odd ranks < 2·rem send the result to their even neighbour; `red` = the
+ * received buffer still to fold in before sending (recursive doubling's last round). */
+static void fold_out(engine *g, const hd_fold *f, uint64_t D, uint32_t step, uint32_t red)
+{
+    for (uint32_t k = 0; k < f->rem; k++)
+        eng_send(g, 2 * k + 1, 2 * k, 0, D, step, red);
+    eng_commit(g);
+}
+
+/*
+ * Halving-doubling (Rabenseifner) on channel data [0, D) among the fold's p2 = 2^L virtual
+ * ranks (rank v is f->real[v]). Reduce-scatter round i (mask p2/2^(i+1)): virtual rank v
+ * exchanges with v ^ mask, keeps the lower half of its segment when (v & mask) == 0, sends the
+ * other half; after L rounds v owns segment v. All-gather round j (mask 2^j) exchanges whole
+ * segments, doubling them. A round-i send folds in the i contributions received so far over
+ * those bytes, plus the folded partner's (reduce_inputs = i + extra); the first all-gather send
+ * carries L + extra. Steps: s0 + i for reduce-scatter, s0 + L + j for all-gather (s0 = 1 after
+ * a fold step, else 0).
+ */
+static void build_hd_channel(engine *g, const hd_fold *f, uint64_t D, bool rs, bool ag, uint32_t s0,
                              uint64_t *lo, uint64_t *hi)
 {
-    uint32_t L = 0;
+    uint32_t n = f->p2, L = 0;
+    const uint32_t *R = f->real;
     while ((1u << L) < n)
         L++;
     for (uint32_t r = 0; r < n; r++) {
@@ -636,7 +692,8 @@ static void build_hd_channel(engine *g, uint32_t n, uint64_t D, bool rs, bool ag
             uint64_t mid = lo[r] + (hi[r] - lo[r]) / 2;
             bool keep_low = (r & mask) == 0;
             if (rs)
-                eng_send(g, r, r ^ mask, keep_low ? mid : lo[r], keep_low ? hi[r] : mid, i, i);
+                eng_send(g, R[r], R[r ^ mask], keep_low ? mid : lo[r], keep_low ? hi[r] : mid,
+                         s0 + i, i + f->extra[r]);
             if (keep_low)
                 hi[r] = mid;
             else
@@ -647,11 +704,12 @@ static void build_hd_channel(engine *g, uint32_t n, uint64_t D, bool rs, bool ag
     }
     if (!ag)
         return;
-    uint32_t base = rs ? L : 0;
+    uint32_t base = s0 + (rs ? L : 0);
     for (uint32_t j = 0; j < L; j++) {
         uint32_t mask = 1u << j;
         for (uint32_t r = 0; r < n; r++)
-            eng_send(g, r, r ^ mask, lo[r], hi[r], base + j, (rs && j == 0) ? L : 0);
+            eng_send(g, R[r], R[r ^ mask], lo[r], hi[r], base + j,
+                     (rs && j == 0) ? L + f->extra[r] : 0);
         eng_commit(g);
         /* segments double: the pair's union */
         for (uint32_t r = 0; r < n; r++) {
@@ -670,15 +728,158 @@ static void build_hd(builder *b, const coll_params *p, const topo_info *t, uint6
     uint32_t n = t->n, C = b->pl->n_channels;
     engine g;
     eng_init(&g, b, n, chunk);
+    hd_fold f;
+    fold_init(&f, n); /* reduce_scatter / all_gather: n is a power of two (checked) */
+    uint64_t *lo = xcalloc(n, sizeof(uint64_t), "collective plan: segments");
+    uint64_t *hi = xcalloc(n, sizeof(uint64_t), "collective plan: segments");
+    uint32_t L = 0;
+    while ((1u << L) < f.p2)
+        L++;
+    for (uint32_t c = 0; c < C; c++) {
+        eng_reset(&g, n, c);
+        uint64_t D = split_len(p->size_bytes, C, c);
+        if (f.rem)
+            fold_in(&g, &f, D);
+        build_hd_channel(&g, &f, D, p->op != OP_ALL_GATHER, p->op != OP_REDUCE_SCATTER,
+                         f.rem ? 1 : 0, lo, hi);
+        if (f.rem)
+            fold_out(&g, &f, D, 2 * L + 1, 0);
+    }
+    fold_free(&f);
+    xfree(lo);
+    xfree(hi);
+    eng_free(&g, n);
+}
+
+/*
+ * Recursive doubling (MPICH allreduce_intra_recursive_doubling): in round i (mask 2^i) every
+ * virtual rank sends its whole buffer to v ^ mask and folds in what it receives: log2 p2 rounds
+ * of D bytes per rank — fewer steps than halving-doubling (latency-bound small messages) at
+ * log2(p2)·D bytes per rank instead of 2(p2 − 1)/p2·D. A round-i send carries the reduction of
+ * the previous round's receive (reduce_inputs 1 for i ≥ 1; the first adds the fold). With the
+ * fold for non-powers of two. all_gather (MPICH allgather_intra_recursive_doubling) is the
+ * doubling half of halving-doubling: power-of-two counts.
+ */
+static void build_rd(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels;
+    engine g;
+    eng_init(&g, b, n, chunk);
+    hd_fold f;
+    fold_init(&f, n);
+    uint32_t L = 0;
+    while ((1u << L) < f.p2)
+        L++;
     uint64_t *lo = xcalloc(n, sizeof(uint64_t), "collective plan: segments");
     uint64_t *hi = xcalloc(n, sizeof(uint64_t), "collective plan: segments");
     for (uint32_t c = 0; c < C; c++) {
         eng_reset(&g, n, c);
         uint64_t D = split_len(p->size_bytes, C, c);
-        build_hd_channel(&g, n, D, p->op != OP_ALL_GATHER, p->op != OP_REDUCE_SCATTER, lo, hi);
+        if (p->op == OP_ALL_GATHER) {
+            build_hd_channel(&g, &f, D, false, true, 0, lo, hi);
+            continue;
+        }
+        uint32_t s0 = f.rem ? 1 : 0;
+        if (f.rem)
+            fold_in(&g, &f, D);
+        for (uint32_t i = 0; i < L; i++) {
+            for (uint32_t v = 0; v < f.p2; v++)
+                eng_send(&g, f.real[v], f.real[v ^ (1u << i)], 0, D, s0 + i,
+                         (i >= 1) + (i == 0 ? f.extra[v] : 0));
+            eng_commit(&g);
+        }
+        if (f.rem)
+            fold_out(&g, &f, D, s0 + L, L >= 1);
     }
     xfree(lo);
     xfree(hi);
+    fold_free(&f);
+    eng_free(&g, n);
+}
+
+/*
+ * Binomial tree rooted at rank 0 (MPICH bcast_intra_binomial / reduce_intra_binomial; Open MPI
+ * coll/tuned's binomial with segments): relative rank v's parent is v minus its lowest set bit,
+ * its children v + m for the powers of two m below that bit (all m < n for the root), the
+ * largest subtree first. broadcast: a rank forwards to its children what it received; reduce:
+ * a rank sends to its parent once it has folded in every child's contribution
+ * (reduce_inputs = children). Whole buffer per edge, ⌈log2 n⌉ steps: the send of mask m is step
+ * ⌈log2 n⌉ − 1 − log2 m (broadcast) and log2 m (reduce). Segmented by chunk: chunk k moves on
+ * as soon as it has arrived (the engine's data flow); a rank posts its children's sends at once.
+ */
+static void binomial_channel(engine *g, uint32_t n, uint64_t D, bool to_root)
+{
+    uint32_t L = 0;
+    while ((1u << L) < n)
+        L++;
+    if (!to_root) {
+        for (uint32_t lvl = 0; lvl < L; lvl++) { /* mask n_2/2, ..., 1 */
+            uint32_t m = 1u << (L - 1 - lvl);
+            for (uint32_t v = 0; v < n; v++)
+                if ((v & (2 * m - 1)) == 0 && v + m < n)
+                    eng_send(g, v, v + m, 0, D, lvl, 0);
+            eng_commit(g);
+        }
+        return;
+    }
+    for (uint32_t lvl = 0; lvl < L; lvl++) { /* mask 1, 2, ...: leaves first */
+        uint32_t m = 1u << lvl;
+        for (uint32_t v = 0; v < n; v++)
+            if ((v & (2 * m - 1)) == m) {
+                uint32_t kids = 0; /* children v + k, k < m */
+                for (uint32_t k = 1; k < m; k <<= 1)
+                    kids += v + k < n;
+                eng_send(g, v, v - m, 0, D, lvl, kids);
+            }
+        eng_commit(g);
+    }
+}
+
+/*
+ * Scatter + all_gather broadcast (MPICH bcast_intra_scatter_ring_allgather; van de Geijn,
+ * Barnett et al. 1994): the root's buffer is cut into n blocks; a binomial scatter hands each
+ * rank its block (rank v receives the blocks of its subtree [v, v + m) from its parent and
+ * passes [v + m', …) on to each child v + m'), then a ring all_gather (rank order) completes
+ * every rank: ⌈log2 n⌉ + n − 1 steps, (n − 1)/n·D sent by the root in the scatter and
+ * (n − 1)/n·D by every rank in the ring — for large messages about 2D against the binomial
+ * root's ⌈log2 n⌉·D.
+ */
+static void scatter_ag_channel(engine *g, uint32_t n, uint64_t D)
+{
+    uint32_t L = 0;
+    while ((1u << L) < n)
+        L++;
+    for (uint32_t lvl = 0; lvl < L; lvl++) {
+        uint32_t m = 1u << (L - 1 - lvl);
+        for (uint32_t v = 0; v < n; v++)
+            if ((v & (2 * m - 1)) == 0 && v + m < n) {
+                uint32_t e = v + 2 * m < n ? v + 2 * m : n;
+                eng_send(g, v, v + m, split_off(D, n, v + m), split_off(D, n, e), lvl, 0);
+            }
+        eng_commit(g);
+    }
+    for (uint32_t s = 0; s + 1 < n; s++) {
+        for (uint32_t v = 0; v < n; v++) {
+            uint32_t blk = (v + n - s) % n;
+            eng_send(g, v, (v + 1) % n, split_off(D, n, blk), split_off(D, n, blk + 1), L + s, 0);
+        }
+        eng_commit(g);
+    }
+}
+
+static void build_tree_mpi(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels;
+    engine g;
+    eng_init(&g, b, n, chunk);
+    for (uint32_t c = 0; c < C; c++) {
+        eng_reset(&g, n, c);
+        uint64_t D = split_len(p->size_bytes, C, c);
+        if (p->algo == ALGO_SCATTER_ALLGATHER)
+            scatter_ag_channel(&g, n, D);
+        else
+            binomial_channel(&g, n, D, p->op == OP_REDUCE);
+    }
     eng_free(&g, n);
 }
 
@@ -792,6 +993,25 @@ static uint32_t direct_send(builder *b, const topo_info *t, uint32_t src, uint32
  * chunk k of that send depends on chunk k of block j from every peer. broadcast: root 0 sends S
  * to every rank; reduce: every rank sends S to root 0.
  */
+/* Bytes of an all_to_all send buffer S for peer j: S/n each, or with routing skew the share
+ * (j + 1)^−skew / Σ (k + 1)^−skew, cut at floor(S × cumulative share) so the parts add up to S. */
+static uint64_t a2a_len(uint64_t S, uint32_t n, uint32_t j, double skew)
+{
+    if (skew <= 0)
+        return split_len(S, n, j);
+    double W = 0, lo = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        double w = pow((double)k + 1, -skew);
+        W += w;
+        if (k < j)
+            lo += w;
+    }
+    double hi = lo + pow((double)j + 1, -skew);
+    uint64_t a = (uint64_t)floor((double)S * lo / W);
+    uint64_t z = j + 1 == n ? S : (uint64_t)floor((double)S * hi / W);
+    return z > a ? z - a : 0;
+}
+
 static void build_direct(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
 {
     uint32_t n = t->n, C = b->pl->n_channels;
@@ -804,7 +1024,9 @@ static void build_direct(builder *b, const coll_params *p, const topo_info *t, u
         for (uint32_t r = 0; r < n; r++)
             for (uint32_t d = 1; d < n; d++) {
                 uint32_t j = (r + d) % n;
-                uint64_t bytes = split_len(S, n, p->op == OP_ALL_GATHER ? r : j);
+                uint64_t bytes = p->op == OP_ALL_TO_ALL
+                                     ? a2a_len(S, n, j, p->a2a_skew)
+                                     : split_len(S, n, p->op == OP_ALL_GATHER ? r : j);
                 if (bytes)
                     direct_send(b, t, r, j, bytes, chunk, C, pxn, 0, 0, 0, 0, NULL);
             }
@@ -867,6 +1089,12 @@ static const char *algo_ops(enum coll_algo a)
     case ALGO_HALVING_DOUBLING: return "all_reduce, reduce_scatter, all_gather";
     case ALGO_DIRECT: return "all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, reduce";
     case ALGO_HIERARCHICAL: return "all_reduce";
+    case ALGO_RECURSIVE_DOUBLING:
+        return "all_reduce, all_gather";
+    case ALGO_BINOMIAL:
+        return "broadcast, reduce";
+    case ALGO_SCATTER_ALLGATHER:
+        return "broadcast";
     }
     return "";
 }
@@ -880,6 +1108,12 @@ static bool algo_supports(enum coll_algo a, enum coll_op op)
         return op == OP_ALL_REDUCE || op == OP_REDUCE_SCATTER || op == OP_ALL_GATHER;
     case ALGO_DIRECT: return true;
     case ALGO_HIERARCHICAL: return op == OP_ALL_REDUCE;
+    case ALGO_RECURSIVE_DOUBLING:
+        return op == OP_ALL_REDUCE || op == OP_ALL_GATHER;
+    case ALGO_BINOMIAL:
+        return op == OP_BROADCAST || op == OP_REDUCE;
+    case ALGO_SCATTER_ALLGATHER:
+        return op == OP_BROADCAST;
     }
     return false;
 }
@@ -894,6 +1128,13 @@ static void run_builder(builder *b, const coll_params *p, const topo_info *t, ui
     case ALGO_HALVING_DOUBLING: build_hd(b, p, t, chunk); break;
     case ALGO_DIRECT: build_direct(b, p, t, chunk); break;
     case ALGO_HIERARCHICAL: build_hier(b, p, t, chunk); break;
+    case ALGO_RECURSIVE_DOUBLING:
+        build_rd(b, p, t, chunk);
+        break;
+    case ALGO_BINOMIAL:
+    case ALGO_SCATTER_ALLGATHER:
+        build_tree_mpi(b, p, t, chunk);
+        break;
     }
 }
 
@@ -920,10 +1161,12 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
                 an, on);
         return NULL;
     }
-    if (p->algo == ALGO_HALVING_DOUBLING && (p->n_ranks & (p->n_ranks - 1))) {
+    if ((p->algo == ALGO_HALVING_DOUBLING || p->algo == ALGO_RECURSIVE_DOUBLING) &&
+        p->op != OP_ALL_REDUCE && (p->n_ranks & (p->n_ranks - 1))) {
         err_set(e, ERR_INVALID, "", 0, 0,
-                "algorithm halving-doubling needs a power-of-two number of ranks (1, 2, 4, 8, "
-                "...), got %u; use ring, tree or hierarchical", p->n_ranks);
+                "algorithm %s does %s on a power-of-two number of ranks only (1, 2, 4, 8, "
+                "...), got %u (all_reduce takes any count); use ring or direct",
+                an, on, p->n_ranks);
         return NULL;
     }
     if (C > COLL_CHANNELS_MAX) {

@@ -23,7 +23,12 @@
  *                    channel 2c+t); all_reduce = reduce up + broadcast down, chunk-pipelined.
  *                    broadcast / reduce use tree 0 (rooted at rank 0's server) only.
  *  halving-doubling  Rabenseifner: recursive-halving reduce_scatter + recursive-doubling
- *                    all_gather (also each half alone); power-of-two rank counts only.
+ *                    all_gather (also each half alone, power-of-two rank counts only);
+ *                    all_reduce on any count with MPICH's fold of the extra ranks.
+ *  recursive-doubling  MPICH: all_reduce exchanging the whole buffer in log2 rounds (with the
+ *                    fold); all_gather = halving-doubling's doubling half.
+ *  binomial          MPICH binomial tree broadcast / reduce rooted at rank 0.
+ *  scatter-allgather broadcast: binomial scatter, then ring all_gather (MPICH, large messages).
  *  direct            every pair at once: all_to_all, all_gather, reduce_scatter (the owner
  *                    reduces), all_reduce (direct reduce_scatter + direct all_gather),
  *                    broadcast (root to each), reduce (each to root). `pxn` routes cross-rail
@@ -77,6 +82,8 @@ typedef struct coll_params {
     uint32_t channels;               /* parallel rings / tree pairs; 0 means 1 */
     uint64_t chunk_bytes;            /* 0 means COLL_CHUNK_DEFAULT; ≤ COLL_CHUNK_MAX */
     uint64_t reduce_Bps;             /* GPU reduction rate in bytes/s; 0 = negligible */
+    double a2a_skew;                 /* direct all_to_all: rank j receives a share ∝
+                                      * (j + 1)^−skew of every send buffer (0 = S/n each) */
 } coll_params;
 
 /*

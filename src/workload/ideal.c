@@ -110,8 +110,8 @@ static char *fmt_rate(char *buf, size_t len, uint64_t bps)
     return buf;
 }
 
-sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows, char *basis,
-                       size_t len)
+static sim_time traffic_set(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows,
+                            const sim_time *at_ps, char *basis, size_t len)
 {
     uint32_t H = n->n_hosts;
     uint64_t *out = xcalloc(H ? 2 * (size_t)H : 1, sizeof(uint64_t), "ideal host bytes");
@@ -138,6 +138,16 @@ sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n
         out[f->src] += w;
         in[f->dst] += w;
         sim_time l = path_latency(n, f->src, f->dst, last);
+        if (at_ps && at_ps[i]) { /* a late arrival alone: its start, its bytes, its path */
+            uint64_t ro = nic_rate(n, f->src), ri = nic_in_rate(n, f->dst);
+            uint64_t rr = ro < ri ? ro : ri;
+            sim_time t = rr ? at_ps[i] + sim_ser_time(w, rr) + l : 0;
+            if (t > best) {
+                best = t;
+                snprintf(basis, len, "the last arrival alone at %s line rate",
+                         fmt_rate(r, sizeof r, rr));
+            }
+        }
         lat_out[f->src] = l < lat_out[f->src] ? l : lat_out[f->src];
         lat_in[f->dst] = l < lat_in[f->dst] ? l : lat_in[f->dst];
     }
@@ -172,6 +182,25 @@ sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n
     xfree(lat_out);
     xfree(nvl);
     return best;
+}
+
+sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows,
+                       const sim_time *at_ps, const uint64_t *iter_end, uint32_t n_iter,
+                       char *basis, size_t len)
+{
+    if (!iter_end || n_iter <= 1)
+        return traffic_set(n, mtu, flows, n_flows, at_ps, basis, len);
+    sim_time sum = 0;
+    uint64_t lo = 0;
+    for (uint32_t k = 0; k < n_iter; k++) {
+        uint64_t hi = iter_end[k] < n_flows ? iter_end[k] : n_flows;
+        char b[112];
+        sum += traffic_set(n, mtu, flows + lo, hi - lo, at_ps ? at_ps + lo : NULL, b, sizeof b);
+        if (!k)
+            snprintf(basis, len, "%u iterations, the first: %s", n_iter, b);
+        lo = hi;
+    }
+    return sum;
 }
 
 /* The unit whose line rate bounds a transfer's fabric bytes: the NIC (all its ports) when each
@@ -302,7 +331,9 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
         const train_group *G = &p->groups[g];
         for (uint32_t k = 1; k < G->n; k++)
             if (p->ranks[p->members[G->off + k]].server != p->ranks[p->members[G->off]].server)
-                cross[G->kind == TRAIN_GROUP_TP ? 0 : G->kind == TRAIN_GROUP_DP ? 1 : 2] = true;
+                cross[G->kind == TRAIN_GROUP_TP   ? 0
+                      : G->kind == TRAIN_GROUP_PP ? 2
+                                                  : 1] = true; /* EP: the DP class (α–β) */
     }
     train_ab_cost c = {
         0, 0, 0, cross[0] ? good : nvl, cross[2] ? good : nvl, cross[1] ? good : nvl};

@@ -8,7 +8,9 @@
  *               preamble and inter-frame gap counted per frame exactly as the model sends them,
  *               a message split into one piece per QP as the transport splits it)
  *               at its link's line rate, plus the latency of one frame along its path (cable
- *               propagation, switch pipelines, store-and-forward at each switch egress).
+ *               propagation, switch pipelines, store-and-forward at each switch egress);
+ *               with arrivals spread in time (pattern uniform), at least the last arrival plus
+ *               its own flow alone; repeated jobs add their iterations' bounds.
  *   collective  the larger of two bounds from the job's own transfer plan: (β) the busiest
  *               server's fabric bytes at the line rate of its NICs, or a GPU's NVLink bytes at
  *               the scale-up rate; (α–β) the plan's dependency chain with each transfer at full
@@ -33,9 +35,15 @@
  * `mtu`-byte payload frames: what the model serializes (the first frame carries the RETH). */
 uint64_t ideal_wire_bytes(uint64_t bytes, uint32_t mtu);
 
-/* Traffic job: flows[0..n) (borrowed). Returns the bound, writes its basis into buf. */
-sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows, char *basis,
-                       size_t len);
+/* Traffic job: flows[0..n) (borrowed); flow i starts at_ps[i] after its iteration's start
+ * (at_ps NULL = all at 0); iteration k holds flows [iter_end[k-1], iter_end[k]) (iter_end NULL
+ * = one iteration). Per iteration the larger of the busiest-host bound and, for every flow, its
+ * arrival plus its own bytes at the slower of its two host links plus its path latency; the
+ * iterations' bounds add up (each starts when the previous one ends). Returns the bound,
+ * writes its basis into buf. */
+sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n_flows,
+                       const sim_time *at_ps, const uint64_t *iter_end, uint32_t n_iter,
+                       char *basis, size_t len);
 
 /* Collective job: plan `pl` of one iteration with rank r on host host_of_rank[r] (borrowed);
  * the bound is for `iterations` iterations. Allocates temporaries only. */

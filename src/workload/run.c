@@ -53,6 +53,15 @@ typedef struct job_state {
     run *owner;
     uint64_t first_flow, n_flows, done_flows;  /* traffic jobs: flows; collectives: connections */
     sim_time end_ps;
+    /* traffic jobs: flow i starts at iter_start_ps + at_ps[i]; iteration k's flows are
+     * [iter_end[k-1], iter_end[k]); `arrive` starts the next ones (one event per job) */
+    sim_time *at_ps;
+    uint64_t *iter_end;
+    sim_time *iter_ps; /* each iteration's time, for the job's result */
+    uint32_t n_iter, cur_iter;
+    uint64_t next_flow; /* relative to first_flow */
+    sim_time iter_start_ps;
+    event arrive;
     coll_exec *coll;           /* collective jobs */
     train_exec *train;         /* training jobs */
     bool failed;
@@ -175,6 +184,8 @@ static uint64_t progress_sig(const run *r)
     for (uint32_t j = 0; j < r->sc->n_jobs; j++)
         if (r->jobs[j].train)
             sig += train_exec_progress(r->jobs[j].train);
+        else
+            sig += r->jobs[j].next_flow; /* traffic: arrivals */
     return sig;
 }
 
@@ -251,18 +262,47 @@ static void on_link(void *ctx, port *p, bool up)
     }
 }
 
+/* Traffic job: start the flows of the current iteration whose time has come; arm `arrive` for
+ * the next one. */
+static void traffic_pump(job_state *js)
+{
+    transport *t = js->owner->tp;
+    sim *s = &js->owner->sim;
+    uint64_t end = js->iter_end[js->cur_iter];
+    while (!js->failed && js->next_flow < end &&
+           js->iter_start_ps + js->at_ps[js->next_flow] <= s->now)
+        transport_flow_start(t, &t->flows[js->first_flow + js->next_flow++]);
+    if (!js->failed && js->next_flow < end)
+        sim_at(s, &js->arrive, js->iter_start_ps + js->at_ps[js->next_flow]);
+}
+
+static void traffic_arrive(void *ctx, event *ev)
+{
+    (void)ctx;
+    traffic_pump((job_state *)((char *)ev - offsetof(job_state, arrive)));
+}
+
+/* Traffic job: begin iteration cur_iter now (iterations without flows take no time). */
+static void traffic_iter_begin(job_state *js)
+{
+    sim_time now = js->owner->sim.now;
+    while (js->cur_iter + 1 < js->n_iter && js->iter_end[js->cur_iter] == js->next_flow) {
+        js->iter_ps[js->cur_iter++] = 0;
+    }
+    js->iter_start_ps = now;
+    traffic_pump(js);
+}
+
 static void job_start(void *ctx, event *ev)
 {
     job_state *js = (job_state *)((char *)ev - offsetof(job_state, start));
-    transport *t = js->owner->tp;
     (void)ctx;
     if (js->coll)
         coll_exec_start(js->coll);
     else if (js->train)
         train_exec_start(js->train);
     else
-        for (uint64_t i = 0; i < js->n_flows; i++)
-            transport_flow_start(t, &t->flows[js->first_flow + i]);
+        traffic_iter_begin(js);
     if (job_finished(js->owner, (uint32_t)(js - js->owner->jobs)))
         jobs_update(js->owner); /* nothing to do at all (no transfers, no flows) */
 }
@@ -303,21 +343,33 @@ static void on_flow_done(void *ctx, flow *f)
     js->done_flows++;
     if (f->end_ps > js->end_ps)
         js->end_ps = f->end_ps;
+    if (js->iter_end && js->done_flows == js->iter_end[js->cur_iter]) {
+        /* the iteration's last flow has arrived: the next iteration starts now */
+        js->iter_ps[js->cur_iter] = js->end_ps - js->iter_start_ps;
+        if (js->cur_iter + 1 < js->n_iter) {
+            js->cur_iter++;
+            traffic_iter_begin(js);
+        }
+    }
     if (js->done_flows == js->n_flows)
         jobs_update(r);
 }
 
 typedef struct add_ctx {
     transport *tp;
+    job_state *js;
     uint32_t job;
-    uint64_t size;
     uint8_t prio;
 } add_ctx;
 
-static void add_pair(void *ctx, uint32_t src, uint32_t dst)
+static void add_flow(void *ctx, const traffic_flow *tf)
 {
     add_ctx *a = ctx;
-    transport_flow_add(a->tp, a->job, src, dst, a->size, a->prio);
+    job_state *js = a->js;
+    uint64_t i = a->tp->n_flows - js->first_flow;
+    transport_flow_add(a->tp, a->job, tf->src, tf->dst, tf->bytes, a->prio);
+    js->at_ps[i] = tf->at_ps;
+    js->iter_end[tf->iteration] = i + 1;
 }
 
 /* DCQCN rate of QP q for the sampler's rate series. */
@@ -373,18 +425,14 @@ static run *run_build(const scenario *sc, int only, err *e)
             if (!r->jobs[j].train)
                 goto fail;
         } else if (job->kind == JOB_TRAFFIC) {
-            if (job->iterations > 1) {
-                char key[48];
-                snprintf(key, sizeof key, "workload.%u.iterations", j);
-                config_error_at(sc, e, key,
-                                "workload[%u].iterations: a traffic job runs once (repeat it as "
-                                "several jobs with later starts)",
-                                j);
-                goto fail;
-            }
             c = traffic_flow_count(sc, j, r->net->n_hosts, e);
             if (e->code)
                 goto fail;
+            job_state *js = &r->jobs[j];
+            js->n_iter = job->iterations;
+            js->at_ps = xmalloc(sizeof(sim_time) * (c ? c : 1), "traffic arrivals");
+            js->iter_end = xcalloc(js->n_iter, sizeof(uint64_t), "traffic iterations");
+            js->iter_ps = xcalloc(js->n_iter, sizeof(sim_time), "traffic iterations");
         } else {
             char key[48];
             snprintf(key, sizeof key, "workload.%u.kind", j);
@@ -416,9 +464,13 @@ static run *run_build(const scenario *sc, int only, err *e)
             train_exec_on_finish(js->train, on_exec_finish, r);
         } else {
             int prio = sc->jobs[j].priority;
-            add_ctx a = {r->tp, j, sc->jobs[j].size_bytes,
-                         (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
-            traffic_pairs(sc, j, r->net->n_hosts, add_pair, &a);
+            add_ctx a = {r->tp, js, j, (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
+            traffic_flows(sc, j, r->net->n_hosts, add_flow, &a);
+            /* an iteration without flows ends where the previous one did */
+            for (uint32_t k = 1; k < js->n_iter; k++)
+                if (js->iter_end[k] < js->iter_end[k - 1])
+                    js->iter_end[k] = js->iter_end[k - 1];
+            event_init(&js->arrive, traffic_arrive);
         }
         js->n_flows = r->tp->n_flows - js->first_flow;
         /* refuse endpoints the routing cannot connect: the job could never complete */
@@ -566,8 +618,9 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
             ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,
                            &jr->nominal_compute_ps, jr->ideal_basis, sizeof jr->ideal_basis);
     } else {
-        jr->ideal_jct_ps = ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows,
-                                         jr->ideal_basis, sizeof jr->ideal_basis);
+        jr->ideal_jct_ps =
+            ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows, js->at_ps,
+                          js->iter_end, js->n_iter, jr->ideal_basis, sizeof jr->ideal_basis);
     }
     if (jr->completed && jr->ideal_jct_ps)
         jr->jct_over_ideal = (double)jr->jct_ps / (double)jr->ideal_jct_ps;
@@ -640,10 +693,24 @@ static void collect(run *r)
         }
         jr->flows = js->n_flows;
         jr->flows_completed = js->done_flows;
+        if (cj->size_cdf.n) {
+            uint64_t bytes = 0;
+            for (uint64_t i = 0; i < js->n_flows; i++)
+                bytes += t->flows[js->first_flow + i].size_bytes;
+            jr->size_cdf = cj->size_cdf.name;
+            jr->size_bytes = js->n_flows ? bytes / js->n_flows : 0;
+        }
         jr->completed = js->done_flows == js->n_flows;
         if (jr->completed) {
             jr->end_ps = js->n_flows ? js->end_ps : cj->start_ps;
             jr->jct_ps = jr->end_ps - jr->start_ps;
+        }
+        if (js->n_iter > 1) { /* repeated: each iteration's time, the ones that completed */
+            uint32_t ni = js->cur_iter + (js->done_flows == js->iter_end[js->cur_iter]);
+            jr->iterations = xcalloc(ni ? ni : 1, sizeof(iter_result), "iteration results");
+            for (uint32_t k = 0; k < ni; k++)
+                jr->iterations[k].time_ps = js->iter_ps[k];
+            jr->n_iterations = ni;
         }
         /* hosts taking part */
         uint8_t *seen = xcalloc(n->n_hosts ? n->n_hosts : 1, 1, "job hosts");
@@ -686,6 +753,8 @@ static void collect(run *r)
         const flow *f = &t->flows[i];
         if (r->jobs[f->job].coll || r->jobs[f->job].train)
             continue;
+        if (!f->started)
+            continue; /* its arrival never came (the run ended first): no flow on the wire */
         flow_record *fr = &st->flows[st->n_flows++];
         fr->job = f->job;
         fr->src_host = f->src;
@@ -887,6 +956,9 @@ void run_free(run *r)
     for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++) {
         coll_exec_free(r->jobs[j].coll);
         train_exec_free(r->jobs[j].train);
+        xfree(r->jobs[j].at_ps);
+        xfree(r->jobs[j].iter_end);
+        xfree(r->jobs[j].iter_ps);
     }
     xfree(r->jobs);
     xfree(r->failover);

@@ -26,13 +26,16 @@
 /* Drop reasons (enum drop_reason, drop_reason_name) come from net/drop.h. */
 
 /* Training jobs: one iteration's breakdown (workload/training.h train_breakdown), averaged over
- * the job's ranks. compute + tp + pp + dp + bubble = the iteration time; tp/pp/dp are *exposed*
- * communication (the GPU idle with only that to blame), *_comm_ps the time it was in flight. */
+ * the job's ranks. compute + tp + ep + pp + dp + bubble = the iteration time; tp/pp/dp are
+ * *exposed* communication (the GPU idle with only that to blame), *_comm_ps the time it was in
+ * flight. */
 typedef struct train_iter {
     sim_time compute_ps, tp_ps, pp_ps, dp_ps, bubble_ps;
     sim_time tp_comm_ps, pp_comm_ps, dp_comm_ps;
     uint32_t slowest_rank;          /* the rank with the most compute (a straggler) */
     sim_time slowest_compute_ps;    /* its compute time */
+    sim_time ep_ps, ep_comm_ps;     /* MoE all_to_all: exposed (part of the sum above), in
+                                     * flight */
 } train_iter;
 
 typedef struct iter_result {
@@ -47,6 +50,8 @@ typedef struct job_result {
     enum coll_op op;            /* collective jobs */
     enum coll_algo algorithm;   /* collective jobs */
     enum traffic_pattern pattern; /* traffic jobs */
+    const char *size_cdf;         /* traffic jobs with size_cdf: its name (size_bytes is then the
+                                   * mean of the sizes drawn) */
     uint32_t ranks;             /* ranks (collective/training) or hosts taking part (traffic) */
     uint64_t size_bytes;
     sim_time start_ps, end_ps, jct_ps;  /* end/jct are 0 when the job did not complete */

@@ -3,6 +3,7 @@
  */
 #include "traffic.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "../core/alloc.h"
@@ -31,24 +32,120 @@ static const char *job_path(uint32_t j, char *buf, size_t len)
     return buf;
 }
 
+double traffic_mean_bytes(const cfg_job *job)
+{
+    return job->size_cdf.n ? cdf_mean(&job->size_cdf) : (double)job->size_bytes;
+}
+
+double traffic_arrival_rate(const cfg_job *job, const scenario *sc, uint32_t n)
+{
+    double mean = traffic_mean_bytes(job);
+    if (mean <= 0)
+        return 0;
+    return (double)n * job->load * (double)sc->fabric.host_link_bps / (8.0 * mean);
+}
+
+static uint64_t flow_bytes(const cfg_job *job, rng *r)
+{
+    return job->size_cdf.n ? cdf_quantile(&job->size_cdf, rng_unit(r)) : job->size_bytes;
+}
+
+/* Generate (fn != NULL) or count the flows of job j over host list v[n]; returns the count. */
+static uint64_t generate(const scenario *sc, uint32_t j, const uint32_t *v, uint32_t n,
+                         traffic_flow_fn fn, void *ctx)
+{
+    const cfg_job *job = &sc->jobs[j];
+    rng r;
+    rng_init(&r, sc->seed, RNG_ID(RNG_KIND_JOB, j));
+    uint64_t total = 0;
+    uint32_t *dst =
+        job->pattern == PAT_PERMUTATION ? xmalloc(sizeof(uint32_t) * n, "permutation") : NULL;
+    /* uniform: mean inter-arrival time of the whole job's process, in ps */
+    double rate = job->pattern == PAT_UNIFORM ? traffic_arrival_rate(job, sc, n) : 0;
+    double mean_ps = rate > 0 ? 1e12 / rate : 0;
+    for (uint32_t it = 0; it < job->iterations; it++) {
+        traffic_flow f = {0, 0, 0, 0, it};
+        switch (job->pattern) {
+        case PAT_PERMUTATION:
+            for (;;) { /* uniform derangement by rejection: ~e tries on average */
+                for (uint32_t i = 0; i < n; i++)
+                    dst[i] = i;
+                for (uint32_t i = n - 1; i > 0; i--) {
+                    uint32_t k = (uint32_t)rng_below(&r, i + 1);
+                    uint32_t x = dst[i];
+                    dst[i] = dst[k];
+                    dst[k] = x;
+                }
+                uint32_t i = 0;
+                while (i < n && dst[i] != i)
+                    i++;
+                if (i == n)
+                    break;
+            }
+            for (uint32_t i = 0; i < n; i++, total++) {
+                f.src = v[i];
+                f.dst = v[dst[i]];
+                f.bytes = flow_bytes(job, &r);
+                if (fn)
+                    fn(ctx, &f);
+            }
+            break;
+        case PAT_INCAST:
+            for (uint32_t i = 1; i < n; i++, total++) {
+                f.src = v[i];
+                f.dst = v[0];
+                f.bytes = flow_bytes(job, &r);
+                if (fn)
+                    fn(ctx, &f);
+            }
+            break;
+        case PAT_ALL_TO_ALL:
+            for (uint32_t i = 0; i < n; i++)
+                for (uint32_t k = 0; k < n; k++)
+                    if (i != k) {
+                        f.src = v[i];
+                        f.dst = v[k];
+                        f.bytes = flow_bytes(job, &r);
+                        total++;
+                        if (fn)
+                            fn(ctx, &f);
+                    }
+            break;
+        case PAT_UNIFORM: {
+            double t = 0;
+            for (uint64_t k = 0; !job->count || k < job->count; k++) {
+                /* exponential gap by inversion; 1 - u in (0, 1] keeps the log finite */
+                t += -log(1.0 - rng_unit(&r)) * mean_ps;
+                if (job->duration_ps && t >= (double)job->duration_ps)
+                    break;
+                if (t >= (double)SIM_TIME_INPUT_MAX)
+                    break; /* beyond any clock (traffic_flow_count refuses such jobs) */
+                uint32_t s = (uint32_t)rng_below(&r, n);
+                uint32_t d = (uint32_t)((s + 1 + rng_below(&r, n - 1)) % n);
+                f.src = v[s];
+                f.dst = v[d];
+                f.at_ps = (sim_time)llround(t);
+                f.bytes = flow_bytes(job, &r);
+                total++;
+                if (fn)
+                    fn(ctx, &f);
+            }
+            break;
+        }
+        }
+    }
+    xfree(dst);
+    return total;
+}
+
 uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, err *e)
 {
     const cfg_job *job = &sc->jobs[j];
-    char path[32];
+    char path[32], key[48];
     job_path(j, path, sizeof path);
-    if (job->pattern == PAT_UNIFORM) {
-        char key[48];
-        snprintf(key, sizeof key, "workload.%u.pattern", j);
-        config_error_at(sc, e, key,
-                        "%s.pattern: \"uniform\" is not available yet in this version "
-                        "(available: permutation, incast, all-to-all)",
-                        path);
-        return 0;
-    }
     if (!job->hosts.all)
         for (uint32_t i = 0; i < job->hosts.n; i++)
             if (job->hosts.idx[i] >= n_hosts) {
-                char key[48];
                 snprintf(key, sizeof key, "workload.%u.hosts", j);
                 config_error_at(sc, e, key,
                                 "%s.hosts: host %u does not exist: the fabric has %u hosts "
@@ -58,63 +155,68 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
             }
     uint32_t n;
     uint32_t *v = host_list(job, n_hosts, &n);
-    xfree(v);
     if (n < 2) {
-        char key[48];
+        xfree(v);
         snprintf(key, sizeof key, "workload.%u.hosts", j);
         config_error_at(sc, e, key, "%s.hosts: the %s pattern needs at least 2 hosts, got %u", path,
                         pattern_name(job->pattern), n);
         return 0;
     }
+    double per_iter = 0;
     switch (job->pattern) {
-    case PAT_PERMUTATION: return n;
-    case PAT_INCAST: return n - 1;
-    case PAT_ALL_TO_ALL: return (uint64_t)n * (n - 1);
-    default: return 0;
-    }
-}
-
-void traffic_pairs(const scenario *sc, uint32_t j, uint32_t n_hosts, traffic_pair_fn fn, void *ctx)
-{
-    const cfg_job *job = &sc->jobs[j];
-    uint32_t n;
-    uint32_t *v = host_list(job, n_hosts, &n);
-    switch (job->pattern) {
-    case PAT_PERMUTATION: {
-        rng r;
-        rng_init(&r, sc->seed, RNG_ID(RNG_KIND_JOB, j));
-        uint32_t *dst = xmalloc(sizeof(uint32_t) * n, "permutation");
-        for (;;) { /* uniform derangement by rejection: ~e tries on average */
-            for (uint32_t i = 0; i < n; i++)
-                dst[i] = i;
-            for (uint32_t i = n - 1; i > 0; i--) {
-                uint32_t k = (uint32_t)rng_below(&r, i + 1);
-                uint32_t x = dst[i];
-                dst[i] = dst[k];
-                dst[k] = x;
-            }
-            uint32_t i = 0;
-            while (i < n && dst[i] != i)
-                i++;
-            if (i == n)
-                break;
-        }
-        for (uint32_t i = 0; i < n; i++)
-            fn(ctx, v[i], v[dst[i]]);
-        xfree(dst);
+    case PAT_PERMUTATION:
+        per_iter = n;
         break;
-    }
     case PAT_INCAST:
-        for (uint32_t i = 1; i < n; i++)
-            fn(ctx, v[i], v[0]);
+        per_iter = n - 1;
         break;
     case PAT_ALL_TO_ALL:
-        for (uint32_t i = 0; i < n; i++)
-            for (uint32_t k = 0; k < n; k++)
-                if (i != k)
-                    fn(ctx, v[i], v[k]);
+        per_iter = (double)n * (n - 1);
         break;
-    default: break;
+    case PAT_UNIFORM: {
+        double expect = job->duration_ps
+                            ? traffic_arrival_rate(job, sc, n) * (double)job->duration_ps / 1e12
+                            : (double)job->count;
+        per_iter = job->count && (double)job->count < expect ? (double)job->count : expect;
+        break;
     }
+    }
+    if (job->pattern == PAT_UNIFORM && !job->duration_ps) {
+        /* `count` arrivals alone: their expected span must fit the simulated clock */
+        double rate = traffic_arrival_rate(job, sc, n);
+        double span_ps = rate > 0 ? (double)job->count * 1e12 / rate : 0;
+        if (span_ps > (double)SIM_TIME_INPUT_MAX / 4) {
+            snprintf(key, sizeof key, "workload.%u.count", j);
+            config_error_at(sc, e, key,
+                            "%s.count: %llu arrivals at this load would span about %.3g s, "
+                            "beyond what a run can simulate; raise load or set duration",
+                            path, (unsigned long long)job->count, span_ps / 1e12);
+            xfree(v);
+            return 0;
+        }
+    }
+    double all = per_iter * job->iterations;
+    if (all > (double)TRAFFIC_MAX_FLOWS) {
+        snprintf(key, sizeof key, "workload.%u", j);
+        config_error_at(sc, e, key,
+                        "%s: job \"%s\" would create %s%.3g flows, more than a run can hold "
+                        "(%llu); %s",
+                        path, job->name, job->pattern == PAT_UNIFORM ? "about " : "", all,
+                        (unsigned long long)TRAFFIC_MAX_FLOWS,
+                        job->pattern == PAT_UNIFORM ? "shorten duration, lower load or set count"
+                                                    : "use fewer hosts or iterations");
+        xfree(v);
+        return 0;
+    }
+    uint64_t c = generate(sc, j, v, n, NULL, NULL);
+    xfree(v);
+    return c;
+}
+
+void traffic_flows(const scenario *sc, uint32_t j, uint32_t n_hosts, traffic_flow_fn fn, void *ctx)
+{
+    uint32_t n;
+    uint32_t *v = host_list(&sc->jobs[j], n_hosts, &n);
+    generate(sc, j, v, n, fn, ctx);
     xfree(v);
 }

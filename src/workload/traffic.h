@@ -5,7 +5,21 @@
  *               derangement drawn from the job's stream (seed, job index) by rejection.
  *  incast:      every host of the set except the first sends one flow to the first.
  *  all-to-all:  one flow for every ordered pair of distinct hosts.
- * Every flow has `size` bytes and starts at the job's `start`.
+ *  uniform:     Poisson arrivals (background load as DCTCP, pFabric and HPCC generate it): each
+ *               host of the set starts flows at rate λ = load × fabric.host_link / (8 × mean
+ *               flow size), to a destination drawn uniformly among the other hosts of the set.
+ *               The superposition of those n processes is drawn as one Poisson process of rate
+ *               n·λ whose arrivals pick their source uniformly — the same law, one stream.
+ *               Arrivals stop at `duration` after the iteration's start or after `count` flows,
+ *               whichever comes first, so every job ends. Every flow is its own connection (its
+ *               own QP, hence its own UDP source port): ECMP sees one new 5-tuple per flow, the
+ *               high-entropy mice a frontend carries.
+ * Sizes: `size` bytes each, or drawn from `size_cdf` (config/cdf.h) per flow.
+ * Iterations: iteration k+1 starts when every flow of iteration k has arrived; each iteration
+ * draws afresh from the job's stream (a new derangement, new arrivals and sizes); flows carry
+ * their arrival offset from their iteration's start (0 for the fixed patterns).
+ * All draws come from the job's stream RNG_ID(RNG_KIND_JOB, j), in a fixed order: same seed,
+ * same flows.
  */
 #ifndef WR_WORKLOAD_TRAFFIC_H
 #define WR_WORKLOAD_TRAFFIC_H
@@ -15,14 +29,30 @@
 #include "../config/config.h"
 #include "../core/err.h"
 
-/* Number of flows job j creates over `n_hosts` hosts, or 0 with *e set on invalid input. */
+/* Most flows a traffic job may generate (over all its iterations): 64 M flows are several GiB of
+ * flow state, beyond any run that could finish. */
+#define TRAFFIC_MAX_FLOWS (1ull << 26)
+
+typedef struct traffic_flow {
+    uint32_t src, dst; /* host indices */
+    uint64_t bytes;
+    sim_time at_ps; /* start, from the start of its iteration */
+    uint32_t iteration;
+} traffic_flow;
+
+/* Number of flows job j creates over `n_hosts` hosts (all iterations), or 0 with *e set on
+ * invalid input. */
 uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, err *e);
 
-/* Callback receiving each (src, dst) pair in a deterministic order. */
-typedef void (*traffic_pair_fn)(void *ctx, uint32_t src, uint32_t dst);
+/* Callback receiving each flow in a deterministic order: by iteration, then by start. */
+typedef void (*traffic_flow_fn)(void *ctx, const traffic_flow *f);
 
-/* Generate the pairs of job j (validated by traffic_flow_count first). */
-void traffic_pairs(const scenario *sc, uint32_t j, uint32_t n_hosts, traffic_pair_fn fn,
-                   void *ctx);
+/* Generate the flows of job j (validated by traffic_flow_count first). */
+void traffic_flows(const scenario *sc, uint32_t j, uint32_t n_hosts, traffic_flow_fn fn, void *ctx);
+
+/* uniform: the arrival rate of the whole job (flows per second) over `n` hosts. */
+double traffic_arrival_rate(const cfg_job *job, const scenario *sc, uint32_t n);
+/* The job's mean flow size (bytes): the CDF's mean, or `size`. */
+double traffic_mean_bytes(const cfg_job *job);
 
 #endif

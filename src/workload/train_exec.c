@@ -213,7 +213,8 @@ static uint32_t plan_for(train_exec *x, uint32_t g, enum coll_op op, uint64_t by
     xfree(lay);
     coll_params cp = {
         .op = op,
-        .algo = ALGO_RING,
+        .algo = op == OP_ALL_TO_ALL ? ALGO_DIRECT : ALGO_RING, /* MoE dispatch / combine */
+        .a2a_skew = op == OP_ALL_TO_ALL ? P->opts.moe_skew : 0,
         .n_ranks = n,
         .server_of_rank = q->layout,
         .gpus_per_server = 1,
@@ -467,6 +468,8 @@ static void fill_iter(train_iter *o, const train_summary *S)
     o->tp_comm_ps = S->mean.tp_comm_ps;
     o->pp_comm_ps = S->mean.pp_comm_ps;
     o->dp_comm_ps = S->mean.dp_comm_ps;
+    o->ep_ps = S->mean.ep_ps;
+    o->ep_comm_ps = S->mean.ep_comm_ps;
     o->slowest_rank = S->slowest_rank;
     o->slowest_compute_ps = S->slowest.compute_ps;
 }
@@ -486,7 +489,7 @@ void train_exec_result(const train_exec *x, job_result *jr)
                              "iteration results");
     jr->tasks_total = P->n_tasks;
     jr->tasks_done = x->finished ? P->n_tasks : x->done_in_iter;
-    uint64_t sum[10] = {0};
+    uint64_t sum[12] = {0};
     for (uint32_t k = 0; k < jr->n_iterations; k++) {
         iter_result *it = &jr->iterations[k];
         train_summary S;
@@ -495,10 +498,19 @@ void train_exec_result(const train_exec *x, job_result *jr)
         it->time_ps = x->iter_time[k];
         fill_iter(&it->train, &S);
         const train_iter *ti = &it->train;
-        sim_time v[10] = {ti->compute_ps, ti->tp_ps,      ti->pp_ps,      ti->dp_ps,
-                          ti->bubble_ps,  ti->tp_comm_ps, ti->pp_comm_ps, ti->dp_comm_ps,
-                          ti->slowest_compute_ps, 0};
-        for (int f = 0; f < 10; f++)
+        sim_time v[12] = {ti->compute_ps,
+                          ti->tp_ps,
+                          ti->pp_ps,
+                          ti->dp_ps,
+                          ti->bubble_ps,
+                          ti->tp_comm_ps,
+                          ti->pp_comm_ps,
+                          ti->dp_comm_ps,
+                          ti->slowest_compute_ps,
+                          0,
+                          ti->ep_ps,
+                          ti->ep_comm_ps};
+        for (int f = 0; f < 12; f++)
             sum[f] += v[f];
     }
     if (jr->n_iterations) {
@@ -513,6 +525,8 @@ void train_exec_result(const train_exec *x, job_result *jr)
         m->pp_comm_ps = sum[6] / n;
         m->dp_comm_ps = sum[7] / n;
         m->slowest_compute_ps = sum[8] / n;
+        m->ep_ps = sum[10] / n;
+        m->ep_comm_ps = sum[11] / n;
         m->slowest_rank = jr->iterations[n - 1].train.slowest_rank;
     }
     if (x->finished) {
@@ -554,7 +568,7 @@ void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out,
                 r->dst_gpu = P->ranks[k->dst].gpu;
             } else {
                 const train_group *g = &P->groups[k->group];
-                r->phase = k->phase == TRAIN_PH_TP ? "tp" : "dp";
+                r->phase = k->phase == TRAIN_PH_TP ? "tp" : k->phase == TRAIN_PH_EP ? "ep" : "dp";
                 r->src_gpu = P->ranks[P->members[g->off]].gpu;
                 r->dst_gpu = TRANSFER_GROUP;
             }

@@ -16,7 +16,9 @@
  *    DP buckets become ready as that backward passes their layers (gradients accumulate over
  *    micro-batches, so only the last one releases them), and that is the overlap to model.
  *  - The pass order on each stage is Megatron's non-interleaved 1F1B: min(p−s−1, m) warm-up
- *    forwards, then alternate one forward / one backward, then the cool-down backwards. Each
+ *    forwards, then alternate one forward / one backward, then the cool-down backwards; with
+ *    vp > 1 virtual stages, the interleaved schedule over the stage's vp model chunks
+ *    (stage_order). Each
  *    member's compute tasks are chained in that order. A forward waits for the activation P2P
  *    from the previous stage, a backward for the gradient P2P from the next: the pipeline bubble
  *    is whatever these dependencies leave idle — nothing hard-codes it.
@@ -127,7 +129,7 @@ void train_opts_default(train_opts *o)
 {
     memset(o, 0, sizeof *o);
     train_model_preset("llama3-8b", &o->model);
-    o->tp = o->pp = o->dp = 1;
+    o->tp = o->pp = o->dp = o->vp = 1;
     o->micro_batch = 1;
     o->global_batch = 1;
     o->peak_tflops = 989; /* H100 SXM dense BF16 */
@@ -148,6 +150,11 @@ void train_opts_from_job(train_opts *o, const cfg_job *j, const char *file, uint
     o->tp = j->tp;
     o->pp = j->pp;
     o->dp = j->dp;
+    o->vp = j->vp ? j->vp : 1;
+    o->moe_experts = j->moe_experts;
+    o->moe_top_k = j->moe_top_k;
+    o->moe_ep = j->moe_ep;
+    o->moe_skew = j->moe_skew;
     o->micro_batch = j->micro_batch;
     o->global_batch = j->global_batch;
     o->peak_tflops = j->gpu_peak_tflops;
@@ -227,6 +234,25 @@ static int validate(const train_opts *o, err *e)
                         o->model.hidden, o->model.seq_len);
     if (o->micro_batch == 0)
         return plan_err(o, e, "micro_batch: expected >= 1, got 0");
+    uint32_t vp = o->vp ? o->vp : 1;
+    if (vp > 1 && o->pp < 2)
+        return plan_err(o, e,
+                        "parallelism.vp: virtual pipeline stages (vp %u) need pipeline "
+                        "parallelism (pp >= 2), got pp %u",
+                        vp, o->pp);
+    if ((uint64_t)o->pp * vp > o->model.layers)
+        return plan_err(o, e,
+                        "parallelism.vp: %u stages x %u virtual stages need at least %llu "
+                        "layers, the model has %u",
+                        o->pp, vp, (unsigned long long)o->pp * vp, o->model.layers);
+    if (vp > 1 && o->micro_batch && o->dp &&
+        (o->global_batch / ((uint64_t)o->micro_batch * o->dp)) % o->pp != 0)
+        return plan_err(o, e,
+                        "parallelism.vp: the interleaved schedule runs micro-batches in groups "
+                        "of pp (%u), but there are %llu per iteration (global_batch / "
+                        "(micro_batch x dp)); Megatron-LM requires a multiple of pp",
+                        o->pp,
+                        (unsigned long long)(o->global_batch / ((uint64_t)o->micro_batch * o->dp)));
     uint64_t step = (uint64_t)o->micro_batch * o->dp;
     if (o->global_batch == 0 || o->global_batch % step != 0)
         return plan_err(o, e,
@@ -244,6 +270,20 @@ static int validate(const train_opts *o, err *e)
                         o->n_ranks, o->gpus_per_server);
     if (o->bucket_bytes == 0)
         return plan_err(o, e, "bucket: expected a size > 0");
+    if (o->moe_experts) {
+        uint32_t ep = o->moe_ep ? o->moe_ep : 1;
+        if (o->dp % ep != 0)
+            return plan_err(o, e,
+                            "moe.ep: expert-parallel groups are carved out of the data-parallel "
+                            "groups, so ep (%u) must divide dp (%u)",
+                            ep, o->dp);
+        if (o->moe_experts % ep != 0)
+            return plan_err(o, e, "moe.ep: %u experts do not spread evenly over ep %u ranks",
+                            o->moe_experts, ep);
+        if (o->moe_top_k == 0 || o->moe_top_k > o->moe_experts)
+            return plan_err(o, e, "moe.top_k: expected 1..%u (the experts), got %u", o->moe_experts,
+                            o->moe_top_k);
+    }
     return ERR_OK;
 }
 
@@ -254,9 +294,12 @@ static int place(train_plan *p, const uint32_t *gpus, err *e)
     p->ranks = ARENA_NEW_ARRAY(&p->mem, train_rank, n);
     p->n_tp_groups = pp * dp;
     p->n_dp_groups = tp * pp;
-    p->n_groups = p->n_tp_groups + p->n_dp_groups + tp * dp;
+    uint32_t ep = p->ep;
+    p->n_ep_groups = o->moe_experts ? tp * pp * (dp / ep) : 0;
+    uint32_t ep0 = p->n_tp_groups + p->n_dp_groups + tp * dp; /* first EP group */
+    p->n_groups = ep0 + p->n_ep_groups;
     p->groups = ARENA_NEW_ARRAY(&p->mem, train_group, p->n_groups);
-    p->members = ARENA_NEW_ARRAY(&p->mem, uint32_t, 3 * (size_t)n);
+    p->members = ARENA_NEW_ARRAY(&p->mem, uint32_t, 4 * (size_t)n);
     for (uint32_t r = 0; r < n; r++)
         p->ranks[r].gpu = TRAIN_NONE;
     for (uint32_t s = 0; s < pp; s++) {
@@ -291,6 +334,17 @@ static int place(train_plan *p, const uint32_t *gpus, err *e)
                 g->n = pp;
                 g->off = 2 * n + (k->pp_group - p->n_tp_groups - p->n_dp_groups) * pp;
                 p->members[g->off + s] = r;
+                /* EP groups: ep consecutive DP indices of one (tp, pp), members in [3n, 4n) */
+                k->ep_group = TRAIN_NONE;
+                if (p->n_ep_groups) {
+                    uint32_t ei = t + tp * (s + pp * (d / ep));
+                    k->ep_group = ep0 + ei;
+                    g = &p->groups[k->ep_group];
+                    g->kind = TRAIN_GROUP_EP;
+                    g->n = ep;
+                    g->off = 3 * n + ei * ep;
+                    p->members[g->off + d % ep] = r;
+                }
             }
         }
     }
@@ -322,6 +376,7 @@ typedef struct chunk {
     uint64_t tp_bytes;
     uint32_t tp_count;   /* TP all_reduces after this chunk (0: none) */
     uint64_t grad_bytes; /* gradient bytes this chunk produces (backward) */
+    uint64_t ep_bytes;   /* MoE: the experts' chunk, an EP all_to_all before and after */
 } chunk;
 
 enum { GRAIN_PASS, GRAIN_LAYER, GRAIN_HALF };
@@ -331,11 +386,12 @@ typedef struct stage_shape {
     uint32_t n_fwd, n_bwd, n_bwd_last;
 } stage_shape;
 
-/* Chunks of one pass of stage s. dir 0 forward, 1 backward. */
+/* Chunks of one pass of virtual stage s (= the stage without interleaving). dir 0 forward, 1
+ * backward. */
 static chunk *make_chunks(train_plan *p, uint32_t s, int dir, int grain, uint32_t *n_out)
 {
-    uint32_t L = p->stage_layers[s];
-    bool first = s == 0, last = s + 1 == p->pp;
+    uint32_t L = p->vstage_layers[s];
+    bool first = s == 0, last = s + 1 == p->pp * p->vp;
     uint32_t k = dir ? (p->opts.recompute ? 3 : 2) : 1;
     sim_time lay = p->layer_fwd_ps * k, head = last ? p->head_fwd_ps * k : 0;
     uint64_t shard = (uint64_t)ceil(train_layer_params(&p->model) / p->tp) * 2;
@@ -346,23 +402,27 @@ static chunk *make_chunks(train_plan *p, uint32_t s, int dir, int grain, uint32_
     chunk *c = ARENA_NEW_ARRAY(&p->mem, chunk, 2 * (size_t)L + 2);
     uint32_t n = 0;
     if (grain == GRAIN_PASS) {
-        c[0] = (chunk){L * lay + head, ar * 2 * L, cnt * 2 * L, L * shard + head_grad + emb_grad};
+        c[0] =
+            (chunk){L * lay + head, ar * 2 * L, cnt * 2 * L, L * shard + head_grad + emb_grad, 0};
         *n_out = 1;
         return c;
     }
     bool has_head = last && p->model.vocab > 0;
     if (dir && has_head)
-        c[n++] = (chunk){head, 0, 0, head_grad};
+        c[n++] = (chunk){head, 0, 0, head_grad, 0};
     for (uint32_t l = 0; l < L; l++) {
         if (grain == GRAIN_LAYER) {
-            c[n++] = (chunk){lay, 2 * ar, 2 * cnt, shard};
+            c[n++] = (chunk){lay, 2 * ar, 2 * cnt, shard, 0};
         } else {
-            c[n++] = (chunk){lay / 2, ar, cnt, shard / 2};
-            c[n++] = (chunk){lay - lay / 2, ar, cnt, shard - shard / 2};
+            /* attention then MLP forward; the MLP's backward first. With MoE the MLP chunk is
+             * the experts': dispatch before it, combine after (their gradients backward). */
+            uint64_t a2a = p->moe_a2a_bytes;
+            c[n++] = (chunk){lay / 2, ar, cnt, shard / 2, dir ? a2a : 0};
+            c[n++] = (chunk){lay - lay / 2, ar, cnt, shard - shard / 2, dir ? 0 : a2a};
         }
     }
     if (!dir && has_head)
-        c[n++] = (chunk){head, 0, 0, 0};
+        c[n++] = (chunk){head, 0, 0, 0, 0};
     if (dir)
         c[n - 1].grad_bytes += emb_grad;
     *n_out = n;
@@ -372,11 +432,72 @@ static chunk *make_chunks(train_plan *p, uint32_t s, int dir, int grain, uint32_
 typedef struct builder {
     train_plan *p;
     vec tasks, edges;
-    stage_shape *shape;        /* [pp] */
-    uint32_t *pass_first;      /* [(r·m + mb)·2 + dir] first compute of the pass */
+    stage_shape *shape;        /* [pp × vp] per virtual stage c·pp + s */
+    uint32_t *pass_first;      /* [PASS(r, c, mb, dir)] first compute of the pass */
     uint32_t *pass_last;       /* … last task of the pass (compute or TP all_reduce) */
-    uint32_t *lb_off, *lb_ids; /* per rank: compute task of each last-backward chunk */
+    uint32_t *lb_off, *lb_ids; /* per rank: compute task of each last-backward chunk, model
+                                * chunks vp−1 … 0 (the order their last backward runs) */
 } builder;
+
+/* Index of the pass (rank r, model chunk c, micro-batch mb, direction dir). */
+static size_t pass_idx(const train_plan *p, uint32_t r, uint32_t c, uint32_t mb, int dir)
+{
+    return (((size_t)r * p->vp + c) * p->m + mb) * 2 + (size_t)dir;
+}
+
+/* Offset of model chunk c's last-backward tasks in a rank's lb list (chunks vp−1 … 0). */
+static uint32_t lb_chunk_off(const builder *b, uint32_t s, uint32_t c)
+{
+    const train_plan *p = b->p;
+    uint32_t o = 0;
+    for (uint32_t k = p->vp - 1; k > c; k--)
+        o += b->shape[k * p->pp + s].n_bwd_last;
+    return o;
+}
+
+/*
+ * The passes of stage s in execution order: out[i] = (model chunk, micro-batch, dir) for
+ * i < 2·m·vp. vp = 1: Megatron's non-interleaved 1F1B (min(p−s−1, m) warm-up forwards, then one
+ * forward / one backward, then the cool-down backwards). vp > 1: Megatron's interleaved
+ * schedule (forward_backward_pipelining_with_interleaving; Narayanan et al. SC'21 §2.2.2):
+ * micro-batches go through the model chunks in groups of pp; the k-th forward is chunk
+ * (k mod pp·vp) / pp of micro-batch (k / (pp·vp))·pp + k mod pp, the k-th backward the same
+ * with the chunk order reversed; (p − s − 1)·2 + (vp − 1)·pp warm-up forwards (at most m·vp),
+ * then one forward / one backward, then the cool-down backwards.
+ */
+static void stage_order(const train_plan *p, uint32_t s, uint32_t *oc, uint32_t *omb, int *odir)
+{
+    uint32_t m = p->m, pp = p->pp, vp = p->vp, n = 0;
+    if (vp == 1) {
+        uint32_t warm = pp - s - 1 < m ? pp - s - 1 : m;
+        for (uint32_t step = 0; step < 2 * m; step++, n++) {
+            oc[n] = 0;
+            if (step < warm) {
+                omb[n] = step, odir[n] = 0;
+            } else if (step < warm + 2 * (m - warm)) {
+                uint32_t i = step - warm;
+                odir[n] = (int)(i & 1);
+                omb[n] = odir[n] ? i / 2 : warm + i / 2;
+            } else {
+                omb[n] = step - m, odir[n] = 1;
+            }
+        }
+        return;
+    }
+    uint32_t total = m * vp, G = pp * vp;
+    uint64_t w = (uint64_t)(pp - s - 1) * 2 + (uint64_t)(vp - 1) * pp;
+    uint32_t warm = w < total ? (uint32_t)w : total;
+    uint32_t f = 0, bk = 0;
+    for (uint32_t i = 0; i < 2 * total; i++, n++) {
+        /* forward while warming up; then alternate (forward first); then backwards */
+        bool fwd = f < warm || (f < total && f - warm == bk);
+        uint32_t k = fwd ? f++ : bk++;
+        uint32_t c = (k % G) / pp;
+        oc[n] = fwd ? c : vp - 1 - c;
+        omb[n] = (k / G) * pp + k % pp;
+        odir[n] = fwd ? 0 : 1;
+    }
+}
 
 static uint32_t new_task(builder *b, uint8_t kind, uint8_t phase)
 {
@@ -403,95 +524,132 @@ static void add_edge(builder *b, uint32_t from, uint32_t to)
     e->to = to;
 }
 
-/* All passes of TP group (s, d) in 1F1B order. */
-static void emit_group(builder *b, uint32_t s, uint32_t d)
+/* An EP all_to_all over EP group g after each member's prior task; the members' next task
+ * waits on it. `prev` is indexed by EP-local index × tp + t. */
+static void emit_ep(builder *b, uint32_t g, uint32_t t, uint32_t mb, uint32_t s, uint64_t bytes,
+                    uint32_t *prev)
 {
     train_plan *p = b->p;
-    uint32_t tp = p->tp, m = p->m;
-    uint32_t *mem = &p->members[p->groups[d + p->dp * s].off];
-    uint32_t *prev = xmalloc(sizeof(uint32_t) * 2 * tp, "training plan builder");
-    uint32_t *cur = prev + tp;
-    for (uint32_t t = 0; t < tp; t++)
-        prev[t] = TRAIN_NONE;
-    uint32_t warm = p->pp - s - 1 < m ? p->pp - s - 1 : m;
-    for (uint32_t step = 0; step < 2 * m; step++) {
-        /* step → (mb, dir): warm-up forwards, then F/B alternation, then cool-down backwards. */
-        uint32_t mb;
-        int dir;
-        if (step < warm) {
-            mb = step, dir = 0;
-        } else if (step < warm + 2 * (m - warm)) {
-            uint32_t i = step - warm;
-            dir = (int)(i & 1);
-            mb = dir ? i / 2 : warm + i / 2;
-        } else {
-            mb = step - m, dir = 1;
-        }
-        const stage_shape *sh = &b->shape[s];
+    uint32_t id = new_task(b, TRAIN_COLL, TRAIN_PH_EP);
+    train_task *k = task(b, id);
+    k->op = OP_ALL_TO_ALL;
+    k->group = g;
+    k->mb = mb;
+    k->stage = s;
+    k->bytes = bytes;
+    for (uint32_t j = 0; j < p->groups[g].n; j++) {
+        add_edge(b, prev[j * p->tp + t], id);
+        prev[j * p->tp + t] = id;
+    }
+}
+
+/* All passes of the TP groups (s, d0 .. d0 + nd − 1) in schedule order (stage_order). Their
+ * schedules are identical, so they are emitted in lock step: a MoE all_to_all joins the nd
+ * replicas of one EP group (nd = ep; 1 for dense models). */
+static void emit_block(builder *b, uint32_t s, uint32_t d0, uint32_t nd)
+{
+    train_plan *p = b->p;
+    uint32_t tp = p->tp, m = p->m, n = 2 * m * p->vp, R = nd * tp;
+    uint32_t *prev = xmalloc(sizeof(uint32_t) * 2 * R, "training plan builder");
+    uint32_t *cur = prev + R;
+    uint32_t *oc = xmalloc(sizeof(uint32_t) * 2 * (size_t)n, "training plan builder");
+    uint32_t *omb = oc + n;
+    int *odir = xmalloc(sizeof(int) * n, "training plan builder");
+    stage_order(p, s, oc, omb, odir);
+    for (uint32_t i = 0; i < R; i++)
+        prev[i] = TRAIN_NONE;
+    for (uint32_t step = 0; step < n; step++) {
+        uint32_t mb = omb[step], vc = oc[step];
+        int dir = odir[step];
+        const stage_shape *sh = &b->shape[vc * p->pp + s];
         bool lastb = dir && mb + 1 == m;
         const chunk *ch = !dir ? sh->fwd : lastb ? sh->bwd_last : sh->bwd;
         uint32_t nch = !dir ? sh->n_fwd : lastb ? sh->n_bwd_last : sh->n_bwd;
+        uint32_t lbo = lastb ? lb_chunk_off(b, s, vc) : 0;
         for (uint32_t c = 0; c < nch; c++) {
-            for (uint32_t t = 0; t < tp; t++) {
-                uint32_t id = new_task(b, TRAIN_COMPUTE, dir ? TRAIN_PH_BWD : TRAIN_PH_FWD);
-                train_task *k = task(b, id);
-                k->rank = mem[t];
-                k->mb = mb;
-                k->stage = s;
-                k->dur_ps = ch[c].dur_ps;
-                k->last_mb_bwd = lastb;
-                add_edge(b, prev[t], id);
-                cur[t] = id;
-                size_t pi = ((size_t)mem[t] * m + mb) * 2 + (size_t)dir;
-                if (c == 0)
-                    b->pass_first[pi] = id;
-                if (lastb)
-                    b->lb_ids[b->lb_off[mem[t]] + c] = id;
-            }
-            if (tp > 1 && ch[c].tp_count > 0) {
-                uint32_t id = new_task(b, TRAIN_COLL, TRAIN_PH_TP);
-                train_task *k = task(b, id);
-                k->op = OP_ALL_REDUCE;
-                k->group = d + p->dp * s;
-                k->mb = mb;
-                k->stage = s;
-                k->bytes = ch[c].tp_bytes;
-                k->count = ch[c].tp_count;
-                for (uint32_t t = 0; t < tp; t++) {
-                    add_edge(b, cur[t], id);
-                    prev[t] = id;
-                }
-            } else {
+            if (ch[c].ep_bytes) /* dispatch (its gradient backward) */
                 for (uint32_t t = 0; t < tp; t++)
-                    prev[t] = cur[t];
+                    emit_ep(b, p->ranks[train_rank_of(p, t, s, d0)].ep_group, t, mb, s,
+                            ch[c].ep_bytes, prev);
+            for (uint32_t j = 0; j < nd; j++) {
+                uint32_t d = d0 + j;
+                uint32_t *mem = &p->members[p->groups[d + p->dp * s].off];
+                uint32_t *pv = prev + j * tp, *cu = cur + j * tp;
+                for (uint32_t t = 0; t < tp; t++) {
+                    uint32_t id = new_task(b, TRAIN_COMPUTE, dir ? TRAIN_PH_BWD : TRAIN_PH_FWD);
+                    train_task *k = task(b, id);
+                    k->rank = mem[t];
+                    k->mb = mb;
+                    k->stage = s;
+                    k->dur_ps = ch[c].dur_ps;
+                    k->last_mb_bwd = lastb;
+                    add_edge(b, pv[t], id);
+                    cu[t] = id;
+                    if (c == 0)
+                        b->pass_first[pass_idx(p, mem[t], vc, mb, dir)] = id;
+                    if (lastb)
+                        b->lb_ids[b->lb_off[mem[t]] + lbo + c] = id;
+                }
+                if (tp > 1 && ch[c].tp_count > 0) {
+                    uint32_t id = new_task(b, TRAIN_COLL, TRAIN_PH_TP);
+                    train_task *k = task(b, id);
+                    k->op = OP_ALL_REDUCE;
+                    k->group = d + p->dp * s;
+                    k->mb = mb;
+                    k->stage = s;
+                    k->bytes = ch[c].tp_bytes;
+                    k->count = ch[c].tp_count;
+                    for (uint32_t t = 0; t < tp; t++) {
+                        add_edge(b, cu[t], id);
+                        pv[t] = id;
+                    }
+                } else {
+                    for (uint32_t t = 0; t < tp; t++)
+                        pv[t] = cu[t];
+                }
             }
+            if (ch[c].ep_bytes) /* combine (its gradient backward) */
+                for (uint32_t t = 0; t < tp; t++)
+                    emit_ep(b, p->ranks[train_rank_of(p, t, s, d0)].ep_group, t, mb, s,
+                            ch[c].ep_bytes, prev);
         }
-        for (uint32_t t = 0; t < tp; t++)
-            b->pass_last[((size_t)mem[t] * m + mb) * 2 + (size_t)dir] = prev[t];
+        for (uint32_t j = 0; j < nd; j++) {
+            uint32_t *mem = &p->members[p->groups[d0 + j + p->dp * s].off];
+            for (uint32_t t = 0; t < tp; t++)
+                b->pass_last[pass_idx(p, mem[t], vc, mb, dir)] = prev[j * tp + t];
+        }
     }
     xfree(prev);
+    xfree(oc);
+    xfree(odir);
 }
 
+/* Activations (forward) and their gradients (backward) across every boundary between virtual
+ * stages v and v + 1 (stage v mod pp, model chunk v / pp): with interleaving the last stage
+ * also sends to the first (chunk c → c + 1). */
 static void emit_p2p(builder *b)
 {
     train_plan *p = b->p;
-    uint32_t m = p->m;
+    uint32_t V = p->pp * p->vp;
     for (uint32_t d = 0; d < p->dp; d++)
         for (uint32_t t = 0; t < p->tp; t++)
-            for (uint32_t s = 0; s + 1 < p->pp; s++)
-                for (uint32_t mb = 0; mb < m; mb++)
+            for (uint32_t v = 0; v + 1 < V; v++)
+                for (uint32_t mb = 0; mb < p->m; mb++)
                     for (int dir = 0; dir < 2; dir++) {
-                        uint32_t a = train_rank_of(p, t, s, d), z = train_rank_of(p, t, s + 1, d);
+                        uint32_t sa = v % p->pp, ca = v / p->pp;
+                        uint32_t sb = (v + 1) % p->pp, cb = (v + 1) / p->pp;
+                        uint32_t a = train_rank_of(p, t, sa, d), z = train_rank_of(p, t, sb, d);
                         uint32_t src = dir ? z : a, dst = dir ? a : z;
+                        uint32_t cs = dir ? cb : ca, cd = dir ? ca : cb;
                         uint32_t id = new_task(b, TRAIN_P2P, TRAIN_PH_PP);
                         train_task *k = task(b, id);
                         k->rank = src;
                         k->dst = dst;
                         k->mb = mb;
-                        k->stage = dir ? s + 1 : s;
+                        k->stage = dir ? sb : sa;
                         k->bytes = p->act_bytes;
-                        add_edge(b, b->pass_last[((size_t)src * m + mb) * 2 + (size_t)dir], id);
-                        add_edge(b, id, b->pass_first[((size_t)dst * m + mb) * 2 + (size_t)dir]);
+                        add_edge(b, b->pass_last[pass_idx(p, src, cs, mb, dir)], id);
+                        add_edge(b, id, b->pass_first[pass_idx(p, dst, cd, mb, dir)]);
                     }
 }
 
@@ -501,19 +659,29 @@ static void emit_dp(builder *b)
     if (p->dp < 2)
         return;
     for (uint32_t s = 0; s < p->pp; s++) {
-        const stage_shape *sh = &b->shape[s];
+        /* the stage's last-backward chunks in the order they run: model chunks vp−1 … 0 */
+        uint32_t nl = 0;
+        for (uint32_t vc = 0; vc < p->vp; vc++)
+            nl += b->shape[vc * p->pp + s].n_bwd_last;
+        uint64_t *gb = xmalloc(sizeof(uint64_t) * (nl ? nl : 1), "training plan builder");
+        nl = 0;
+        for (uint32_t vc = p->vp; vc-- > 0;) {
+            const stage_shape *sh = &b->shape[vc * p->pp + s];
+            for (uint32_t c = 0; c < sh->n_bwd_last; c++)
+                gb[nl++] = sh->bwd_last[c].grad_bytes;
+        }
         uint64_t total = p->stage_grad_bytes[s], B = p->opts.bucket_bytes;
         uint32_t nb = p->stage_buckets[s];
         for (uint32_t t = 0; t < p->tp; t++) {
             uint32_t g = p->n_tp_groups + t + p->tp * s;
             const uint32_t *mem = &p->members[p->groups[g].off];
             uint32_t prev = TRAIN_NONE, c = 0;
-            uint64_t cum = sh->n_bwd_last ? sh->bwd_last[0].grad_bytes : 0;
+            uint64_t cum = nl ? gb[0] : 0;
             uint32_t *rs = xmalloc(sizeof(uint32_t) * (nb ? nb : 1), "training plan builder");
             for (uint32_t k = 0; k < nb; k++) {
                 uint64_t lo = (uint64_t)k * B, hi = lo + B < total ? lo + B : total;
-                while (cum < hi && c + 1 < sh->n_bwd_last)
-                    cum += sh->bwd_last[++c].grad_bytes;
+                while (cum < hi && c + 1 < nl)
+                    cum += gb[++c];
                 uint32_t id = new_task(b, TRAIN_COLL, TRAIN_PH_DP);
                 train_task *x = task(b, id);
                 x->op = p->opts.dp_sharded ? OP_REDUCE_SCATTER : OP_ALL_REDUCE;
@@ -542,6 +710,7 @@ static void emit_dp(builder *b)
             }
             xfree(rs);
         }
+        xfree(gb);
     }
 }
 
@@ -619,6 +788,8 @@ static void finish(builder *b)
             p->stats.p2p++;
         else if (t->phase == TRAIN_PH_TP)
             p->stats.coll_tp++, p->stats.tp_collectives += t->count;
+        else if (t->phase == TRAIN_PH_EP)
+            p->stats.coll_ep++;
         else
             p->stats.coll_dp++;
     }
@@ -638,6 +809,8 @@ train_plan *train_plan_new(const train_opts *o, err *e)
     p->model = o->model;
     p->n_ranks = o->n_ranks;
     p->tp = o->tp, p->pp = o->pp, p->dp = o->dp;
+    p->vp = o->vp ? o->vp : 1;
+    p->ep = o->moe_experts && o->moe_ep ? o->moe_ep : 1;
     p->m = o->global_batch / (o->micro_batch * o->dp);
     if (place(p, o->gpus, e)) {
         train_plan_free(p);
@@ -651,50 +824,63 @@ train_plan *train_plan_new(const train_opts *o, err *e)
         train_flops_ps(2.0 * o->micro_batch * md->seq_len * md->hidden * md->vocab / p->tp,
                        o->peak_tflops, o->mfu);
     p->act_bytes = (uint64_t)o->micro_batch * md->seq_len * md->hidden * 2;
-    p->stage_layers = ARENA_NEW_ARRAY(&p->mem, uint32_t, pp);
-    uint32_t base = md->layers / pp, rem = md->layers % pp;
-    for (uint32_t s = 0; s < pp; s++)
-        p->stage_layers[s] = base;
+    /* MoE: each rank dispatches its b·s tokens (1/tp of them: the TP ranks split the sequence,
+     * as Megatron-LM's all_to_all token dispatcher with sequence parallelism) top_k times */
+    if (o->moe_experts)
+        p->moe_a2a_bytes = p->act_bytes * o->moe_top_k / p->tp;
+    /* layers per virtual stage (= per stage without interleaving), then per stage */
+    uint32_t V = pp * p->vp;
+    p->vstage_layers = ARENA_NEW_ARRAY(&p->mem, uint32_t, V);
+    uint32_t base = md->layers / V, rem = md->layers % V;
+    for (uint32_t v = 0; v < V; v++)
+        p->vstage_layers[v] = base;
     for (uint32_t i = 0; i < rem; i++)
-        p->stage_layers[rem + 2 <= pp ? 1 + i : i]++;
+        p->vstage_layers[rem + 2 <= V ? 1 + i : i]++;
+    p->stage_layers = ARENA_NEW_ARRAY(&p->mem, uint32_t, pp);
+    for (uint32_t v = 0; v < V; v++)
+        p->stage_layers[v % pp] += p->vstage_layers[v];
 
     builder b = {.p = p};
     b.tasks.elt = sizeof(train_task);
     b.edges.elt = sizeof(edge);
-    b.shape = ARENA_NEW_ARRAY(&p->mem, stage_shape, pp);
+    b.shape = ARENA_NEW_ARRAY(&p->mem, stage_shape, V);
     p->stage_fwd_ps = ARENA_NEW_ARRAY(&p->mem, sim_time, pp);
     p->stage_bwd_ps = ARENA_NEW_ARRAY(&p->mem, sim_time, pp);
     p->stage_grad_bytes = ARENA_NEW_ARRAY(&p->mem, uint64_t, pp);
     p->stage_buckets = ARENA_NEW_ARRAY(&p->mem, uint32_t, pp);
-    int grain = p->tp > 1 && o->tp_per_layer ? GRAIN_HALF : GRAIN_PASS;
+    int grain = (p->tp > 1 && o->tp_per_layer) || o->moe_experts ? GRAIN_HALF : GRAIN_PASS;
     int grain_last = grain == GRAIN_PASS && p->dp > 1 ? GRAIN_LAYER : grain;
-    for (uint32_t s = 0; s < pp; s++) {
-        stage_shape *sh = &b.shape[s];
-        sh->fwd = make_chunks(p, s, 0, grain, &sh->n_fwd);
-        sh->bwd = make_chunks(p, s, 1, grain, &sh->n_bwd);
-        sh->bwd_last = make_chunks(p, s, 1, grain_last, &sh->n_bwd_last);
+    for (uint32_t v = 0; v < V; v++) {
+        stage_shape *sh = &b.shape[v];
+        uint32_t s = v % pp;
+        sh->fwd = make_chunks(p, v, 0, grain, &sh->n_fwd);
+        sh->bwd = make_chunks(p, v, 1, grain, &sh->n_bwd);
+        sh->bwd_last = make_chunks(p, v, 1, grain_last, &sh->n_bwd_last);
         for (uint32_t c = 0; c < sh->n_fwd; c++)
             p->stage_fwd_ps[s] += sh->fwd[c].dur_ps;
         for (uint32_t c = 0; c < sh->n_bwd; c++)
             p->stage_bwd_ps[s] += sh->bwd[c].dur_ps;
         for (uint32_t c = 0; c < sh->n_bwd_last; c++)
             p->stage_grad_bytes[s] += sh->bwd_last[c].grad_bytes;
+    }
+    for (uint32_t s = 0; s < pp; s++) {
         uint64_t nb = (p->stage_grad_bytes[s] + o->bucket_bytes - 1) / o->bucket_bytes;
         p->stage_buckets[s] = p->dp > 1 ? (uint32_t)nb : 0;
     }
-    size_t npass = (size_t)p->n_ranks * p->m * 2;
+    size_t npass = (size_t)p->n_ranks * p->vp * p->m * 2;
     b.pass_first = xmalloc(sizeof(uint32_t) * npass, "training plan builder");
     b.pass_last = xmalloc(sizeof(uint32_t) * npass, "training plan builder");
     b.lb_off = xmalloc(sizeof(uint32_t) * ((size_t)p->n_ranks + 1), "training plan builder");
     size_t lbn = 0;
     for (uint32_t r = 0; r < p->n_ranks; r++) {
         b.lb_off[r] = (uint32_t)lbn;
-        lbn += b.shape[p->ranks[r].pp].n_bwd_last;
+        for (uint32_t vc = 0; vc < p->vp; vc++)
+            lbn += b.shape[vc * pp + p->ranks[r].pp].n_bwd_last;
     }
     b.lb_ids = xmalloc(sizeof(uint32_t) * (lbn ? lbn : 1), "training plan builder");
     for (uint32_t s = 0; s < pp; s++)
-        for (uint32_t d = 0; d < p->dp; d++)
-            emit_group(&b, s, d);
+        for (uint32_t d = 0; d < p->dp; d += p->ep)
+            emit_block(&b, s, d, p->ep);
     emit_p2p(&b);
     emit_dp(&b);
     finish(&b);
@@ -744,9 +930,10 @@ void train_plan_check(const train_plan *p)
                        "p2p task %u: %u -> %u", i, t->rank, t->dst);
             break;
         case TRAIN_COLL: {
-            SIM_ASSERT(t->group < p->n_tp_groups + p->n_dp_groups, "coll task %u: group %u", i,
-                       t->group);
-            uint8_t want = t->phase == TRAIN_PH_TP ? TRAIN_GROUP_TP : TRAIN_GROUP_DP;
+            SIM_ASSERT(t->group < p->n_groups, "coll task %u: group %u", i, t->group);
+            uint8_t want = t->phase == TRAIN_PH_TP   ? TRAIN_GROUP_TP
+                           : t->phase == TRAIN_PH_EP ? TRAIN_GROUP_EP
+                                                     : TRAIN_GROUP_DP;
             SIM_ASSERT(p->groups[t->group].kind == want, "coll task %u: group kind %u", i,
                        p->groups[t->group].kind);
             break;
@@ -765,9 +952,10 @@ void train_plan_check(const train_plan *p)
         bool chained = false;
         for (uint32_t k = 0; k < t->n_deps && !chained; k++) {
             const train_task *d = &p->tasks[p->deps[t->dep_off + k]];
-            chained = (d->kind == TRAIN_COMPUTE && d->rank == t->rank) ||
-                      (d->kind == TRAIN_COLL && d->phase == TRAIN_PH_TP &&
-                       in_group(p, d->group, t->rank));
+            chained =
+                (d->kind == TRAIN_COMPUTE && d->rank == t->rank) ||
+                (d->kind == TRAIN_COLL && (d->phase == TRAIN_PH_TP || d->phase == TRAIN_PH_EP) &&
+                 in_group(p, d->group, t->rank));
         }
         heads[t->rank] += !chained;
     }
@@ -797,7 +985,7 @@ void train_plan_check(const train_plan *p)
 
 typedef struct bevent {
     sim_time t;
-    int8_t cls;   /* 0 compute, 1 tp, 2 pp, 3 dp */
+    int8_t cls;   /* 0 compute, 1 tp, 2 pp, 3 dp, 4 ep */
     int8_t delta; /* +1 start, −1 end */
 } bevent;
 
@@ -829,7 +1017,7 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
     train_summary S;
     memset(&S, 0, sizeof S);
     S.iteration_ps = t1 - t0;
-    uint64_t sum[9] = {0};
+    uint64_t sum[11] = {0};
     sim_time best_compute = 0, best_done = 0;
     for (uint32_t r = 0; r < p->n_ranks; r++) {
         train_rank_breakdown B;
@@ -843,6 +1031,7 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
             int cls = t->kind == TRAIN_COMPUTE  ? 0
                       : t->kind == TRAIN_P2P    ? (t->dst == r ? 2 : -1)
                       : t->phase == TRAIN_PH_TP ? 1
+                      : t->phase == TRAIN_PH_EP ? 4
                                                 : 3;
             if (cls < 0 || end[i] <= start[i])
                 continue;
@@ -850,7 +1039,7 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
             ev[n++] = (bevent){end[i], (int8_t)cls, -1};
         }
         qsort(ev, n, sizeof *ev, cmp_bevent);
-        int cnt[4] = {0};
+        int cnt[5] = {0};
         sim_time prev = t0;
         for (size_t i = 0; i <= n; i++) {
             sim_time now = i < n ? ev[i].t : t1;
@@ -860,6 +1049,8 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
                     B.compute_ps += d;
                 else if (cnt[1])
                     B.tp_ps += d;
+                else if (cnt[4])
+                    B.ep_ps += d;
                 else if (cnt[2])
                     B.pp_ps += d;
                 else if (cnt[3])
@@ -869,18 +1060,20 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
                 B.tp_comm_ps += cnt[1] ? d : 0;
                 B.pp_comm_ps += cnt[2] ? d : 0;
                 B.dp_comm_ps += cnt[3] ? d : 0;
+                B.ep_comm_ps += cnt[4] ? d : 0;
                 prev = now;
             }
             if (i < n)
                 cnt[ev[i].cls] += ev[i].delta;
         }
-        SIM_ASSERT(B.compute_ps + B.tp_ps + B.pp_ps + B.dp_ps + B.bubble_ps == S.iteration_ps,
+        SIM_ASSERT(B.compute_ps + B.tp_ps + B.ep_ps + B.pp_ps + B.dp_ps + B.bubble_ps ==
+                       S.iteration_ps,
                    "rank %u: breakdown does not add up", r);
         if (per_rank)
             per_rank[r] = B;
-        sim_time v[9] = {B.compute_ps, B.tp_ps,      B.pp_ps,      B.dp_ps,  B.bubble_ps,
-                         B.tp_comm_ps, B.pp_comm_ps, B.dp_comm_ps, B.done_ps};
-        for (int k = 0; k < 9; k++)
+        sim_time v[11] = {B.compute_ps, B.tp_ps,      B.pp_ps,   B.dp_ps, B.bubble_ps, B.tp_comm_ps,
+                          B.pp_comm_ps, B.dp_comm_ps, B.done_ps, B.ep_ps, B.ep_comm_ps};
+        for (int k = 0; k < 11; k++)
             sum[k] += v[k];
         if (r == 0 || B.compute_ps > best_compute) {
             best_compute = B.compute_ps;
@@ -894,13 +1087,24 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
     }
     xfree(ev);
     uint64_t n = p->n_ranks ? p->n_ranks : 1;
-    S.mean = (train_rank_breakdown){sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n, sum[4] / n,
-                                    sum[5] / n, sum[6] / n, sum[7] / n, sum[8] / n};
+    S.mean = (train_rank_breakdown){sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n,
+                                    sum[4] / n, sum[5] / n, sum[6] / n, sum[7] / n,
+                                    sum[8] / n, sum[9] / n, sum[10] / n};
     if (out)
         *out = S;
 }
 
 /* ---- analytic evaluation ------------------------------------------------------------------ */
+
+double train_moe_share(uint32_t j, uint32_t n, double skew)
+{
+    if (skew <= 0)
+        return 1.0 / n;
+    double W = 0;
+    for (uint32_t k = 0; k < n; k++)
+        W += pow((double)k + 1, -skew);
+    return pow((double)j + 1, -skew) / W;
+}
 
 sim_time train_ab_cost_fn(void *ctx, const train_plan *p, const train_task *t)
 {
@@ -919,6 +1123,18 @@ sim_time train_ab_cost_fn(void *ctx, const train_plan *p, const train_task *t)
     n = p->groups[t->group].n;
     if (n < 2 || t->count == 0)
         return 0;
+    if (t->op == OP_ALL_TO_ALL) {
+        /* every rank's shares leave at once: the busiest sender (all but its own share) or
+         * receiver (its share of every other rank's buffer) sets the time */
+        double skew = p->opts.moe_skew, most = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            double sh = train_moe_share(j, (uint32_t)n, skew);
+            double out = 1 - sh, in = (double)(n - 1) * sh;
+            most = fmax(most, fmax(out, in));
+        }
+        uint64_t bytes = (uint64_t)ceil(most * (double)t->bytes);
+        return alpha + (bw ? sim_ser_time(bytes, bw) : 0);
+    }
     uint64_t per = t->bytes / t->count;
     uint64_t steps = t->op == OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
     uint64_t piece = (per + n - 1) / n;

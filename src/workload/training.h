@@ -6,7 +6,8 @@
  *
  * Sources: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
  * Megatron-LM", SC'21 (FLOPs §5.1 / Appendix, 1F1B = PipeDream-Flush §2.2.1, placement §3.3);
- * Megatron-LM's non-interleaved schedule (forward_backward_pipelining_without_interleaving) and
+ * Megatron-LM's schedules (forward_backward_pipelining_without_interleaving, and
+ * ..._with_interleaving for virtual pipeline stages, SC'21 §2.2.2) and
  * its rank order "tp-dp-pp" (parallel_state.initialize_model_parallel); model shapes from the
  * Llama 3 herd paper (Dubey et al. 2024, Table 3) and GPT-3 (Brown et al. 2020, Table 2.1).
  *
@@ -80,6 +81,8 @@ enum train_placement { TRAIN_PLACE_CONTIGUOUS, TRAIN_PLACE_SCATTERED };
 typedef struct train_opts {
     train_model model;
     uint32_t tp, pp, dp;
+    uint32_t vp;                        /* virtual stages (model chunks) per pipeline stage:
+                                         * 1 = 1F1B, > 1 = interleaved 1F1B; 0 means 1 */
     uint32_t micro_batch, global_batch; /* m = global_batch / (micro_batch × dp) */
     double peak_tflops, mfu;            /* per GPU */
     /* Job size and where its ranks sit: rank r is GPU gpus[r] (NULL: GPU r); server = gpu /
@@ -93,6 +96,13 @@ typedef struct train_opts {
     bool dp_sharded;                /* reduce_scatter + all_gather instead of all_reduce */
     bool recompute;                 /* full activation recomputation: backward = 3× fwd */
     uint64_t bucket_bytes;          /* DP gradient bucket; default 25 MB (25e6) */
+    /* Mixture of experts (0 experts = dense): every layer's FFN is `experts` experts, each
+     * token goes to top_k of them; experts are spread over EP groups of `ep` ranks carved out
+     * of each DP group (consecutive DP indices, as Megatron-LM's expert_model_parallel_size);
+     * skew ≥ 0 is the routing imbalance: EP-local rank j gets a share ∝ (j + 1)^−skew of every
+     * rank's tokens (0 = uniform, 1 = Zipf). */
+    uint32_t moe_experts, moe_top_k, moe_ep;
+    double moe_skew;
     /* Where errors point (the job in the scenario); may be NULL/0. */
     const char *err_file;
     int err_line, err_col;
@@ -106,8 +116,8 @@ void train_opts_from_job(train_opts *o, const cfg_job *j, const char *file, uint
                          const uint32_t *gpus, uint32_t gpus_per_server);
 
 enum train_task_kind { TRAIN_COMPUTE, TRAIN_COLL, TRAIN_P2P };
-enum train_phase { TRAIN_PH_FWD, TRAIN_PH_BWD, TRAIN_PH_TP, TRAIN_PH_PP, TRAIN_PH_DP };
-enum train_group_kind { TRAIN_GROUP_TP, TRAIN_GROUP_DP, TRAIN_GROUP_PP };
+enum train_phase { TRAIN_PH_FWD, TRAIN_PH_BWD, TRAIN_PH_TP, TRAIN_PH_PP, TRAIN_PH_DP, TRAIN_PH_EP };
+enum train_group_kind { TRAIN_GROUP_TP, TRAIN_GROUP_DP, TRAIN_GROUP_PP, TRAIN_GROUP_EP };
 
 /*
  * One task of the iteration DAG. A task starts when all its deps have ended.
@@ -119,6 +129,10 @@ enum train_group_kind { TRAIN_GROUP_TP, TRAIN_GROUP_DP, TRAIN_GROUP_PP };
  *           of bytes/count each (tp_per_layer false); executors should charge the per-collective
  *           latency count times. bytes follow nccl-tests (all_reduce: per-rank buffer;
  *           reduce_scatter / all_gather: the total array).
+ *           EP tasks (MoE) are all_to_all over an EP group: the token dispatch before a layer's
+ *           experts and the combine after them (forward; their gradients backward); bytes is
+ *           each rank's send buffer (nccl-tests all_to_all size), split over the EP ranks by
+ *           the routing shares (train_moe_share).
  *  P2P:     `rank` sends `bytes` to `dst` (pipeline activations forward, their gradients backward).
  * Communication runs on its own streams: it overlaps compute unless a compute depends on it.
  */
@@ -149,12 +163,14 @@ typedef struct train_rank {
     uint32_t gpu, server;
     uint32_t tp, pp, dp; /* coordinates */
     uint32_t tp_group, dp_group, pp_group;
+    uint32_t ep_group;         /* MoE: its EP group, TRAIN_NONE for dense models */
     uint32_t pp_prev, pp_next; /* ranks of the neighbouring stages, TRAIN_NONE at the ends */
 } train_rank;
 
 typedef struct train_stats {
     uint64_t compute, coll_tp, coll_dp, p2p, deps;
     uint64_t tp_collectives; /* collectives the TP tasks stand for (Σ count) */
+    uint64_t coll_ep;        /* MoE dispatch / combine all_to_alls */
 } train_stats;
 
 typedef struct train_plan {
@@ -162,11 +178,16 @@ typedef struct train_plan {
     train_opts opts; /* as given (gpus pointer not kept) */
     train_model model;
     uint32_t n_ranks, tp, pp, dp, m; /* m = micro-batches per iteration */
+    uint32_t vp;                     /* model chunks per stage (interleaving), ≥ 1 */
     train_rank *ranks;
-    uint32_t n_groups, n_tp_groups, n_dp_groups; /* TP groups first, then DP, then PP */
+    uint32_t n_groups, n_tp_groups, n_dp_groups; /* TP groups first, then DP, then PP, then EP */
+    uint32_t n_ep_groups, ep;                    /* MoE: EP groups (after the PP groups), size */
+    uint64_t moe_a2a_bytes;                      /* MoE: one dispatch (or combine) all_to_all's
+                                                  * send buffer per rank: b·s·top_k·h·2 / tp */
     train_group *groups;
     uint32_t *members;
-    uint32_t *stage_layers;                /* [pp] layers per stage */
+    uint32_t *stage_layers;                /* [pp] layers per stage (all its model chunks) */
+    uint32_t *vstage_layers;               /* [pp × vp] per virtual stage c·pp + s */
     sim_time layer_fwd_ps;                 /* per GPU (FLOPs / tp) */
     sim_time head_fwd_ps;                  /* LM head on the last stage, per GPU */
     sim_time *stage_fwd_ps, *stage_bwd_ps; /* [pp] one micro-batch, per GPU, slow factor 1 */
@@ -202,10 +223,11 @@ sim_time train_compute_ps(sim_time dur_ps, double factor);
  * is put in exactly one class, in this priority:
  *   compute    one of the rank's compute tasks runs;
  *   tp         the rank waits while a TP collective it belongs to is in flight;
+ *   ep         … while a MoE dispatch / combine all_to_all of its EP group is in flight;
  *   pp         … while a P2P transfer *to* it is in flight (its sends are asynchronous);
  *   dp         … while a DP collective it belongs to is in flight;
  *   bubble     none of these: pipeline fill/drain, and waiting for slower peers' compute.
- * So compute + tp + pp + dp + bubble = iteration time, and exposed communication is the time a
+ * So compute + tp + ep + pp + dp + bubble = iteration time, and exposed communication is the time a
  * GPU sits idle with only that communication to blame. *_comm_ps is the union of the in-flight
  * intervals of that class (exposed or hidden), so exposed ≤ comm.
  */
@@ -213,6 +235,7 @@ typedef struct train_rank_breakdown {
     sim_time compute_ps, tp_ps, pp_ps, dp_ps, bubble_ps;
     sim_time tp_comm_ps, pp_comm_ps, dp_comm_ps;
     sim_time done_ps; /* end of the rank's last task, relative to t0 */
+    sim_time ep_ps, ep_comm_ps; /* MoE all_to_all: exposed (after tp, before pp), in flight */
 } train_rank_breakdown;
 
 typedef struct train_summary {
@@ -228,12 +251,17 @@ typedef struct train_summary {
 void train_breakdown(const train_plan *p, const sim_time *start, const sim_time *end,
                      train_rank_breakdown *per_rank, train_summary *out);
 
+/* MoE routing: the share of a rank's dispatched tokens that EP-local rank j receives, among
+ * n ranks with skew s: (j + 1)^−s / Σ_k (k + 1)^−s. */
+double train_moe_share(uint32_t j, uint32_t n, double skew);
+
 /* Duration of a communication task (COLL or P2P). */
 typedef sim_time (*train_cost_fn)(void *ctx, const train_plan *p, const train_task *t);
 
 /* α–β costs for tests: ring all_reduce 2(n−1)(α + S/n/B), reduce_scatter / all_gather
  * (n−1)(α + S/n/B), P2P α + S/B; per class (TP / PP / DP); aggregated tasks pay count × the
- * cost of bytes/count. bw_bps 0 = infinite. */
+ * cost of bytes/count; a MoE all_to_all (DP class: an EP group is a slice of a DP group) α plus
+ * its busiest rank's bytes (sent or received, by the routing shares) / B. bw_bps 0 = infinite. */
 typedef struct train_ab_cost {
     sim_time tp_alpha_ps, pp_alpha_ps, dp_alpha_ps;
     uint64_t tp_bw_bps, pp_bw_bps, dp_bw_bps;
