@@ -2,10 +2,14 @@
  * test_faults.c — link failures: traffic hashed onto a dead link is lost until routing
  * converges, then goes around it; the transport recovers every byte; the link comes back.
  */
+#include <math.h>
 #include <string.h>
 
 #include "config/config.h"
+#include "core/time.h"
+#include "net/packet.h"
 #include "testlib.h"
+#include "workload/fault.h"
 #include "workload/run.h"
 
 static const char base[] =
@@ -17,10 +21,10 @@ static const char base[] =
 
 static uint64_t watched_tx; /* tx bytes of leaf1->spine2 in the last run_case */
 
-static void run_case(const char *faults, run_stats *out, uint64_t *link_drops)
+static void run_case(const char *fault_yaml, run_stats *out, uint64_t *link_drops)
 {
     char y[2048];
-    snprintf(y, sizeof y, "%s%s", base, faults);
+    snprintf(y, sizeof y, "%s%s", base, fault_yaml);
     scenario sc;
     run *r = tl_start(&sc, "faults.yaml", y, NULL, 0);
     memset(out, 0, sizeof *out);
@@ -123,11 +127,175 @@ static void test_refused_after_valid(void)
         scenario_free(&sc);
 }
 
+static const port_record *find_port(const run_stats *st, const char *name)
+{
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        if (strcmp(st->ports[i].name, name) == 0)
+            return &st->ports[i];
+    return NULL;
+}
+
+/* Reference: n full frames store-and-forward over two links of rates b1 then b2 (prop + pipeline
+ * `lat` between); the last bit of the last frame reaches the receiver. */
+static sim_time ref_two_hops(uint64_t size, uint64_t b1, uint64_t b2, sim_time prop, sim_time lat)
+{
+    uint32_t n = (uint32_t)((size + 4095) / 4096);
+    sim_time t1 = 0, free2 = 0, end2 = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t pl = (uint32_t)(i + 1 < n ? 4096 : size - 4096ull * (n - 1));
+        uint32_t line = wire_data_frame(pl, i == 0) + WIRE_LINE_EXTRA;
+        t1 += sim_ser_time(line, b1);
+        sim_time arrive = t1 + prop + lat;
+        sim_time st = arrive > free2 ? arrive : free2;
+        end2 = st + sim_ser_time(line, b2);
+        free2 = end2;
+    }
+    return end2 + prop;
+}
+
+/* link-degraded: the switch's port to the receiver runs at the fraction of its speed, and the
+ * flow takes exactly the time of the slower wire (every frame serialized at the new rate). */
+static void test_degraded_exact(void)
+{
+    static const double fr[] = {0.5, 0.75};
+    for (int k = 0; k < 2; k++) {
+        char y[1024];
+        snprintf(y, sizeof y,
+                 "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1,\n"
+                 "         host_link: 400Gbps, link_latency: 1us, switch_latency: 600ns}\n"
+                 "nic: {mtu: 4096, cc: none}\n"
+                 "workload: [{name: one, kind: traffic, pattern: incast, size: 1MiB}]\n"
+                 "faults: [{at: 0s, kind: link-degraded, link: sw0-h0, fraction: %g}]\n",
+                 fr[k]);
+        scenario sc;
+        run *r = tl_start(&sc, "deg.yaml", y, NULL, 0);
+        CHECK(r != NULL);
+        if (!r)
+            return;
+        run_execute(r, NULL, NULL);
+        const run_stats *st = run_result(r);
+        uint64_t slow = (uint64_t)(400e9 * fr[k]);
+        sim_time want = ref_two_hops(1 << 20, 400000000000ull, slow, 1000000, 600000);
+        sim_time healthy = ref_two_hops(1 << 20, 400000000000ull, 400000000000ull, 1000000,
+                                        600000);
+        fprintf(stderr, "  fraction %.2f: FCT %.3f us (healthy %.3f us, reference %.3f us)\n",
+                fr[k], (double)st->fct_max_ps / 1e6, (double)healthy / 1e6, (double)want / 1e6);
+        CHECK_EQ_U64(st->flows_completed, 1);
+        CHECK_EQ_U64(st->fct_max_ps, want);
+        /* the bottleneck wire was busy for exactly its frames at the degraded rate */
+        const port_record *p = find_port(st, "sw0->h0");
+        CHECK(p != NULL);
+        if (p)
+            CHECK_EQ_U64(p->tx_packets, 256);
+        run_free(r);
+        scenario_free(&sc);
+    }
+}
+
+/* link-ber: the frames lost at the receiver's FCS check are a binomial sample of the frames that
+ * crossed, at the per-frame probability the bit error rate gives. */
+static void test_ber_binomial(void)
+{
+    /* per 4158-byte frame: loss 1 − (1 − ber)^(8·4158) ≈ 1 % */
+    double ber = -log1p(-0.01) / (8.0 * 4158);
+    char y[1024];
+    snprintf(y, sizeof y,
+             "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1, host_link: 400Gbps}\n"
+             "nic: {mtu: 4096, retransmit: selective, rto: 100us}\n"
+             "workload: [{name: one, kind: traffic, pattern: incast, size: 32MiB}]\n"
+             "faults: [{at: 0s, kind: link-ber, link: sw0-h0, ber: %.17g}]\n",
+             ber);
+    scenario sc;
+    run *r = tl_start(&sc, "ber.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const port_record *p = find_port(st, "sw0->h0");
+    CHECK(p != NULL);
+    CHECK_EQ_U64(st->flows_completed, 1);
+    if (p) {
+        double nfr = (double)p->tx_packets, pf = fault_frame_loss(ber, false, 4158);
+        double mean = nfr * pf, sd = sqrt(nfr * pf * (1 - pf));
+        double got = (double)p->drops[DROP_BIT_ERROR];
+        fprintf(stderr, "  %llu frames, %llu bit_error drops, expected %.1f +- %.1f\n",
+                (unsigned long long)p->tx_packets, (unsigned long long)p->drops[DROP_BIT_ERROR],
+                mean, sd);
+        /* 5 sigma (and the first/last frames' slightly different sizes, < 1 %% of one frame) */
+        CHECK(fabs(got - mean) < 5 * sd + 1);
+        CHECK(got > 0);
+    }
+    /* conservation: every payload byte sent was delivered, dropped or is still in flight */
+    CHECK_EQ_U64(st->sent_bytes, st->delivered_bytes + st->dropped_bytes + st->inflight_bytes);
+    CHECK(st->drops[DROP_BIT_ERROR] > 0 && st->retransmitted_packets > 0);
+    run_free(r);
+    scenario_free(&sc);
+}
+
+/* RS(544,514): the decoder's uncorrectable-codeword probability against an independent sum of
+ * the binomial tail; a pre-FEC BER of 2.4e-4 (IEEE 802.3 Clause 124's PMD limit for
+ * 400GBASE-DR4) leaves a post-FEC frame loss far below 802.3bs's 1e-13 BER objective per bit. */
+static void test_fec(void)
+{
+    static const double bers[] = {1e-3, 3e-3, 1e-2};
+    for (int k = 0; k < 3; k++) {
+        double ps = 1 - pow(1 - bers[k], 10), pmf = pow(1 - ps, 544), cdf = 0;
+        for (int j = 0; j <= 15; j++) {
+            cdf += pmf;
+            pmf *= (544.0 - j) / (j + 1.0) * ps / (1 - ps);
+        }
+        double want = 1 - cdf, got = fault_rs544_codeword_loss(bers[k]);
+        fprintf(stderr, "  pre-FEC BER %g: codeword loss %.6g (reference %.6g)\n", bers[k], got,
+                want);
+        CHECK(fabs(got - want) <= 1e-9 + 1e-6 * want);
+    }
+    double fl = fault_frame_loss(2.4e-4, true, 4158);
+    fprintf(stderr, "  pre-FEC 2.4e-4: 4 KiB frame loss %.3g\n", fl);
+    CHECK(fl < 8 * 4158 * 1e-13);
+    CHECK(fault_frame_loss(1e-6, false, 4158) > fault_frame_loss(1e-6, false, 64));
+}
+
+/* link-flap: down/up every period for the duration; the run ends, the link is back up, every
+ * byte arrives. */
+static void test_flap_ends(void)
+{
+    run_stats st;
+    uint64_t d;
+    run_case("faults: [{at: 10us, kind: link-flap, link: leaf1-spine2, period: 20us,\n"
+             "          down: 5us, duration: 60us, detect: 2us, converge: 2us}]\n",
+             &st, &d);
+    CHECK(d > 0);
+    CHECK(st.jobs_done);
+}
+
+/* Local fast reroute: the switches at the ends of a dead link stop using it at once; without it
+ * every switch keeps hashing onto it until detect + converge, and more is lost. */
+static void test_fast_reroute(void)
+{
+    run_stats fast, slow;
+    uint64_t d_fast, d_slow;
+    run_case("faults: [{at: 20us, kind: link-down, link: leaf0-spine0, detect: 100us,\n"
+             "          converge: 100us}]\n",
+             &fast, &d_fast);
+    run_case("faults: [{at: 20us, kind: link-down, link: leaf0-spine0, detect: 100us,\n"
+             "          converge: 100us, fast_reroute: false}]\n",
+             &slow, &d_slow);
+    fprintf(stderr, "  link_down drops: %llu with local fast reroute, %llu without\n",
+            (unsigned long long)d_fast, (unsigned long long)d_slow);
+    CHECK(d_fast < d_slow);
+}
+
 int main(void)
 {
     TEST_RUN(test_link_down_then_reroute);
     TEST_RUN(test_link_flap);
     TEST_RUN(test_unknown_link);
     TEST_RUN(test_refused_after_valid);
+    TEST_RUN(test_degraded_exact);
+    TEST_RUN(test_ber_binomial);
+    TEST_RUN(test_fec);
+    TEST_RUN(test_flap_ends);
+    TEST_RUN(test_fast_reroute);
     return tl_finish();
 }

@@ -227,16 +227,31 @@ typedef struct cfg_job {
     double load;                    /* uniform: fraction of host link rate, default 0.5 */
 } cfg_job;
 
-enum fault_kind { FAULT_LINK_DOWN, FAULT_LINK_UP, FAULT_GPU_SLOW, FAULT_PFC_STORM };
+enum fault_kind {
+    FAULT_LINK_DOWN, FAULT_LINK_UP, FAULT_GPU_SLOW, FAULT_PFC_STORM,
+    FAULT_LINK_DEGRADED, FAULT_LINK_BER, FAULT_LINK_FLAP, FAULT_SWITCH_DOWN, FAULT_SWITCH_DRAIN,
+    FAULT_GPU_FAIL, FAULT_KINDS_N
+};
+/* "link-down", ... (the scenario's spelling) */
+const char *fault_kind_name(enum fault_kind k);
 typedef struct cfg_fault {
     sim_time at_ps;
     enum fault_kind kind;
-    const char *link;               /* link-down/up: "leaf0-spine1" */
+    const char *link;               /* link faults: "leaf0-spine1" */
+    const char *sw;                 /* switch faults: the switch's name */
     uint32_t gpu, nic;
     double factor;
-    sim_time duration_ps;
-    sim_time detect_ps;             /* link faults: until the switches notice (default 1 ms) */
-    sim_time converge_ps;           /* link faults: then until routing is updated (4 ms) */
+    sim_time duration_ps;           /* storm, degraded, ber, flap, switch-down: SIM_TIME_MAX =
+                                     * until the end; switch-drain: the time it is down */
+    sim_time detect_ps;             /* link/switch faults: until the switches notice (1 ms) */
+    sim_time converge_ps;           /* link/switch faults: then until routing is updated (4 ms) */
+    bool fast_reroute;              /* link/switch faults: the attached switches withdraw the
+                                     * dead ports' next hops at once (default true) */
+    double fraction;                /* link-degraded: share of the speed left (0, 1) */
+    double ber;                     /* link-ber: bit error rate (0, 1) */
+    bool ber_pre_fec;               /* link-ber: `ber` is before RS(544,514) FEC (default: after) */
+    sim_time period_ps, down_ps;    /* link-flap: one down+up cycle, and the down part of it */
+    sim_time wait_ps;               /* switch-drain: from routes moved to shutdown (1 ms) */
     int line, col;
 } cfg_fault;
 

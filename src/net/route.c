@@ -142,6 +142,82 @@ bool net_reaches(const net *n, uint32_t s, uint32_t d)
     return false;
 }
 
+/* Breadth-first distances to host h over links that are up; drained switches are not entered
+ * unless `with_drained`. */
+static void bfs(const net *n, uint32_t h, uint32_t *dist, uint32_t *queue, bool with_drained)
+{
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        dist[i] = NO_DIST;
+    uint32_t qh = 0, qt = 0;
+    dist[h] = 0;
+    queue[qt++] = h;
+    while (qh < qt) {
+        const node *x = &n->nodes[queue[qh++]];
+        if ((x->kind == NODE_HOST && x->id != h) || x->tier == TIER_SCALE_UP)
+            continue; /* hosts and scale-up domains are not fabric transit */
+        for (uint32_t p = 0; p < x->n_ports; p++) {
+            const port *pp = &x->ports[p];
+            if (!pp->up)
+                continue;
+            const node *y = pp->peer->owner;
+            uint32_t v = y->id;
+            if (dist[v] == NO_DIST && (with_drained || !y->drained)) {
+                dist[v] = dist[x->id] + 1;
+                queue[qt++] = v;
+            }
+        }
+    }
+}
+
+void net_route_withdraw(net *n, node *sw, uint32_t port_index)
+{
+    if (sw->kind != NODE_SWITCH)
+        return;
+    uint32_t n_old = n->n_groups;
+    uint32_t *remap = xmalloc(sizeof(uint32_t) * (n_old ? n_old : 1), "withdraw map");
+    uint32_t *members = xmalloc(sizeof(uint32_t) * (sw->n_ports ? sw->n_ports : 1),
+                                "next-hop scratch");
+    for (uint32_t g = 0; g < n_old; g++)
+        remap[g] = UINT32_MAX;
+    for (uint32_t h = 0; h < n->n_hosts; h++) {
+        uint32_t gid = sw->fib[h];
+        if (gid == UINT32_MAX || gid >= n_old)
+            continue;
+        if (remap[gid] == UINT32_MAX) {
+            const ecmp_group *g = &n->groups[gid];
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < g->n; i++)
+                if (g->member[i] != port_index)
+                    members[k++] = g->member[i];
+            if (k == g->n || k == 0) {
+                remap[gid] = gid; /* not a member, or the only way: unchanged */
+            } else {
+                if (n->n_groups == n->cap_groups) {
+                    n->cap_groups = n->cap_groups ? n->cap_groups * 2 : 256;
+                    n->groups = xrealloc(n->groups, sizeof(ecmp_group) * n->cap_groups,
+                                         "ECMP groups");
+                }
+                ecmp_group *ng = &n->groups[n->n_groups];
+                ng->n = k;
+                ng->member = ARENA_NEW_ARRAY(&n->mem, uint32_t, k);
+                memcpy(ng->member, members, k * sizeof(uint32_t));
+                remap[gid] = n->n_groups++;
+            }
+        }
+        sw->fib[h] = remap[gid];
+    }
+    xfree(members);
+    xfree(remap);
+}
+
+node *net_find_switch(const net *n, const char *name)
+{
+    for (uint32_t s = 0; s < n->n_switches; s++)
+        if (strcmp(n->switches[s]->name, name) == 0)
+            return n->switches[s];
+    return NULL;
+}
+
 void net_route(net *n)
 {
     uint32_t *dist = xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances");
@@ -154,32 +230,28 @@ void net_route(net *n)
     intern_table t = {0};
     n->n_groups = 0; /* old groups' member arrays stay in the arena until the run ends */
 
+    bool any_drained = false;
+    for (uint32_t s = 0; s < n->n_switches; s++)
+        any_drained |= n->switches[s]->drained;
+    uint32_t *dist2 = any_drained ? xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances")
+                                  : NULL;
+
     for (uint32_t h = 0; h < n->n_hosts; h++) {
-        for (uint32_t i = 0; i < n->n_nodes; i++)
-            dist[i] = NO_DIST;
-        uint32_t qh = 0, qt = 0;
-        dist[h] = 0;
-        queue[qt++] = h;
-        while (qh < qt) {
-            const node *x = &n->nodes[queue[qh++]];
-            if ((x->kind == NODE_HOST && x->id != h) || x->tier == TIER_SCALE_UP)
-                continue; /* hosts and scale-up domains are not fabric transit */
-            for (uint32_t p = 0; p < x->n_ports; p++) {
-                const port *pp = &x->ports[p];
-                if (!pp->up)
-                    continue;
-                uint32_t v = pp->peer->owner->id;
-                if (dist[v] == NO_DIST) {
-                    dist[v] = dist[x->id] + 1;
-                    queue[qt++] = v;
-                }
-            }
+        bfs(n, h, dist, queue, false);
+        if (any_drained) {
+            /* graceful shutdown (switch-drain): paths avoid drained switches; a switch that
+             * can reach h only through one keeps the paths over them, as BGP keeps a
+             * de-preferred route that is the only one */
+            bfs(n, h, dist2, queue, true);
         }
         for (uint32_t s = 0; s < n->n_switches; s++) {
             node *sw = n->switches[s];
             if (sw->tier == TIER_SCALE_UP)
                 continue;
-            if (dist[sw->id] == NO_DIST) {
+            const uint32_t *d = dist;
+            if (dist[sw->id] == NO_DIST && any_drained)
+                d = dist2;
+            if (d[sw->id] == NO_DIST) {
                 sw->fib[h] = UINT32_MAX;
                 continue;
             }
@@ -187,7 +259,7 @@ void net_route(net *n)
             for (uint32_t p = 0; p < sw->n_ports; p++) {
                 const port *pp = &sw->ports[p];
                 const node *v = pp->peer->owner;
-                if (!pp->up || dist[v->id] + 1 != dist[sw->id])
+                if (!pp->up || d[v->id] == NO_DIST || d[v->id] + 1 != d[sw->id])
                     continue;
                 if (v->kind == NODE_HOST && v->id != h)
                     continue;
@@ -196,6 +268,7 @@ void net_route(net *n)
             sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
         }
     }
+    xfree(dist2);
     for (uint32_t s = 0; s < n->n_switches; s++)
         if (n->switches[s]->tier == TIER_SCALE_UP)
             route_scale_up(n, &t, n->switches[s]);

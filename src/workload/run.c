@@ -357,6 +357,15 @@ static run *run_build(const scenario *sc, int only, err *e)
     r->faults = faults_new(r->net, sc, e);
     if (!r->faults)
         goto fail;
+    for (uint32_t k = 0; k < sc->n_faults; k++) {
+        if (sc->faults[k].kind != FAULT_GPU_FAIL)
+            continue;
+        char key[48];
+        snprintf(key, sizeof key, "faults.%u.kind", k);
+        config_error_at(sc, e, key,
+                        "faults[%u].kind: gpu-fail is not available yet in this version", k);
+        goto fail;
+    }
     uint64_t total = 0;
     r->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_state), "job states");
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
