@@ -20,6 +20,7 @@ static const char base[] =
     "workload: [{name: a2a, kind: traffic, pattern: all-to-all, size: 256KB}]\n";
 
 static uint64_t watched_tx; /* tx bytes of leaf1->spine2 in the last run_case */
+static fault_record last_rec; /* the first fault's record in the last run_case */
 
 static void run_case(const char *fault_yaml, run_stats *out, uint64_t *link_drops)
 {
@@ -40,6 +41,9 @@ static void run_case(const char *fault_yaml, run_stats *out, uint64_t *link_drop
             watched_tx = st->ports[i].tx_bytes;
     CHECK_EQ_U64(st->sent_bytes, st->delivered_bytes + st->dropped_bytes + st->inflight_bytes);
     CHECK_EQ_U64(st->flows_completed, st->n_flows);
+    memset(&last_rec, 0, sizeof last_rec);
+    if (st->n_faults)
+        last_rec = st->faults[0];
     run_free(r);
     scenario_free(&sc);
 }
@@ -286,6 +290,49 @@ static void test_fast_reroute(void)
     CHECK(d_fast < d_slow);
 }
 
+/* switch-down: every link of a spine dies, the fabric routes around it and the job completes;
+ * a hard reload (down, then back after `duration`) loses the frames that were in the switch or
+ * on its wires, where drain-then-upgrade (routes moved away first, then down for the same time)
+ * loses none. */
+static void test_switch_down_and_drain(void)
+{
+    run_stats gone, reload, drain;
+    uint64_t d_gone, d_reload, d_drain;
+    run_case("faults: [{at: 20us, kind: switch-down, switch: spine1, detect: 10us,\n"
+             "          converge: 10us}]\n",
+             &gone, &d_gone);
+    uint64_t spine1_after = watched_tx;
+    run_case("faults: [{at: 60us, kind: switch-down, switch: spine2, duration: 50us,\n"
+             "          detect: 10us, converge: 10us}]\n",
+             &reload, &d_reload);
+    fault_record reload_rec = last_rec;
+    run_case("faults: [{at: 20us, kind: switch-drain, switch: spine2, converge: 20us,\n"
+             "          wait: 20us, duration: 50us, detect: 10us}]\n",
+             &drain, &d_drain);
+    fault_record drain_rec = last_rec;
+    uint64_t drain_spine_tx = watched_tx;
+    fprintf(stderr,
+            "  spine1 down for good: %llu link_down drops, %.1f us; spine2 hard reload: %llu "
+            "drops, %.1f us; drained first: %llu drops, %.1f us\n",
+            (unsigned long long)d_gone, (double)gone.end_ps / 1e6, (unsigned long long)d_reload,
+            (double)reload.end_ps / 1e6, (unsigned long long)d_drain, (double)drain.end_ps / 1e6);
+    (void)spine1_after;
+    CHECK(gone.jobs_done && reload.jobs_done && drain.jobs_done);
+    CHECK(d_gone > 0);
+    CHECK(d_reload > 0);
+    uint64_t all = 0;
+    for (int k = 0; k < DROP_REASONS; k++)
+        all += drain.drops[k];
+    CHECK_EQ_U64(all, 0);
+    CHECK_EQ_U64(drain.retransmitted_packets, 0);
+    /* both really went down and came back, at the same times */
+    CHECK_EQ_U64(reload_rec.end_ps, 110 * SIM_US);
+    CHECK_EQ_U64(drain_rec.end_ps, 110 * SIM_US);
+    CHECK_EQ_U64(drain_rec.converged_ps, 140 * SIM_US); /* in service again: + detect + converge */
+    CHECK_EQ_U64(reload_rec.local_reroute_ps, 60 * SIM_US);
+    CHECK(drain_spine_tx > 1000000); /* spine2 carried traffic before and after its upgrade */
+}
+
 int main(void)
 {
     TEST_RUN(test_link_down_then_reroute);
@@ -297,5 +344,6 @@ int main(void)
     TEST_RUN(test_fec);
     TEST_RUN(test_flap_ends);
     TEST_RUN(test_fast_reroute);
+    TEST_RUN(test_switch_down_and_drain);
     return tl_finish();
 }

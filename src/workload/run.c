@@ -599,6 +599,9 @@ static void collect(run *r)
     st->packet_hops = n->packet_hops;
 
     st->lossless_classes = n->lossless;
+    st->n_faults = sc->n_faults;
+    st->faults = faults_records(r->faults);
+    st->fault_log = faults_timeline(r->faults, &st->n_fault_log, &st->fault_log_total);
     for (uint32_t k = 0; k < sc->n_faults; k++) {
         const cfg_fault *fl = &sc->faults[k];
         if (fl->kind != FAULT_LINK_DOWN || fl->at_ps >= st->end_ps)

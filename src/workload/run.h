@@ -196,6 +196,13 @@ typedef struct run_stats {
     sim_time reroute_ps;        /* Σ over them of the window in which traffic still hashed onto
                                  * the dead link (detect + converge, cut at the end) */
     char fault_link[48];        /* the first downed link, "leaf0-spine1" */
+    /* every fault of the scenario: what it did (fault.h), and the timeline of fault events;
+     * owned by the run (valid until run_free) */
+    uint32_t n_faults;
+    const struct fault_record *faults;
+    uint32_t n_fault_log;
+    const struct fault_log *fault_log;
+    uint64_t fault_log_total;   /* lines that happened; the first n_fault_log are kept */
     bool deadlock;              /* PFC deadlock detected: the run stopped there */
     sim_time deadlock_at_ps;
     char deadlock_cycle[512];   /* the paused cycle, "priority 3: a->b -> b->c -> c->a" */
