@@ -333,6 +333,151 @@ static void test_switch_down_and_drain(void)
     CHECK(drain_spine_tx > 1000000); /* spine2 carried traffic before and after its upgrade */
 }
 
+/* ---- gpu-fail and checkpoint/restart ----------------------------------------------------- */
+
+/* One server, tp 8 over NVLink: every iteration takes the same time, so the JCT after a failure
+ * follows a closed form. */
+static const char train_base[] =
+    "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
+    "workload:\n"
+    "  - kind: training\n"
+    "    model: {params: 1e9, layers: 4, hidden: 1024, seq_len: 512}\n"
+    "    parallelism: {tp: 8, pp: 1, dp: 1}\n"
+    "    global_batch: 2\n"
+    "    iterations: 10\n";
+
+static job_result train_case(const char *extra, uint64_t *iter_ps)
+{
+    char y[2048];
+    snprintf(y, sizeof y, "%s%s", extra[0] == '!' ? "" : train_base, extra + (extra[0] == '!'));
+    scenario sc;
+    job_result jr;
+    memset(&jr, 0, sizeof jr);
+    run *r = tl_start(&sc, "train.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return jr;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    jr = st->jobs[0];
+    if (iter_ps) {
+        *iter_ps = jr.n_iterations ? jr.iterations[0].time_ps : 0;
+        for (uint32_t k = 1; k < jr.n_iterations; k++)
+            CHECK_EQ_U64(jr.iterations[k].time_ps, *iter_ps);
+    }
+    jr.iterations = NULL;
+    run_free(r);
+    scenario_free(&sc);
+    return jr;
+}
+
+static void test_gpu_fail_checkpoint(void)
+{
+    uint64_t T = 0;
+    job_result h = train_case("", &T);
+    const uint64_t N = 10, I = 3, W = 100 * SIM_US, R = 1 * SIM_MS;
+    CHECK(T > 0);
+    CHECK_EQ_U64(h.jct_ps, N * T);
+    /* checkpoints after iterations 3, 6, 9: each stalls the job W */
+    char y[512];
+    snprintf(y, sizeof y, "    checkpoint: {interval: 3, write_time: 100us, restart_time: 1ms}\n");
+    job_result c = train_case(y, NULL);
+    CHECK_EQ_U64(c.jct_ps, N * T + (N - 1) / I * W);
+    CHECK_EQ_U64(c.ckpt_writes, 3);
+    /* GPU 5 fails in the middle of iteration 8 (0-based 7): the checkpoint of 6 iterations
+     * ended at 6T + 2W; the work since is lost, the job restarts R later from iteration 6 */
+    uint64_t tf = 7 * T + 2 * W + T / 2;
+    snprintf(y, sizeof y,
+             "    checkpoint: {interval: 3, write_time: 100us, restart_time: 1ms}\n"
+             "faults: [{at: %llups, kind: gpu-fail, gpu: 5}]\n",
+             (unsigned long long)tf);
+    job_result f = train_case(y, NULL);
+    uint64_t resume = 6 * T + 2 * W;
+    uint64_t want = tf + R + (N - 6) * T + 1 * W; /* iterations 7..10 again, checkpoint at 9 */
+    fprintf(stderr, "  T %.3f us; healthy %.3f us, with checkpoints %.3f us, failure at %.3f us: "
+                    "JCT %.3f us (formula %.3f us), lost %.3f us\n",
+            T / 1e6, h.jct_ps / 1e6, c.jct_ps / 1e6, tf / 1e6, f.jct_ps / 1e6, want / 1e6,
+            f.lost_ps / 1e6);
+    CHECK(f.completed);
+    CHECK_EQ_U64(f.jct_ps, want);
+    CHECK_EQ_U64(f.jct_ps, c.jct_ps + (tf - resume) + R); /* = JCT + lost work + restart */
+    CHECK_EQ_U64(f.lost_ps, tf - resume);
+    CHECK_EQ_U64(f.restart_ps, R);
+    CHECK_EQ_U64(f.restarts, 1);
+    CHECK_EQ_U64(f.ckpt_writes, 3); /* 3, 6, then 9 again after the restart */
+    /* a restart without checkpoints starts over */
+    snprintf(y, sizeof y,
+             "    checkpoint: {restart_time: 1ms}\n"
+             "faults: [{at: %llups, kind: gpu-fail, gpu: 0}]\n",
+             (unsigned long long)tf);
+    job_result z = train_case(y, NULL);
+    CHECK_EQ_U64(z.jct_ps, tf + R + N * T);
+    CHECK_EQ_U64(z.lost_ps, tf);
+    /* no checkpoint block: the job fails */
+    snprintf(y, sizeof y, "faults: [{at: %llups, kind: gpu-fail, gpu: 0}]\n",
+             (unsigned long long)tf);
+    job_result d = train_case(y, NULL);
+    CHECK(d.failed && !d.completed);
+    CHECK(strstr(d.reason, "GPU 0 failed") != NULL);
+    CHECK_EQ_U64(d.failed_at_ps, tf);
+    /* a GPU outside the job changes nothing */
+    snprintf(y, sizeof y,
+             "!fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
+             "workload:\n"
+             "  - {kind: training, ranks: 0-3, parallelism: {tp: 4}, global_batch: 2,\n"
+             "     model: {params: 1e9, layers: 4, hidden: 1024, seq_len: 512},\n"
+             "     checkpoint: {interval: 3, write_time: 100us, restart_time: 1ms}}\n"
+             "faults: [{at: 1us, kind: gpu-fail, gpu: 7}]\n");
+    job_result o = train_case(y, NULL);
+    CHECK(o.completed);
+    CHECK_EQ_U64(o.restarts, 0);
+    CHECK_EQ_U64(o.lost_ps, 0);
+}
+
+/* Across the fabric (pipeline sends in flight when the GPU fails): the messages already posted
+ * complete and are discarded, the job restarts and completes; a collective on the GPU fails. */
+static void test_gpu_fail_fabric(void)
+{
+    static const char pp[] =
+        "!fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8}\n"
+        "workload:\n"
+        "  - kind: training\n"
+        "    model: {params: 2e9, layers: 8, hidden: 2048, seq_len: 1024}\n"
+        "    parallelism: {tp: 8, pp: 2, dp: 1}\n"
+        "    global_batch: 8\n"
+        "    iterations: 3\n";
+    char y[2048];
+    uint64_t T = 0;
+    job_result h = train_case(pp, NULL);
+    T = h.jct_ps / 3;
+    snprintf(y, sizeof y,
+             "%s    checkpoint: {interval: 1, write_time: 10us, restart_time: 100us}\n"
+             "faults: [{at: %llups, kind: gpu-fail, gpu: 12}]\n",
+             pp, (unsigned long long)(T + T / 3));
+    job_result f = train_case(y, NULL);
+    fprintf(stderr, "  pp2 over the fabric: healthy %.3f us; GPU 12 fails at %.3f us: JCT %.3f us, "
+                    "lost %.3f us\n",
+            h.jct_ps / 1e6, (T + T / 3) / 1e6, f.jct_ps / 1e6, f.lost_ps / 1e6);
+    CHECK(f.completed);
+    CHECK_EQ_U64(f.restarts, 1);
+    CHECK(f.jct_ps > h.jct_ps + f.lost_ps);
+    snprintf(y, sizeof y,
+             "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8}\n"
+             "workload: [{kind: collective, op: all_reduce, size: 64MiB}]\n"
+             "faults: [{at: 5us, kind: gpu-fail, gpu: 3}]\n");
+    scenario sc;
+    run *r = tl_start(&sc, "coll.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    CHECK(st->jobs[0].failed);
+    CHECK(strstr(st->jobs[0].reason, "GPU 3 failed") != NULL);
+    run_free(r);
+    scenario_free(&sc);
+}
+
 int main(void)
 {
     TEST_RUN(test_link_down_then_reroute);
@@ -345,5 +490,7 @@ int main(void)
     TEST_RUN(test_flap_ends);
     TEST_RUN(test_fast_reroute);
     TEST_RUN(test_switch_down_and_drain);
+    TEST_RUN(test_gpu_fail_checkpoint);
+    TEST_RUN(test_gpu_fail_fabric);
     return tl_finish();
 }

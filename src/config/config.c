@@ -188,7 +188,8 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
 static const char *const K_JOB_TRAIN[] = {
     "name",  "kind",        "start",        "iterations", "model",     "parallelism",
     "micro_batch", "global_batch", "gpu", "ranks", "priority", "tp_per_layer", "optimizer",
-    "recompute", "bucket", NULL};
+    "recompute", "bucket", "checkpoint", NULL};
+static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time", NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name", "kind",  "start", "iterations", "pattern",
                                             "size", "hosts", "load",  "priority", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
@@ -1449,6 +1450,33 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     TRY(get_bool(L, jm, jp, "recompute", &j->recompute));
     j->bucket_bytes = 25000000;
     TRY(get_unit_pos(L, jm, jp, "bucket", SIZE, &j->bucket_bytes, NULL));
+    {
+        /* checkpoint/restart (Megatron-LM --save-interval is in iterations) */
+        const cfg_node *ck;
+        char cp[PATHLEN];
+        TRY(get_map(L, jm, jp, "checkpoint", K_CKPT, &ck, cp));
+        if (ck) {
+            const cfg_node *rt = NULL, *sz = NULL;
+            j->ckpt = true;
+            TRY(get_u32(L, ck, cp, "interval", 1, UINT32_MAX, &j->ckpt_interval, NULL));
+            TRY(get_unit(L, ck, cp, "write_time", TIME, &j->ckpt_write_ps, NULL));
+            TRY(get_unit(L, ck, cp, "restart_time", TIME, &j->ckpt_restart_ps, &rt));
+            uint64_t size = 0;
+            TRY(get_unit(L, ck, cp, "size", SIZE, &size, &sz));
+            if (sz) {
+                char kp[PATHLEN];
+                sub(kp, cp, "size");
+                return fail(L, sz, kp,
+                            "a checkpoint written over a storage network is not available yet "
+                            "in this version (the fabric has no storage network): give "
+                            "write_time, the time every GPU stalls per checkpoint");
+            }
+            if (!rt)
+                return fail(L, ck, cp,
+                            "missing required key \"restart_time\" (from a failure to the "
+                            "restarted job's first step, e.g. restart_time: 600s)");
+        }
+    }
     TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
     TRY(get_job_priority(L, jm, jp, j));
     TRY(get_u32(L, jm, jp, "micro_batch", 1, 1u << 20, &j->micro_batch, NULL));

@@ -221,6 +221,12 @@ typedef struct cfg_job {
     bool opt_sharded;               /* optimizer: sharded (reduce_scatter + all_gather) */
     bool recompute;                 /* default false */
     uint64_t bucket_bytes;          /* DP gradient bucket, default 25 MB */
+    /* training: checkpoint/restart (gpu-fail). Without `checkpoint` a failed GPU fails the job. */
+    bool ckpt;                      /* a checkpoint block was given */
+    uint32_t ckpt_interval;         /* iterations between checkpoints; 0 = none written (a
+                                     * restart starts over from iteration 0) */
+    sim_time ckpt_write_ps;         /* every GPU stalls this long per checkpoint, default 0 */
+    sim_time ckpt_restart_ps;       /* from the failure to the restarted job's first step */
     /* traffic */
     enum traffic_pattern pattern;   /* default permutation */
     cfg_index_set hosts;            /* default all */

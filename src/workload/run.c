@@ -296,6 +296,46 @@ static void on_gpu_slow(void *ctx, uint32_t gpu, double factor)
             train_exec_gpu_slow(r->jobs[j].train, gpu, factor);
 }
 
+/* A gpu-fail fault fired: a training job on that GPU restarts from its last checkpoint, or fails
+ * without one; a collective job on it fails (the collective cannot complete). */
+static void on_gpu_fail(void *ctx, uint32_t gpu, uint32_t fault)
+{
+    run *r = ctx;
+    for (uint32_t j = 0; j < r->sc->n_jobs; j++) {
+        job_state *js = &r->jobs[j];
+        const cfg_job *cj = &r->sc->jobs[j];
+        char why[200];
+        if (js->failed || job_finished(r, j) || (r->only >= 0 && (int)j != r->only))
+            continue;
+        if (js->train) {
+            bool restarts;
+            if (!train_exec_gpu_fail(js->train, gpu, &restarts))
+                continue;
+            if (restarts) {
+                faults_log_add(r->faults, fault, "%s stops; restarts from its last checkpoint",
+                               cj->name);
+                continue;
+            }
+            snprintf(why, sizeof why,
+                     "GPU %u failed (faults[%u]) and the job has no checkpoint to restart from",
+                     gpu, fault);
+        } else if (js->coll) {
+            bool member = cj->ranks.all && gpu < net_gpus(r->net);
+            for (uint32_t k = 0; !cj->ranks.all && k < cj->ranks.n; k++)
+                member |= cj->ranks.idx[k] == gpu;
+            if (!member)
+                continue;
+            snprintf(why, sizeof why, "GPU %u failed (faults[%u]) during the collective", gpu,
+                     fault);
+        } else {
+            continue;
+        }
+        faults_log_add(r->faults, fault, "%s fails", cj->name);
+        job_fail(r, j, why);
+        jobs_update(r);
+    }
+}
+
 static void on_flow_done(void *ctx, flow *f)
 {
     run *r = ctx;
@@ -357,15 +397,6 @@ static run *run_build(const scenario *sc, int only, err *e)
     r->faults = faults_new(r->net, sc, e);
     if (!r->faults)
         goto fail;
-    for (uint32_t k = 0; k < sc->n_faults; k++) {
-        if (sc->faults[k].kind != FAULT_GPU_FAIL)
-            continue;
-        char key[48];
-        snprintf(key, sizeof key, "faults.%u.kind", k);
-        config_error_at(sc, e, key,
-                        "faults[%u].kind: gpu-fail is not available yet in this version", k);
-        goto fail;
-    }
     uint64_t total = 0;
     r->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_state), "job states");
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
@@ -452,6 +483,7 @@ static run *run_build(const scenario *sc, int only, err *e)
         r->jobs_open++;
     }
     faults_on_gpu_slow(r->faults, on_gpu_slow, r);
+    faults_on_gpu_fail(r->faults, on_gpu_fail, r);
     if (sc->fabric.nic_ports == 2) {
         r->failover = xcalloc(r->net->n_hosts ? r->net->n_hosts : 1, sizeof(failover_ev),
                               "failover events");

@@ -66,6 +66,11 @@ typedef struct job_result {
     bool failed;
     sim_time failed_at_ps;
     char reason[256];
+    /* training: checkpoint/restart (gpu-fail). ckpt_ps: time every GPU stalled writing
+     * checkpoints; lost_ps: work done since the last checkpoint and thrown away by failures;
+     * restart_ps: from each failure to the restarted job's first step. JCT includes all three. */
+    uint32_t restarts, ckpt_writes;
+    sim_time ckpt_ps, lost_ps, restart_ps;
     sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
     double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
     char ideal_basis[112];      /* what the bound is, in words */
