@@ -261,6 +261,17 @@ typedef struct cfg_fault {
     int line, col;
 } cfg_fault;
 
+/* goodput: the Monte Carlo of a long run under failures (workload/goodput.h). Rates are
+ * interruptions per component and hour; defaults from Meta's Llama 3 report (config.c). */
+typedef struct cfg_goodput {
+    bool on;                        /* the section was given */
+    const char *job;                /* training job name; NULL = the first training job */
+    uint64_t iterations;            /* N to train (required) */
+    uint32_t samples;               /* default 1000 */
+    double rate_gpu, rate_nic, rate_link, rate_switch, rate_host, rate_other;
+    int line, col;
+} cfg_goodput;
+
 enum {
     OUT_JSON = 1 << 0, OUT_CSV = 1 << 1, OUT_PROM = 1 << 2, OUT_TRACE = 1 << 3,
     OUT_PCAP = 1 << 4, OUT_HTML = 1 << 5, OUT_SQLITE = 1 << 6,
@@ -280,6 +291,7 @@ typedef struct scenario {
     cfg_job *jobs;
     uint32_t n_faults;
     cfg_fault *faults;
+    cfg_goodput goodput;
     sim_time sample_interval_ps;    /* default 10 us */
     uint64_t pcap_max_packets;      /* default 100000, at most 10^9 */
     uint64_t pcap_max_bytes;        /* capture file budget, default 64 MiB, 1 KiB..64 GiB */

@@ -367,6 +367,128 @@ static double qp_rate(void *ctx, uint32_t q)
     return (double)t->qps[q].rate_bps;
 }
 
+/* The training job the goodput section is about, or -1 with *e set. */
+static int goodput_job(const scenario *sc, err *e)
+{
+    const cfg_goodput *g = &sc->goodput;
+    for (uint32_t j = 0; j < sc->n_jobs; j++) {
+        const cfg_job *cj = &sc->jobs[j];
+        if (g->job ? strcmp(cj->name, g->job) != 0 : cj->kind != JOB_TRAINING)
+            continue;
+        if (cj->kind != JOB_TRAINING) {
+            config_error_at(sc, e, "goodput.job",
+                            "goodput.job: \"%s\" is a %s job; the goodput of a long run is "
+                            "about a training job",
+                            g->job, job_kind_name(cj->kind));
+            return -1;
+        }
+        if (!cj->ckpt) {
+            char key[48];
+            snprintf(key, sizeof key, "workload.%u", j);
+            config_error_at(sc, e, key,
+                            "workload[%u]: the goodput section needs job \"%s\" to say how it "
+                            "checkpoints and restarts (checkpoint: {interval, write_time, "
+                            "restart_time})",
+                            j, cj->name);
+            return -1;
+        }
+        return (int)j;
+    }
+    if (g->job)
+        config_error_at(sc, e, "goodput.job", "goodput.job: no job named \"%s\"", g->job);
+    else
+        config_error_at(sc, e, "goodput",
+                        "goodput: the scenario has no training job to estimate the goodput of");
+    return -1;
+}
+
+/* The goodput what-if after the run: the job's footprint, its interruption rate, the sampled
+ * wall-clock at its checkpoint interval and at the best one. */
+static void goodput_collect(run *r)
+{
+    const scenario *sc = r->sc;
+    const cfg_goodput *g = &sc->goodput;
+    goodput_result *gr = &r->st.goodput;
+    err e;
+    err_clear(&e);
+    int jj = goodput_job(sc, &e);
+    if (jj < 0)
+        return;
+    uint32_t j = (uint32_t)jj;
+    const cfg_job *cj = &sc->jobs[j];
+    const job_result *jr = &r->st.jobs[j];
+    net *n = r->net;
+    gr->on = true;
+    gr->job = j;
+    /* footprint: GPUs, their NIC ports and host links, leaves and servers */
+    uint32_t gpus = net_gpus(n);
+    uint8_t *host = xcalloc(n->n_hosts ? n->n_hosts : 1, 1, "goodput hosts");
+    uint8_t *node_seen = xcalloc(n->n_nodes ? n->n_nodes : 1, 1, "goodput nodes");
+    uint8_t *server = xcalloc(n->n_servers ? n->n_servers : 1, 1, "goodput servers");
+    uint32_t ranks = cj->ranks.all ? gpus : cj->ranks.n;
+    for (uint32_t k = 0; k < ranks; k++) {
+        uint32_t gpu = cj->ranks.all ? k : cj->ranks.idx[k];
+        gr->gpus++;
+        for (uint32_t p = 0; p < sc->fabric.nic_ports; p++) {
+            uint32_t h = net_gpu_host(n, gpu, p);
+            if (h == UINT32_MAX || host[h])
+                continue;
+            host[h] = 1;
+            const node *x = n->hosts[h];
+            gr->nics++;
+            if (x->server < n->n_servers && !server[x->server]) {
+                server[x->server] = 1;
+                gr->servers++;
+            }
+            if (x->net_port == UINT32_MAX)
+                continue;
+            gr->links++;
+            const node *leaf = x->ports[x->net_port].peer->owner;
+            if (leaf->kind == NODE_SWITCH && !node_seen[leaf->id]) {
+                node_seen[leaf->id] = 1;
+                gr->leaves++;
+            }
+        }
+    }
+    xfree(server);
+    xfree(node_seen);
+    xfree(host);
+    gr->lambda_per_h = gr->gpus * (g->rate_gpu + g->rate_other) + gr->nics * g->rate_nic +
+                       gr->links * g->rate_link + gr->leaves * g->rate_switch +
+                       gr->servers * g->rate_host;
+    gr->iterations = g->iterations;
+    gr->samples = g->samples;
+    gr->interval = cj->ckpt_interval;
+    gr->write_s = (double)cj->ckpt_write_ps * 1e-12;
+    gr->restart_s = (double)cj->ckpt_restart_ps * 1e-12;
+    /* the measured iteration: the mean over the completed iterations */
+    if (!jr->n_iterations) {
+        snprintf(gr->why, sizeof gr->why,
+                 "job \"%s\" completed no iteration in the simulation: no iteration time to "
+                 "build on",
+                 cj->name);
+        return;
+    }
+    sim_time sum = 0;
+    for (uint32_t k = 0; k < jr->n_iterations; k++)
+        sum += jr->iterations[k].time_ps;
+    gr->iter_s = (double)sum / jr->n_iterations * 1e-12;
+    goodput_in in = {.iter_s = gr->iter_s, .iterations = g->iterations,
+                     .interval = cj->ckpt_interval, .write_s = gr->write_s,
+                     .restart_s = gr->restart_s, .lambda_per_s = gr->lambda_per_h / 3600.0,
+                     .samples = g->samples, .seed = sc->seed};
+    double *scratch = xmalloc(sizeof(double) * g->samples, "goodput samples");
+    if (goodput_run(&in, scratch, &gr->at_interval) == 0) {
+        gr->best_interval = goodput_optimize(&in, scratch, &gr->best);
+        gr->ok = gr->best_interval > 0;
+    }
+    xfree(scratch);
+    gr->young_iters = goodput_young_s(gr->write_s, in.lambda_per_s) / gr->iter_s;
+    gr->daly_iters = goodput_daly_s(gr->write_s, in.lambda_per_s) / gr->iter_s;
+    if (!gr->ok)
+        snprintf(gr->why, sizeof gr->why, "the Monte Carlo could not run");
+}
+
 /* Build a run; `only` = the index of the one job to run (the others are left out), or -1. */
 static run *run_build(const scenario *sc, int only, err *e)
 {
@@ -484,6 +606,8 @@ static run *run_build(const scenario *sc, int only, err *e)
     }
     faults_on_gpu_slow(r->faults, on_gpu_slow, r);
     faults_on_gpu_fail(r->faults, on_gpu_fail, r);
+    if (sc->goodput.on && goodput_job(sc, e) < 0)
+        goto fail;
     if (sc->fabric.nic_ports == 2) {
         r->failover = xcalloc(r->net->n_hosts ? r->net->n_hosts : 1, sizeof(failover_ev),
                               "failover events");
@@ -689,6 +813,8 @@ static void collect(run *r)
 
     for (uint32_t j = 0; j < sc->n_jobs; j++)
         job_ideal(r, j, &st->jobs[j]);
+    if (sc->goodput.on && r->only < 0)
+        goodput_collect(r);
 
     /* transfers.csv rows (csv or html output only): count, then fill exactly that many */
     for (int pass = 0; pass < 2 && (sc->output_formats & (OUT_CSV | OUT_HTML)); pass++) {

@@ -532,6 +532,7 @@ void train_exec_result(const train_exec *x, job_result *jr)
         jr->end_ps = x->end_ps;
         jr->jct_ps = x->end_ps - x->start_ps;
     }
+    jr->checkpointing = j->ckpt;
     jr->restarts = x->restarts;
     jr->ckpt_writes = x->ckpt_writes;
     jr->ckpt_ps = x->ckpt_ps;
