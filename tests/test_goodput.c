@@ -6,8 +6,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "config/config.h"
 #include "testlib.h"
 #include "workload/goodput.h"
+#include "workload/run.h"
 
 static double scratch[20000];
 
@@ -99,11 +101,55 @@ static void test_seeded(void)
     CHECK(a.mean_s != b.mean_s);
 }
 
+/* Through a run: the job's footprint and interruption rate, the simulated iteration time. */
+static void test_from_run(void)
+{
+    static const char y[] =
+        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
+        "workload:\n"
+        "  - kind: training\n"
+        "    model: {params: 1e9, layers: 4, hidden: 1024, seq_len: 512}\n"
+        "    parallelism: {tp: 8}\n"
+        "    global_batch: 2\n"
+        "    iterations: 3\n"
+        "    checkpoint: {interval: 500, write_time: 2s, restart_time: 300s}\n"
+        "goodput: {iterations: 1000000, samples: 200, rates: {gpu: 1e-3, nic: 1e-4, link: 2e-4,\n"
+        "          switch: 1e-3, host: 5e-3, other: 0}}\n";
+    scenario sc;
+    run *r = tl_start(&sc, "gp.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const goodput_result *g = &st->goodput;
+    CHECK(g->on && g->ok);
+    CHECK_EQ_U64(g->gpus, 8);
+    CHECK_EQ_U64(g->nics, 8);
+    CHECK_EQ_U64(g->links, 8);
+    CHECK_EQ_U64(g->leaves, 1);
+    CHECK_EQ_U64(g->servers, 1);
+    CHECK(fabs(g->lambda_per_h - (8e-3 + 8e-4 + 16e-4 + 1e-3 + 5e-3)) < 1e-12);
+    double T = (double)st->jobs[0].iterations[0].time_ps * 1e-12;
+    CHECK(fabs(g->iter_s - T) < 1e-15);
+    goodput_in in = {.iter_s = g->iter_s, .iterations = 1000000, .interval = 500, .write_s = 2,
+                     .restart_s = 300, .lambda_per_s = g->lambda_per_h / 3600};
+    CHECK(fabs(g->at_interval.expected_s - goodput_expected_s(&in)) < 1e-9 * goodput_expected_s(&in));
+    CHECK(g->best.goodput_mean >= g->at_interval.goodput_mean);
+    fprintf(stderr, "  T %.4g s, %.4g interruptions/h: interval 500 goodput %.4f, best %u: %.4f "
+                    "(Daly %.1f)\n",
+            g->iter_s, g->lambda_per_h, g->at_interval.goodput_mean, g->best_interval,
+            g->best.goodput_mean, g->daly_iters);
+    run_free(r);
+    scenario_free(&sc);
+}
+
 int main(void)
 {
     TEST_RUN(test_no_failures_exact);
     TEST_RUN(test_matches_daly_closed_form);
     TEST_RUN(test_optimum_near_daly);
     TEST_RUN(test_seeded);
+    TEST_RUN(test_from_run);
     return tl_finish();
 }
