@@ -560,6 +560,16 @@ void faults_end_endless_storms(faults *f)
     }
 }
 
+void faults_restore_rates(faults *f)
+{
+    /* latest first, so a link degraded twice ends at its first original rate */
+    for (uint32_t i = f->n; i-- > 0;) {
+        fault_ev *fe = &f->f[i];
+        if (fe->cfg->kind == FAULT_LINK_DEGRADED && fe->phase == 1)
+            net_link_rate(fe->net, fe->link, f->rec[i].orig_rate_bps);
+    }
+}
+
 const fault_record *faults_records(const faults *f)
 {
     for (uint32_t i = 0; i < f->n; i++)

@@ -89,6 +89,9 @@ uint32_t faults_endless_storms(const faults *f);
 /* The jobs are over: end every storm without `duration` now (those not started never start),
  * so a storm "until the end" ends with the jobs instead of keeping the run alive. */
 void faults_end_endless_storms(faults *f);
+/* The run is over: links a link-degraded fault left slow get their speed back, so that what is
+ * computed from the fabric afterwards (each job's ideal) is the healthy fabric's. */
+void faults_restore_rates(faults *f);
 /* Append a line to the fault timeline (the run's hooks use it for what they did). */
 void faults_log_add(faults *f, uint32_t fault, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -758,14 +758,28 @@ static void collect(run *r)
     st->n_faults = sc->n_faults;
     st->faults = faults_records(r->faults);
     st->fault_log = faults_timeline(r->faults, &st->n_fault_log, &st->fault_log_total);
+    st->rto_ps = sc->nic.rto_ps;
     for (uint32_t k = 0; k < sc->n_faults; k++) {
+        /* the windows in which switches away from a dead link still hashed onto it: detect +
+         * converge after each loss (a flap: each down, no longer than it stayed down), cut at
+         * the end of the run */
         const cfg_fault *fl = &sc->faults[k];
-        if (fl->kind != FAULT_LINK_DOWN || fl->at_ps >= st->end_ps)
+        const fault_record *fr = &st->faults[k];
+        if (!fr->fired || (fl->kind != FAULT_LINK_DOWN && fl->kind != FAULT_LINK_FLAP &&
+                           fl->kind != FAULT_SWITCH_DOWN))
             continue;
         sim_time w = fl->detect_ps + fl->converge_ps, left = st->end_ps - fl->at_ps;
-        st->reroute_ps += w < left ? w : left;
+        if (fl->kind == FAULT_LINK_FLAP) {
+            sim_time per = w < fl->down_ps ? w : fl->down_ps;
+            sim_time sum = per * ((fr->transitions + 1) / 2);
+            st->reroute_ps += sum < left ? sum : left;
+        } else {
+            st->reroute_ps += w < left ? w : left;
+        }
         if (!st->link_faults++)
-            snprintf(st->fault_link, sizeof st->fault_link, "%s", fl->link ? fl->link : "?");
+            snprintf(st->fault_link, sizeof st->fault_link, "%s%s%s",
+                     fl->kind == FAULT_SWITCH_DOWN ? "switch " : "", fr->target,
+                     fl->kind == FAULT_LINK_FLAP ? " (flapping)" : "");
     }
     st->n_jobs = sc->n_jobs;
     st->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_result), "job results");
@@ -811,6 +825,7 @@ static void collect(run *r)
         xfree(seen);
     }
 
+    faults_restore_rates(r->faults); /* the ideal is the healthy fabric's */
     for (uint32_t j = 0; j < sc->n_jobs; j++)
         job_ideal(r, j, &st->jobs[j]);
     if (sc->goodput.on && r->only < 0)

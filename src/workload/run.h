@@ -217,10 +217,11 @@ typedef struct run_stats {
     sim_time active_start_ps;   /* the first job's start: utilizations are over
                                  * [active_start_ps, end_ps], the jobs' active window */
     uint8_t lossless_classes;   /* PFC-protected traffic classes (bit c), 0 with PFC off */
-    uint32_t link_faults;       /* link-down faults that fired during the run */
+    uint32_t link_faults;       /* link-down, link-flap and switch-down faults that fired */
+    sim_time rto_ps;            /* nic.rto (the cost of a timeout, for the diagnosis) */
     sim_time reroute_ps;        /* Σ over them of the window in which traffic still hashed onto
                                  * the dead link (detect + converge, cut at the end) */
-    char fault_link[48];        /* the first downed link, "leaf0-spine1" */
+    char fault_link[64];        /* the first: "leaf0-spine1", "switch spine2", "x-y (flapping)" */
     /* every fault of the scenario: what it did (fault.h), and the timeline of fault events;
      * owned by the run (valid until run_free) */
     uint32_t n_faults;
