@@ -722,9 +722,11 @@ static void write_goodput_text(FILE *f, const scenario *sc, const run_stats *st)
             o->expected_s / 3600, 100 * o->goodput_p50, 100 * o->goodput_p90);
     o = &g->best;
     fprintf(f,
-            "           best interval %u: p50 %.4g h, p90 %.4g h; goodput p50 %.1f %%, p90 %.1f "
-            "%% (Young/Daly first-order optimum: %.1f / %.1f iterations)\n",
-            g->best_interval, o->p50_s / 3600, o->p90_s / 3600, 100 * o->goodput_p50,
+            "           best interval %u%s: p50 %.4g h, p90 %.4g h; goodput p50 %.1f %%, p90 "
+            "%.1f %% (Young/Daly first-order optimum: %.1f / %.1f iterations)\n",
+            g->best_interval,
+            g->best_interval >= g->iterations ? " (never: the run is short against the MTBF)" : "",
+            o->p50_s / 3600, o->p90_s / 3600, 100 * o->goodput_p50,
             100 * o->goodput_p90, g->young_iters, g->daly_iters);
 }
 

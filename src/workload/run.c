@@ -740,6 +740,31 @@ static void collect(run *r)
         else if (r->jobs[j].train)
             train_exec_trace(r->jobs[j].train, tw);
     }
+    if (tw && sc->n_faults) {
+        /* a "faults" process: a row per fault, its active span as a slice, each of its events
+         * (went down, local reroute, reconverged, restarted...) as an instant */
+        uint32_t pid = trace_process(tw, "faults");
+        const fault_record *fr = faults_records(r->faults);
+        uint32_t n_log;
+        const fault_log *fl = faults_timeline(r->faults, &n_log, NULL);
+        for (uint32_t k = 0; k < sc->n_faults; k++) {
+            char row[80];
+            snprintf(row, sizeof row, "%s %s", fault_kind_name(sc->faults[k].kind),
+                     fr[k].target);
+            uint32_t tid = trace_thread(tw, pid, row);
+            if (fr[k].fired) {
+                sim_time end = fr[k].end_ps != SIM_TIME_MAX ? fr[k].end_ps : r->sim.now;
+                if (end > fr[k].at_ps)
+                    trace_complete(tw, pid, tid, row, "fault", fr[k].at_ps, end - fr[k].at_ps);
+            }
+        }
+        for (uint32_t i = 0; i < n_log; i++) {
+            char row[80];
+            snprintf(row, sizeof row, "%s %s", fault_kind_name(sc->faults[fl[i].fault].kind),
+                     fr[fl[i].fault].target);
+            trace_instant(tw, pid, trace_thread(tw, pid, row), fl[i].what, fl[i].t_ps);
+        }
+    }
     st->end_ps = r->sim.now;
     st->active_start_ps = st->end_ps;
     for (uint32_t j = 0; j < sc->n_jobs; j++)
