@@ -161,16 +161,20 @@ static sim_time ref_two_hops(uint64_t size, uint64_t b1, uint64_t b2, sim_time p
  * flow takes exactly the time of the slower wire (every frame serialized at the new rate). */
 static void test_degraded_exact(void)
 {
-    static const double fr[] = {0.5, 0.75};
-    for (int k = 0; k < 2; k++) {
-        char y[1024];
+    static const double fr[] = {0.5, 0.75, 0.75};
+    for (int k = 0; k < 3; k++) {
+        char y[1024], how[64];
+        if (k == 2)
+            snprintf(how, sizeof how, "speed: 300Gbps"); /* the same as 0.75 of 400G */
+        else
+            snprintf(how, sizeof how, "fraction: %g", fr[k]);
         snprintf(y, sizeof y,
                  "fabric: {preset: single-switch, servers: 2, gpus_per_server: 1,\n"
                  "         host_link: 400Gbps, link_latency: 1us, switch_latency: 600ns}\n"
                  "nic: {mtu: 4096, cc: none}\n"
                  "workload: [{name: one, kind: traffic, pattern: incast, size: 1MiB}]\n"
-                 "faults: [{at: 0s, kind: link-degraded, link: sw0-h0, fraction: %g}]\n",
-                 fr[k]);
+                 "faults: [{at: 0s, kind: link-degraded, link: sw0-h0, %s}]\n",
+                 how);
         scenario sc;
         run *r = tl_start(&sc, "deg.yaml", y, NULL, 0);
         CHECK(r != NULL);

@@ -205,7 +205,8 @@ static const char *const K_FAULT_LINK[] = {"at",       "kind",         "link", "
                                            "converge", "fast_reroute", NULL};
 static const char *const K_FAULT_GPU[] = {"at", "kind", "gpu", "factor", NULL};
 static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NULL};
-static const char *const K_FAULT_DEGRADED[] = {"at", "kind", "link", "fraction", "duration", NULL};
+static const char *const K_FAULT_DEGRADED[] = {"at",    "kind",     "link", "fraction",
+                                               "speed", "duration", NULL};
 static const char *const K_FAULT_BER[] = {"at", "kind", "link", "ber", "ber_at", "duration", NULL};
 static const char *const K_FAULT_FLAP[] = {"at",     "kind",     "link",   "period",
                                            "down",   "duration", "detect", "converge",
@@ -1748,16 +1749,25 @@ static int parse_faults(ld *L, const cfg_node *root)
                 req = "nic\" (the NIC port index";
             break;
         }
-        case FAULT_LINK_DEGRADED:
+        case FAULT_LINK_DEGRADED: {
+            const cfg_node *sp = NULL;
             has_link = true;
             f->fraction = 0;
             TRY(get_num(L, fm, ip, "fraction", 0, true, 1, true,
                         "a share of the link's speed between 0 and 1 (0.75 = 3 of 4 lanes)",
                         &f->fraction));
+            TRY(get_unit_pos(L, fm, ip, "speed", RATE, &f->speed_bps, &sp));
             TRY(get_unit_pos(L, fm, ip, "duration", TIME, &f->duration_ps, NULL));
-            if (f->fraction == 0)
-                req = "fraction\" (e.g. fraction: 0.75 for a 400G port on 3 of 4 lanes";
+            if (sp && f->fraction != 0) {
+                char kp[PATHLEN];
+                sub(kp, ip, "speed");
+                return fail(L, sp, kp, "give fraction or speed, not both");
+            }
+            if (f->fraction == 0 && !sp)
+                req = "fraction\" or \"speed\" (e.g. fraction: 0.75 for a 400G port on 3 of 4 "
+                      "lanes, or speed: 300Gbps";
             break;
+        }
         case FAULT_LINK_BER: {
             has_link = true;
             f->ber = 0;

@@ -253,7 +253,8 @@ typedef struct cfg_fault {
     sim_time converge_ps;           /* link/switch faults: then until routing is updated (4 ms) */
     bool fast_reroute;              /* link/switch faults: the attached switches withdraw the
                                      * dead ports' next hops at once (default true) */
-    double fraction;                /* link-degraded: share of the speed left (0, 1) */
+    double fraction;                /* link-degraded: share of the speed left (0, 1), or 0 ... */
+    uint64_t speed_bps;             /* ... the speed left (`speed`), else 0 */
     double ber;                     /* link-ber: bit error rate (0, 1) */
     bool ber_pre_fec;               /* link-ber: `ber` is before RS(544,514) FEC (default: after) */
     sim_time period_ps, down_ps;    /* link-flap: one down+up cycle, and the down part of it */

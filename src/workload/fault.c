@@ -196,7 +196,8 @@ static void fire_degraded(fault_ev *fe)
         rec->orig_rate_bps = fe->link->rate_bps;
         net_link_rate(fe->net, fe->link, rec->rate_bps);
         faults_log_add(fe->owner, fe->index, "%s degraded to %.6g Gb/s (%.4g of %.6g Gb/s)",
-                       fe->cfg->link, (double)rec->rate_bps * 1e-9, fe->cfg->fraction,
+                       fe->cfg->link, (double)rec->rate_bps * 1e-9,
+                       (double)rec->rate_bps / (double)rec->orig_rate_bps,
                        (double)rec->orig_rate_bps * 1e-9);
         if (fe->cfg->duration_ps != SIM_TIME_MAX)
             sim_at(s, &fe->ev, s->now + fe->cfg->duration_ps);
@@ -424,6 +425,16 @@ static int fault_check(net *n, const scenario *sc, uint32_t i, fault_ev *fe, err
         fe->link = net_find_link(n, c->link);
         if (!fe->link)
             return bad_link(sc, i, e);
+        if (c->speed_bps) {
+            if (c->speed_bps < fe->link->rate_bps)
+                return 0;
+            snprintf(key, sizeof key, "faults.%u.speed", i);
+            return config_error_at(sc, e, key,
+                                   "faults[%u].speed: %.6g Gb/s is not below the link's %.6g "
+                                   "Gb/s (a degraded link runs slower)",
+                                   i, (double)c->speed_bps * 1e-9,
+                                   (double)fe->link->rate_bps * 1e-9);
+        }
         double r = floor((double)fe->link->rate_bps * c->fraction + 0.5);
         if (r >= 1)
             return 0;
@@ -501,7 +512,10 @@ faults *faults_new(net *n, const scenario *sc, err *e)
         if (fe->sw)
             fe->took_down = xcalloc(fe->sw->n_ports, sizeof(bool), "switch fault ports");
         if (c->kind == FAULT_LINK_DEGRADED)
-            rec->rate_bps = (uint64_t)floor((double)fe->link->rate_bps * c->fraction + 0.5);
+            rec->rate_bps = c->speed_bps ? c->speed_bps
+                                         : (uint64_t)floor((double)fe->link->rate_bps *
+                                                               c->fraction +
+                                                           0.5);
         if (c->kind == FAULT_LINK_BER) {
             for (int d = 0; d < 2; d++) {
                 rng_init(&fe->ber[d].rng, sc->seed, RNG_ID(RNG_KIND_FAULT, 2ull * i + d));
