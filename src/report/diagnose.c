@@ -255,10 +255,13 @@ static void rule_link_fault(const run_stats *st, diagnosis *out, int *n, int max
     if (d)
         diag_line(d->text,
                   "link fault on %s%s: %" PRIu64 " frames lost on downed links, %" PRIu64
-                  " retransmission timeouts, %" PRIu64 " packets retransmitted; switches away "
-                  "from it still hashed onto it for %s until routing converged",
+                  " retransmission timeouts, %" PRIu64 " packets retransmitted; %s, the other "
+                  "switches could still hash onto it for up to %s (detect + converge)",
                   st->fault_link, st->link_faults > 1 ? " (and others)" : "", lost, st->rto_events,
-                  st->retransmitted_packets, summary_fmt_time(a, sizeof a, st->reroute_ps));
+                  st->retransmitted_packets,
+                  st->fault_link_local ? "the switches attached to it rerouted at once"
+                                       : "no local fast reroute",
+                  summary_fmt_time(a, sizeof a, st->reroute_ps));
 }
 
 /* Bit errors: a link-ber fault corrupted frames; each was recovered by a NAK or, at the tail of

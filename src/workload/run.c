@@ -801,6 +801,8 @@ static void collect(run *r)
         } else {
             st->reroute_ps += w < left ? w : left;
         }
+        if (!st->link_faults)
+            st->fault_link_local = fr->local_reroute_ps != SIM_TIME_MAX;
         if (!st->link_faults++)
             snprintf(st->fault_link, sizeof st->fault_link, "%s%s%s",
                      fl->kind == FAULT_SWITCH_DOWN ? "switch " : "", fr->target,
