@@ -88,6 +88,16 @@ static void test_optimum_near_daly(void)
     CHECK(young > daly);
 }
 
+/* Failures far faster than a restart: refused, not sampled forever (every run ends). */
+static void test_hopeless_ends(void)
+{
+    goodput_in in = {.iter_s = 10, .iterations = 1000, .interval = 10, .write_s = 30,
+                     .restart_s = 600, .lambda_per_s = 1.0 / 10, .samples = 10, .seed = 1};
+    goodput_out o;
+    CHECK(goodput_run(&in, scratch, &o) == -2);
+    CHECK(goodput_optimize(&in, scratch, &o) == 0);
+}
+
 static void test_seeded(void)
 {
     goodput_in in = {.iter_s = 10, .iterations = 5000, .interval = 50, .write_s = 30,
@@ -150,6 +160,7 @@ int main(void)
     TEST_RUN(test_matches_daly_closed_form);
     TEST_RUN(test_optimum_near_daly);
     TEST_RUN(test_seeded);
+    TEST_RUN(test_hopeless_ends);
     TEST_RUN(test_from_run);
     return tl_finish();
 }

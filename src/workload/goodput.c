@@ -62,6 +62,11 @@ int goodput_run(const goodput_in *in, double *scratch, goodput_out *out)
         return -1;
     uint64_t I = in->interval ? in->interval : in->iterations;
     double L = in->lambda_per_s, T = in->iter_s;
+    /* a segment (and its restart) expected to be interrupted e^30 times before it completes:
+     * the job cannot make progress, and sampling it would not end */
+    double seg = (double)(in->iterations < I ? in->iterations : I) * T + in->write_s;
+    if (L * (seg + in->restart_s) > 30)
+        return -2;
     double fail_sum = 0, time_sum = 0;
     uint64_t capped = 0;
     for (uint32_t k = 0; k < in->samples; k++) {
@@ -99,9 +104,10 @@ int goodput_run(const goodput_in *in, double *scratch, goodput_out *out)
             t += next;
             failures++;
             next = exp_draw(&r, L);
-            while (next < in->restart_s) { /* a failure during the restart: again */
-                t += next;
+            while (next < in->restart_s && steps < 100000000ull) {
+                t += next; /* a failure during the restart: again */
                 failures++;
+                steps++;
                 next = exp_draw(&r, L);
             }
             t += in->restart_s;
@@ -162,8 +168,14 @@ uint32_t goodput_optimize(const goodput_in *in, double *scratch, goodput_out *be
         double v = k <= 8 ? center * pow(2.0, k / 4.0) : (double)(k - 8);
         if (!(in->write_s > 0) && k != -8)
             break;
-        double cap = (double)in->iterations;
-        uint32_t iv = (uint32_t)(v < 1 ? 1 : v > cap ? cap : v > 4e9 ? 4e9 : floor(v + 0.5));
+        double cap = (double)in->iterations, x = floor(v + 0.5);
+        if (x > cap)
+            x = cap;
+        if (x > 4e9) /* an interval is a uint32 */
+            x = 4e9;
+        if (x < 1)
+            x = 1;
+        uint32_t iv = (uint32_t)x;
         bool seen = false;
         for (uint32_t t = 0; t < n_tried; t++)
             seen |= tried[t] == iv;
@@ -172,7 +184,10 @@ uint32_t goodput_optimize(const goodput_in *in, double *scratch, goodput_out *be
         tried[n_tried++] = iv;
         g.interval = iv;
         goodput_out o;
-        if (goodput_run(&g, scratch, &o))
+        int rc = goodput_run(&g, scratch, &o);
+        if (rc == -2)
+            continue; /* this interval cannot complete: others may */
+        if (rc)
             return 0;
         if (o.goodput_mean > best_g) {
             best_g = o.goodput_mean;

@@ -45,8 +45,9 @@ typedef struct goodput_out {
     uint64_t segment_cap_hits;             /* samples cut at the step cap (none when sane) */
 } goodput_out;
 
-/* Sample the run. `scratch` holds `samples` doubles. Returns 0, or -1 if the inputs are not
- * usable (N = 0, T ≤ 0, samples = 0). */
+/* Sample the run. `scratch` holds `samples` doubles. Returns 0; -1 if the inputs are not usable
+ * (N = 0, T ≤ 0, samples = 0); -2 if the job cannot make progress: a segment and its restart
+ * would be interrupted e^30 times on average before one completes (Λ·(I·T + W + R) > 30). */
 int goodput_run(const goodput_in *in, double *scratch, goodput_out *out);
 /* The checkpoint interval (iterations) with the highest mean goodput among a grid around
  * Daly's optimum (×2^(k/4), k = −8..8) and the intervals 1..8,

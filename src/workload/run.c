@@ -188,7 +188,10 @@ static void stall_fire(void *ctx, event *ev)
     if (!r->jobs_open)
         return;
     uint64_t sig = progress_sig(r);
-    if (sig == r->stall_sig) {
+    bool waiting = false; /* a checkpoint write or a restart is a timer that will move a job */
+    for (uint32_t j = 0; j < r->sc->n_jobs; j++)
+        waiting |= r->jobs[j].train && !job_finished(r, j) && train_exec_waiting(r->jobs[j].train);
+    if (sig == r->stall_sig && !waiting) {
         char reason[256];
         snprintf(reason, sizeof reason,
                  "stalled: nothing moved for %.3f ms (PFC watchdog detect + rto x (retry_count + "
@@ -478,14 +481,20 @@ static void goodput_collect(run *r)
                      .restart_s = gr->restart_s, .lambda_per_s = gr->lambda_per_h / 3600.0,
                      .samples = g->samples, .seed = sc->seed};
     double *scratch = xmalloc(sizeof(double) * g->samples, "goodput samples");
-    if (goodput_run(&in, scratch, &gr->at_interval) == 0) {
+    int rc = goodput_run(&in, scratch, &gr->at_interval);
+    if (rc == 0) {
         gr->best_interval = goodput_optimize(&in, scratch, &gr->best);
         gr->ok = gr->best_interval > 0;
     }
     xfree(scratch);
     gr->young_iters = goodput_young_s(gr->write_s, in.lambda_per_s) / gr->iter_s;
     gr->daly_iters = goodput_daly_s(gr->write_s, in.lambda_per_s) / gr->iter_s;
-    if (!gr->ok)
+    if (rc == -2)
+        snprintf(gr->why, sizeof gr->why,
+                 "at %.3g interruptions/h the job cannot make progress: a checkpoint interval "
+                 "plus its restart is interrupted e^30 times before it completes",
+                 gr->lambda_per_h);
+    else if (!gr->ok)
         snprintf(gr->why, sizeof gr->why, "the Monte Carlo could not run");
 }
 

@@ -964,6 +964,11 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
 
 bool train_exec_finished(const train_exec *x) { return x->finished; }
 
+bool train_exec_waiting(const train_exec *x)
+{
+    return event_queued(&x->ckpt_ev) || x->restart_due;
+}
+
 uint64_t train_exec_progress(const train_exec *x)
 {
     return ((uint64_t)x->iter << 32) | x->done_in_iter;

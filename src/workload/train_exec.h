@@ -62,6 +62,8 @@ void train_exec_gpu_slow(train_exec *x, uint32_t gpu, double factor);
  * spare, as a cluster scheduler does), and *restarts is true; without one it cannot go on
  * (*restarts false: the caller fails the job). */
 bool train_exec_gpu_fail(train_exec *x, uint32_t gpu, bool *restarts);
+/* True while the job waits on its own timer (a checkpoint write, a restart): not stalled. */
+bool train_exec_waiting(const train_exec *x);
 /* Fill the job's result: iterations with their breakdown, averages, JCT. Allocates
  * jr->iterations (freed by the run). */
 void train_exec_result(const train_exec *x, job_result *jr);
