@@ -438,6 +438,20 @@ static void test_gpu_fail_checkpoint(void)
     CHECK_EQ_U64(o.lost_ps, 0);
 }
 
+/* A restart longer than the run's stall check (an endless PFC storm elsewhere arms it): the job
+ * waiting on its restart timer is not stalled, it restarts and completes. */
+static void test_restart_not_stalled(void)
+{
+    char y[1024];
+    snprintf(y, sizeof y,
+             "    checkpoint: {interval: 3, write_time: 100us, restart_time: 2s}\n"
+             "faults: [{at: 5ms, kind: gpu-fail, gpu: 1}, {at: 0s, kind: pfc-storm, nic: 7}]\n");
+    job_result f = train_case(y, NULL);
+    CHECK(f.completed && !f.failed);
+    CHECK_EQ_U64(f.restarts, 1);
+    CHECK_EQ_U64(f.restart_ps, 2 * SIM_S);
+}
+
 /* Across the fabric (pipeline sends in flight when the GPU fails): the messages already posted
  * complete and are discarded, the job restarts and completes; a collective on the GPU fails. */
 static void test_gpu_fail_fabric(void)
@@ -496,5 +510,6 @@ int main(void)
     TEST_RUN(test_switch_down_and_drain);
     TEST_RUN(test_gpu_fail_checkpoint);
     TEST_RUN(test_gpu_fail_fabric);
+    TEST_RUN(test_restart_not_stalled);
     return tl_finish();
 }
