@@ -19,7 +19,7 @@ static const char base[] =
     "nic: {retransmit: selective, rto: 200us}\n"
     "workload: [{name: a2a, kind: traffic, pattern: all-to-all, size: 256KB}]\n";
 
-static uint64_t watched_tx; /* tx bytes of leaf1->spine2 in the last run_case */
+static uint64_t watched_tx;   /* tx bytes of leaf1->spine2 in the last run_case */
 static fault_record last_rec; /* the first fault's record in the last run_case */
 
 static void run_case(const char *fault_yaml, run_stats *out, uint64_t *link_drops)
@@ -61,15 +61,16 @@ static void test_link_down_then_reroute(void)
     run_case("faults: [{at: 20us, kind: link-down, link: leaf0-spine0, detect: 0s,\n"
              "          converge: 0s}]\n",
              &quick, &d2);
-    fprintf(stderr, "  healthy %.1f us; link down: %llu link_down drops, %.1f us; rerouted at "
-                    "once: %llu drops, %.1f us\n",
+    fprintf(stderr,
+            "  healthy %.1f us; link down: %llu link_down drops, %.1f us; rerouted at "
+            "once: %llu drops, %.1f us\n",
             (double)healthy.end_ps / 1e6, (unsigned long long)d1, (double)broken.end_ps / 1e6,
             (unsigned long long)d2, (double)quick.end_ps / 1e6);
     CHECK_EQ_U64(d0, 0);
-    CHECK(d1 > 0);                 /* packets sprayed onto the dead link before convergence */
+    CHECK(d1 > 0); /* packets sprayed onto the dead link before convergence */
     CHECK(broken.retransmitted_packets > 0);
     CHECK(broken.end_ps > healthy.end_ps);
-    CHECK(d2 < d1);                /* faster convergence, fewer losses */
+    CHECK(d2 < d1); /* faster convergence, fewer losses */
 }
 
 static void test_link_flap(void)
@@ -96,7 +97,8 @@ static void test_link_flap(void)
 static void test_unknown_link(void)
 {
     char y[1024];
-    snprintf(y, sizeof y, "%s%s", base, "faults: [{at: 1us, kind: link-down, link: leaf0-spine99}]\n");
+    snprintf(y, sizeof y, "%s%s", base,
+             "faults: [{at: 1us, kind: link-down, link: leaf0-spine99}]\n");
     scenario sc;
     err e;
     err_clear(&e);
@@ -184,8 +186,7 @@ static void test_degraded_exact(void)
         const run_stats *st = run_result(r);
         uint64_t slow = (uint64_t)(400e9 * fr[k]);
         sim_time want = ref_two_hops(1 << 20, 400000000000ull, slow, 1000000, 600000);
-        sim_time healthy = ref_two_hops(1 << 20, 400000000000ull, 400000000000ull, 1000000,
-                                        600000);
+        sim_time healthy = ref_two_hops(1 << 20, 400000000000ull, 400000000000ull, 1000000, 600000);
         fprintf(stderr, "  fraction %.2f: FCT %.3f us (healthy %.3f us, reference %.3f us)\n",
                 fr[k], (double)st->fct_max_ps / 1e6, (double)healthy / 1e6, (double)want / 1e6);
         CHECK_EQ_U64(st->flows_completed, 1);
@@ -341,14 +342,13 @@ static void test_switch_down_and_drain(void)
 
 /* One server, tp 8 over NVLink: every iteration takes the same time, so the JCT after a failure
  * follows a closed form. */
-static const char train_base[] =
-    "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
-    "workload:\n"
-    "  - kind: training\n"
-    "    model: {params: 1e9, layers: 4, hidden: 1024, seq_len: 512}\n"
-    "    parallelism: {tp: 8, pp: 1, dp: 1}\n"
-    "    global_batch: 2\n"
-    "    iterations: 10\n";
+static const char train_base[] = "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
+                                 "workload:\n"
+                                 "  - kind: training\n"
+                                 "    model: {params: 1e9, layers: 4, hidden: 1024, seq_len: 512}\n"
+                                 "    parallelism: {tp: 8, pp: 1, dp: 1}\n"
+                                 "    global_batch: 2\n"
+                                 "    iterations: 10\n";
 
 static job_result train_case(const char *extra, uint64_t *iter_ps)
 {
@@ -398,8 +398,9 @@ static void test_gpu_fail_checkpoint(void)
     job_result f = train_case(y, NULL);
     uint64_t resume = 6 * T + 2 * W;
     uint64_t want = tf + R + (N - 6) * T + 1 * W; /* iterations 7..10 again, checkpoint at 9 */
-    fprintf(stderr, "  T %.3f us; healthy %.3f us, with checkpoints %.3f us, failure at %.3f us: "
-                    "JCT %.3f us (formula %.3f us), lost %.3f us\n",
+    fprintf(stderr,
+            "  T %.3f us; healthy %.3f us, with checkpoints %.3f us, failure at %.3f us: "
+            "JCT %.3f us (formula %.3f us), lost %.3f us\n",
             T / 1e6, h.jct_ps / 1e6, c.jct_ps / 1e6, tf / 1e6, f.jct_ps / 1e6, want / 1e6,
             f.lost_ps / 1e6);
     CHECK(f.completed);
@@ -456,14 +457,13 @@ static void test_restart_not_stalled(void)
  * complete and are discarded, the job restarts and completes; a collective on the GPU fails. */
 static void test_gpu_fail_fabric(void)
 {
-    static const char pp[] =
-        "!fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8}\n"
-        "workload:\n"
-        "  - kind: training\n"
-        "    model: {params: 2e9, layers: 8, hidden: 2048, seq_len: 1024}\n"
-        "    parallelism: {tp: 8, pp: 2, dp: 1}\n"
-        "    global_batch: 8\n"
-        "    iterations: 3\n";
+    static const char pp[] = "!fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8}\n"
+                             "workload:\n"
+                             "  - kind: training\n"
+                             "    model: {params: 2e9, layers: 8, hidden: 2048, seq_len: 1024}\n"
+                             "    parallelism: {tp: 8, pp: 2, dp: 1}\n"
+                             "    global_batch: 8\n"
+                             "    iterations: 3\n";
     char y[2048];
     uint64_t T = 0;
     job_result h = train_case(pp, NULL);
@@ -473,8 +473,9 @@ static void test_gpu_fail_fabric(void)
              "faults: [{at: %llups, kind: gpu-fail, gpu: 12}]\n",
              pp, (unsigned long long)(T + T / 3));
     job_result f = train_case(y, NULL);
-    fprintf(stderr, "  pp2 over the fabric: healthy %.3f us; GPU 12 fails at %.3f us: JCT %.3f us, "
-                    "lost %.3f us\n",
+    fprintf(stderr,
+            "  pp2 over the fabric: healthy %.3f us; GPU 12 fails at %.3f us: JCT %.3f us, "
+            "lost %.3f us\n",
             h.jct_ps / 1e6, (T + T / 3) / 1e6, f.jct_ps / 1e6, f.lost_ps / 1e6);
     CHECK(f.completed);
     CHECK_EQ_U64(f.restarts, 1);

@@ -15,8 +15,14 @@ static double scratch[20000];
 
 static void test_no_failures_exact(void)
 {
-    goodput_in in = {.iter_s = 2.5, .iterations = 1000, .interval = 30, .write_s = 7,
-                     .restart_s = 600, .lambda_per_s = 0, .samples = 50, .seed = 1};
+    goodput_in in = {.iter_s = 2.5,
+                     .iterations = 1000,
+                     .interval = 30,
+                     .write_s = 7,
+                     .restart_s = 600,
+                     .lambda_per_s = 0,
+                     .samples = 50,
+                     .seed = 1};
     goodput_out o;
     CHECK(goodput_run(&in, scratch, &o) == 0);
     /* 33 checkpoints (after 30, 60, ..., 990), none after the last iteration */
@@ -38,16 +44,21 @@ static void test_matches_daly_closed_form(void)
         uint32_t I;
         uint64_t N;
     } c[] = {
-        {10, 30, 600, 3600 * 3.1, 100, 20000},   /* 16k GPUs at Llama 3's rate */
-        {10, 30, 600, 3600 * 50, 300, 100000},   /* 1k GPUs */
-        {1, 5, 60, 300, 20, 5000},               /* failures every 5 min: heavy losses */
-        {4, 0, 120, 7200, 1, 3000},              /* free checkpoints every iteration */
-        {3, 10, 100, 1000, 0, 200},              /* no checkpoint: all or nothing */
+        {10, 30, 600, 3600 * 3.1, 100, 20000}, /* 16k GPUs at Llama 3's rate */
+        {10, 30, 600, 3600 * 50, 300, 100000}, /* 1k GPUs */
+        {1, 5, 60, 300, 20, 5000},             /* failures every 5 min: heavy losses */
+        {4, 0, 120, 7200, 1, 3000},            /* free checkpoints every iteration */
+        {3, 10, 100, 1000, 0, 200},            /* no checkpoint: all or nothing */
     };
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
-        goodput_in in = {.iter_s = c[k].T, .iterations = c[k].N, .interval = c[k].I,
-                         .write_s = c[k].W, .restart_s = c[k].R,
-                         .lambda_per_s = 1.0 / c[k].mtbf, .samples = 20000, .seed = 7};
+        goodput_in in = {.iter_s = c[k].T,
+                         .iterations = c[k].N,
+                         .interval = c[k].I,
+                         .write_s = c[k].W,
+                         .restart_s = c[k].R,
+                         .lambda_per_s = 1.0 / c[k].mtbf,
+                         .samples = 20000,
+                         .seed = 7};
         goodput_out o;
         CHECK(goodput_run(&in, scratch, &o) == 0);
         double var = 0;
@@ -70,16 +81,22 @@ static void test_matches_daly_closed_form(void)
  * loses little goodput against it. */
 static void test_optimum_near_daly(void)
 {
-    goodput_in in = {.iter_s = 10, .iterations = 50000, .write_s = 60, .restart_s = 600,
-                     .lambda_per_s = 1.0 / (3600 * 10), .samples = 4000, .seed = 3};
+    goodput_in in = {.iter_s = 10,
+                     .iterations = 50000,
+                     .write_s = 60,
+                     .restart_s = 600,
+                     .lambda_per_s = 1.0 / (3600 * 10),
+                     .samples = 4000,
+                     .seed = 3};
     goodput_out best, at_daly;
     uint32_t I = goodput_optimize(&in, scratch, &best);
     double daly = goodput_daly_s(in.write_s, in.lambda_per_s) / in.iter_s;
     double young = goodput_young_s(in.write_s, in.lambda_per_s) / in.iter_s;
     in.interval = (uint32_t)floor(daly + 0.5);
     CHECK(goodput_run(&in, scratch, &at_daly) == 0);
-    fprintf(stderr, "  best interval %u iterations (goodput %.4f); Daly %.1f (goodput %.4f), Young "
-                    "%.1f\n",
+    fprintf(stderr,
+            "  best interval %u iterations (goodput %.4f); Daly %.1f (goodput %.4f), Young "
+            "%.1f\n",
             I, best.goodput_mean, daly, at_daly.goodput_mean, young);
     CHECK(I > 0);
     CHECK(I >= daly / 2 && I <= daly * 2);
@@ -91,8 +108,14 @@ static void test_optimum_near_daly(void)
 /* Failures far faster than a restart: refused, not sampled forever (every run ends). */
 static void test_hopeless_ends(void)
 {
-    goodput_in in = {.iter_s = 10, .iterations = 1000, .interval = 10, .write_s = 30,
-                     .restart_s = 600, .lambda_per_s = 1.0 / 10, .samples = 10, .seed = 1};
+    goodput_in in = {.iter_s = 10,
+                     .iterations = 1000,
+                     .interval = 10,
+                     .write_s = 30,
+                     .restart_s = 600,
+                     .lambda_per_s = 1.0 / 10,
+                     .samples = 10,
+                     .seed = 1};
     goodput_out o;
     CHECK(goodput_run(&in, scratch, &o) == -2);
     CHECK(goodput_optimize(&in, scratch, &o) == 0);
@@ -100,8 +123,14 @@ static void test_hopeless_ends(void)
 
 static void test_seeded(void)
 {
-    goodput_in in = {.iter_s = 10, .iterations = 5000, .interval = 50, .write_s = 30,
-                     .restart_s = 300, .lambda_per_s = 1.0 / 3600, .samples = 500, .seed = 11};
+    goodput_in in = {.iter_s = 10,
+                     .iterations = 5000,
+                     .interval = 50,
+                     .write_s = 30,
+                     .restart_s = 300,
+                     .lambda_per_s = 1.0 / 3600,
+                     .samples = 500,
+                     .seed = 11};
     goodput_out a, b;
     CHECK(goodput_run(&in, scratch, &a) == 0);
     CHECK(goodput_run(&in, scratch, &b) == 0);
@@ -142,12 +171,18 @@ static void test_from_run(void)
     CHECK(fabs(g->lambda_per_h - (8e-3 + 8e-4 + 16e-4 + 1e-3 + 5e-3)) < 1e-12);
     double T = (double)st->jobs[0].iterations[0].time_ps * 1e-12;
     CHECK(fabs(g->iter_s - T) < 1e-15);
-    goodput_in in = {.iter_s = g->iter_s, .iterations = 1000000, .interval = 500, .write_s = 2,
-                     .restart_s = 300, .lambda_per_s = g->lambda_per_h / 3600};
-    CHECK(fabs(g->at_interval.expected_s - goodput_expected_s(&in)) < 1e-9 * goodput_expected_s(&in));
+    goodput_in in = {.iter_s = g->iter_s,
+                     .iterations = 1000000,
+                     .interval = 500,
+                     .write_s = 2,
+                     .restart_s = 300,
+                     .lambda_per_s = g->lambda_per_h / 3600};
+    CHECK(fabs(g->at_interval.expected_s - goodput_expected_s(&in)) <
+          1e-9 * goodput_expected_s(&in));
     CHECK(g->best.goodput_mean >= g->at_interval.goodput_mean);
-    fprintf(stderr, "  T %.4g s, %.4g interruptions/h: interval 500 goodput %.4f, best %u: %.4f "
-                    "(Daly %.1f)\n",
+    fprintf(stderr,
+            "  T %.4g s, %.4g interruptions/h: interval 500 goodput %.4f, best %u: %.4f "
+            "(Daly %.1f)\n",
             g->iter_s, g->lambda_per_h, g->at_interval.goodput_mean, g->best_interval,
             g->best.goodput_mean, g->daly_iters);
     run_free(r);

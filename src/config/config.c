@@ -71,10 +71,9 @@ static const char *const HASHES[] = {"crc16", "crc32", "xor", "random", NULL};
 static const char *const HASH_FIELDS[] = {"src_ip",   "dst_ip",   "src_port",
                                           "dst_port", "protocol", NULL};
 static const char *const METRICS[] = {"queue", "utilization", NULL};
-static const char *const FAULT_KINDS[] = {"link-down",   "link-up",      "gpu-slow",
-                                          "pfc-storm",   "link-degraded", "link-ber",
-                                          "link-flap",   "switch-down",  "switch-drain",
-                                          "gpu-fail",    NULL};
+static const char *const FAULT_KINDS[] = {"link-down",     "link-up",  "gpu-slow",  "pfc-storm",
+                                          "link-degraded", "link-ber", "link-flap", "switch-down",
+                                          "switch-drain",  "gpu-fail", NULL};
 static const char *const BER_POINTS[] = {"post-fec", "pre-fec", NULL};
 static const char *const FORMATS[] = {"json", "csv",  "prom",   "trace",
                                       "pcap", "html", "sqlite", NULL};
@@ -108,9 +107,9 @@ const char *pattern_name(enum traffic_pattern p)
 
 /* --- allowed keys --------------------------------------------------------------------------- */
 
-static const char *const K_TOP[] = {"name",   "seed",      "stop_at",     "fabric",
-                                    "switch", "nic",       "loadbalance", "workload",
-                                    "faults", "telemetry", "output",      "goodput", NULL};
+static const char *const K_TOP[] = {"name",   "seed",        "stop_at",  "fabric", "switch",
+                                    "nic",    "loadbalance", "workload", "faults", "telemetry",
+                                    "output", "goodput",     NULL};
 static const char *const K_GOODPUT[] = {"job", "iterations", "samples", "rates", NULL};
 static const char *const K_RATES[] = {"gpu", "nic", "link", "switch", "host", "other", NULL};
 static const char *const K_FABRIC[] = {"preset",
@@ -188,9 +187,9 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
                                          "algorithm", "size", "ranks",    "channels",   "priority",
                                          "pxn",       "chunk", "reduce_rate", NULL};
 static const char *const K_JOB_TRAIN[] = {
-    "name",  "kind",        "start",        "iterations", "model",     "parallelism",
-    "micro_batch", "global_batch", "gpu", "ranks", "priority", "tp_per_layer", "optimizer",
-    "recompute", "bucket", "checkpoint", NULL};
+    "name",        "kind",         "start",  "iterations", "model",    "parallelism",
+    "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
+    "optimizer",   "recompute",    "bucket", "checkpoint", NULL};
 static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time", NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name", "kind",  "start", "iterations", "pattern",
                                             "size", "hosts", "load",  "priority", NULL};
@@ -208,13 +207,12 @@ static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NUL
 static const char *const K_FAULT_DEGRADED[] = {"at",    "kind",     "link", "fraction",
                                                "speed", "duration", NULL};
 static const char *const K_FAULT_BER[] = {"at", "kind", "link", "ber", "ber_at", "duration", NULL};
-static const char *const K_FAULT_FLAP[] = {"at",     "kind",     "link",   "period",
-                                           "down",   "duration", "detect", "converge",
-                                           "fast_reroute", NULL};
-static const char *const K_FAULT_SWITCH[] = {"at",       "kind",         "switch", "duration",
-                                             "detect",   "converge",     "fast_reroute", NULL};
-static const char *const K_FAULT_DRAIN[] = {"at",     "kind",     "switch", "duration", "wait",
-                                            "detect", "converge", NULL};
+static const char *const K_FAULT_FLAP[] = {"at",       "kind",   "link",     "period",       "down",
+                                           "duration", "detect", "converge", "fast_reroute", NULL};
+static const char *const K_FAULT_SWITCH[] = {"at",     "kind",     "switch",       "duration",
+                                             "detect", "converge", "fast_reroute", NULL};
+static const char *const K_FAULT_DRAIN[] = {"at",   "kind",   "switch",   "duration",
+                                            "wait", "detect", "converge", NULL};
 static const char *const K_FAULT_GPU_FAIL[] = {"at", "kind", "gpu", NULL};
 static const char *const K_TELEMETRY[] = {"sample_interval", "pcap", NULL};
 static const char *const K_PCAP[] = {"max_packets", "max_bytes", "snaplen", "filter", NULL};
@@ -1692,8 +1690,8 @@ static int parse_faults(ld *L, const cfg_node *root)
                         "| pfc-storm)");
         f->kind = (enum fault_kind)kind;
         static const char *const *allowed[FAULT_KINDS_N] = {
-            K_FAULT_LINK, K_FAULT_LINK,   K_FAULT_GPU,    K_FAULT_STORM, K_FAULT_DEGRADED,
-            K_FAULT_BER,  K_FAULT_FLAP,   K_FAULT_SWITCH, K_FAULT_DRAIN, K_FAULT_GPU_FAIL};
+            K_FAULT_LINK, K_FAULT_LINK, K_FAULT_GPU,    K_FAULT_STORM, K_FAULT_DEGRADED,
+            K_FAULT_BER,  K_FAULT_FLAP, K_FAULT_SWITCH, K_FAULT_DRAIN, K_FAULT_GPU_FAIL};
         char what[64];
         snprintf(what, sizeof what, "for a %s fault", FAULT_KINDS[kind]);
         TRY(check_keys(L, fm, ip, allowed[kind], what));

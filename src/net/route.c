@@ -175,8 +175,8 @@ void net_route_withdraw(net *n, node *sw, uint32_t port_index)
         return;
     uint32_t n_old = n->n_groups;
     uint32_t *remap = xmalloc(sizeof(uint32_t) * (n_old ? n_old : 1), "withdraw map");
-    uint32_t *members = xmalloc(sizeof(uint32_t) * (sw->n_ports ? sw->n_ports : 1),
-                                "next-hop scratch");
+    uint32_t *members =
+        xmalloc(sizeof(uint32_t) * (sw->n_ports ? sw->n_ports : 1), "next-hop scratch");
     for (uint32_t g = 0; g < n_old; g++)
         remap[g] = UINT32_MAX;
     for (uint32_t h = 0; h < n->n_hosts; h++) {
@@ -194,8 +194,8 @@ void net_route_withdraw(net *n, node *sw, uint32_t port_index)
             } else {
                 if (n->n_groups == n->cap_groups) {
                     n->cap_groups = n->cap_groups ? n->cap_groups * 2 : 256;
-                    n->groups = xrealloc(n->groups, sizeof(ecmp_group) * n->cap_groups,
-                                         "ECMP groups");
+                    n->groups =
+                        xrealloc(n->groups, sizeof(ecmp_group) * n->cap_groups, "ECMP groups");
                 }
                 ecmp_group *ng = &n->groups[n->n_groups];
                 ng->n = k;
@@ -233,8 +233,8 @@ void net_route(net *n)
     bool any_drained = false;
     for (uint32_t s = 0; s < n->n_switches; s++)
         any_drained |= n->switches[s]->drained;
-    uint32_t *dist2 = any_drained ? xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances")
-                                  : NULL;
+    uint32_t *dist2 =
+        any_drained ? xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances") : NULL;
 
     for (uint32_t h = 0; h < n->n_hosts; h++) {
         bfs(n, h, dist, queue, false);

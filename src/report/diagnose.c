@@ -284,8 +284,8 @@ static void rule_bit_errors(const run_stats *st, diagnosis *out, int *n, int max
                   "bit errors on %s%s: %" PRIu64 " frames failed the receiver's FCS check (a 4 "
                   "KiB frame is lost with probability %.3g), recovered by %" PRIu64
                   " retransmitted packets and %" PRIu64 " timeouts",
-                  f->target, nber > 1 ? " (and others)" : "", lost,
-                  f->frame_loss_4k, st->retransmitted_packets, st->rto_events);
+                  f->target, nber > 1 ? " (and others)" : "", lost, f->frame_loss_4k,
+                  st->retransmitted_packets, st->rto_events);
 }
 
 /* A degraded link (lanes down) that carried traffic: its frames took 1/fraction as long. Cost:
@@ -308,12 +308,12 @@ static void rule_degraded_link(const run_stats *st, diagnosis *out, int *n, int 
                 char r2[100];
                 snprintf(r2, sizeof r2, "%s-%s", peer, own);
                 if (!strcmp(t, f->target) || !strcmp(r2, f->target))
-                    bytes = bytes > st->ports[k].tx_wire_bytes ? bytes
-                                                                : st->ports[k].tx_wire_bytes;
+                    bytes = bytes > st->ports[k].tx_wire_bytes ? bytes : st->ports[k].tx_wire_bytes;
             }
         if (!bytes)
             continue;
-        double extra_s = (double)bytes * 8 * (1.0 / (double)f->rate_bps - 1.0 / (double)f->orig_rate_bps);
+        double extra_s =
+            (double)bytes * 8 * (1.0 / (double)f->rate_bps - 1.0 / (double)f->orig_rate_bps);
         sim_time extra = (sim_time)(extra_s * 1e12);
         char a[32], b[32], c[32];
         diagnosis *d = add(out, n, max, "degraded_link", capped(st, extra));
@@ -323,8 +323,7 @@ static void rule_degraded_link(const run_stats *st, diagnosis *out, int *n, int 
                       "busier direction carried took up to %s longer on the wire",
                       f->target, (double)f->rate_bps * 1e-9, (double)f->orig_rate_bps * 1e-9,
                       summary_fmt_time(a, sizeof a, f->at_ps),
-                      summary_fmt_bytes(b, sizeof b, bytes),
-                      summary_fmt_time(c, sizeof c, extra));
+                      summary_fmt_bytes(b, sizeof b, bytes), summary_fmt_time(c, sizeof c, extra));
         return;
     }
 }

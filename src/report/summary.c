@@ -182,9 +182,8 @@ void summary_fault_reroute(char *buf, size_t len, const cfg_fault *c, const faul
                  summary_fmt_time(a, sizeof a, c->detect_ps),
                  summary_fmt_time(b, sizeof b, c->converge_ps),
                  r->converged_ps != SIM_TIME_MAX ? ", last reconverged at " : " (not reached)",
-                 r->converged_ps != SIM_TIME_MAX
-                     ? summary_fmt_time(c3, sizeof c3, r->converged_ps)
-                     : "");
+                 r->converged_ps != SIM_TIME_MAX ? summary_fmt_time(c3, sizeof c3, r->converged_ps)
+                                                 : "");
 }
 
 /* "faults": what each fault did, and the timeline of fault events. */
@@ -680,9 +679,9 @@ static void write_faults_text(FILE *f, const scenario *sc, const run_stats *st)
             fprintf(f, "  %.6g -> %.6g Gb/s", (double)r->orig_rate_bps * 1e-9,
                     (double)r->rate_bps * 1e-9);
         if (c->kind == FAULT_LINK_BER)
-            fprintf(f, "  BER %.3g %s: 4 KiB frame loss %.3g, %" PRIu64 " frames corrupted",
-                    c->ber, c->ber_pre_fec ? "pre-FEC (RS(544,514))" : "post-FEC",
-                    r->frame_loss_4k, r->corrupted);
+            fprintf(f, "  BER %.3g %s: 4 KiB frame loss %.3g, %" PRIu64 " frames corrupted", c->ber,
+                    c->ber_pre_fec ? "pre-FEC (RS(544,514))" : "post-FEC", r->frame_loss_4k,
+                    r->corrupted);
         fputc('\n', f);
     }
     for (uint32_t j = 0; j < st->n_jobs; j++) {
@@ -718,16 +717,16 @@ static void write_goodput_text(FILE *f, const scenario *sc, const run_stats *st)
     fprintf(f,
             "           interval %u: wall-clock p50 %.4g h, p90 %.4g h (mean %.4g h, closed form "
             "%.4g h); goodput p50 %.1f %%, p90 %.1f %%\n",
-            g->interval, o->p50_s / 3600, o->p90_s / 3600, o->mean_s / 3600,
-            o->expected_s / 3600, 100 * o->goodput_p50, 100 * o->goodput_p90);
+            g->interval, o->p50_s / 3600, o->p90_s / 3600, o->mean_s / 3600, o->expected_s / 3600,
+            100 * o->goodput_p50, 100 * o->goodput_p90);
     o = &g->best;
     fprintf(f,
             "           best interval %u%s: p50 %.4g h, p90 %.4g h; goodput p50 %.1f %%, p90 "
             "%.1f %% (Young/Daly first-order optimum: %.1f / %.1f iterations)\n",
             g->best_interval,
             g->best_interval >= g->iterations ? " (never: the run is short against the MTBF)" : "",
-            o->p50_s / 3600, o->p90_s / 3600, 100 * o->goodput_p50,
-            100 * o->goodput_p90, g->young_iters, g->daly_iters);
+            o->p50_s / 3600, o->p90_s / 3600, 100 * o->goodput_p50, 100 * o->goodput_p90,
+            g->young_iters, g->daly_iters);
 }
 
 int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const char *const *files,

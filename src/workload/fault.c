@@ -21,13 +21,13 @@ typedef struct fault_ev {
     net *net;
     const cfg_fault *cfg;
     uint32_t index;
-    port *link;                /* link faults: the link's port on its first node */
-    node *sw;                  /* switch faults */
-    bool *took_down;           /* switch faults: per port of sw, the link this fault downed */
-    int phase;                 /* kind-specific; 0 = not started */
-    sim_time route_due;        /* latest change + detect + converge */
-    sim_time next_cycle;       /* link-flap: start of the next cycle */
-    port_ber ber[2];           /* link-ber: the two directions */
+    port *link;          /* link faults: the link's port on its first node */
+    node *sw;            /* switch faults */
+    bool *took_down;     /* switch faults: per port of sw, the link this fault downed */
+    int phase;           /* kind-specific; 0 = not started */
+    sim_time route_due;  /* latest change + detect + converge */
+    sim_time next_cycle; /* link-flap: start of the next cycle */
+    port_ber ber[2];     /* link-ber: the two directions */
 } fault_ev;
 
 struct faults {
@@ -440,8 +440,8 @@ static int fault_check(net *n, const scenario *sc, uint32_t i, fault_ev *fe, err
             return 0;
         snprintf(key, sizeof key, "faults.%u.fraction", i);
         return config_error_at(sc, e, key,
-                               "faults[%u].fraction: %g of the link's %llu bps leaves no speed",
-                               i, c->fraction, (unsigned long long)fe->link->rate_bps);
+                               "faults[%u].fraction: %g of the link's %llu bps leaves no speed", i,
+                               c->fraction, (unsigned long long)fe->link->rate_bps);
     }
     case FAULT_SWITCH_DOWN:
     case FAULT_SWITCH_DRAIN:
@@ -512,10 +512,9 @@ faults *faults_new(net *n, const scenario *sc, err *e)
         if (fe->sw)
             fe->took_down = xcalloc(fe->sw->n_ports, sizeof(bool), "switch fault ports");
         if (c->kind == FAULT_LINK_DEGRADED)
-            rec->rate_bps = c->speed_bps ? c->speed_bps
-                                         : (uint64_t)floor((double)fe->link->rate_bps *
-                                                               c->fraction +
-                                                           0.5);
+            rec->rate_bps = c->speed_bps
+                                ? c->speed_bps
+                                : (uint64_t)floor((double)fe->link->rate_bps * c->fraction + 0.5);
         if (c->kind == FAULT_LINK_BER) {
             for (int d = 0; d < 2; d++) {
                 rng_init(&fe->ber[d].rng, sc->seed, RNG_ID(RNG_KIND_FAULT, 2ull * i + d));

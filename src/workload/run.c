@@ -476,10 +476,14 @@ static void goodput_collect(run *r)
     for (uint32_t k = 0; k < jr->n_iterations; k++)
         sum += jr->iterations[k].time_ps;
     gr->iter_s = (double)sum / jr->n_iterations * 1e-12;
-    goodput_in in = {.iter_s = gr->iter_s, .iterations = g->iterations,
-                     .interval = cj->ckpt_interval, .write_s = gr->write_s,
-                     .restart_s = gr->restart_s, .lambda_per_s = gr->lambda_per_h / 3600.0,
-                     .samples = g->samples, .seed = sc->seed};
+    goodput_in in = {.iter_s = gr->iter_s,
+                     .iterations = g->iterations,
+                     .interval = cj->ckpt_interval,
+                     .write_s = gr->write_s,
+                     .restart_s = gr->restart_s,
+                     .lambda_per_s = gr->lambda_per_h / 3600.0,
+                     .samples = g->samples,
+                     .seed = sc->seed};
     double *scratch = xmalloc(sizeof(double) * g->samples, "goodput samples");
     int rc = goodput_run(&in, scratch, &gr->at_interval);
     if (rc == 0) {
@@ -758,8 +762,7 @@ static void collect(run *r)
         const fault_log *fl = faults_timeline(r->faults, &n_log, NULL);
         for (uint32_t k = 0; k < sc->n_faults; k++) {
             char row[80];
-            snprintf(row, sizeof row, "%s %s", fault_kind_name(sc->faults[k].kind),
-                     fr[k].target);
+            snprintf(row, sizeof row, "%s %s", fault_kind_name(sc->faults[k].kind), fr[k].target);
             uint32_t tid = trace_thread(tw, pid, row);
             if (fr[k].fired) {
                 sim_time end = fr[k].end_ps != SIM_TIME_MAX ? fr[k].end_ps : r->sim.now;

@@ -108,14 +108,14 @@ struct train_exec {
     sim_time start_ps, end_ps;
     bool started, finished;
     /* checkpoint/restart (gpu-fail) */
-    event ckpt_ev;              /* a checkpoint write ends, or the restart begins */
-    int ckpt_phase;             /* 0 idle, 1 writing, 2 waiting for the restart */
-    bool dead;                  /* stopped by a failed GPU, not yet restarted */
-    bool restart_due;           /* the restart time has passed; waits for stale messages */
-    uint32_t last_ckpt;         /* iterations the last checkpoint holds */
-    sim_time resume_ps;         /* when the state of last_ckpt was reached (write ended) */
-    uint64_t outstanding;       /* messages posted and not yet completed */
-    uint64_t stale;             /* of them, posted before the failure: discarded */
+    event ckpt_ev;        /* a checkpoint write ends, or the restart begins */
+    int ckpt_phase;       /* 0 idle, 1 writing, 2 waiting for the restart */
+    bool dead;            /* stopped by a failed GPU, not yet restarted */
+    bool restart_due;     /* the restart time has passed; waits for stale messages */
+    uint32_t last_ckpt;   /* iterations the last checkpoint holds */
+    sim_time resume_ps;   /* when the state of last_ckpt was reached (write ended) */
+    uint64_t outstanding; /* messages posted and not yet completed */
+    uint64_t stale;       /* of them, posted before the failure: discarded */
     uint32_t restarts, ckpt_writes;
     sim_time ckpt_ps, lost_ps, restart_ps, fail_at;
     void (*on_finish)(void *ctx); /* called once the last iteration has completed */
