@@ -222,7 +222,7 @@ typedef struct run_stats {
     sim_time reroute_ps;        /* Σ over them of the window in which traffic still hashed onto
                                  * the dead link (detect + converge, cut at the end) */
     bool fault_link_local;      /* the first one was repaired locally at once (fast reroute) */
-    char fault_link[64];        /* the first: "leaf0-spine1", "switch spine2", "x-y (flapping)" */
+    char fault_link[80];        /* the first: "leaf0-spine1", "switch spine2", "x-y (flapping)" */
     /* every fault of the scenario: what it did (fault.h), and the timeline of fault events;
      * owned by the run (valid until run_free) */
     uint32_t n_faults;
