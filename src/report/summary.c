@@ -682,6 +682,13 @@ static void write_faults_text(FILE *f, const scenario *sc, const run_stats *st)
             fprintf(f, "  BER %.3g %s: 4 KiB frame loss %.3g, %" PRIu64 " frames corrupted", c->ber,
                     c->ber_pre_fec ? "pre-FEC (RS(544,514))" : "post-FEC", r->frame_loss_4k,
                     r->corrupted);
+        if (c->kind == FAULT_GPU_FAIL)
+            fputs("  the GPU stopped (its jobs below)", f);
+        if (c->kind == FAULT_GPU_SLOW)
+            fprintf(f, "  compute %.3gx slower", c->factor);
+        if (c->kind == FAULT_PFC_STORM)
+            fprintf(f, "  PAUSE storm%s%s", r->end_ps != SIM_TIME_MAX ? " until " : "",
+                    r->end_ps != SIM_TIME_MAX ? summary_fmt_time(a, sizeof a, r->end_ps) : "");
         fputc('\n', f);
     }
     for (uint32_t j = 0; j < st->n_jobs; j++) {
