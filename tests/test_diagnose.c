@@ -309,6 +309,79 @@ static void test_link_fault_run(void)
     CHECK(run_fires(y, "link_fault", NULL) == 0);
 }
 
+/* A flapping link and a switch loss are link faults too; a drained switch is not. */
+static void test_link_fault_kinds_run(void)
+{
+    char y[1024];
+    snprintf(y, sizeof y, "%s%s", faults_base,
+             "faults: [{at: 20us, kind: link-flap, link: leaf0-spine0, period: 40us,"
+             " duration: 100us, detect: 20us, converge: 20us}]\n");
+    CHECK(run_fires(y, "link_fault", NULL) == 1);
+    snprintf(y, sizeof y, "%s%s", faults_base,
+             "faults: [{at: 20us, kind: switch-down, switch: spine1, detect: 20us,"
+             " converge: 20us}]\n");
+    CHECK(run_fires(y, "link_fault", NULL) == 1);
+    snprintf(y, sizeof y, "%s%s", faults_base,
+             "faults: [{at: 20us, kind: switch-drain, switch: spine1, converge: 20us,"
+             " wait: 20us, duration: 50us}]\n");
+    CHECK(run_fires(y, "link_fault", NULL) == 0);
+}
+
+/* Bit errors: fires with frames corrupted; silent when the BER (pre-FEC, corrected by the
+ * RS(544,514) FEC) corrupts none. */
+static void test_bit_errors_run(void)
+{
+    char y[1024];
+    snprintf(y, sizeof y, "%s%s", faults_base,
+             "faults: [{at: 0s, kind: link-ber, link: leaf0-spine1, ber: 1e-6}]\n");
+    sim_time cost = 0;
+    CHECK(run_fires(y, "bit_errors", &cost) == 1);
+    snprintf(y, sizeof y, "%s%s", faults_base,
+             "faults: [{at: 0s, kind: link-ber, link: leaf0-spine1, ber: 1e-5,"
+             " ber_at: pre-fec}]\n");
+    CHECK(run_fires(y, "bit_errors", NULL) == 0);
+    CHECK(run_fires(faults_base, "bit_errors", NULL) == 0);
+}
+
+/* A degraded link that carried the traffic fires; one no traffic crossed stays silent. */
+static void test_degraded_link_run(void)
+{
+    static const char one[] =
+        "fabric: {preset: single-switch, servers: 3, gpus_per_server: 1, host_link: 100Gbps}\n"
+        "nic: {cc: none}\n"
+        "workload: [{name: one, kind: traffic, pattern: incast, size: 4MB, hosts: [0, 1]}]\n";
+    char y[1024];
+    snprintf(y, sizeof y, "%s%s", one,
+             "faults: [{at: 0s, kind: link-degraded, link: sw0-h0, fraction: 0.5}]\n");
+    sim_time cost = 0;
+    CHECK(run_fires(y, "degraded_link", &cost) == 1);
+    /* 4 MB over a 50G instead of a 100G wire: about 320 us more (frames and headers) */
+    CHECK(cost > 300 * SIM_US && cost < 350 * SIM_US);
+    snprintf(y, sizeof y, "%s%s", one,
+             "faults: [{at: 0s, kind: link-degraded, link: sw0-h2, fraction: 0.5}]\n");
+    CHECK(run_fires(y, "degraded_link", NULL) == 0);
+}
+
+/* GPU failure: the restart's lost work and restart time are the cost; a failed GPU outside the
+ * job says nothing. */
+static void test_gpu_failure_run(void)
+{
+    static const char tr[] =
+        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
+        "workload:\n"
+        "  - {kind: training, ranks: 0-3, parallelism: {tp: 4}, global_batch: 2, iterations: 4,\n"
+        "     model: {params: 1e9, layers: 4, hidden: 1024, seq_len: 512},\n"
+        "     checkpoint: {interval: 1, write_time: 10us, restart_time: 1ms}}\n";
+    char y[1024];
+    snprintf(y, sizeof y, "%s%s", tr, "faults: [{at: 3ms, kind: gpu-fail, gpu: 2}]\n");
+    sim_time cost = 0;
+    CHECK(run_fires(y, "gpu_failure", &cost) == 1);
+    CHECK(cost > SIM_MS); /* the restart and the lost work */
+    snprintf(y, sizeof y, "%s%s", tr, "faults: [{at: 3ms, kind: gpu-fail, gpu: 6}]\n");
+    CHECK(run_fires(y, "gpu_failure", NULL) == 0);
+    CHECK(run_fires(tr, "gpu_failure", NULL) == 0);
+}
+
 static void test_pfc_storm_run(void)
 {
     static const char base[] =
@@ -419,6 +492,10 @@ int main(void)
     TEST_RUN(test_pfc_spreading_thresholds);
     TEST_RUN(test_incast_run);
     TEST_RUN(test_link_fault_run);
+    TEST_RUN(test_link_fault_kinds_run);
+    TEST_RUN(test_bit_errors_run);
+    TEST_RUN(test_degraded_link_run);
+    TEST_RUN(test_gpu_failure_run);
     TEST_RUN(test_pfc_storm_run);
     TEST_RUN(test_dcqcn_hold_run);
     TEST_RUN(test_pfc_spreading_run);

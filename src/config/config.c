@@ -78,7 +78,10 @@ static const char *const HASHES[] = {"crc16", "crc32", "xor", "random", NULL};
 static const char *const HASH_FIELDS[] = {"src_ip",   "dst_ip",   "src_port",
                                           "dst_port", "protocol", NULL};
 static const char *const METRICS[] = {"queue", "utilization", NULL};
-static const char *const FAULT_KINDS[] = {"link-down", "link-up", "gpu-slow", "pfc-storm", NULL};
+static const char *const FAULT_KINDS[] = {"link-down",     "link-up",  "gpu-slow",  "pfc-storm",
+                                          "link-degraded", "link-ber", "link-flap", "switch-down",
+                                          "switch-drain",  "gpu-fail", NULL};
+static const char *const BER_POINTS[] = {"post-fec", "pre-fec", NULL};
 static const char *const FORMATS[] = {"json", "csv",  "prom",   "trace",
                                       "pcap", "html", "sqlite", NULL};
 static const char *const MODEL_PRESETS[] = {"llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b",
@@ -87,6 +90,10 @@ static const char *const MODEL_PRESETS[] = {"llama3-8b", "llama3-70b", "llama3-4
 const char *preset_name(enum fabric_preset p)
 {
     return (unsigned)p < 6 ? PRESETS[p] : "?";
+}
+const char *fault_kind_name(enum fault_kind k)
+{
+    return (unsigned)k < FAULT_KINDS_N ? FAULT_KINDS[k] : "?";
 }
 const char *job_kind_name(enum job_kind k)
 {
@@ -109,7 +116,9 @@ const char *pattern_name(enum traffic_pattern p)
 
 static const char *const K_TOP[] = {"name",   "seed",        "stop_at",  "fabric", "switch",
                                     "nic",    "loadbalance", "workload", "faults", "telemetry",
-                                    "output", "plan",        "devices",  NULL};
+                                    "output", "plan",        "devices",  "goodput", NULL};
+static const char *const K_GOODPUT[] = {"job", "iterations", "samples", "rates", NULL};
+static const char *const K_RATES[] = {"gpu", "nic", "link", "switch", "host", "other", NULL};
 static const char *const K_FABRIC[] = {"preset",
                                        "servers",
                                        "gpus_per_server",
@@ -190,8 +199,9 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
 static const char *const K_JOB_TRAIN[] = {
     "name",        "kind",         "start",  "iterations", "model",    "parallelism",
     "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
-    "optimizer",   "recompute",    "bucket", "moe",        NULL};
+    "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", NULL};
 static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
+static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time", NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
                                             "size",     "hosts", "load",  "priority",   "size_cdf",
                                             "duration", "count", NULL};
@@ -202,9 +212,20 @@ static const char *const PAR_ORDERS[] = {"tp-dp-pp", "tp-pp-dp", NULL};
 static const char *const PAR_PLACEMENTS[] = {"contiguous", "scattered", NULL};
 static const char *const OPTIMIZERS[] = {"replicated", "sharded", NULL};
 static const char *const K_GPU[] = {"peak_tflops", "mfu", NULL};
-static const char *const K_FAULT_LINK[] = {"at", "kind", "link", "detect", "converge", NULL};
+static const char *const K_FAULT_LINK[] = {"at",       "kind",         "link", "detect",
+                                           "converge", "fast_reroute", NULL};
 static const char *const K_FAULT_GPU[] = {"at", "kind", "gpu", "factor", NULL};
 static const char *const K_FAULT_STORM[] = {"at", "kind", "nic", "duration", NULL};
+static const char *const K_FAULT_DEGRADED[] = {"at",    "kind",     "link", "fraction",
+                                               "speed", "duration", NULL};
+static const char *const K_FAULT_BER[] = {"at", "kind", "link", "ber", "ber_at", "duration", NULL};
+static const char *const K_FAULT_FLAP[] = {"at",       "kind",   "link",     "period",       "down",
+                                           "duration", "detect", "converge", "fast_reroute", NULL};
+static const char *const K_FAULT_SWITCH[] = {"at",     "kind",     "switch",       "duration",
+                                             "detect", "converge", "fast_reroute", NULL};
+static const char *const K_FAULT_DRAIN[] = {"at",   "kind",   "switch",   "duration",
+                                            "wait", "detect", "converge", NULL};
+static const char *const K_FAULT_GPU_FAIL[] = {"at", "kind", "gpu", NULL};
 static const char *const K_TELEMETRY[] = {"sample_interval", "pcap", NULL};
 static const char *const K_PCAP[] = {"max_packets", "max_bytes", "snaplen", "filter", NULL};
 static const char *const K_OUTPUT[] = {"dir", "formats", NULL};
@@ -1503,6 +1524,33 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     TRY(get_bool(L, jm, jp, "recompute", &j->recompute));
     j->bucket_bytes = 25000000;
     TRY(get_unit_pos(L, jm, jp, "bucket", SIZE, &j->bucket_bytes, NULL));
+    {
+        /* checkpoint/restart (Megatron-LM --save-interval is in iterations) */
+        const cfg_node *ck;
+        char cp[PATHLEN];
+        TRY(get_map(L, jm, jp, "checkpoint", K_CKPT, &ck, cp));
+        if (ck) {
+            const cfg_node *rt = NULL, *sz = NULL;
+            j->ckpt = true;
+            TRY(get_u32(L, ck, cp, "interval", 1, UINT32_MAX, &j->ckpt_interval, NULL));
+            TRY(get_unit(L, ck, cp, "write_time", TIME, &j->ckpt_write_ps, NULL));
+            TRY(get_unit(L, ck, cp, "restart_time", TIME, &j->ckpt_restart_ps, &rt));
+            uint64_t size = 0;
+            TRY(get_unit(L, ck, cp, "size", SIZE, &size, &sz));
+            if (sz) {
+                char kp[PATHLEN];
+                sub(kp, cp, "size");
+                return fail(L, sz, kp,
+                            "a checkpoint written over a storage network is not available yet "
+                            "in this version (the fabric has no storage network): give "
+                            "write_time, the time every GPU stalls per checkpoint");
+            }
+            if (!rt)
+                return fail(L, ck, cp,
+                            "missing required key \"restart_time\" (from a failure to the "
+                            "restarted job's first step, e.g. restart_time: 600s)");
+        }
+    }
     TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
     TRY(get_job_priority(L, jm, jp, j));
     TRY(get_u32(L, jm, jp, "micro_batch", 1, 1u << 20, &j->micro_batch, NULL));
@@ -1794,30 +1842,40 @@ static int parse_faults(ld *L, const cfg_node *root)
         TRY(get_enum(L, fm, ip, "kind", FAULT_KINDS, &kind, NULL));
         if (kind < 0)
             return fail(L, fm, ip,
-                        "missing required key \"kind\" (link-down | link-up | gpu-slow | "
-                        "pfc-storm)");
+                        "missing required key \"kind\" (link-down | link-up | link-degraded | "
+                        "link-ber | link-flap | switch-down | switch-drain | gpu-slow | gpu-fail "
+                        "| pfc-storm)");
         f->kind = (enum fault_kind)kind;
-        static const char *const *allowed[] = {K_FAULT_LINK, K_FAULT_LINK, K_FAULT_GPU,
-                                               K_FAULT_STORM};
-        static const char *const what[] = {"for a link-down fault", "for a link-up fault",
-                                           "for a gpu-slow fault", "for a pfc-storm fault"};
-        TRY(check_keys(L, fm, ip, allowed[kind], what[kind]));
+        static const char *const *allowed[FAULT_KINDS_N] = {
+            K_FAULT_LINK, K_FAULT_LINK, K_FAULT_GPU,    K_FAULT_STORM, K_FAULT_DEGRADED,
+            K_FAULT_BER,  K_FAULT_FLAP, K_FAULT_SWITCH, K_FAULT_DRAIN, K_FAULT_GPU_FAIL};
+        char what[64];
+        snprintf(what, sizeof what, "for a %s fault", FAULT_KINDS[kind]);
+        TRY(check_keys(L, fm, ip, allowed[kind], what));
         const cfg_node *at;
         f->at_ps = SIM_TIME_MAX;
         TRY(get_unit(L, fm, ip, "at", TIME, &f->at_ps, &at));
         if (!at)
             return fail(L, fm, ip, "missing required key \"at\" (e.g. at: 2ms)");
         const char *req = NULL;
+        /* Detection and convergence of a failure the switches learn about from the control
+         * plane: BFD at 300 ms x 3 is common practice, but AI fabrics run it at its fast end
+         * (RFC 5880 allows sub-ms intervals; vendors support 3 x 300 us hardware BFD), so a 1 ms
+         * detection; then a BGP update and FIB reprogramming across the fabric (a few ms in a
+         * two- or three-tier Clos with RFC 7938 eBGP, as Meta's and Alibaba's reports measure
+         * convergence in milliseconds). */
+        f->detect_ps = 1 * SIM_MS;
+        f->converge_ps = 4 * SIM_MS;
+        /* Local repair: a switch sees its own port go down at the PHY (loss of signal) and
+         * removes it from its ECMP groups in hardware without waiting for routing (Broadcom
+         * "ECMP fast failover"/SONiC next-hop-group member removal on oper-down). */
+        f->fast_reroute = true;
+        f->duration_ps = SIM_TIME_MAX;
+        bool has_link = false, has_switch = false, has_route = false;
         switch (f->kind) {
         case FAULT_LINK_DOWN:
         case FAULT_LINK_UP:
-            TRY(get_str(L, fm, ip, "link", &f->link, NULL));
-            f->detect_ps = 1 * SIM_MS;
-            f->converge_ps = 4 * SIM_MS;
-            TRY(get_unit(L, fm, ip, "detect", TIME, &f->detect_ps, NULL));
-            TRY(get_unit(L, fm, ip, "converge", TIME, &f->converge_ps, NULL));
-            if (!f->link)
-                req = "link\" (e.g. link: leaf0-spine1";
+            has_link = has_route = true;
             break;
         case FAULT_GPU_SLOW: {
             const cfg_node *g = NULL;
@@ -1831,18 +1889,166 @@ static int parse_faults(ld *L, const cfg_node *root)
                 req = "factor\" (e.g. factor: 1.3 for 30% slower";
             break;
         }
+        case FAULT_GPU_FAIL: {
+            const cfg_node *g = NULL;
+            TRY(get_u32(L, fm, ip, "gpu", 0, UINT32_MAX, &f->gpu, &g));
+            if (!g)
+                req = "gpu\" (the global GPU index";
+            break;
+        }
         case FAULT_PFC_STORM: {
             const cfg_node *nn = NULL;
-            f->duration_ps = SIM_TIME_MAX;
             TRY(get_u32(L, fm, ip, "nic", 0, UINT32_MAX, &f->nic, &nn));
             TRY(get_unit_pos(L, fm, ip, "duration", TIME, &f->duration_ps, NULL));
             if (!nn)
                 req = "nic\" (the NIC port index";
             break;
         }
+        case FAULT_LINK_DEGRADED: {
+            const cfg_node *sp = NULL;
+            has_link = true;
+            f->fraction = 0;
+            TRY(get_num(L, fm, ip, "fraction", 0, true, 1, true,
+                        "a share of the link's speed between 0 and 1 (0.75 = 3 of 4 lanes)",
+                        &f->fraction));
+            TRY(get_unit_pos(L, fm, ip, "speed", RATE, &f->speed_bps, &sp));
+            TRY(get_unit_pos(L, fm, ip, "duration", TIME, &f->duration_ps, NULL));
+            if (sp && f->fraction != 0) {
+                char kp[PATHLEN];
+                sub(kp, ip, "speed");
+                return fail(L, sp, kp, "give fraction or speed, not both");
+            }
+            if (f->fraction == 0 && !sp)
+                req = "fraction\" or \"speed\" (e.g. fraction: 0.75 for a 400G port on 3 of 4 "
+                      "lanes, or speed: 300Gbps";
+            break;
+        }
+        case FAULT_LINK_BER: {
+            has_link = true;
+            f->ber = 0;
+            int at_pt = 0;
+            TRY(get_num(L, fm, ip, "ber", 0, true, 0.5, false,
+                        "a bit error rate above 0 and at most 0.5 (e.g. 1e-8)", &f->ber));
+            TRY(get_enum(L, fm, ip, "ber_at", BER_POINTS, &at_pt, NULL));
+            f->ber_pre_fec = at_pt == 1;
+            TRY(get_unit_pos(L, fm, ip, "duration", TIME, &f->duration_ps, NULL));
+            if (f->ber == 0)
+                req = "ber\" (e.g. ber: 1e-8";
+            break;
+        }
+        case FAULT_LINK_FLAP: {
+            const cfg_node *pn = NULL, *dn = NULL, *du = NULL;
+            has_link = has_route = true;
+            f->period_ps = 0;
+            TRY(get_unit_pos(L, fm, ip, "period", TIME, &f->period_ps, &pn));
+            TRY(get_unit_pos(L, fm, ip, "down", TIME, &f->down_ps, &dn));
+            TRY(get_unit_pos(L, fm, ip, "duration", TIME, &f->duration_ps, &du));
+            if (!pn) {
+                req = "period\" (one down-and-up cycle, e.g. period: 2ms";
+            } else if (!du) {
+                req = "duration\" (how long it flaps, e.g. duration: 20ms";
+            } else if (!dn) {
+                f->down_ps = f->period_ps / 2;
+                if (!f->down_ps)
+                    return fail(L, pn, ip, "faults[%u].period: too short to be halved", i);
+            } else if (f->down_ps >= f->period_ps) {
+                char kp[PATHLEN];
+                sub(kp, ip, "down");
+                return fail(L, dn, kp,
+                            "expected a time shorter than period (the link must come back "
+                            "up in every cycle; use link-down for a link that stays down)");
+            }
+            break;
+        }
+        case FAULT_SWITCH_DOWN:
+            has_switch = has_route = true;
+            TRY(get_unit_pos(L, fm, ip, "duration", TIME, &f->duration_ps, NULL));
+            break;
+        case FAULT_SWITCH_DRAIN: {
+            const cfg_node *du = NULL;
+            has_switch = has_route = true;
+            /* after the routes moved away, the operator waits for the switch's queues to empty
+             * before the reload: 1 ms drains a full 64 MiB buffer at 512 Gb/s and more */
+            f->wait_ps = 1 * SIM_MS;
+            TRY(get_unit(L, fm, ip, "wait", TIME, &f->wait_ps, NULL));
+            TRY(get_unit_pos(L, fm, ip, "duration", TIME, &f->duration_ps, &du));
+            if (!du)
+                req = "duration\" (how long the switch is down for its upgrade, e.g. "
+                      "duration: 5ms";
+            break;
+        }
+        case FAULT_KINDS_N:
+            break;
+        }
+        if (has_link) {
+            TRY(get_str(L, fm, ip, "link", &f->link, NULL));
+            if (!f->link && !req)
+                req = "link\" (e.g. link: leaf0-spine1";
+        }
+        if (has_switch) {
+            TRY(get_str(L, fm, ip, "switch", &f->sw, NULL));
+            if (!f->sw && !req)
+                req = "switch\" (the switch's name, e.g. switch: spine0";
+        }
+        if (has_route) {
+            TRY(get_unit(L, fm, ip, "detect", TIME, &f->detect_ps, NULL));
+            TRY(get_unit(L, fm, ip, "converge", TIME, &f->converge_ps, NULL));
+            if (f->kind != FAULT_SWITCH_DRAIN)
+                TRY(get_bool(L, fm, ip, "fast_reroute", &f->fast_reroute));
         }
         if (req)
             return fail(L, fm, ip, "missing required key \"%s)", req);
+    }
+    return ERR_OK;
+}
+
+/*
+ * goodput. Default interruption rates per component-hour, from the 54-day Llama 3 405B
+ * pre-training on 16,384 H100 GPUs in 2,048 servers (Meta, "The Llama 3 Herd of Models", 2024,
+ * Table 5: 419 unexpected interruptions; 21.23 M GPU-hours): GPU 262 (faulty GPU 148, HBM3 72,
+ * SRAM 19, GSP 17, thermal/sensor 6) / 21.23 M GPU-h = 1.234e-5; NIC 7 / 21.23 M NIC-h (one per
+ * GPU) = 3.30e-7; network switch/cable 35, counted per host link (one per GPU; the report does
+ * not split switches from cables, so `switch` defaults to 0 and the figure lives in `link`)
+ * = 1.65e-6; host 46 (maintenance 32, SSD 3, power 3, chassis 2, IO board 2, CPU 2, memory 2)
+ * / 2.654 M server-hours = 1.733e-5; other 69 (software 54, NCCL watchdog 7, silent data
+ * corruption 6, dependency 2) per GPU-hour = 3.25e-6. Together: one interruption every 3.1 h
+ * at 16k GPUs, as the report says.
+ */
+static int parse_goodput(ld *L, const cfg_node *root)
+{
+    scenario *sc = L->sc;
+    cfg_goodput *g = &sc->goodput;
+    const cfg_node *m, *rm, *it;
+    char p[PATHLEN], rp[PATHLEN];
+    g->samples = 1000;
+    g->rate_gpu = 1.234e-5;
+    g->rate_nic = 3.30e-7;
+    g->rate_link = 1.65e-6;
+    g->rate_switch = 0;
+    g->rate_host = 1.733e-5;
+    g->rate_other = 3.25e-6;
+    TRY(get_map(L, root, "", "goodput", K_GOODPUT, &m, p));
+    if (!m)
+        return ERR_OK;
+    g->on = true;
+    g->line = m->line;
+    g->col = m->col;
+    TRY(get_str(L, m, p, "job", &g->job, NULL));
+    TRY(get_u64(L, m, p, "iterations", 1, 1000000000000ull, &g->iterations, &it));
+    if (!it)
+        return fail(L, m, p,
+                    "missing required key \"iterations\" (how many training iterations the "
+                    "run must complete, e.g. iterations: 100000)");
+    TRY(get_u32(L, m, p, "samples", 1, 1000000, &g->samples, NULL));
+    TRY(get_map(L, m, p, "rates", K_RATES, &rm, rp));
+    if (rm) {
+        static const char *const what = "interruptions per component and hour, >= 0 (e.g. 1.2e-5)";
+        TRY(get_num(L, rm, rp, "gpu", 0, false, 1e3, false, what, &g->rate_gpu));
+        TRY(get_num(L, rm, rp, "nic", 0, false, 1e3, false, what, &g->rate_nic));
+        TRY(get_num(L, rm, rp, "link", 0, false, 1e3, false, what, &g->rate_link));
+        TRY(get_num(L, rm, rp, "switch", 0, false, 1e3, false, what, &g->rate_switch));
+        TRY(get_num(L, rm, rp, "host", 0, false, 1e3, false, what, &g->rate_host));
+        TRY(get_num(L, rm, rp, "other", 0, false, 1e3, false, what, &g->rate_other));
     }
     return ERR_OK;
 }
@@ -2262,14 +2468,39 @@ static int check_time_sums(ld *L)
     scenario *sc = L->sc;
     for (uint32_t i = 0; i < sc->n_faults; i++) {
         const cfg_fault *f = &sc->faults[i];
-        sim_time sum = f->at_ps;
+        /* up to six terms of at most 2^62 each: summed in 128 bits, never wraps */
+        unsigned __int128 sum = f->at_ps;
         const char *terms = NULL;
-        if (f->kind == FAULT_LINK_DOWN || f->kind == FAULT_LINK_UP) {
-            sum += f->detect_ps + f->converge_ps;
+        unsigned __int128 route = (unsigned __int128)f->detect_ps + f->converge_ps;
+        bool until_end = f->duration_ps == SIM_TIME_MAX;
+        switch (f->kind) {
+        case FAULT_LINK_DOWN:
+        case FAULT_LINK_UP:
+            sum += route;
             terms = "at + detect + converge";
-        } else if (f->kind == FAULT_PFC_STORM && f->duration_ps != SIM_TIME_MAX) {
-            sum += f->duration_ps;
-            terms = "at + duration";
+            break;
+        case FAULT_PFC_STORM:
+        case FAULT_LINK_DEGRADED:
+        case FAULT_LINK_BER:
+            if (!until_end) {
+                sum += f->duration_ps;
+                terms = "at + duration";
+            }
+            break;
+        case FAULT_LINK_FLAP:
+            sum += (unsigned __int128)f->duration_ps + f->period_ps + route;
+            terms = "at + duration + period + detect + converge";
+            break;
+        case FAULT_SWITCH_DOWN:
+            sum += (until_end ? 0 : f->duration_ps) + route;
+            terms = until_end ? "at + detect + converge" : "at + duration + detect + converge";
+            break;
+        case FAULT_SWITCH_DRAIN:
+            sum += (unsigned __int128)f->converge_ps + f->wait_ps + f->duration_ps + route;
+            terms = "at + converge + wait + duration + detect + converge";
+            break;
+        default:
+            break;
         }
         if (!terms || sum <= SIM_TIME_INPUT_MAX)
             continue;
@@ -2306,6 +2537,7 @@ static int parse_root(ld *L)
     TRY(parse_lb(L, root));
     TRY(parse_workload(L, root));
     TRY(parse_faults(L, root));
+    TRY(parse_goodput(L, root));
     TRY(parse_telemetry(L, root));
     TRY(parse_output(L, root));
     TRY(parse_plan(L, root));

@@ -253,6 +253,12 @@ typedef struct cfg_job {
     bool opt_sharded;               /* optimizer: sharded (reduce_scatter + all_gather) */
     bool recompute;                 /* default false */
     uint64_t bucket_bytes;          /* DP gradient bucket, default 25 MB */
+    /* training: checkpoint/restart (gpu-fail). Without `checkpoint` a failed GPU fails the job. */
+    bool ckpt;                      /* a checkpoint block was given */
+    uint32_t ckpt_interval;         /* iterations between checkpoints; 0 = none written (a
+                                     * restart starts over from iteration 0) */
+    sim_time ckpt_write_ps;         /* every GPU stalls this long per checkpoint, default 0 */
+    sim_time ckpt_restart_ps;       /* from the failure to the restarted job's first step */
     /* traffic */
     enum traffic_pattern pattern;   /* default permutation */
     cfg_index_set hosts;            /* default all */
@@ -262,18 +268,45 @@ typedef struct cfg_job {
     uint64_t count;                 /* uniform: at most this many flows, 0 = no cap */
 } cfg_job;
 
-enum fault_kind { FAULT_LINK_DOWN, FAULT_LINK_UP, FAULT_GPU_SLOW, FAULT_PFC_STORM };
+enum fault_kind {
+    FAULT_LINK_DOWN, FAULT_LINK_UP, FAULT_GPU_SLOW, FAULT_PFC_STORM,
+    FAULT_LINK_DEGRADED, FAULT_LINK_BER, FAULT_LINK_FLAP, FAULT_SWITCH_DOWN, FAULT_SWITCH_DRAIN,
+    FAULT_GPU_FAIL, FAULT_KINDS_N
+};
+/* "link-down", ... (the scenario's spelling) */
+const char *fault_kind_name(enum fault_kind k);
 typedef struct cfg_fault {
     sim_time at_ps;
     enum fault_kind kind;
-    const char *link;               /* link-down/up: "leaf0-spine1" */
+    const char *link;               /* link faults: "leaf0-spine1" */
+    const char *sw;                 /* switch faults: the switch's name */
     uint32_t gpu, nic;
     double factor;
-    sim_time duration_ps;
-    sim_time detect_ps;             /* link faults: until the switches notice (default 1 ms) */
-    sim_time converge_ps;           /* link faults: then until routing is updated (4 ms) */
+    sim_time duration_ps;           /* storm, degraded, ber, flap, switch-down: SIM_TIME_MAX =
+                                     * until the end; switch-drain: the time it is down */
+    sim_time detect_ps;             /* link/switch faults: until the switches notice (1 ms) */
+    sim_time converge_ps;           /* link/switch faults: then until routing is updated (4 ms) */
+    bool fast_reroute;              /* link/switch faults: the attached switches withdraw the
+                                     * dead ports' next hops at once (default true) */
+    double fraction;                /* link-degraded: share of the speed left (0, 1), or 0 ... */
+    uint64_t speed_bps;             /* ... the speed left (`speed`), else 0 */
+    double ber;                     /* link-ber: bit error rate (0, 1) */
+    bool ber_pre_fec;               /* link-ber: `ber` is before RS(544,514) FEC (default: after) */
+    sim_time period_ps, down_ps;    /* link-flap: one down+up cycle, and the down part of it */
+    sim_time wait_ps;               /* switch-drain: from routes moved to shutdown (1 ms) */
     int line, col;
 } cfg_fault;
+
+/* goodput: the Monte Carlo of a long run under failures (workload/goodput.h). Rates are
+ * interruptions per component and hour; defaults from Meta's Llama 3 report (config.c). */
+typedef struct cfg_goodput {
+    bool on;                        /* the section was given */
+    const char *job;                /* training job name; NULL = the first training job */
+    uint64_t iterations;            /* N to train (required) */
+    uint32_t samples;               /* default 1000 */
+    double rate_gpu, rate_nic, rate_link, rate_switch, rate_host, rate_other;
+    int line, col;
+} cfg_goodput;
 
 enum {
     OUT_JSON = 1 << 0, OUT_CSV = 1 << 1, OUT_PROM = 1 << 2, OUT_TRACE = 1 << 3,
@@ -342,6 +375,7 @@ typedef struct scenario {
     cfg_job *jobs;
     uint32_t n_faults;
     cfg_fault *faults;
+    cfg_goodput goodput;
     sim_time sample_interval_ps;    /* default 10 us */
     uint64_t pcap_max_packets;      /* default 100000, at most 10^9 */
     uint64_t pcap_max_bytes;        /* capture file budget, default 64 MiB, 1 KiB..64 GiB */

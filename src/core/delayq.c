@@ -64,6 +64,13 @@ void delayq_free(delayq *d)
     d->n = 0;
 }
 
+void delayq_clear(delayq *d)
+{
+    if (event_queued(&d->ev))
+        evq_cancel(&d->sim->q, &d->ev);
+    d->n = 0;
+}
+
 void delayq_push(delayq *d, sim_time t, uint32_t id)
 {
     SIM_ASSERT(d->n < d->cap, "delay queue full (%u items)", d->cap);

@@ -39,5 +39,7 @@ void delayq_free(delayq *d);
 /* Item `id` is due at `t` (≥ now). No allocation. */
 void delayq_push(delayq *d, sim_time t, uint32_t id);
 bool delayq_check(const delayq *d);
+/* Drop every item (their time will not come); the event is cancelled. */
+void delayq_clear(delayq *d);
 
 #endif

@@ -17,7 +17,8 @@ typedef struct rng {
 
 /* Component ids: a kind in the top 16 bits, an index below, so ids never collide. */
 #define RNG_ID(kind, index) (((uint64_t)(kind) << 48) | (uint64_t)(index))
-enum { RNG_KIND_SWITCH = 1, RNG_KIND_NIC = 2, RNG_KIND_JOB = 3, RNG_KIND_PORT = 4, RNG_KIND_TEST = 99 };
+enum { RNG_KIND_SWITCH = 1, RNG_KIND_NIC = 2, RNG_KIND_JOB = 3, RNG_KIND_PORT = 4, RNG_KIND_FAULT = 5, RNG_KIND_GOODPUT = 6,
+       RNG_KIND_TEST = 99 };
 
 void rng_init(rng *r, uint64_t seed, uint64_t component_id);
 uint64_t rng_next(rng *r);

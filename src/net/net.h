@@ -54,6 +54,18 @@ typedef struct net net;
 enum node_kind { NODE_HOST, NODE_SWITCH };
 enum switch_tier { TIER_NONE, TIER_LEAF, TIER_SPINE, TIER_SUPER_SPINE, TIER_SCALE_UP };
 
+/* A link direction that corrupts frames (the link-ber fault): each frame arriving over it fails
+ * the receiver's FCS check with probability 1 − exp(units · log_ok), units = its frame bits
+ * (post-FEC: log_ok = ln(1 − BER)) or the FEC codewords it spans, 1 + bits/5140 (pre-FEC
+ * RS(544,514): log_ok = ln(1 − P(codeword uncorrectable))). Owned by the fault; NULL on a
+ * clean link (the port's arrive handler is then the plain one: no per-frame cost). */
+typedef struct port_ber {
+    rng rng;                   /* the fault's own stream */
+    double log_ok;
+    bool per_codeword;
+    uint64_t corrupted;        /* frames dropped as bit_error */
+} port_ber;
+
 typedef struct pkt_fifo {
     packet *head, *tail;
 } pkt_fifo;
@@ -69,6 +81,7 @@ struct port {
     sim_time prop_ps;          /* propagation delay of the cable */
     sim_time deliver_ps;       /* prop + the peer's pipeline latency */
     bool up;
+    port_ber *ber;             /* link-ber fault on this direction, else NULL */
 
     packet *tx_pkt;            /* frame being serialized, or NULL */
     pkt_fifo fly;              /* frames on the wire, in arrival order */
@@ -166,6 +179,7 @@ struct node {
     sim_time pipeline_ps;
     uint32_t *fib;             /* [n_hosts] -> ECMP group id (UINT32_MAX = no route) */
     uint32_t hash_seed;        /* per-switch ECMP seed */
+    bool drained;              /* switch-drain: routing avoids it as transit where it can */
     rng rng;                   /* per-switch stream (spray, random hash) */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
@@ -315,6 +329,18 @@ void net_pfc_storm(net *n, port *p, bool on);
  * wire are dropped (reason link_down), the frame being sent is lost when it ends; routing is
  * not changed (net_route does that when the fabric has noticed). Up: both ends may send again. */
 void net_link_set(net *n, port *p, bool up);
+/* Change the speed of the link of port p (both directions) to rate_bps (link-degraded): frames
+ * that start serializing from now on take the new rate; the one on the wire keeps its time. */
+void net_link_rate(net *n, port *p, uint64_t rate_bps);
+/* Make the link direction of port p corrupt frames per `b` (link-ber), or clean again (NULL). */
+void net_port_ber(net *n, port *p, port_ber *b);
+/* Local repair (fast reroute): switch sw removes its port `port_index` from every ECMP group it
+ * uses that has another member, at once; groups with no other member are left as they are
+ * (the destination has no other path from sw: frames go on being lost there until routing
+ * converges). Other switches are not changed. Cost: O(hosts) for sw. */
+void net_route_withdraw(net *n, node *sw, uint32_t port_index);
+/* The switch named `name`, or NULL. */
+node *net_find_switch(const net *n, const char *name);
 /* The port of the link "A-B" (or "A-B#k" for the k-th parallel link, k ≥ 1) on A's side, or
  * NULL: node names may contain '-', every split is tried. */
 port *net_find_link(const net *n, const char *spec);

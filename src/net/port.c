@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "../core/err.h"
@@ -634,6 +635,48 @@ static void port_arrive(void *ctx, event *ev)
         pkt->in_port = (uint16_t)p->peer->index;
         net_switch_receive(n, peer, pkt);
     }
+}
+
+/*
+ * Arrival over a link direction with a bit error rate (link-ber): the receiver's MAC checks the
+ * FCS of the frame at the head of the wire and discards it when a bit was corrupted (counted as
+ * bit_error on the sending port, as an FCS/CRC error). Installed in place of port_arrive only
+ * while the fault lasts, so clean links pay nothing per frame.
+ */
+static void port_arrive_ber(void *ctx, event *ev)
+{
+    port *p = CONTAINER_OF(ev, port, arrive);
+    port_ber *b = p->ber;
+    packet *pkt = p->fly.head;
+    if (b) {
+        double bits = (double)pkt->frame_bytes * 8.0;
+        double units = b->per_codeword ? 1.0 + bits / 5140.0 : bits;
+        double loss = -expm1(units * b->log_ok);
+        if (rng_unit(&b->rng) < loss) {
+            net *n = p->owner->owner;
+            fifo_pop(&p->fly);
+            if (p->fly.head)
+                sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
+            b->corrupted++;
+            net_drop(n, p, pkt, DROP_BIT_ERROR);
+            return;
+        }
+    }
+    port_arrive(ctx, ev);
+}
+
+void net_port_ber(net *n, port *p, port_ber *b)
+{
+    (void)n;
+    p->ber = b;
+    /* the event may be queued: only its handler changes */
+    p->arrive.fn = b ? port_arrive_ber : port_arrive;
+}
+
+void net_link_rate(net *n, port *p, uint64_t rate_bps)
+{
+    (void)n;
+    p->rate_bps = p->peer->rate_bps = rate_bps;
 }
 
 void net_port_kick(net *n, port *p)

@@ -173,6 +173,55 @@ bool net_reaches(const net *n, uint32_t s, uint32_t d)
     return false;
 }
 
+void net_route_withdraw(net *n, node *sw, uint32_t port_index)
+{
+    if (sw->kind != NODE_SWITCH)
+        return;
+    uint32_t n_old = n->n_groups;
+    uint32_t *remap = xmalloc(sizeof(uint32_t) * (n_old ? n_old : 1), "withdraw map");
+    uint32_t *members =
+        xmalloc(sizeof(uint32_t) * (sw->n_ports ? sw->n_ports : 1), "next-hop scratch");
+    for (uint32_t g = 0; g < n_old; g++)
+        remap[g] = UINT32_MAX;
+    for (uint32_t h = 0; h < n->n_hosts; h++) {
+        uint32_t gid = sw->fib[h];
+        if (gid == UINT32_MAX || gid >= n_old)
+            continue;
+        if (remap[gid] == UINT32_MAX) {
+            const ecmp_group *g = &n->groups[gid];
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < g->n; i++)
+                if (g->member[i] != port_index)
+                    members[k++] = g->member[i];
+            if (k == g->n || k == 0) {
+                remap[gid] = gid; /* not a member, or the only way: unchanged */
+            } else {
+                if (n->n_groups == n->cap_groups) {
+                    n->cap_groups = n->cap_groups ? n->cap_groups * 2 : 256;
+                    n->groups =
+                        xrealloc(n->groups, sizeof(ecmp_group) * n->cap_groups, "ECMP groups");
+                }
+                ecmp_group *ng = &n->groups[n->n_groups];
+                ng->n = k;
+                ng->member = ARENA_NEW_ARRAY(&n->mem, uint32_t, k);
+                memcpy(ng->member, members, k * sizeof(uint32_t));
+                remap[gid] = n->n_groups++;
+            }
+        }
+        sw->fib[h] = remap[gid];
+    }
+    xfree(members);
+    xfree(remap);
+}
+
+node *net_find_switch(const net *n, const char *name)
+{
+    for (uint32_t s = 0; s < n->n_switches; s++)
+        if (strcmp(n->switches[s]->name, name) == 0)
+            return n->switches[s];
+    return NULL;
+}
+
 /*
  * Attachment classes. The BFS from a destination host h reaches every switch through the fabric
  * switches h is cabled to (its up links; hosts and scale-up domains are not transit), so every
@@ -283,6 +332,16 @@ void net_route(net *n)
     bool *transit = xmalloc(n->n_nodes ? n->n_nodes : 1, "routing transit marks");
     for (uint32_t i = 0; i < n->n_nodes; i++) /* hosts and scale-up domains are not transit */
         transit[i] = n->nodes[i].kind != NODE_HOST && n->nodes[i].tier != TIER_SCALE_UP;
+    /* graceful shutdown (switch-drain): paths avoid drained switches; a switch that can reach
+     * the destination only through one keeps the paths over them (a second BFS that enters
+     * drained switches), as BGP keeps a de-preferred route that is the only one */
+    bool *drained = xcalloc(n->n_nodes ? n->n_nodes : 1, sizeof(bool), "drain marks");
+    bool any_drained = false;
+    for (uint32_t s = 0; s < n->n_switches; s++)
+        if (n->switches[s]->drained)
+            any_drained = drained[n->switches[s]->id] = true;
+    uint32_t *dist2 = any_drained ? xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances")
+                                  : NULL;
 
     for (uint32_t h = 0; h < nh; h++) {
         uint32_t c = host_cls[h];
@@ -292,23 +351,29 @@ void net_route(net *n)
         for (uint32_t i = 0; i < rc->n; i++)
             in_att[a[i]] = true;
         if (!rc->done) {
-            /* 2. the class's multi-source BFS: A at distance 1 (h at 0 behind them) */
-            for (uint32_t i = 0; i < n->n_nodes; i++)
-                dist[i] = NO_DIST;
-            uint32_t qh = 0, qt = 0;
-            for (uint32_t i = 0; i < rc->n; i++) {
-                dist[a[i]] = 1;
-                queue[qt++] = a[i];
-            }
-            while (qh < qt) {
-                uint32_t x = queue[qh++];
-                if (!transit[x])
-                    continue;
-                for (uint32_t e = adj_first[x]; e < adj_first[x + 1]; e++) {
-                    uint32_t v = adj[e];
-                    if (v != NO_DIST && dist[v] == NO_DIST) {
-                        dist[v] = dist[x] + 1;
-                        queue[qt++] = v;
+            /* 2. the class's multi-source BFS: A at distance 1 (h at 0 behind them); with a
+             * drain, once avoiding drained switches (dist) and once through them (dist2) */
+            for (int pass = 0; pass < (any_drained ? 2 : 1); pass++) {
+                uint32_t *d = pass ? dist2 : dist;
+                bool avoid = any_drained && !pass;
+                for (uint32_t i = 0; i < n->n_nodes; i++)
+                    d[i] = NO_DIST;
+                uint32_t qh = 0, qt = 0;
+                for (uint32_t i = 0; i < rc->n; i++)
+                    if (!avoid || !drained[a[i]]) {
+                        d[a[i]] = 1;
+                        queue[qt++] = a[i];
+                    }
+                while (qh < qt) {
+                    uint32_t x = queue[qh++];
+                    if (!transit[x])
+                        continue;
+                    for (uint32_t e = adj_first[x]; e < adj_first[x + 1]; e++) {
+                        uint32_t v = adj[e];
+                        if (v != NO_DIST && d[v] == NO_DIST && (!avoid || !drained[v])) {
+                            d[v] = d[x] + 1;
+                            queue[qt++] = v;
+                        }
                     }
                 }
             }
@@ -330,14 +395,17 @@ void net_route(net *n)
                 sw->fib[h] = gid[s];
                 continue;
             }
-            uint32_t ds = dist[sw->id];
+            const uint32_t *d = dist;
+            if (dist[sw->id] == NO_DIST && any_drained)
+                d = dist2; /* reachable only through a drained switch */
+            uint32_t ds = d[sw->id];
             if (ds == NO_DIST) {
                 gid[s] = sw->fib[h] = UINT32_MAX;
                 continue;
             }
             for (uint32_t p = 0; p < np; p++) {
                 uint32_t v = adj[base + p];
-                if (v == NO_DIST || adj_host[base + p] || dist[v] == NO_DIST || dist[v] + 1 != ds)
+                if (v == NO_DIST || adj_host[base + p] || d[v] == NO_DIST || d[v] + 1 != ds)
                     continue;
                 members[k++] = p;
             }
@@ -347,6 +415,8 @@ void net_route(net *n)
         for (uint32_t i = 0; i < rc->n; i++)
             in_att[a[i]] = false;
     }
+    xfree(dist2);
+    xfree(drained);
     xfree(transit);
     xfree(adj_host);
     xfree(adj);

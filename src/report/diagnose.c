@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "summary.h"
+#include "../workload/fault.h"
 
 static uint64_t port_drops(const port_record *p)
 {
@@ -59,6 +60,45 @@ static void name_family(const char *s, char *out, size_t len)
         i++;
     }
     out[i] = '\0';
+}
+
+/* Did a fault that fired change port p's link (down, flapping, degraded, bit errors) or a
+ * switch at one of its ends? Such a port's load says nothing about load balancing. */
+static bool fault_touched(const run_stats *st, const char *port_name)
+{
+    char own[48], peer[48];
+    if (!split_port(port_name, own, peer, sizeof own))
+        return false;
+    for (uint32_t i = 0; i < st->n_faults; i++) {
+        const fault_record *r = &st->faults[i];
+        if (!r->fired)
+            continue;
+        switch (r->kind) {
+        case FAULT_SWITCH_DOWN:
+        case FAULT_SWITCH_DRAIN:
+            if (!strcmp(r->target, own) || !strcmp(r->target, peer))
+                return true;
+            break;
+        case FAULT_LINK_DOWN:
+        case FAULT_LINK_FLAP:
+        case FAULT_LINK_DEGRADED:
+        case FAULT_LINK_BER: {
+            char t[48];
+            snprintf(t, sizeof t, "%s", r->target);
+            char *hash = strchr(t, '#');
+            if (hash)
+                *hash = '\0';
+            size_t lo = strlen(own), lp = strlen(peer);
+            if ((!strncmp(t, own, lo) && t[lo] == '-' && !strcmp(t + lo + 1, peer)) ||
+                (!strncmp(t, peer, lp) && t[lp] == '-' && !strcmp(t + lp + 1, own)))
+                return true;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return false;
 }
 
 /* snprintf into a diagnosis line; cutting a long port name short is acceptable there. */
@@ -217,11 +257,113 @@ static void rule_link_fault(const run_stats *st, diagnosis *out, int *n, int max
     diagnosis *d = add(out, n, max, "link_fault", capped(st, st->reroute_ps));
     if (d)
         diag_line(d->text,
-                  "link fault on %s%s: %" PRIu64 " frames lost on the downed link, %" PRIu64
-                  " retransmission timeouts, %" PRIu64 " packets retransmitted; traffic still "
-                  "hashed onto it for %s until routing converged",
+                  "link fault on %s%s: %" PRIu64 " frames lost on downed links, %" PRIu64
+                  " retransmission timeouts, %" PRIu64 " packets retransmitted; %s, the other "
+                  "switches could still hash onto it for up to %s (detect + converge)",
                   st->fault_link, st->link_faults > 1 ? " (and others)" : "", lost, st->rto_events,
-                  st->retransmitted_packets, summary_fmt_time(a, sizeof a, st->reroute_ps));
+                  st->retransmitted_packets,
+                  st->fault_link_local ? "the switches attached to it rerouted at once"
+                                       : "no local fast reroute",
+                  summary_fmt_time(a, sizeof a, st->reroute_ps));
+}
+
+/* Bit errors: a link-ber fault corrupted frames; each was recovered by a NAK or, at the tail of
+ * a message, an RTO. Cost: the timeouts that could be its, each an rto. */
+static void rule_bit_errors(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    uint64_t lost = st->drops[DROP_BIT_ERROR];
+    const fault_record *f = NULL;
+    uint32_t nber = 0;
+    for (uint32_t i = 0; i < st->n_faults; i++)
+        if (st->faults[i].kind == FAULT_LINK_BER && st->faults[i].fired &&
+            st->faults[i].corrupted && !nber++)
+            f = &st->faults[i];
+    if (!lost || !f)
+        return;
+    uint64_t rtos = st->rto_events < lost ? st->rto_events : lost;
+    diagnosis *d = add(out, n, max, "bit_errors", capped(st, rtos * st->rto_ps));
+    if (d)
+        diag_line(d->text,
+                  "bit errors on %s%s: %" PRIu64 " frames failed the receiver's FCS check (a 4 "
+                  "KiB frame is lost with probability %.3g), recovered by %" PRIu64
+                  " retransmitted packets and %" PRIu64 " timeouts",
+                  f->target, nber > 1 ? " (and others)" : "", lost, f->frame_loss_4k,
+                  st->retransmitted_packets, st->rto_events);
+}
+
+/* A degraded link (lanes down) that carried traffic: its frames took 1/fraction as long. Cost:
+ * the extra serialization of what it carried (the whole run's bytes: at most that). */
+static void rule_degraded_link(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    const job_result *w = worst_job(st);
+    if (!w || w->jct_over_ideal < DIAG_SLOWED)
+        return;
+    for (uint32_t i = 0; i < st->n_faults; i++) {
+        const fault_record *f = &st->faults[i];
+        if (f->kind != FAULT_LINK_DEGRADED || !f->fired || !f->rate_bps || !f->orig_rate_bps)
+            continue;
+        uint64_t bytes = 0;
+        for (uint32_t k = 0; k < st->n_ports; k++)
+            if (fault_touched(st, st->ports[k].name)) {
+                char own[48], peer[48], t[100];
+                split_port(st->ports[k].name, own, peer, sizeof own);
+                snprintf(t, sizeof t, "%s-%s", own, peer);
+                char r2[100];
+                snprintf(r2, sizeof r2, "%s-%s", peer, own);
+                if (!strcmp(t, f->target) || !strcmp(r2, f->target))
+                    bytes = bytes > st->ports[k].tx_wire_bytes ? bytes : st->ports[k].tx_wire_bytes;
+            }
+        if (!bytes)
+            continue;
+        double extra_s =
+            (double)bytes * 8 * (1.0 / (double)f->rate_bps - 1.0 / (double)f->orig_rate_bps);
+        sim_time extra = (sim_time)(extra_s * 1e12);
+        char a[32], b[32], c[32];
+        diagnosis *d = add(out, n, max, "degraded_link", capped(st, extra));
+        if (d)
+            diag_line(d->text,
+                      "degraded link %s: %.6g of %.6g Gb/s from %s (lanes down); the %s its "
+                      "busier direction carried took up to %s longer on the wire",
+                      f->target, (double)f->rate_bps * 1e-9, (double)f->orig_rate_bps * 1e-9,
+                      summary_fmt_time(a, sizeof a, f->at_ps),
+                      summary_fmt_bytes(b, sizeof b, bytes), summary_fmt_time(c, sizeof c, extra));
+        return;
+    }
+}
+
+/* GPU failure: a training job restarted from its checkpoint (lost work + restart, exact) or a
+ * job failed because its GPU died. */
+static void rule_gpu_failure(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < st->n_faults && !any; i++)
+        any = st->faults[i].kind == FAULT_GPU_FAIL && st->faults[i].fired;
+    if (!any)
+        return;
+    for (uint32_t i = 0; i < st->n_jobs; i++) {
+        const job_result *j = &st->jobs[i];
+        char a[32], b[32], c[32];
+        if (j->restarts) {
+            sim_time cost = j->lost_ps + j->restart_ps;
+            sim_time room = j->jct_ps > j->ideal_jct_ps ? j->jct_ps - j->ideal_jct_ps : 0;
+            diagnosis *d = add(out, n, max, "gpu_failure", cost < room ? cost : room);
+            if (d)
+                diag_line(d->text,
+                          "GPU failure in %s: %u restart%s from the last checkpoint: %s of work "
+                          "lost, %s restarting; checkpoint writes took %s",
+                          j->name, j->restarts, j->restarts == 1 ? "" : "s",
+                          summary_fmt_time(a, sizeof a, j->lost_ps),
+                          summary_fmt_time(b, sizeof b, j->restart_ps),
+                          summary_fmt_time(c, sizeof c, j->ckpt_ps));
+            return;
+        }
+        if (j->failed && strstr(j->reason, "GPU ") && strstr(j->reason, " failed (faults[")) {
+            diagnosis *d = add(out, n, max, "gpu_failure", 0);
+            if (d)
+                diag_line(d->text, "%s failed: %s", j->name, j->reason);
+            return;
+        }
+    }
 }
 
 /* PFC storm: a NIC sending PAUSE frames (hosts have no ingress buffer to protect). */
@@ -408,7 +550,7 @@ static void rule_ecmp_collision(const run_stats *st, diagnosis *out, int *n, int
                 const port_record *q = &st->ports[ord[j]];
                 split_port(q->name, o2, p2, sizeof o2);
                 name_family(p2, fam2, sizeof fam2);
-                if (host_index(p2) >= 0 || strcmp(fam2, fam) != 0)
+                if (host_index(p2) >= 0 || strcmp(fam2, fam) != 0 || fault_touched(st, q->name))
                     continue;
                 m++;
                 total += q->tx_bytes;
@@ -421,7 +563,7 @@ static void rule_ecmp_collision(const run_stats *st, diagnosis *out, int *n, int
                 const port_record *q = &st->ports[ord[j]];
                 split_port(q->name, o2, p2, sizeof o2);
                 name_family(p2, fam2, sizeof fam2);
-                if (host_index(p2) < 0 && strcmp(fam2, fam) == 0)
+                if (host_index(p2) < 0 && strcmp(fam2, fam) == 0 && !fault_touched(st, q->name))
                     idle += q->tx_bytes * 4 * m < total; /* under a quarter of a fair share */
             }
             double g = m && total ? (double)(h->tx_bytes - c->tx_bytes) / (double)total : 0;
@@ -557,6 +699,9 @@ int diagnose_run(const run_stats *st, diagnosis *out, int max)
     int n = 0;
     rule_lossless_drops(st, out, &n, max);
     rule_link_fault(st, out, &n, max);
+    rule_gpu_failure(st, out, &n, max);
+    rule_bit_errors(st, out, &n, max);
+    rule_degraded_link(st, out, &n, max);
     rule_pfc_storm(st, out, &n, max);
     rule_straggler(st, out, &n, max);
     rule_incast(st, out, &n, max);

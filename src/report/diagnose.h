@@ -21,7 +21,7 @@
 #include "../workload/run.h"
 
 #define DIAG_TEXT_LEN 240
-#define DIAG_MAX 8
+#define DIAG_MAX 12
 
 typedef struct diagnosis {
     const char *rule;         /* static string, one of the names above */

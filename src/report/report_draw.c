@@ -777,6 +777,70 @@ static void chart_dcqcn(FILE *f, const report *r)
                     "active.");
 }
 
+/* Faults (summary.json "faults", "fault_timeline") and the goodput what-if, when present: a
+ * table of what each fault did and the timeline of fault events, in simulated time. */
+static void faults_section(FILE *f, const report *r)
+{
+    char a[32];
+    const jsonr_val *fj = jsonr_get(r->root, "faults");
+    if (fj && fj->type == JR_ARR && fj->child) {
+        fputs("<h2>Faults</h2>\n<table><tr><th>kind</th><th>target</th><th>at</th><th>what it "
+              "did</th></tr>\n",
+              f);
+        for (const jsonr_val *x = fj->child; x; x = x->next) {
+            fputs("<tr><td>", f);
+            html_esc(f, jsonr_str(x, "kind", "?"));
+            fputs("</td><td>", f);
+            html_esc(f, jsonr_str(x, "target", "?"));
+            fprintf(f, "</td><td>%s</td><td>",
+                    summary_fmt_time(a, sizeof a, jsonr_u64(x, "at_ps", 0)));
+            const jsonr_val *fired = jsonr_get(x, "fired");
+            if (fired && fired->type == JR_BOOL && !fired->b)
+                fputs("did not fire (the jobs ended first)", f);
+            else
+                html_esc(f, jsonr_str(x, "reroute", ""));
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table>\n", f);
+        const jsonr_val *tl = jsonr_get(r->root, "fault_timeline");
+        if (tl && tl->type == JR_ARR && tl->child) {
+            fputs("<h3>Fault timeline</h3>\n<table><tr><th>time</th><th>event</th></tr>\n", f);
+            for (const jsonr_val *x = tl->child; x; x = x->next) {
+                fprintf(f, "<tr><td>%s</td><td>",
+                        summary_fmt_time(a, sizeof a, jsonr_u64(x, "t_ps", 0)));
+                html_esc(f, jsonr_str(x, "what", ""));
+                fputs("</td></tr>\n", f);
+            }
+            fputs("</table>\n", f);
+        }
+    }
+    const jsonr_val *g = jsonr_get(r->root, "goodput");
+    if (g && g->type == JR_OBJ) {
+        fputs("<h2>Goodput of a long run</h2>\n<div class=\"note\">", f);
+        const jsonr_val *ok = jsonr_get(g, "ok");
+        if (ok && ok->type == JR_BOOL && !ok->b) {
+            fputs("Not estimated: ", f);
+            html_esc(f, jsonr_str(g, "why", ""));
+        } else {
+            fputs("Job ", f);
+            html_esc(f, jsonr_str(g, "job", "?"));
+            fprintf(f,
+                    ": %.4g interruptions/h; iteration %.4g s. Checkpoint every %" PRIu64
+                    " iterations: wall-clock p50 %.4g h, p90 %.4g h, goodput p50 %.1f %%, p90 "
+                    "%.1f %%. Best interval %" PRIu64 ": goodput p50 %.1f %% (Young %.1f, Daly "
+                    "%.1f iterations).",
+                    jsonr_num(g, "interruptions_per_hour", 0), jsonr_num(g, "iteration_s", 0),
+                    jsonr_u64(g, "interval", 0), jsonr_num(g, "at_interval.wall_p50_s", 0) / 3600,
+                    jsonr_num(g, "at_interval.wall_p90_s", 0) / 3600,
+                    100 * jsonr_num(g, "at_interval.goodput_p50", 0),
+                    100 * jsonr_num(g, "at_interval.goodput_p90", 0),
+                    jsonr_u64(g, "best_interval", 0), 100 * jsonr_num(g, "at_best.goodput_p50", 0),
+                    jsonr_num(g, "young_interval", 0), jsonr_num(g, "daly_interval", 0));
+        }
+        fputs("</div>\n", f);
+    }
+}
+
 static void top_ports_table(FILE *f, const report *r)
 {
     if (!r->have_ports)
@@ -1168,6 +1232,8 @@ int report_write_html(FILE *f, const report *r)
     if (!nd && !st->deadlock)
         fputs("<div class=\"ok\">No congestion pattern stood out.</div>", f);
     fputs("</div>\n", f);
+
+    faults_section(f, r);
 
     fputs("<h2>Jobs</h2>\n", f);
     jobs_table(f, r);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "../workload/fault.h"
 
 /* JSON names of drop reasons, in enum drop_reason order. Kept here (not drop_reason_name())
  * because these strings are a published contract of summary.json. */
@@ -138,10 +139,164 @@ static void write_job(jsonw *w, const job_result *j)
     jsonw_bool(w, j->failed);
     key_u64(w, "failed_at_ps", j->failed_at_ps);
     key_str(w, "reason", j->reason);
+    /* checkpoint/restart (training jobs with a checkpoint block, or hit by a gpu-fail) */
+    if (j->checkpointing || j->restarts || j->lost_ps) {
+        key_u64(w, "restarts", j->restarts);
+        key_u64(w, "checkpoint_writes", j->ckpt_writes);
+        key_u64(w, "checkpoint_ps", j->ckpt_ps);
+        key_u64(w, "lost_work_ps", j->lost_ps);
+        key_u64(w, "restart_ps", j->restart_ps);
+    }
     /* the lower bound this fabric allows (workload/ideal.h) and the JCT against it */
     key_u64(w, "ideal_jct_ps", j->ideal_jct_ps);
     key_str(w, "ideal_basis", j->ideal_basis);
     key_double(w, "jct_over_ideal", j->jct_over_ideal);
+    jsonw_obj_end(w);
+}
+
+static void key_time_or_null(jsonw *w, const char *k, sim_time t)
+{
+    jsonw_key(w, k);
+    if (t == SIM_TIME_MAX)
+        jsonw_null(w);
+    else
+        jsonw_u64(w, t);
+}
+
+void summary_fault_reroute(char *buf, size_t len, const cfg_fault *c, const fault_record *r)
+{
+    char a[32], b[32], c3[32];
+    buf[0] = '\0';
+    if (!r->fired)
+        return;
+    bool routed = c->kind == FAULT_LINK_DOWN || c->kind == FAULT_LINK_FLAP ||
+                  c->kind == FAULT_SWITCH_DOWN || c->kind == FAULT_SWITCH_DRAIN ||
+                  c->kind == FAULT_LINK_UP;
+    if (!routed)
+        return;
+    size_t k = 0;
+    if (r->local_reroute_ps != SIM_TIME_MAX && c->kind != FAULT_SWITCH_DRAIN)
+        k += (size_t)snprintf(buf + k, len - k, "local fast reroute at %s; ",
+                              summary_fmt_time(a, sizeof a, r->local_reroute_ps));
+    if (c->kind == FAULT_SWITCH_DRAIN)
+        k += (size_t)snprintf(buf + k, len - k, "drained (graceful shutdown) over %s; ",
+                              summary_fmt_time(a, sizeof a, c->converge_ps));
+    if (k < len)
+        snprintf(buf + k, len - k, "remote detect %s + converge %s%s%s",
+                 summary_fmt_time(a, sizeof a, c->detect_ps),
+                 summary_fmt_time(b, sizeof b, c->converge_ps),
+                 r->converged_ps != SIM_TIME_MAX ? ", last reconverged at " : " (not reached)",
+                 r->converged_ps != SIM_TIME_MAX ? summary_fmt_time(c3, sizeof c3, r->converged_ps)
+                                                 : "");
+}
+
+/* "faults": what each fault did, and the timeline of fault events. */
+static void write_faults(jsonw *w, const scenario *sc, const run_stats *st)
+{
+    jsonw_key(w, "faults");
+    jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < st->n_faults; i++) {
+        const fault_record *r = &st->faults[i];
+        const cfg_fault *c = &sc->faults[i];
+        char why[256];
+        jsonw_obj_begin(w);
+        key_str(w, "kind", fault_kind_name(c->kind));
+        key_str(w, "target", r->target);
+        key_u64(w, "at_ps", r->at_ps);
+        jsonw_key(w, "fired");
+        jsonw_bool(w, r->fired);
+        key_time_or_null(w, "end_ps", r->end_ps);
+        switch (c->kind) {
+        case FAULT_LINK_DOWN:
+        case FAULT_LINK_UP:
+        case FAULT_LINK_FLAP:
+        case FAULT_SWITCH_DOWN:
+        case FAULT_SWITCH_DRAIN:
+            key_time_or_null(w, "local_reroute_ps", r->local_reroute_ps);
+            key_time_or_null(w, "converged_ps", r->converged_ps);
+            summary_fault_reroute(why, sizeof why, c, r);
+            key_str(w, "reroute", why);
+            if (c->kind == FAULT_LINK_FLAP)
+                key_u64(w, "transitions", r->transitions);
+            break;
+        case FAULT_LINK_DEGRADED:
+            key_u64(w, "rate_bps", r->rate_bps);
+            key_u64(w, "orig_rate_bps", r->orig_rate_bps);
+            break;
+        case FAULT_LINK_BER:
+            key_double(w, "ber", c->ber);
+            key_str(w, "ber_at", c->ber_pre_fec ? "pre-fec" : "post-fec");
+            key_double(w, "frame_loss_4k", r->frame_loss_4k);
+            key_u64(w, "corrupted_frames", r->corrupted);
+            break;
+        default:
+            break;
+        }
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_key(w, "fault_timeline");
+    jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < st->n_fault_log; i++) {
+        jsonw_obj_begin(w);
+        key_u64(w, "t_ps", st->fault_log[i].t_ps);
+        key_u64(w, "fault", st->fault_log[i].fault);
+        key_str(w, "what", st->fault_log[i].what);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    key_u64(w, "fault_timeline_total", st->fault_log_total);
+}
+
+static void write_goodput_out(jsonw *w, const goodput_out *o)
+{
+    key_double(w, "wall_mean_s", o->mean_s);
+    key_double(w, "wall_p50_s", o->p50_s);
+    key_double(w, "wall_p90_s", o->p90_s);
+    key_double(w, "goodput_mean", o->goodput_mean);
+    key_double(w, "goodput_p50", o->goodput_p50);
+    key_double(w, "goodput_p90", o->goodput_p90);
+    key_double(w, "interruptions_mean", o->failures_mean);
+    key_double(w, "expected_wall_s", o->expected_s);
+}
+
+static void write_goodput(jsonw *w, const scenario *sc, const run_stats *st)
+{
+    const goodput_result *g = &st->goodput;
+    jsonw_key(w, "goodput");
+    jsonw_obj_begin(w);
+    key_str(w, "job", sc->jobs[g->job].name);
+    jsonw_key(w, "ok");
+    jsonw_bool(w, g->ok);
+    key_str(w, "why", g->why);
+    key_u64(w, "iterations", g->iterations);
+    key_u64(w, "samples", g->samples);
+    key_double(w, "iteration_s", g->iter_s);
+    key_double(w, "checkpoint_write_s", g->write_s);
+    key_double(w, "restart_s", g->restart_s);
+    jsonw_key(w, "footprint");
+    jsonw_obj_begin(w);
+    key_u64(w, "gpus", g->gpus);
+    key_u64(w, "nics", g->nics);
+    key_u64(w, "links", g->links);
+    key_u64(w, "leaves", g->leaves);
+    key_u64(w, "servers", g->servers);
+    jsonw_obj_end(w);
+    key_double(w, "interruptions_per_hour", g->lambda_per_h);
+    key_u64(w, "interval", g->interval);
+    jsonw_key(w, "at_interval");
+    jsonw_obj_begin(w);
+    if (g->ok)
+        write_goodput_out(w, &g->at_interval);
+    jsonw_obj_end(w);
+    key_u64(w, "best_interval", g->best_interval);
+    jsonw_key(w, "at_best");
+    jsonw_obj_begin(w);
+    if (g->ok)
+        write_goodput_out(w, &g->best);
+    jsonw_obj_end(w);
+    key_double(w, "young_interval", g->young_iters);
+    key_double(w, "daly_interval", g->daly_iters);
     jsonw_obj_end(w);
 }
 
@@ -251,6 +406,11 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "inflight_bytes", st->inflight_bytes);
     key_u64(&w, "scale_up_bytes", st->scale_up_bytes);
     jsonw_obj_end(&w);
+
+    if (st->n_faults)
+        write_faults(&w, sc, st);
+    if (st->goodput.on)
+        write_goodput(&w, sc, st);
 
     /* report/diagnose.h: the reasons, most severe first (empty when nothing fired) */
     diagnosis diag[DIAG_MAX];
@@ -507,6 +667,85 @@ static void write_jobs(FILE *f, const run_stats *st)
     }
 }
 
+static void write_faults_text(FILE *f, const scenario *sc, const run_stats *st)
+{
+    char a[32], why[256];
+    fprintf(f, "\nfaults (%u)\n", st->n_faults);
+    for (uint32_t i = 0; i < st->n_faults; i++) {
+        const fault_record *r = &st->faults[i];
+        const cfg_fault *c = &sc->faults[i];
+        fprintf(f, "  %-13s %-16s at %-11s", fault_kind_name(c->kind), r->target,
+                summary_fmt_time(a, sizeof a, r->at_ps));
+        if (!r->fired) {
+            fputs("  did not fire (the jobs ended first)\n", f);
+            continue;
+        }
+        summary_fault_reroute(why, sizeof why, c, r);
+        if (why[0])
+            fprintf(f, "  %s", why);
+        if (c->kind == FAULT_LINK_FLAP)
+            fprintf(f, "; %u transitions", r->transitions);
+        if (c->kind == FAULT_LINK_DEGRADED)
+            fprintf(f, "  %.6g -> %.6g Gb/s", (double)r->orig_rate_bps * 1e-9,
+                    (double)r->rate_bps * 1e-9);
+        if (c->kind == FAULT_LINK_BER)
+            fprintf(f, "  BER %.3g %s: 4 KiB frame loss %.3g, %" PRIu64 " frames corrupted", c->ber,
+                    c->ber_pre_fec ? "pre-FEC (RS(544,514))" : "post-FEC", r->frame_loss_4k,
+                    r->corrupted);
+        if (c->kind == FAULT_GPU_FAIL)
+            fputs("  the GPU stopped (its jobs below)", f);
+        if (c->kind == FAULT_GPU_SLOW)
+            fprintf(f, "  compute %.3gx slower", c->factor);
+        if (c->kind == FAULT_PFC_STORM)
+            fprintf(f, "  PAUSE storm%s%s", r->end_ps != SIM_TIME_MAX ? " until " : "",
+                    r->end_ps != SIM_TIME_MAX ? summary_fmt_time(a, sizeof a, r->end_ps) : "");
+        fputc('\n', f);
+    }
+    for (uint32_t j = 0; j < st->n_jobs; j++) {
+        const job_result *jr = &st->jobs[j];
+        if (!jr->restarts && !jr->lost_ps)
+            continue;
+        char b[32], c2[32], d[32];
+        fprintf(f, "  %s: %u restart%s: lost work %s, restart %s, checkpoint writes %s (%u)\n",
+                jr->name, jr->restarts, jr->restarts == 1 ? "" : "s",
+                summary_fmt_time(b, sizeof b, jr->lost_ps),
+                summary_fmt_time(c2, sizeof c2, jr->restart_ps),
+                summary_fmt_time(d, sizeof d, jr->ckpt_ps), jr->ckpt_writes);
+    }
+}
+
+static void write_goodput_text(FILE *f, const scenario *sc, const run_stats *st)
+{
+    const goodput_result *g = &st->goodput;
+    fprintf(f, "\ngoodput    job %s, %" PRIu64 " iterations, %u samples\n", sc->jobs[g->job].name,
+            g->iterations, g->samples);
+    if (!g->ok) {
+        fprintf(f, "           not estimated: %s\n", g->why);
+        return;
+    }
+    fprintf(f,
+            "           %u GPUs, %u NICs, %u host links, %u leaves, %u servers: %.4g "
+            "interruptions/h (MTBF %.3g h)\n",
+            g->gpus, g->nics, g->links, g->leaves, g->servers, g->lambda_per_h,
+            g->lambda_per_h > 0 ? 1 / g->lambda_per_h : 0);
+    fprintf(f, "           iteration %.4g s (simulated), checkpoint write %.4g s, restart %.4g s\n",
+            g->iter_s, g->write_s, g->restart_s);
+    const goodput_out *o = &g->at_interval;
+    fprintf(f,
+            "           interval %u: wall-clock p50 %.4g h, p90 %.4g h (mean %.4g h, closed form "
+            "%.4g h); goodput p50 %.1f %%, p90 %.1f %%\n",
+            g->interval, o->p50_s / 3600, o->p90_s / 3600, o->mean_s / 3600, o->expected_s / 3600,
+            100 * o->goodput_p50, 100 * o->goodput_p90);
+    o = &g->best;
+    fprintf(f,
+            "           best interval %u%s: p50 %.4g h, p90 %.4g h; goodput p50 %.1f %%, p90 "
+            "%.1f %% (Young/Daly first-order optimum: %.1f / %.1f iterations)\n",
+            g->best_interval,
+            g->best_interval >= g->iterations ? " (never: the run is short against the MTBF)" : "",
+            o->p50_s / 3600, o->p90_s / 3600, 100 * o->goodput_p50, 100 * o->goodput_p90,
+            g->young_iters, g->daly_iters);
+}
+
 int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const char *const *files,
                        int n_files)
 {
@@ -589,6 +828,10 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
                 summary_fmt_bytes(a, sizeof a, st->scale_up_bytes));
 
     write_top_ports(f, st);
+    if (st->n_faults)
+        write_faults_text(f, sc, st);
+    if (st->goodput.on)
+        write_goodput_text(f, sc, st);
 
     diagnosis diag[DIAG_MAX];
     int nd = diagnose_run(st, diag, DIAG_MAX);

@@ -18,6 +18,12 @@
 #include "../workload/run.h"
 #include "diagnose.h"
 
+struct fault_record;
+/* "local fast reroute at 20 us; remote detect 1 ms + converge 4 ms, last reconverged at ..."
+ * for a routing fault that fired, else "". */
+void summary_fault_reroute(char *buf, size_t len, const cfg_fault *c,
+                           const struct fault_record *r);
+
 /* summary.json, pretty-printed, key order as in the spec. `sc` and `st` are borrowed. */
 int summary_write_json(FILE *f, const scenario *sc, const run_stats *st);
 

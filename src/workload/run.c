@@ -199,7 +199,10 @@ static void stall_fire(void *ctx, event *ev)
     if (!r->jobs_open)
         return;
     uint64_t sig = progress_sig(r);
-    if (sig == r->stall_sig) {
+    bool waiting = false; /* a checkpoint write or a restart is a timer that will move a job */
+    for (uint32_t j = 0; j < r->sc->n_jobs; j++)
+        waiting |= r->jobs[j].train && !job_finished(r, j) && train_exec_waiting(r->jobs[j].train);
+    if (sig == r->stall_sig && !waiting) {
         char reason[256];
         snprintf(reason, sizeof reason,
                  "stalled: nothing moved for %.3f ms (PFC watchdog detect + rto x (retry_count + "
@@ -336,6 +339,46 @@ static void on_gpu_slow(void *ctx, uint32_t gpu, double factor)
             train_exec_gpu_slow(r->jobs[j].train, gpu, factor);
 }
 
+/* A gpu-fail fault fired: a training job on that GPU restarts from its last checkpoint, or fails
+ * without one; a collective job on it fails (the collective cannot complete). */
+static void on_gpu_fail(void *ctx, uint32_t gpu, uint32_t fault)
+{
+    run *r = ctx;
+    for (uint32_t j = 0; j < r->sc->n_jobs; j++) {
+        job_state *js = &r->jobs[j];
+        const cfg_job *cj = &r->sc->jobs[j];
+        char why[200];
+        if (js->failed || job_finished(r, j) || (r->only >= 0 && (int)j != r->only))
+            continue;
+        if (js->train) {
+            bool restarts;
+            if (!train_exec_gpu_fail(js->train, gpu, &restarts))
+                continue;
+            if (restarts) {
+                faults_log_add(r->faults, fault, "%s stops; restarts from its last checkpoint",
+                               cj->name);
+                continue;
+            }
+            snprintf(why, sizeof why,
+                     "GPU %u failed (faults[%u]) and the job has no checkpoint to restart from",
+                     gpu, fault);
+        } else if (js->coll) {
+            bool member = cj->ranks.all && gpu < net_gpus(r->net);
+            for (uint32_t k = 0; !cj->ranks.all && k < cj->ranks.n; k++)
+                member |= cj->ranks.idx[k] == gpu;
+            if (!member)
+                continue;
+            snprintf(why, sizeof why, "GPU %u failed (faults[%u]) during the collective", gpu,
+                     fault);
+        } else {
+            continue;
+        }
+        faults_log_add(r->faults, fault, "%s fails", cj->name);
+        job_fail(r, j, why);
+        jobs_update(r);
+    }
+}
+
 static void on_flow_done(void *ctx, flow *f)
 {
     run *r = ctx;
@@ -377,6 +420,138 @@ static double qp_rate(void *ctx, uint32_t q)
 {
     const transport *t = ctx;
     return (double)t->qps[q].rate_bps;
+}
+
+/* The training job the goodput section is about, or -1 with *e set. */
+static int goodput_job(const scenario *sc, err *e)
+{
+    const cfg_goodput *g = &sc->goodput;
+    for (uint32_t j = 0; j < sc->n_jobs; j++) {
+        const cfg_job *cj = &sc->jobs[j];
+        if (g->job ? strcmp(cj->name, g->job) != 0 : cj->kind != JOB_TRAINING)
+            continue;
+        if (cj->kind != JOB_TRAINING) {
+            config_error_at(sc, e, "goodput.job",
+                            "goodput.job: \"%s\" is a %s job; the goodput of a long run is "
+                            "about a training job",
+                            g->job, job_kind_name(cj->kind));
+            return -1;
+        }
+        if (!cj->ckpt) {
+            char key[48];
+            snprintf(key, sizeof key, "workload.%u", j);
+            config_error_at(sc, e, key,
+                            "workload[%u]: the goodput section needs job \"%s\" to say how it "
+                            "checkpoints and restarts (checkpoint: {interval, write_time, "
+                            "restart_time})",
+                            j, cj->name);
+            return -1;
+        }
+        return (int)j;
+    }
+    if (g->job)
+        config_error_at(sc, e, "goodput.job", "goodput.job: no job named \"%s\"", g->job);
+    else
+        config_error_at(sc, e, "goodput",
+                        "goodput: the scenario has no training job to estimate the goodput of");
+    return -1;
+}
+
+/* The goodput what-if after the run: the job's footprint, its interruption rate, the sampled
+ * wall-clock at its checkpoint interval and at the best one. */
+static void goodput_collect(run *r)
+{
+    const scenario *sc = r->sc;
+    const cfg_goodput *g = &sc->goodput;
+    goodput_result *gr = &r->st.goodput;
+    err e;
+    err_clear(&e);
+    int jj = goodput_job(sc, &e);
+    if (jj < 0)
+        return;
+    uint32_t j = (uint32_t)jj;
+    const cfg_job *cj = &sc->jobs[j];
+    const job_result *jr = &r->st.jobs[j];
+    net *n = r->net;
+    gr->on = true;
+    gr->job = j;
+    /* footprint: GPUs, their NIC ports and host links, leaves and servers */
+    uint32_t gpus = net_gpus(n);
+    uint8_t *host = xcalloc(n->n_hosts ? n->n_hosts : 1, 1, "goodput hosts");
+    uint8_t *node_seen = xcalloc(n->n_nodes ? n->n_nodes : 1, 1, "goodput nodes");
+    uint8_t *server = xcalloc(n->n_servers ? n->n_servers : 1, 1, "goodput servers");
+    uint32_t ranks = cj->ranks.all ? gpus : cj->ranks.n;
+    for (uint32_t k = 0; k < ranks; k++) {
+        uint32_t gpu = cj->ranks.all ? k : cj->ranks.idx[k];
+        gr->gpus++;
+        for (uint32_t p = 0; p < sc->fabric.nic_ports; p++) {
+            uint32_t h = net_gpu_host(n, gpu, p);
+            if (h == UINT32_MAX || host[h])
+                continue;
+            host[h] = 1;
+            const node *x = n->hosts[h];
+            gr->nics++;
+            if (x->server < n->n_servers && !server[x->server]) {
+                server[x->server] = 1;
+                gr->servers++;
+            }
+            if (x->net_port == UINT32_MAX)
+                continue;
+            gr->links++;
+            const node *leaf = x->ports[x->net_port].peer->owner;
+            if (leaf->kind == NODE_SWITCH && !node_seen[leaf->id]) {
+                node_seen[leaf->id] = 1;
+                gr->leaves++;
+            }
+        }
+    }
+    xfree(server);
+    xfree(node_seen);
+    xfree(host);
+    gr->lambda_per_h = gr->gpus * (g->rate_gpu + g->rate_other) + gr->nics * g->rate_nic +
+                       gr->links * g->rate_link + gr->leaves * g->rate_switch +
+                       gr->servers * g->rate_host;
+    gr->iterations = g->iterations;
+    gr->samples = g->samples;
+    gr->interval = cj->ckpt_interval;
+    gr->write_s = (double)cj->ckpt_write_ps * 1e-12;
+    gr->restart_s = (double)cj->ckpt_restart_ps * 1e-12;
+    /* the measured iteration: the mean over the completed iterations */
+    if (!jr->n_iterations) {
+        snprintf(gr->why, sizeof gr->why,
+                 "job \"%s\" completed no iteration in the simulation: no iteration time to "
+                 "build on",
+                 cj->name);
+        return;
+    }
+    sim_time sum = 0;
+    for (uint32_t k = 0; k < jr->n_iterations; k++)
+        sum += jr->iterations[k].time_ps;
+    gr->iter_s = (double)sum / jr->n_iterations * 1e-12;
+    goodput_in in = {.iter_s = gr->iter_s,
+                     .iterations = g->iterations,
+                     .interval = cj->ckpt_interval,
+                     .write_s = gr->write_s,
+                     .restart_s = gr->restart_s,
+                     .lambda_per_s = gr->lambda_per_h / 3600.0,
+                     .samples = g->samples,
+                     .seed = sc->seed};
+    double *scratch = xmalloc(sizeof(double) * g->samples, "goodput samples");
+    int rc = goodput_run(&in, scratch, &gr->at_interval);
+    if (rc == 0) {
+        gr->best_interval = goodput_optimize(&in, scratch, &gr->best);
+        gr->ok = gr->best_interval > 0;
+    }
+    xfree(scratch);
+    gr->young_iters = goodput_young_s(gr->write_s, in.lambda_per_s) / gr->iter_s;
+    gr->daly_iters = goodput_daly_s(gr->write_s, in.lambda_per_s) / gr->iter_s;
+    if (rc == -2)
+        snprintf(gr->why, sizeof gr->why,
+                 "at %.3g interruptions/h the job cannot make progress: a checkpoint interval "
+                 "plus its restart is interrupted e^30 times before it completes",
+                 gr->lambda_per_h);
+    else if (!gr->ok)
+        snprintf(gr->why, sizeof gr->why, "the Monte Carlo could not run");
 }
 
 /* Build a run; `only` = the index of the one job to run (the others are left out), or -1. */
@@ -495,6 +670,9 @@ static run *run_build(const scenario *sc, int only, err *e)
         r->jobs_open++;
     }
     faults_on_gpu_slow(r->faults, on_gpu_slow, r);
+    faults_on_gpu_fail(r->faults, on_gpu_fail, r);
+    if (sc->goodput.on && goodput_job(sc, e) < 0)
+        goto fail;
     if (sc->fabric.nic_ports == 2) {
         r->failover = xcalloc(r->net->n_hosts ? r->net->n_hosts : 1, sizeof(failover_ev),
                               "failover events");
@@ -640,6 +818,30 @@ static void collect(run *r)
         else if (r->jobs[j].train)
             train_exec_trace(r->jobs[j].train, tw);
     }
+    if (tw && sc->n_faults) {
+        /* a "faults" process: a row per fault, its active span as a slice, each of its events
+         * (went down, local reroute, reconverged, restarted...) as an instant */
+        uint32_t pid = trace_process(tw, "faults");
+        const fault_record *fr = faults_records(r->faults);
+        uint32_t n_log;
+        const fault_log *fl = faults_timeline(r->faults, &n_log, NULL);
+        for (uint32_t k = 0; k < sc->n_faults; k++) {
+            char row[80];
+            snprintf(row, sizeof row, "%s %s", fault_kind_name(sc->faults[k].kind), fr[k].target);
+            uint32_t tid = trace_thread(tw, pid, row);
+            if (fr[k].fired) {
+                sim_time end = fr[k].end_ps != SIM_TIME_MAX ? fr[k].end_ps : r->sim.now;
+                if (end > fr[k].at_ps)
+                    trace_complete(tw, pid, tid, row, "fault", fr[k].at_ps, end - fr[k].at_ps);
+            }
+        }
+        for (uint32_t i = 0; i < n_log; i++) {
+            char row[80];
+            snprintf(row, sizeof row, "%s %s", fault_kind_name(sc->faults[fl[i].fault].kind),
+                     fr[fl[i].fault].target);
+            trace_instant(tw, pid, trace_thread(tw, pid, row), fl[i].what, fl[i].t_ps);
+        }
+    }
     st->end_ps = r->sim.now;
     st->active_start_ps = st->end_ps;
     for (uint32_t j = 0; j < sc->n_jobs; j++)
@@ -655,14 +857,33 @@ static void collect(run *r)
     st->packet_hops = n->packet_hops;
 
     st->lossless_classes = n->lossless;
+    st->n_faults = sc->n_faults;
+    st->faults = faults_records(r->faults);
+    st->fault_log = faults_timeline(r->faults, &st->n_fault_log, &st->fault_log_total);
+    st->rto_ps = sc->nic.rto_ps;
     for (uint32_t k = 0; k < sc->n_faults; k++) {
+        /* the windows in which switches away from a dead link still hashed onto it: detect +
+         * converge after each loss (a flap: each down, no longer than it stayed down), cut at
+         * the end of the run */
         const cfg_fault *fl = &sc->faults[k];
-        if (fl->kind != FAULT_LINK_DOWN || fl->at_ps >= st->end_ps)
+        const fault_record *fr = &st->faults[k];
+        if (!fr->fired || (fl->kind != FAULT_LINK_DOWN && fl->kind != FAULT_LINK_FLAP &&
+                           fl->kind != FAULT_SWITCH_DOWN))
             continue;
         sim_time w = fl->detect_ps + fl->converge_ps, left = st->end_ps - fl->at_ps;
-        st->reroute_ps += w < left ? w : left;
+        if (fl->kind == FAULT_LINK_FLAP) {
+            sim_time per = w < fl->down_ps ? w : fl->down_ps;
+            sim_time sum = per * ((fr->transitions + 1) / 2);
+            st->reroute_ps += sum < left ? sum : left;
+        } else {
+            st->reroute_ps += w < left ? w : left;
+        }
+        if (!st->link_faults)
+            st->fault_link_local = fr->local_reroute_ps != SIM_TIME_MAX;
         if (!st->link_faults++)
-            snprintf(st->fault_link, sizeof st->fault_link, "%s", fl->link ? fl->link : "?");
+            snprintf(st->fault_link, sizeof st->fault_link, "%s%s%s",
+                     fl->kind == FAULT_SWITCH_DOWN ? "switch " : "", fr->target,
+                     fl->kind == FAULT_LINK_FLAP ? " (flapping)" : "");
     }
     st->n_jobs = sc->n_jobs;
     st->jobs = xcalloc(sc->n_jobs ? sc->n_jobs : 1, sizeof(job_result), "job results");
@@ -722,8 +943,11 @@ static void collect(run *r)
         xfree(seen);
     }
 
+    faults_restore_rates(r->faults); /* the ideal is the healthy fabric's */
     for (uint32_t j = 0; j < sc->n_jobs; j++)
         job_ideal(r, j, &st->jobs[j]);
+    if (sc->goodput.on && r->only < 0)
+        goodput_collect(r);
 
     /* transfers.csv rows (csv or html output only): count, then fill exactly that many */
     for (int pass = 0; pass < 2 && (sc->output_formats & (OUT_CSV | OUT_HTML)); pass++) {

@@ -22,6 +22,7 @@
 #include "../core/sim.h"
 #include "../core/time.h"
 #include "../net/drop.h"
+#include "goodput.h"
 
 /* Drop reasons (enum drop_reason, drop_reason_name) come from net/drop.h. */
 
@@ -71,6 +72,12 @@ typedef struct job_result {
     bool failed;
     sim_time failed_at_ps;
     char reason[256];
+    /* training: checkpoint/restart (gpu-fail). ckpt_ps: time every GPU stalled writing
+     * checkpoints; lost_ps: work done since the last checkpoint and thrown away by failures;
+     * restart_ps: from each failure to the restarted job's first step. JCT includes all three. */
+    bool checkpointing;         /* the job has a checkpoint block */
+    uint32_t restarts, ckpt_writes;
+    sim_time ckpt_ps, lost_ps, restart_ps;
     sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
     double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
     char ideal_basis[112];      /* what the bound is, in words */
@@ -149,6 +156,24 @@ typedef struct failover_record {
 } failover_record;
 #define RUN_MAX_FAILOVER_RECORDS 16
 
+/* The `goodput:` what-if (goodput.h), computed after the simulation from the job's measured
+ * mean iteration time. ok false: why says what was missing (e.g. no iteration completed). */
+typedef struct goodput_result {
+    bool on, ok;
+    char why[160];
+    uint32_t job;
+    uint32_t gpus, nics, links, leaves, servers; /* the job's footprint */
+    double lambda_per_h;        /* interruptions per hour of the job */
+    double iter_s, write_s, restart_s;
+    uint64_t iterations;
+    uint32_t samples;
+    uint32_t interval;          /* the job's checkpoint interval (0 = none) */
+    goodput_out at_interval;    /* the run with it */
+    uint32_t best_interval;     /* the sampled optimum */
+    goodput_out best;
+    double young_iters, daly_iters; /* first-order optima, in iterations */
+} goodput_result;
+
 typedef struct run_stats {
     sim_time end_ps;
     uint64_t events;
@@ -199,10 +224,20 @@ typedef struct run_stats {
     sim_time active_start_ps;   /* the first job's start: utilizations are over
                                  * [active_start_ps, end_ps], the jobs' active window */
     uint8_t lossless_classes;   /* PFC-protected traffic classes (bit c), 0 with PFC off */
-    uint32_t link_faults;       /* link-down faults that fired during the run */
+    uint32_t link_faults;       /* link-down, link-flap and switch-down faults that fired */
+    sim_time rto_ps;            /* nic.rto (the cost of a timeout, for the diagnosis) */
     sim_time reroute_ps;        /* Σ over them of the window in which traffic still hashed onto
                                  * the dead link (detect + converge, cut at the end) */
-    char fault_link[48];        /* the first downed link, "leaf0-spine1" */
+    bool fault_link_local;      /* the first one was repaired locally at once (fast reroute) */
+    char fault_link[80];        /* the first: "leaf0-spine1", "switch spine2", "x-y (flapping)" */
+    /* every fault of the scenario: what it did (fault.h), and the timeline of fault events;
+     * owned by the run (valid until run_free) */
+    uint32_t n_faults;
+    const struct fault_record *faults;
+    uint32_t n_fault_log;
+    const struct fault_log *fault_log;
+    uint64_t fault_log_total;   /* lines that happened; the first n_fault_log are kept */
+    goodput_result goodput;
     bool deadlock;              /* PFC deadlock detected: the run stopped there */
     sim_time deadlock_at_ps;
     char deadlock_cycle[512];   /* the paused cycle, "priority 3: a->b -> b->c -> c->a" */

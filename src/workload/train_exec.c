@@ -107,11 +107,23 @@ struct train_exec {
     sim_time *iter_time;
     sim_time start_ps, end_ps;
     bool started, finished;
+    /* checkpoint/restart (gpu-fail) */
+    event ckpt_ev;        /* a checkpoint write ends, or the restart begins */
+    int ckpt_phase;       /* 0 idle, 1 writing, 2 waiting for the restart */
+    bool dead;            /* stopped by a failed GPU, not yet restarted */
+    bool restart_due;     /* the restart time has passed; waits for stale messages */
+    uint32_t last_ckpt;   /* iterations the last checkpoint holds */
+    sim_time resume_ps;   /* when the state of last_ckpt was reached (write ended) */
+    uint64_t outstanding; /* messages posted and not yet completed */
+    uint64_t stale;       /* of them, posted before the failure: discarded */
+    uint32_t restarts, ckpt_writes;
+    sim_time ckpt_ps, lost_ps, restart_ps, fail_at;
     void (*on_finish)(void *ctx); /* called once the last iteration has completed */
     void *on_finish_ctx;
 };
 
 static void delay_done(void *ctx, uint32_t task);
+static void ckpt_fire(void *ctx, event *ev);
 
 /* ---- build -------------------------------------------------------------------------------- */
 
@@ -290,6 +302,7 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     x->sc = sc;
     x->cfg = job;
     x->job = j;
+    event_init(&x->ckpt_ev, ckpt_fire);
     arena_init(&x->mem, "training executor");
     uint32_t gpus = net_gpus(n);
     x->n_ranks = job->ranks.all ? gpus : job->ranks.n;
@@ -533,6 +546,12 @@ void train_exec_result(const train_exec *x, job_result *jr)
         jr->end_ps = x->end_ps;
         jr->jct_ps = x->end_ps - x->start_ps;
     }
+    jr->checkpointing = j->ckpt;
+    jr->restarts = x->restarts;
+    jr->ckpt_writes = x->ckpt_writes;
+    jr->ckpt_ps = x->ckpt_ps;
+    jr->lost_ps = x->lost_ps;
+    jr->restart_ps = x->restart_ps + (x->dead ? x->net->sim->now - x->fail_at : 0);
 }
 
 void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out, uint64_t *n,
@@ -592,6 +611,8 @@ void train_exec_free(train_exec *x)
     xfree(x->conns);
     if (x->delays.heap)
         delayq_free(&x->delays);
+    if (event_queued(&x->ckpt_ev))
+        evq_cancel(&x->net->sim->q, &x->ckpt_ev);
     xfree(x);
 }
 
@@ -668,6 +689,12 @@ static void task_done(train_exec *x, uint32_t i)
     sim_time now = x->net->sim->now;
     x->iter_time[x->iter] = now - x->iter_start;
     if (++x->iter < x->cfg->iterations) {
+        if (x->cfg->ckpt_interval && x->iter % x->cfg->ckpt_interval == 0) {
+            /* a synchronous checkpoint: every GPU stalls for the write */
+            x->ckpt_phase = 1;
+            sim_at(x->net->sim, &x->ckpt_ev, now + x->cfg->ckpt_write_ps);
+            return;
+        }
         start_iteration(x);
         return;
     }
@@ -681,6 +708,7 @@ static void xg_post_ready(train_exec *x, xgroup *xg, uint32_t xf)
 {
     const xbind *B = &x->bind[xg->bind];
     const cplan *q = &x->cp[B->cp];
+    x->outstanding++;
     transport_post(x->tp, x->conns[B->map[q->lconn[xf]]], q->pl->xfers[xf].bytes,
                    ((uint64_t)x->job << 40) | COOKIE_COLL | (xg->cookie_base + xf));
 }
@@ -755,8 +783,10 @@ static void task_ready(train_exec *x, uint32_t i)
         cur_start(x)[i] = now;
         if (k->bytes == 0)
             delayq_push(&x->delays, now, i);
-        else
+        else {
+            x->outstanding++;
             transport_post(x->tp, x->conns[x->aux[i]], k->bytes, ((uint64_t)x->job << 40) | i);
+        }
         break;
     default: /* TRAIN_COLL: one at a time per communicator, in ready order */
         if (x->busy[k->group]) {
@@ -777,6 +807,8 @@ static void task_ready(train_exec *x, uint32_t i)
 static void delay_done(void *ctx, uint32_t i)
 {
     train_exec *x = ctx;
+    if (x->dead)
+        return;
     if (x->plan->tasks[i].kind == TRAIN_COLL)
         coll_finished(x, i);
     else
@@ -807,8 +839,85 @@ static void start_iteration(train_exec *x)
             task_ready(x, i);
 }
 
+/* Back from the last checkpoint: its iterations are kept, the rest are done again. */
+static void restart(train_exec *x)
+{
+    const train_plan *P = x->plan;
+    sim_time now = x->net->sim->now;
+    x->restart_due = false;
+    x->dead = false;
+    x->restarts++;
+    x->restart_ps += now - x->fail_at;
+    for (uint32_t g = 0; g < P->n_groups; g++) {
+        x->busy[g] = 0;
+        x->q_head[g] = x->q_tail[g] = NONE;
+    }
+    for (uint32_t k = 0; k < x->n_xg; k++)
+        x->xg[k].task = NONE;
+    x->iter = x->last_ckpt;
+    x->resume_ps = now;
+    start_iteration(x);
+}
+
+static void ckpt_fire(void *ctx, event *ev)
+{
+    train_exec *x = (train_exec *)((char *)ev - offsetof(train_exec, ckpt_ev));
+    (void)ctx;
+    if (x->ckpt_phase == 1) {
+        /* the checkpoint of x->iter iterations is on storage */
+        x->ckpt_phase = 0;
+        x->ckpt_writes++;
+        x->ckpt_ps += x->cfg->ckpt_write_ps;
+        x->last_ckpt = x->iter;
+        x->resume_ps = x->net->sim->now;
+        start_iteration(x);
+    } else if (x->ckpt_phase == 2) {
+        x->ckpt_phase = 0;
+        if (x->stale)
+            x->restart_due = true; /* the last stale completion restarts it */
+        else
+            restart(x);
+    }
+}
+
+bool train_exec_gpu_fail(train_exec *x, uint32_t gpu, bool *restarts)
+{
+    *restarts = false;
+    bool member = false;
+    for (uint32_t r = 0; r < x->n_ranks; r++)
+        member |= x->gpu_of_rank[r] == gpu;
+    if (!member || !x->started || x->finished)
+        return false;
+    sim_time now = x->net->sim->now;
+    if (x->dead) {
+        /* already down (a second failure during the restart): the restart starts over */
+        *restarts = x->cfg->ckpt;
+        if (x->cfg->ckpt && x->ckpt_phase == 2) {
+            x->restart_ps += now - x->fail_at;
+            x->fail_at = now;
+            evq_reschedule(&x->net->sim->q, &x->ckpt_ev, now + x->cfg->ckpt_restart_ps);
+        }
+        return true;
+    }
+    x->dead = true;
+    x->fail_at = now;
+    x->stale = x->outstanding;
+    /* compute in progress is abandoned; a checkpoint being written is lost */
+    delayq_clear(&x->delays);
+    if (event_queued(&x->ckpt_ev))
+        evq_cancel(&x->net->sim->q, &x->ckpt_ev);
+    x->lost_ps += now - x->resume_ps;
+    if (!x->cfg->ckpt)
+        return true;
+    *restarts = true;
+    x->ckpt_phase = 2;
+    sim_at(x->net->sim, &x->ckpt_ev, now + x->cfg->ckpt_restart_ps);
+    return true;
+}
+
 void train_exec_start(train_exec *x)
 {
+    x->resume_ps = x->net->sim->now;
     x->start_ps = x->net->sim->now;
     x->started = true;
     x->iter = 0;
@@ -822,8 +931,19 @@ void train_exec_gpu_slow(train_exec *x, uint32_t gpu, double factor)
             x->factor[r] = factor;
 }
 
+static void restart(train_exec *x);
+
 void train_exec_on_msg(train_exec *x, uint64_t cookie)
 {
+    x->outstanding--;
+    if (x->stale) {
+        /* posted before the GPU failed: the work it belonged to is lost */
+        if (--x->stale == 0 && x->restart_due)
+            restart(x);
+        return;
+    }
+    if (x->dead)
+        return;
     if (!(cookie & COOKIE_COLL)) {
         task_done(x, (uint32_t)cookie);
         return;
@@ -857,6 +977,11 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
 }
 
 bool train_exec_finished(const train_exec *x) { return x->finished; }
+
+bool train_exec_waiting(const train_exec *x)
+{
+    return event_queued(&x->ckpt_ev) || x->restart_due;
+}
 
 uint64_t train_exec_progress(const train_exec *x)
 {

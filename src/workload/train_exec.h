@@ -55,6 +55,15 @@ void train_exec_start(train_exec *x);
 void train_exec_on_msg(train_exec *x, uint64_t cookie);
 /* GPU `gpu` computes `factor`× slower from now (no effect when the GPU is not in the job). */
 void train_exec_gpu_slow(train_exec *x, uint32_t gpu, double factor);
+/* GPU `gpu` failed now (gpu-fail). Returns false when the GPU is not in the job or the job is not
+ * running. Otherwise the job stops: nothing new is posted, compute in progress is abandoned,
+ * completions of messages already handed to the NICs are discarded; with a checkpoint block the
+ * job restarts from its last checkpoint `restart_time` later (the failed GPU replaced by a
+ * spare, as a cluster scheduler does), and *restarts is true; without one it cannot go on
+ * (*restarts false: the caller fails the job). */
+bool train_exec_gpu_fail(train_exec *x, uint32_t gpu, bool *restarts);
+/* True while the job waits on its own timer (a checkpoint write, a restart): not stalled. */
+bool train_exec_waiting(const train_exec *x);
 /* Fill the job's result: iterations with their breakdown, averages, JCT. Allocates
  * jr->iterations (freed by the run). */
 void train_exec_result(const train_exec *x, job_result *jr);
