@@ -340,8 +340,8 @@ void net_route(net *n)
     for (uint32_t s = 0; s < n->n_switches; s++)
         if (n->switches[s]->drained)
             any_drained = drained[n->switches[s]->id] = true;
-    uint32_t *dist2 = any_drained ? xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances")
-                                  : NULL;
+    uint32_t *dist2 =
+        any_drained ? xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances") : NULL;
 
     for (uint32_t h = 0; h < nh; h++) {
         uint32_t c = host_cls[h];
