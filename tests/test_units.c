@@ -79,8 +79,10 @@ static const ucase CASES[] = {
     {TIME, "-1us", false, 0, "expected a time like \"2us\", got \"-1us\" (must not be negative)"},
     {TIME, "2 sec", false, 0,
      "expected a time like \"2us\", got \"2 sec\" (unknown unit \"sec\"; use ps, ns, us (or "
-     "\xc2\xb5s), ms, s)"},
-    {TIME, "1h", false, 0, NULL},
+     "\xc2\xb5s), ms, s, min, h)"},
+    {TIME, "1h", true, 3600000000000000ULL, NULL},
+    {TIME, "10min", true, 600000000000000ULL, NULL},
+    {TIME, "1.5min", true, 90000000000000ULL, NULL},
     /* size */
     {SIZE, "4096", true, 4096, NULL},
     {SIZE, "4KB", true, 4000, NULL},

@@ -66,6 +66,9 @@ static const unit_def TIME_UNITS[] = {
     {"\xce\xbcs", 1000000ULL}, /* μs, GREEK SMALL LETTER MU */
     {"ms", 1000000000ULL},
     {"s", 1000000000000ULL},
+    /* checkpoint and restart times are minutes (spec/scenario.md: restart_time: 10min) */
+    {"min", 60000000000000ULL},
+    {"h", 3600000000000000ULL},
     {NULL, 0},
 };
 
@@ -101,7 +104,7 @@ static const qty_kind Q_RATE = {"rate",
                                 RATE_UNITS,
                                 false,
                                 "bits/s"};
-static const qty_kind Q_TIME = {"time",     "2us", "ps, ns, us (or \xc2\xb5s), ms, s",
+static const qty_kind Q_TIME = {"time",     "2us", "ps, ns, us (or \xc2\xb5s), ms, s, min, h",
                                 TIME_UNITS, false, "ps"};
 static const qty_kind Q_SIZE = {"size",
                                 "4KiB",
