@@ -201,6 +201,41 @@ static void test_dcqcn_thresholds(void)
 /* The hold is measured by the NIC: a 4-server permutation under ECMP collides, DCQCN starves
  * the colliding senders (their ports idle for hundreds of us with data waiting), and the rule
  * fires with that hold as its cost; without congestion control no NIC ever holds data back. */
+/* Switch drain: one of two spines drained for the whole all-to-all halves the leaf-spine
+ * capacity (3.3 × the ideal): the line names it, with no cost claimed; without the drain, or
+ * with the drain over before the job starts, it stays silent. */
+static void test_switch_drain_run(void)
+{
+    static const char base[] =
+        "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 1, leaf_radix: 4,\n"
+        "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
+        "loadbalance: {mode: spray}\n"
+        "nic: {retransmit: selective}\n"
+        "workload: [{name: p, kind: traffic, pattern: all-to-all, size: 1MB, start: 2ms}]\n";
+    char y[1024];
+    snprintf(y, sizeof y, "%s%s", base,
+             "faults: [{at: 1us, kind: switch-drain, switch: spine0, converge: 5us, wait: 10us,"
+             " duration: 10ms}]\n");
+    sim_time cost = 1;
+    CHECK(run_fires(y, "switch_drain", &cost) == 1);
+    CHECK_EQ_U64(cost, 0); /* not estimated */
+    CHECK(run_fires(base, "switch_drain", NULL) == 0);
+    /* drained and back (after detect + converge) before the job starts at 2 ms */
+    snprintf(y, sizeof y, "%s%s", base,
+             "faults: [{at: 1us, kind: switch-drain, switch: spine0, converge: 5us, wait: 10us,"
+             " duration: 20us, detect: 10us}]\n");
+    CHECK(run_fires(y, "switch_drain", NULL) == 0);
+    /* the same early drain beside a job slowed by something else (a DCQCN-starved incast,
+     * 1.32 × its ideal): still silent */
+    static const char incast[] =
+        "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 1, leaf_radix: 4,\n"
+        "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
+        "workload: [{name: p, kind: traffic, pattern: incast, size: 1MB, start: 2ms}]\n"
+        "faults: [{at: 1us, kind: switch-drain, switch: spine0, converge: 5us, wait: 10us,"
+        " duration: 20us, detect: 10us}]\n";
+    CHECK(run_fires(incast, "switch_drain", NULL) == 0);
+}
+
 static void test_dcqcn_hold_run(void)
 {
     static const char base[] =
@@ -498,6 +533,7 @@ int main(void)
     TEST_RUN(test_gpu_failure_run);
     TEST_RUN(test_pfc_storm_run);
     TEST_RUN(test_dcqcn_hold_run);
+    TEST_RUN(test_switch_drain_run);
     TEST_RUN(test_pfc_spreading_run);
     TEST_RUN(test_straggler_run);
     return tl_finish();

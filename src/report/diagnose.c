@@ -331,6 +331,42 @@ static void rule_degraded_link(const run_stats *st, diagnosis *out, int *n, int 
     }
 }
 
+/* Switch drain (maintenance): a switch-drain fired while a slowed job ran. Nothing is lost (the
+ * routes move first), but until the switch is back its share of the paths is carried by its
+ * siblings: a fabric with one spine fewer. The run has no measure of what that cost without
+ * the switch (it would take a run without the drain: `--isolated` does not remove faults), so
+ * the line says what happened and estimates nothing (cost 0). */
+static void rule_switch_drain(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    const job_result *w = worst_job(st);
+    if (!w || w->jct_over_ideal < DIAG_SLOWED)
+        return;
+    for (uint32_t i = 0; i < st->n_faults; i++) {
+        const fault_record *f = &st->faults[i];
+        if (f->kind != FAULT_SWITCH_DRAIN || !f->fired || f->at_ps >= st->end_ps)
+            continue;
+        /* only while the slowed job ran: a drain over before it started is not its reason */
+        if ((f->end_ps != SIM_TIME_MAX && f->end_ps <= w->start_ps) ||
+            (w->end_ps && f->at_ps >= w->end_ps))
+            continue;
+        char a[32], b[32], back[48], jct[32];
+        uint64_t lost = st->drops[DROP_LINK_DOWN];
+        if (f->end_ps == SIM_TIME_MAX)
+            snprintf(back, sizeof back, "not back by the end");
+        else
+            snprintf(back, sizeof back, "back at %s", summary_fmt_time(b, sizeof b, f->end_ps));
+        diagnosis *d = add(out, n, max, "switch_drain", 0);
+        if (d)
+            diag_line(d->text,
+                      "switch drain of %s from %s (%s): the rest of its tier carried its "
+                      "paths; %" PRIu64 " frames lost on downed links; %s took %s = %.2f × its "
+                      "ideal (the drain's share is not estimated)",
+                      f->target, summary_fmt_time(a, sizeof a, f->at_ps), back, lost, w->name,
+                      summary_fmt_time(jct, sizeof jct, w->jct_ps), w->jct_over_ideal);
+        return;
+    }
+}
+
 /* GPU failure: a training job restarted from its checkpoint (lost work + restart, exact) or a
  * job failed because its GPU died. */
 static void rule_gpu_failure(const run_stats *st, diagnosis *out, int *n, int max)
@@ -700,6 +736,7 @@ int diagnose_run(const run_stats *st, diagnosis *out, int max)
     rule_lossless_drops(st, out, &n, max);
     rule_link_fault(st, out, &n, max);
     rule_gpu_failure(st, out, &n, max);
+    rule_switch_drain(st, out, &n, max);
     rule_bit_errors(st, out, &n, max);
     rule_degraded_link(st, out, &n, max);
     rule_pfc_storm(st, out, &n, max);
