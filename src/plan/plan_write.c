@@ -958,6 +958,13 @@ void plan_write_html(FILE *f, const plan *p)
                 : p->racks[r].network                  ? "#68a"
                                                        : "#4a4",
                 r, (double)p->racks[r].power_w / 1e3, p->racks[r].servers, p->racks[r].switches);
+        if (bw >= 28) /* room for a label: the rack under its bar, its kW above it */
+            fprintf(f,
+                    "<text x=\"%.2f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"middle\">"
+                    "rack%u</text><text x=\"%.2f\" y=\"%.2f\" font-size=\"11\" "
+                    "text-anchor=\"middle\">%.1f</text>\n",
+                    r * bw + bw / 2, H + 14, r, r * bw + bw / 2, H - h - 3 > 11 ? H - h - 3 : 11.0,
+                    (double)p->racks[r].power_w / 1e3);
     }
     double by = top ? H - H * (double)p->rack_budget_w / (double)top : 0;
     fprintf(f,
@@ -965,6 +972,9 @@ void plan_write_html(FILE *f, const plan *p)
             "stroke-dasharray=\"4\"/><text x=\"4\" y=\"%.2f\" font-size=\"12\">budget %.1f "
             "kW</text>\n</svg>\n",
             W, by, by, by > 14 ? by - 3 : by + 12, (double)p->rack_budget_w / 1e3);
+    fputs("<p>kW per rack: green server racks, blue network racks, red over the budget (hover a "
+          "bar for its servers and switches)</p>\n",
+          f);
     if (shown < p->n_racks)
         fprintf(f, "<p>first %u of %u racks shown; all in racks.csv</p>\n", shown, p->n_racks);
     fputs("<h2>Warnings</h2>\n<ul>", f);
