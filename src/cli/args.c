@@ -13,6 +13,7 @@
 #include "../core/err.h"
 #include "../config/units.h"
 #include "../plan/estimate.h"
+#include "diag.h"
 #include "../report/summary.h"
 
 void cli_overrides_init(cli_overrides *o, int max)
@@ -47,6 +48,20 @@ void cli_overrides_free(cli_overrides *o)
     xfree(o->text);
     xfree(o->owned);
     o->n = 0;
+}
+
+int cli_load_scenario(scenario *sc, const char *path, cli_overrides *ov)
+{
+    err e;
+    err_clear(&e);
+    int rc = config_load(sc, path, ov->over, ov->n, &e);
+    if (!rc)
+        return ERR_OK;
+    if (!e.code)
+        e.code = rc;
+    diag_print(stderr, &e, ov->text, ov->n);
+    cli_overrides_free(ov);
+    return e.code;
 }
 
 const char *cli_opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
@@ -110,8 +125,8 @@ int cli_check_memory(const scenario *sc, uint64_t limit, bool isolated, err *e)
     if (rc)
         return rc;
     if (isolated && sc->n_jobs > 1)
-        m.total = m.total + m.biggest_job_bytes < m.total ? UINT64_MAX
-                                                          : m.total + m.biggest_job_bytes;
+        m.total =
+            m.total + m.biggest_job_bytes < m.total ? UINT64_MAX : m.total + m.biggest_job_bytes;
     const char *src = "--max-memory";
     if (!limit)
         limit = mem_available_bytes(&src);
@@ -146,6 +161,6 @@ int cli_check_memory(const scenario *sc, uint64_t limit, bool isolated, err *e)
                                shown, a, parts, b, src, hint[sc->jobs[m.biggest_job].kind]);
     }
     return err_set(e, ERR_INVALID, sc->file, 1, 1,
-                   "this run needs about %s of memory (%s), more than the %s allowed by %s",
-                   a, parts, b, src);
+                   "this run needs about %s of memory (%s), more than the %s allowed by %s", a,
+                   parts, b, src);
 }

@@ -26,6 +26,10 @@ void cli_overrides_init(cli_overrides *o, int max);
 /* Append "KEY=VALUE" (must contain '=' after a non-empty key). `take` = the list owns text. */
 void cli_overrides_add(cli_overrides *o, const char *text, bool take);
 void cli_overrides_free(cli_overrides *o);
+/* Load the scenario at `path` with the overrides. On bad input print the error (file:line:col,
+ * source line, caret), free the overrides and return the exit code; ERR_OK when loaded (the
+ * overrides are the caller's to free then). */
+int cli_load_scenario(scenario *sc, const char *path, cli_overrides *ov);
 
 /* If argv[*i] is option `name` given as "NAME VALUE" or "NAME=VALUE", return the value (and
  * advance *i past a separate value). NULL if it is another option; NULL with *missing = true

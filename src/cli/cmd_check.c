@@ -248,14 +248,8 @@ int cmd_check(int argc, char **argv)
     err e;
     err_clear(&e);
     scenario sc;
-    rc = config_load(&sc, path, ov.over, ov.n, &e);
-    if (rc) {
-        if (!e.code)
-            e.code = rc;
-        diag_print(stderr, &e, ov.text, ov.n);
-        cli_overrides_free(&ov);
-        return e.code;
-    }
+    if ((rc = cli_load_scenario(&sc, path, &ov)))
+        return rc;
     sim s;
     sim_init(&s, sc.seed);
     net *n = net_build_topology(&sc, &s, &e);
