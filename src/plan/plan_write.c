@@ -820,9 +820,9 @@ void plan_write_md(FILE *f, const plan *p)
     fprintf(f, "## Summary\n\n| item | value |\n|---|---|\n");
     fprintf(f, "| servers | %u (%u GPUs) |\n", n->n_servers, net_gpus(n));
     fprintf(f,
-            "| racks | %u server racks (%u servers per rack, %s-cooled, %.1f kW budget) + "
+            "| racks | %u server racks (%u server%s per rack, %s-cooled, %.1f kW budget) + "
             "%u network racks |\n",
-            p->server_racks, p->servers_per_rack,
+            p->server_racks, p->servers_per_rack, p->servers_per_rack == 1 ? "" : "s",
             sc->plan.cooling == COOL_LIQUID ? "liquid" : "air", (double)p->rack_budget_w / 1e3,
             p->n_racks - p->server_racks);
     fprintf(f, "| switch placement | %s |\n",
@@ -914,10 +914,11 @@ void plan_write_html(FILE *f, const plan *p)
     html_text(f, sc->name);
     fprintf(f,
             "</h1>\n<table><tr><th>servers</th><td class=n>%u (%u GPUs)</td></tr>"
-            "<tr><th>racks</th><td class=n>%u server racks (%u servers each, %.1f kW %s-cooled "
-            "budget) + %u network racks</td></tr><tr><th>IT power</th><td class=n>%.1f kW "
-            "(servers %.1f, switches %.1f, optics %.1f)</td></tr></table>\n",
+            "<tr><th>racks</th><td class=n>%u server racks (%u server%s each, %.1f kW "
+            "%s-cooled budget) + %u network racks</td></tr><tr><th>IT power</th><td class=n>"
+            "%.1f kW (servers %.1f, switches %.1f, optics %.1f)</td></tr></table>\n",
             n->n_servers, net_gpus(n), p->server_racks, p->servers_per_rack,
+            p->servers_per_rack == 1 ? "" : "s",
             (double)p->rack_budget_w / 1e3, sc->plan.cooling == COOL_LIQUID ? "liquid" : "air",
             p->n_racks - p->server_racks, (double)p->total_w / 1e3, (double)p->servers_w / 1e3,
             (double)p->switches_w / 1e3, (double)p->optics_w / 1e3);
