@@ -1119,6 +1119,31 @@ static int parse_fabric(ld *L, const cfg_node *root)
     return ERR_OK;
 }
 
+/* A list of classes 0..7 as a bitmask; *node is the list (NULL when the key is absent, *out
+ * then unchanged). */
+static int get_prio_mask(ld *L, const cfg_node *m, const char *p, const char *key, uint8_t *out,
+                         const cfg_node **node, char *kp)
+{
+    const cfg_node *pr;
+    TRY(get_seq(L, m, p, key, "a list of priorities like [3]", &pr, kp));
+    *node = pr;
+    if (!pr)
+        return ERR_OK;
+    uint8_t mask = 0;
+    for (uint32_t i = 0; i < pr->n; i++) {
+        char ip[PATHLEN];
+        uint64_t x = 0;
+        subi(ip, kp, i);
+        if (pr->vals[i]->kind != CFG_SCALAR)
+            return fail(L, pr->vals[i], ip, "expected an integer, got %s",
+                        cfg_kind_name(pr->vals[i]->kind));
+        TRY(int_node(L, pr->vals[i], ip, 0, 7, &x));
+        mask |= (uint8_t)(1u << x);
+    }
+    *out = mask;
+    return ERR_OK;
+}
+
 static int parse_switch(ld *L, const cfg_node *root)
 {
     cfg_switch *s = &L->sc->sw;
@@ -1152,20 +1177,10 @@ static int parse_switch(ld *L, const cfg_node *root)
     if (pfc) {
         const cfg_node *pr;
         char kp[PATHLEN];
+        uint8_t mask = 0;
         TRY(get_bool(L, pfc, pp, "enabled", &s->pfc_enabled));
-        TRY(get_seq(L, pfc, pp, "priorities", "a list of priorities like [3]", &pr, kp));
+        TRY(get_prio_mask(L, pfc, pp, "priorities", &mask, &pr, kp));
         if (pr) {
-            uint8_t mask = 0;
-            for (uint32_t i = 0; i < pr->n; i++) {
-                char ip[PATHLEN];
-                uint64_t x = 0;
-                subi(ip, kp, i);
-                if (pr->vals[i]->kind != CFG_SCALAR)
-                    return fail(L, pr->vals[i], ip, "expected an integer, got %s",
-                                cfg_kind_name(pr->vals[i]->kind));
-                TRY(int_node(L, pr->vals[i], ip, 0, 7, &x));
-                mask |= (uint8_t)(1u << x);
-            }
             if (!mask && s->pfc_enabled)
                 return fail(L, pr, kp,
                             "expected at least one lossless priority (or set enabled: false)");
@@ -2140,31 +2155,6 @@ static const char *const K_DEV_NIC[] = {"nic",      "netdev_mtu",   "pfc_priorit
                                         "cnp_dscp", "trust",        NULL};
 static const char *const K_DEV_ECN[] = {"kmin", "kmax", "pmax", NULL};
 
-/* A list of classes 0..7 as a bitmask. */
-static int get_prio_mask(ld *L, const cfg_node *m, const char *p, const char *key, uint8_t *out,
-                         bool *given)
-{
-    const cfg_node *pr;
-    char kp[PATHLEN];
-    TRY(get_seq(L, m, p, key, "a list of priorities like [3]", &pr, kp));
-    *given = pr != NULL;
-    if (!pr)
-        return ERR_OK;
-    uint8_t mask = 0;
-    for (uint32_t i = 0; i < pr->n; i++) {
-        char ip[PATHLEN];
-        uint64_t x = 0;
-        subi(ip, kp, i);
-        if (pr->vals[i]->kind != CFG_SCALAR)
-            return fail(L, pr->vals[i], ip, "expected an integer, got %s",
-                        cfg_kind_name(pr->vals[i]->kind));
-        TRY(int_node(L, pr->vals[i], ip, 0, 7, &x));
-        mask |= (uint8_t)(1u << x);
-    }
-    *out = mask;
-    return ERR_OK;
-}
-
 /* devices: a list of { switch: NAME, ... } / { nic: SERVER[:ethK], ... } (config.h cfg_device);
  * names are resolved against the built topology by plan_build. */
 static int parse_devices(ld *L, const cfg_node *root)
@@ -2198,9 +2188,10 @@ static int parse_devices(ld *L, const cfg_node *root)
         d->col = name_n->col;
         for (int k = 0; k < 64; k++)
             d->dscp_to_tc[k] = -1;
-        bool given;
-        TRY(get_prio_mask(L, dm, dp, "pfc_priorities", &d->pfc, &given));
-        d->set |= given ? DEV_PFC : 0;
+        const cfg_node *prio;
+        char prio_kp[PATHLEN];
+        TRY(get_prio_mask(L, dm, dp, "pfc_priorities", &d->pfc, &prio, prio_kp));
+        d->set |= prio ? DEV_PFC : 0;
         const cfg_node *v;
         if (d->nic) {
             uint32_t x;
