@@ -59,6 +59,21 @@ static void nic_name(const plan *p, const node *h, char *buf, size_t len)
              h->net_port == UINT32_MAX ? 0 : p->port_slot[h->ports[h->net_port].id]);
 }
 
+/* Host x's fabric link: the switch port at its other end, both ends' settings and names.
+ * False for a host without a fabric port. */
+static bool nic_link(const plan *p, const node *x, const port **lp, plan_nic_cfg *nc,
+                     plan_sw_cfg *sw, char *nn, size_t nn_len, char *spn, size_t spn_len)
+{
+    if (x->net_port == UINT32_MAX)
+        return false;
+    *lp = x->ports[x->net_port].peer;
+    plan_get_nic_cfg(p, x, nc);
+    plan_get_switch_cfg(p, (*lp)->owner, sw);
+    nic_name(p, x, nn, nn_len);
+    plan_port_name(p, *lp, spn, spn_len);
+    return true;
+}
+
 void check_devices(const plan *p, check_report *r, cdb_report *F)
 {
     const net *n = p->n;
@@ -70,15 +85,11 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     /* --- pfc_nic_switch --- */
     for (uint32_t h = 0; h < n->n_hosts; h++) {
         const node *x = n->hosts[h];
-        if (x->net_port == UINT32_MAX)
-            continue;
-        const port *lp = x->ports[x->net_port].peer;
+        const port *lp;
         plan_nic_cfg nc;
         plan_sw_cfg sw;
-        plan_get_nic_cfg(p, x, &nc);
-        plan_get_switch_cfg(p, lp->owner, &sw);
-        nic_name(p, x, nn, sizeof nn);
-        plan_port_name(p, lp, spn, sizeof spn);
+        if (!nic_link(p, x, &lp, &nc, &sw, nn, sizeof nn, spn, sizeof spn))
+            continue;
         if (nc.pfc != sw.pfc) {
             mask_text(nc.pfc, a, sizeof a);
             mask_text(sw.pfc, b, sizeof b);
@@ -116,12 +127,11 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     bad = 0;
     for (uint32_t h = 0; h < n->n_hosts; h++) {
         const node *x = n->hosts[h];
-        if (x->net_port == UINT32_MAX)
-            continue;
-        const port *lp = x->ports[x->net_port].peer;
+        const port *lp;
         plan_nic_cfg nc;
-        plan_get_nic_cfg(p, x, &nc);
-        nic_name(p, x, nn, sizeof nn);
+        plan_sw_cfg sw;
+        if (!nic_link(p, x, &lp, &nc, &sw, nn, sizeof nn, spn, sizeof spn))
+            continue;
         if (nc.trust != TRUST_DSCP) {
             snprintf(fix, sizeof fix, "mlnx_qos -i eth%u --trust dscp",
                      p->port_slot[x->ports[x->net_port].id]);
@@ -132,8 +142,6 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
             bad++;
         }
         /* every switch on the way classifies by DSCP: the leaf here, the others below */
-        plan_sw_cfg sw;
-        plan_get_switch_cfg(p, lp->owner, &sw);
         struct {
             uint8_t dscp, prio;
             const char *what;
@@ -188,16 +196,13 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     bad = 0;
     for (uint32_t h = 0; h < n->n_hosts; h++) {
         const node *x = n->hosts[h];
-        if (x->net_port == UINT32_MAX)
-            continue;
-        const port *lp = x->ports[x->net_port].peer;
+        const port *lp;
         plan_nic_cfg nc;
         plan_sw_cfg sw;
-        plan_get_nic_cfg(p, x, &nc);
-        plan_get_switch_cfg(p, lp->owner, &sw);
+        if (!nic_link(p, x, &lp, &nc, &sw, nn, sizeof nn, spn, sizeof spn))
+            continue;
         int sw_cls = sw.dscp_to_tc[nc.cnp_dscp];
         if ((nc.pfc | sw.pfc) >> nc.cnp_priority & 1 || (sw_cls >= 0 && sw.pfc >> sw_cls & 1)) {
-            nic_name(p, x, nn, sizeof nn);
             mask_text(sw.pfc | nc.pfc, b, sizeof b);
             snprintf(have, sizeof have, "%u (switch class %d)", nc.cnp_priority, sw_cls);
             snprintf(fix, sizeof fix,
@@ -222,15 +227,11 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     uint32_t roce_ip = wire_data_frame(sc->nic.mtu, 1) - 18;
     for (uint32_t h = 0; h < n->n_hosts; h++) {
         const node *x = n->hosts[h];
-        if (x->net_port == UINT32_MAX)
-            continue;
-        const port *lp = x->ports[x->net_port].peer;
+        const port *lp;
         plan_nic_cfg nc;
         plan_sw_cfg sw;
-        plan_get_nic_cfg(p, x, &nc);
-        plan_get_switch_cfg(p, lp->owner, &sw);
-        nic_name(p, x, nn, sizeof nn);
-        plan_port_name(p, lp, spn, sizeof spn);
+        if (!nic_link(p, x, &lp, &nc, &sw, nn, sizeof nn, spn, sizeof spn))
+            continue;
         uint32_t slot = p->port_slot[x->ports[x->net_port].id];
         if (nc.netdev_mtu < roce_ip) {
             snprintf(have, sizeof have, "%u", nc.netdev_mtu);
