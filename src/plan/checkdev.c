@@ -8,17 +8,6 @@
 #include "../core/alloc.h"
 #include "../net/packet.h"
 
-static void mask_text(uint8_t m, char *buf, size_t len)
-{
-    size_t k = 0;
-    buf[0] = 0;
-    for (int i = 0; i < 8 && k + 3 < len; i++)
-        if (m >> i & 1)
-            k += (size_t)snprintf(buf + k, len - k, "%s%d", k ? "," : "", i);
-    if (!k)
-        snprintf(buf, len, "(none)");
-}
-
 /* mlnx_qos --pfc argument for a mask: "0,0,0,1,0,0,0,0" */
 static void pfc_arg(uint8_t m, char *buf, size_t len)
 {
@@ -91,8 +80,8 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
         if (!nic_link(p, x, &lp, &nc, &sw, nn, sizeof nn, spn, sizeof spn))
             continue;
         if (nc.pfc != sw.pfc) {
-            mask_text(nc.pfc, a, sizeof a);
-            mask_text(sw.pfc, b, sizeof b);
+            plan_mask_text(nc.pfc, a, sizeof a);
+            plan_mask_text(sw.pfc, b, sizeof b);
             pfc_arg(sw.pfc, have, sizeof have);
             snprintf(fix, sizeof fix,
                      "mlnx_qos -i eth%u --pfc %s on the NIC, or pfc_enable "
@@ -104,7 +93,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
         }
         if (!(sw.pfc >> nc.priority & 1) && sw.pfc) {
             snprintf(have, sizeof have, "%u", nc.priority);
-            mask_text(sw.pfc, b, sizeof b);
+            plan_mask_text(sw.pfc, b, sizeof b);
             snprintf(fix, sizeof fix,
                      "send RoCE on a lossless class (%s) or add %u to "
                      "pfc_enable of %s",
@@ -203,7 +192,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
             continue;
         int sw_cls = sw.dscp_to_tc[nc.cnp_dscp];
         if ((nc.pfc | sw.pfc) >> nc.cnp_priority & 1 || (sw_cls >= 0 && sw.pfc >> sw_cls & 1)) {
-            mask_text(sw.pfc | nc.pfc, b, sizeof b);
+            plan_mask_text(sw.pfc | nc.pfc, b, sizeof b);
             snprintf(have, sizeof have, "%u (switch class %d)", nc.cnp_priority, sw_cls);
             snprintf(fix, sizeof fix,
                      "send CNPs on a class outside %s (ConnectX default 6: "

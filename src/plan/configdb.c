@@ -105,17 +105,6 @@ static int prio_mask(const char *s)
     return m;
 }
 
-static void mask_text(int m, char *buf, size_t len)
-{
-    size_t k = 0;
-    buf[0] = 0;
-    for (int i = 0; i < 8 && k + 3 < len; i++)
-        if (m >> i & 1)
-            k += (size_t)snprintf(buf + k, len - k, "%s%d", k ? "," : "", i);
-    if (!k)
-        snprintf(buf, len, "(none)");
-}
-
 static uint32_t parse_ip(const char *s)
 {
     unsigned a, b, c, d;
@@ -233,7 +222,7 @@ static void check_switch(ctx *c, const node *sw, const jsonr_val *root)
         cp->pfc = m;
         if (m != lossless) {
             char w[24];
-            mask_text(lossless, w, sizeof w);
+            plan_mask_text(lossless, w, sizeof w);
             snprintf(field, sizeof field, "PORT_QOS_MAP|%s.pfc_enable", pn);
             snprintf(have, sizeof have, "%s", pe ? pe : "(absent)");
             snprintf(fix, sizeof fix, "set PORT_QOS_MAP|%s pfc_enable to \"%s\"", pn, w);
@@ -442,8 +431,8 @@ static void cross_check(ctx *c)
         }
         if (ca->pfc >= 0 && cb->pfc >= 0 && ca->pfc != cb->pfc) {
             char ma[24], mb[24];
-            mask_text(ca->pfc, ma, sizeof ma);
-            mask_text(cb->pfc, mb, sizeof mb);
+            plan_mask_text(ca->pfc, ma, sizeof ma);
+            plan_mask_text(cb->pfc, mb, sizeof mb);
             snprintf(field, sizeof field, "PORT_QOS_MAP|%s.pfc_enable", an);
             snprintf(fix, sizeof fix,
                      "enable PFC on the same classes at both ends of %s:%s - "

@@ -89,6 +89,17 @@ void plan_port_name(const plan *p, const port *pt, char *buf, size_t len)
         snprintf(buf, len, "Ethernet%u", p->port_slot[pt->id]);
 }
 
+void plan_mask_text(unsigned m, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < 8 && k + 3 < len; i++)
+        if (m >> i & 1)
+            k += (size_t)snprintf(buf + k, len - k, "%s%d", k ? "," : "", i);
+    if (!k)
+        snprintf(buf, len, "(none)");
+}
+
 uint32_t plan_data_dscp(const scenario *sc)
 {
     return sc->nic.dscp;

@@ -114,6 +114,8 @@ uint32_t plan_switch_radix(const plan *p, const node *sw);
 /* Names used in every file: "server3", SONiC "Ethernet8", NIC "eth2" / "mlx5_2". */
 void plan_server_name(uint32_t server, char *buf, size_t len);
 void plan_port_name(const plan *p, const port *pt, char *buf, size_t len);
+/* A class mask (bits 0..7) as "3,4", or "(none)". */
+void plan_mask_text(unsigned m, char *buf, size_t len);
 /* Device of a port: the switch's name, or the server of a NIC port. */
 void plan_device_name(const plan *p, const node *x, char *buf, size_t len);
 /* The RoCE data and CNP DSCP values the plan configures (trust dscp: priority = DSCP / 8). */
