@@ -107,23 +107,15 @@ static bool parse_bytes(const char *s, uint64_t *out)
 
 static const char *algo_name_for(const char *s)
 {
-    static const char *const algos[] = {"ring",
-                                        "tree",
-                                        "halving-doubling",
-                                        "direct",
-                                        "hierarchical",
-                                        "recursive-doubling",
-                                        "binomial",
-                                        "scatter-allgather"};
     char low[32];
     size_t n = strlen(s);
     if (n >= sizeof low)
         return NULL;
     for (size_t i = 0; i <= n; i++)
         low[i] = (char)tolower((unsigned char)s[i]);
-    for (size_t i = 0; i < sizeof algos / sizeof *algos; i++)
-        if (strcmp(low, algos[i]) == 0)
-            return algos[i];
+    for (int a = 0; a < COLL_ALGO_COUNT; a++) /* the scenario's algorithm names */
+        if (strcmp(low, coll_algo_name((enum coll_algo)a)) == 0)
+            return coll_algo_name((enum coll_algo)a);
     return NULL;
 }
 
@@ -196,8 +188,7 @@ int cmd_perf(int argc, char **argv)
     const char *path = NULL, *algo = NULL;
     bool have_op = false;
     enum coll_op op = OP_ALL_REDUCE;
-    uint64_t minb = 32ull << 20, maxb = 32ull << 20, factor = 2, iters = 5, ranks = 0,
-             channels = 0;
+    uint64_t minb = 32ull << 20, maxb = 32ull << 20, factor = 2, iters = 5, ranks = 0, channels = 0;
     cli_overrides ov;
     cli_overrides_init(&ov, argc + 1);
     int rc = ERR_OK;
@@ -208,9 +199,11 @@ int cmd_perf(int argc, char **argv)
             if (have_op)
                 rc = cli_usage_error("perf", "more than one operation given ('%s')", a);
             else if (!parse_op(a, &op))
-                rc = cli_usage_error("perf", "unknown operation '%s' (all_reduce, "
-                                             "reduce_scatter, all_gather, all_to_all, "
-                                             "broadcast, reduce)", a);
+                rc = cli_usage_error("perf",
+                                     "unknown operation '%s' (all_reduce, "
+                                     "reduce_scatter, all_gather, all_to_all, "
+                                     "broadcast, reduce)",
+                                     a);
             have_op = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             cmd_perf_help();
@@ -265,8 +258,8 @@ int cmd_perf(int argc, char **argv)
     if (rc == ERR_OK && !have_op)
         rc = cli_usage_error("perf", "missing OP (e.g. all_reduce)");
     if (rc == ERR_OK && minb > maxb)
-        rc = cli_usage_error("perf", "-b (%llu) is larger than -e (%llu)",
-                             (unsigned long long)minb, (unsigned long long)maxb);
+        rc = cli_usage_error("perf", "-b (%llu) is larger than -e (%llu)", (unsigned long long)minb,
+                             (unsigned long long)maxb);
     if (rc) {
         cli_overrides_free(&ov);
         return rc;
@@ -290,8 +283,8 @@ int cmd_perf(int argc, char **argv)
             return e.code ? e.code : lrc;
         }
         const cfg_fabric *f = &sc.fabric;
-        channels = f->preset == PRESET_CUSTOM ? 1
-                                              : (f->gpus_per_server / f->gpus_per_nic) * f->nic_ports;
+        channels =
+            f->preset == PRESET_CUSTOM ? 1 : (f->gpus_per_server / f->gpus_per_nic) * f->nic_ports;
         if (channels > 64)
             channels = 64;
         scenario_free(&sc);
@@ -309,8 +302,8 @@ int cmd_perf(int argc, char **argv)
     for (uint64_t b = minb; b <= maxb; b *= factor) {
         sim_time t = 0;
         uint32_t n = 0;
-        rc = run_size(path, &ov, op, algo, b, (uint32_t)ranks, (uint32_t)channels,
-                      (uint32_t)iters, &t, &n);
+        rc = run_size(path, &ov, op, algo, b, (uint32_t)ranks, (uint32_t)channels, (uint32_t)iters,
+                      &t, &n);
         if (rc)
             break;
         uint64_t size_col, count_col;

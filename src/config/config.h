@@ -200,6 +200,8 @@ enum coll_algo {
     ALGO_BINOMIAL,
     ALGO_SCATTER_ALLGATHER,
 };
+/* How many algorithms (not an enum member, so switches over them stay exhaustive). */
+#define COLL_ALGO_COUNT (ALGO_SCATTER_ALLGATHER + 1)
 enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM };
 
 /* A list of indices: `all`, an explicit list, or a range string "0-63". */
