@@ -256,15 +256,16 @@ static inline uint32_t piece_payload(const transport *t, const piece *pc, uint32
     return left < t->mtu ? (uint32_t)left : t->mtu;
 }
 
-/* Recompute the pacing time after RC changed. The port's wake-up was set for the old pacing
- * time: move it to the new one, or kick the port now when the new time has already passed (a
- * QP paced at a low rate that the timer raised would otherwise wait out its old gap). */
-static inline void qp_repace(transport *t, qp *q)
+/* The congestion control set a new rate (`limited` false: line rate, no pacing): recompute the
+ * pacing time. The port's wake-up was set for the old pacing time: move it to the new one, or
+ * kick the port now when the new time has already passed (a QP paced at a low rate that the
+ * timer raised would otherwise wait out its old gap). DCQCN and TIMELY share it. */
+static inline void qp_pace(transport *t, qp *q, uint64_t rate_bps, bool limited)
 {
-    q->rate_bps = dcqcn_rate_bps(&q->rp);
+    q->rate_bps = rate_bps;
     if (!q->last_line_bytes)
         return;
-    if (!q->rp.limited)
+    if (!limited)
         q->next_send_ps = 0;
     else
         q->next_send_ps = q->last_send_ps + sim_ser_time(q->last_line_bytes, q->rate_bps);
@@ -275,6 +276,12 @@ static inline void qp_repace(transport *t, qp *q)
         nic_wake_at(t, np, q->next_send_ps);
     else
         net_port_kick(t->net, np->p);
+}
+
+/* DCQCN: pace at RC while the QP is limited. */
+static inline void qp_repace(transport *t, qp *q)
+{
+    qp_pace(t, q, dcqcn_rate_bps(&q->rp), q->rp.limited);
 }
 
 static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
@@ -620,20 +627,10 @@ static void timely_ack(transport *t, qp *q, const packet *pkt, uint64_t bytes, s
     uint32_t rtt_ns = (uint32_t)(now / 1000) - pkt->ts_ns; /* modulo 2^32 */
     if (!timely_on_rtt(&q->tm, &np->tp, (sim_time)rtt_ns * 1000))
         return;
-    q->rate_bps = (uint64_t)q->tm.rate_bps;
-    if (!q->rate_bps)
-        q->rate_bps = 1;
-    if (!q->last_line_bytes)
-        return;
-    q->next_send_ps = q->rate_bps < np->p->rate_bps
-                          ? q->last_send_ps + sim_ser_time(q->last_line_bytes, q->rate_bps)
-                          : 0;
-    if (!q->active)
-        return;
-    if (q->next_send_ps > now)
-        nic_wake_at(t, np, q->next_send_ps);
-    else
-        net_port_kick(t->net, np->p);
+    uint64_t rate = (uint64_t)q->tm.rate_bps;
+    if (!rate)
+        rate = 1;
+    qp_pace(t, q, rate, rate < np->p->rate_bps);
 }
 
 static void requester_ack(transport *t, qp *q, packet *pkt)
