@@ -410,7 +410,7 @@ static packet *nic_pull(void *ctx, node *host, port *p)
      * it, so this is not DCQCN sharing a bottleneck but DCQCN starving the sender): from now
      * until data leaves again the rate limiter, not the fabric, is the limit. A paused class,
      * a faster QP, or no data ends the count. */
-    bool dcqcn_only = earliest != SIM_TIME_MAX && !pfc_held &&
+    bool dcqcn_only = t->dcqcn && earliest != SIM_TIME_MAX && !pfc_held &&
                       paced_max_bps < p->rate_bps / NIC_COLLAPSED_FRACTION;
     if (dcqcn_only && !np->held) {
         np->held = true;
