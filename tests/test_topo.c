@@ -345,8 +345,8 @@ static void test_rail_optimized_counts(void)
             const node *x = n->hosts[h];
             CHECK_EQ_U64(x->rail, h % 8);
             const node *leaf = x->ports[x->net_port].peer->owner;
-            uint32_t want_leaf = (x->server / (32 / cases[c].rpl)) * (8 / cases[c].rpl) +
-                                 x->rail / cases[c].rpl;
+            uint32_t want_leaf =
+                (x->server / (32 / cases[c].rpl)) * (8 / cases[c].rpl) + x->rail / cases[c].rpl;
             CHECK_EQ_U64(leaf->index, want_leaf);
         }
         check_all_reachable(n, 13);
@@ -368,10 +368,11 @@ static void test_rail_optimized_pods(void)
 {
     built b;
     err e;
-    CHECK(build(&b,
-                "fabric: {preset: rail-optimized, servers: 64, gpus_per_server: 8, leaf_radix: 64,\n"
-                "         spine_radix: 64, pods: 2}\n",
-                &e) == 0);
+    CHECK(
+        build(&b,
+              "fabric: {preset: rail-optimized, servers: 64, gpus_per_server: 8, leaf_radix: 64,\n"
+              "         spine_radix: 64, pods: 2}\n",
+              &e) == 0);
     if (!b.n) {
         fprintf(stderr, "%s\n", e.msg);
         return;
@@ -426,8 +427,7 @@ static void test_rail_only_pxn(void)
 {
     built b;
     err e;
-    CHECK(build(&b,
-                "fabric: {preset: rail-only, servers: 8, gpus_per_server: 8, leaf_radix: 64}\n",
+    CHECK(build(&b, "fabric: {preset: rail-only, servers: 8, gpus_per_server: 8, leaf_radix: 64}\n",
                 &e) == 0);
     if (!b.n) {
         fprintf(stderr, "%s\n", e.msg);
@@ -526,6 +526,116 @@ static void test_reroute_after_link_down(void)
     unbuild(&b);
 }
 
+/* The oracle: the routing as defined (route.c's header) by one plain BFS per destination host,
+ * avoiding drained switches where possible. Every fabric switch's FIB entry for every host must
+ * hold exactly these next hops, whatever shortcut net_route takes (one BFS per attachment
+ * class). */
+static void bfs_from(const net *n, uint32_t h, uint32_t *dist, uint32_t *queue, bool drained_ok)
+{
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        dist[i] = UINT32_MAX;
+    uint32_t qh = 0, qt = 0;
+    dist[h] = 0;
+    queue[qt++] = h;
+    while (qh < qt) {
+        const node *x = &n->nodes[queue[qh++]];
+        if ((x->kind == NODE_HOST && x->id != h) || x->tier == TIER_SCALE_UP)
+            continue;
+        for (uint32_t p = 0; p < x->n_ports; p++) {
+            const node *y = x->ports[p].peer->owner;
+            if (x->ports[p].up && dist[y->id] == UINT32_MAX && (drained_ok || !y->drained)) {
+                dist[y->id] = dist[x->id] + 1;
+                queue[qt++] = y->id;
+            }
+        }
+    }
+}
+
+static void check_routes_against_bfs(const net *n)
+{
+    uint32_t *d1 = malloc(sizeof(uint32_t) * n->n_nodes),
+             *d2 = malloc(sizeof(uint32_t) * n->n_nodes);
+    uint32_t *q = malloc(sizeof(uint32_t) * n->n_nodes);
+    uint32_t bad = 0;
+    for (uint32_t h = 0; h < n->n_hosts; h++) {
+        bfs_from(n, h, d1, q, false);
+        bfs_from(n, h, d2, q, true);
+        for (uint32_t s = 0; s < n->n_switches; s++) {
+            const node *sw = n->switches[s];
+            if (sw->tier == TIER_SCALE_UP)
+                continue;
+            const uint32_t *d = d1[sw->id] == UINT32_MAX ? d2 : d1;
+            uint32_t want[256], k = 0;
+            if (d[sw->id] != UINT32_MAX)
+                for (uint32_t p = 0; p < sw->n_ports && k < 256; p++) {
+                    const node *v = sw->ports[p].peer->owner;
+                    if (!sw->ports[p].up || d[v->id] == UINT32_MAX || d[v->id] + 1 != d[sw->id])
+                        continue;
+                    if (v->kind == NODE_HOST && v->id != h)
+                        continue;
+                    want[k++] = p;
+                }
+            uint32_t g = sw->fib[h];
+            bool same = k ? g != UINT32_MAX && n->groups[g].n == k &&
+                                !memcmp(n->groups[g].member, want, k * sizeof(uint32_t))
+                          : g == UINT32_MAX;
+            bad += !same;
+        }
+    }
+    CHECK_EQ_U64(bad, 0);
+    free(q);
+    free(d2);
+    free(d1);
+}
+
+static void test_routes_equal_per_host_bfs(void)
+{
+    static const char *const fabrics[] = {
+        "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 2, leaf_radix: 8}\n",
+        "fabric: {preset: fat-tree, k: 4}\n",
+        "fabric: {preset: rail-optimized, servers: 8, gpus_per_server: 8, leaf_radix: 16}\n",
+        "fabric: {preset: rail-optimized, servers: 4, gpus_per_server: 8, nic_ports: 2,\n"
+        "         leaf_radix: 16}\n",
+        "fabric: {preset: rail-only, servers: 4, gpus_per_server: 4, leaf_radix: 8}\n",
+    };
+    for (size_t f = 0; f < sizeof fabrics / sizeof *fabrics; f++) {
+        built b;
+        err e;
+        CHECK(build(&b, fabrics[f], &e) == 0);
+        if (!b.n)
+            continue;
+        net *n = b.n;
+        check_routes_against_bfs(n);
+        /* a leaf-spine link down: valley paths appear, classes still share them */
+        port *up = NULL;
+        for (uint32_t i = 0; i < n->n_ports && !up; i++)
+            if (n->ports[i]->owner->kind == NODE_SWITCH &&
+                n->ports[i]->peer->owner->kind == NODE_SWITCH)
+                up = n->ports[i];
+        if (up) {
+            up->up = up->peer->up = false;
+            net_route(n);
+            check_routes_against_bfs(n);
+            /* and the switch above it drained (graceful shutdown) */
+            node *upper = up->peer->owner;
+            upper->drained = true;
+            net_route(n);
+            check_routes_against_bfs(n);
+            upper->drained = false;
+            up->up = up->peer->up = true;
+        }
+        /* a host link down: that host's class changes */
+        const node *h0 = n->hosts[0];
+        if (h0->net_port != UINT32_MAX) {
+            port *hp = &n->hosts[0]->ports[h0->net_port];
+            hp->up = hp->peer->up = false;
+            net_route(n);
+            check_routes_against_bfs(n);
+        }
+        unbuild(&b);
+    }
+}
+
 static void expect_error(const char *yaml, const char *needle, int line)
 {
     built b;
@@ -574,6 +684,7 @@ static void test_topology_errors(void)
 
 int main(void)
 {
+    TEST_RUN(test_routes_equal_per_host_bfs);
     TEST_RUN(test_fat_tree_counts_and_hops);
     TEST_RUN(test_fat_tree_ignores_servers);
     TEST_RUN(test_oversubscription_is_bandwidth);
