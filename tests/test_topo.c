@@ -594,8 +594,8 @@ static void test_routes_equal_per_host_bfs(void)
         "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 2, leaf_radix: 8}\n",
         "fabric: {preset: fat-tree, k: 4}\n",
         "fabric: {preset: rail-optimized, servers: 8, gpus_per_server: 8, leaf_radix: 16}\n",
-        "fabric: {preset: rail-optimized, servers: 4, gpus_per_server: 8, nic_ports: 2,\n"
-        "         leaf_radix: 16}\n",
+        ("fabric: {preset: rail-optimized, servers: 4, gpus_per_server: 8, nic_ports: 2,\n"
+         "         leaf_radix: 16}\n"),
         "fabric: {preset: rail-only, servers: 4, gpus_per_server: 4, leaf_radix: 8}\n",
     };
     for (size_t f = 0; f < sizeof fabrics / sizeof *fabrics; f++) {
