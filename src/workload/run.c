@@ -1164,6 +1164,11 @@ static iter_result *st_iters(run_stats *st, uint32_t j)
     return st->jobs && j < st->n_jobs ? st->jobs[j].iterations : NULL;
 }
 
+const train_exec *run_train_exec(const run *r, uint32_t j)
+{
+    return r->jobs && j < r->sc->n_jobs ? r->jobs[j].train : NULL;
+}
+
 void run_free(run *r)
 {
     if (!r)

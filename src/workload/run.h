@@ -287,5 +287,8 @@ const sim *run_sim(const run *r);
  * continue with sim_run). */
 sim *run_sim_mut(run *r);
 void run_free(run *r);
+/* The executor of job j when it is a training or Chakra job, else NULL (for tests). */
+struct train_exec;
+const struct train_exec *run_train_exec(const run *r, uint32_t j);
 
 #endif

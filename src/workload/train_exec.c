@@ -829,6 +829,17 @@ void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out,
     }
 }
 
+bool train_exec_times(const train_exec *x, uint32_t iter, const sim_time **start,
+                      const sim_time **end)
+{
+    uint32_t done = x->finished ? x->cfg->iterations : x->iter;
+    if (iter >= done)
+        return false;
+    *start = x->t_start + (size_t)iter * x->plan->n_tasks;
+    *end = x->t_end + (size_t)iter * x->plan->n_tasks;
+    return true;
+}
+
 void train_exec_free(train_exec *x)
 {
     if (!x)

@@ -75,6 +75,10 @@ const train_plan *train_exec_plan(const train_exec *x);
 void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out, uint64_t *n,
                           uint64_t cap, uint64_t *dropped);
 void train_exec_free(train_exec *x);
+/* Start and end times (absolute ps, indexed like the plan's tasks) of completed iteration
+ * `iter`; false when it has not completed. Borrowed. */
+bool train_exec_times(const train_exec *x, uint32_t iter, const sim_time **start,
+                      const sim_time **end);
 /* True once every iteration has completed. */
 bool train_exec_finished(const train_exec *x);
 /* Register fn(ctx), called when the job's last iteration completes (the run ends when every job
