@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_import.sh — `wirerate import chakra` and `import astra-sim` (docs/import.md). Chakra: the shipped example traces read
 # back with their node and dependency counts, ranks ordered by PREFIX.N.et whatever the argument
-# order; a truncated trace exits 3 naming the file; a missing file 4; usage errors 2 (skipped, and
+# order; `-o S.yaml` writes a scenario that runs the traces (kind: chakra), byte-identically
+# twice; a truncated trace exits 3 naming the file; a missing file 4; usage errors 2 (skipped, and
 # says so, in a build without protobuf-c, where the command must say it cannot read traces).
 # ASTRA-sim: examples/astra-sim/h100x4.{yml,json} become a scenario that runs, with each figure
 # where the mapping puts it; what cannot be mapped is refused at its file:line:col.
@@ -34,7 +35,26 @@ check "  ranks in file-name order" "awk '\$1 ~ /^[0-3]\$/ {print \$1, \$2}' dp.o
 check "  rank 0: 3 compute, 1 collective, 3 dependencies, 390 us of compute" \
     "grep -qE '^  0 +dp_allreduce.0.et +4 +3 +1 +0 +0 +0 +3 +390.000 us' dp.out"
 check "  the all_reduce of 64 MiB on every rank" "grep -q 'all_reduce x 4 over the ranks, 268.44 MB in total' dp.out"
-check "  says it does not run traces yet" "grep -q 'not available yet' dp.out"
+check "  says how to run it" "grep -q 'to run it: wirerate import chakra TRACE.et... -o S.yaml' dp.out"
+mkdir sub
+"$W" import chakra "$EX/dp_allreduce.0.et" "$EX/dp_allreduce.1.et" "$EX/dp_allreduce.2.et" \
+    "$EX/dp_allreduce.3.et" -o sub/dp.yaml > dpo.out 2> dpo.err
+check "import chakra -o: exit 0, joins the ranks, prints the scenario's path" \
+    "[ $? = 0 ] && grep -q 'joined across ranks: 13 operations (12 compute, 1 collectives, 0 messages), 12 dependencies' dpo.out && tail -1 dpo.out | grep -q 'sub/dp.yaml$'"
+check "  a chakra job referencing the 4 traces, one GPU per rank" \
+    "grep -q 'kind: chakra' sub/dp.yaml && [ \$(grep -c 'dp_allreduce.[0-3].et\"   # rank' sub/dp.yaml) = 4 ] && grep -q 'servers: 4' sub/dp.yaml"
+"$W" run sub/dp.yaml --quiet -o run1 > run1.out 2> run1.err
+check "  it runs: the job completes" "[ $? = 0 ] && grep -q '\"kind\": \"chakra\"' run1/summary.json && grep -q '\"completed\": true' run1/summary.json"
+check "  with per-rank figures and the critical path" \
+    "grep -q '\"per_rank\"' run1/summary.json && grep -q '\"last_op\": \"optimizer\"' run1/summary.json"
+"$W" run sub/dp.yaml --quiet -o run2 > /dev/null 2>&1
+strip_wall() { grep -Ev '"(wall_s|events_per_s|peak_rss_bytes|setup_s)":' "$1"; }
+check "  a rerun: summary.json identical (wall-clock fields aside)" \
+    "strip_wall run1/summary.json > a.json && strip_wall run2/summary.json > b.json && cmp -s a.json b.json"
+"$W" run "$SRC/examples/chakra/pipeline.yaml" --quiet -o runpp > /dev/null 2> runpp.err
+check "the shipped pipeline scenario runs" "[ $? = 0 ] && grep -q '\"completed\": true' runpp/summary.json"
+"$W" import chakra "$EX/pipeline.0.et" "$EX/pipeline.1.et" -o /nonexistent-dir/x.yaml > /dev/null 2> nodir.err
+check "import chakra -o into a missing folder: exit 4, nothing written" "[ $? = 4 ]"
 "$W" import chakra "$EX/pipeline.0.et" "$EX/pipeline.1.et" > pp.out 2>&1
 check "the pipeline example: a send and its receive" "[ $? = 0 ] && grep -q 'every send has its receive' pp.out"
 "$W" import chakra "$EX/pipeline.0.et" > half.out 2> half.err
