@@ -167,10 +167,11 @@ static int write_chakra_scenario(const chakra_trace *t, const char *out, err *e)
     FILE *f = rc ? NULL : outdir_begin(&od, slash ? slash + 1 : out, e);
     if (f) {
         uint32_t n = t->n_ranks;
-        fprintf(f, "# Imported by `wirerate import chakra` from %u trace files (docs/import.md).\n"
-                   "# One GPU per rank, each with its own NIC, all behind one switch: edit the "
-                   "fabric\n# (and `ranks:`, rank i -> the i-th GPU listed) to place the ranks "
-                   "where you\n# want to study them.\n",
+        fprintf(f,
+                "# Imported by `wirerate import chakra` from %u trace files (docs/import.md).\n"
+                "# One GPU per rank, each with its own NIC, all behind one switch: edit the "
+                "fabric\n# (and `ranks:`, rank i -> the i-th GPU listed) to place the ranks "
+                "where you\n# want to study them.\n",
                 n);
         const char *b = base(t->ranks[0].file);
         size_t bl = strcspn(b, ".");
