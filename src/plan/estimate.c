@@ -42,15 +42,9 @@ static const char *const PART_NAMES[MEM_PARTS] = {
     "process", "fabric", "packets", "transport", "collective plans", "training tasks", "telemetry",
 };
 
-const char *mem_part_name(enum mem_part p)
-{
-    return p < MEM_PARTS ? PART_NAMES[p] : "?";
-}
+const char *mem_part_name(enum mem_part p) { return p < MEM_PARTS ? PART_NAMES[p] : "?"; }
 
-static double ceil_div(double a, double b)
-{
-    return b > 0 ? ceil(a / b) : a;
-}
+static double ceil_div(double a, double b) { return b > 0 ? ceil(a / b) : a; }
 
 static double flow_bytes(const scenario *sc)
 {
@@ -74,8 +68,8 @@ static void add_slots(coll_count *c, double slots, double slot_bytes, double chu
     c->xfers += slots * (slot_bytes > 0 ? ceil_div(slot_bytes, chunk) : 1.0);
 }
 
-static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, double S, double ch,
-                                double chunk, double g)
+static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, double S,
+                                double ch, double chunk, double g)
 {
     coll_count c = {0, 0};
     if (n < 2 || S <= 0)
@@ -193,8 +187,8 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
     }
     double tp = j->tp ? j->tp : 1, pp = j->pp ? j->pp : 1, dp = j->dp ? j->dp : 1;
     double R = tp * pp * dp;
-    double mb =
-        ceil_div(j->global_batch ? j->global_batch : 1, (j->micro_batch ? j->micro_batch : 1) * dp);
+    double mb = ceil_div(j->global_batch ? j->global_batch : 1,
+                         (j->micro_batch ? j->micro_batch : 1) * dp);
     if (mb < 1)
         mb = 1;
     double Ls = ceil_div(layers > 0 ? layers : 1, pp);

@@ -5,9 +5,9 @@
  * README.md "Output files") come after the spec's keys of the same object so that a reader of
  * the spec finds what it expects where it expects it:
  *   sim.packet_hops, sim.hit_stop_at, sim.interrupted, sim.deadlock{detected, at_ps, cycle};
- *   jobs[].completed, .flows, .flows_completed; drops.ttl, drops.pfc_headroom;
- * fabric.tx_wire_bytes; sim.end_reason; jobs[].failed, .failed_at_ps, .reason; nics.naks_sent,
- * .naks_received, .qps_failed, .qps_failed_over, .ooo_placement, .failovers[]; sim.active_start_ps;
+ *   jobs[].completed, .flows, .flows_completed; drops.ttl, drops.pfc_headroom; fabric.tx_wire_bytes;
+ *   sim.end_reason; jobs[].failed, .failed_at_ps, .reason; nics.naks_sent, .naks_received,
+ *   .qps_failed, .qps_failed_over, .ooo_placement, .failovers[]; sim.active_start_ps;
  *   jobs[].ideal_jct_ps, .ideal_basis, .jct_over_ideal; the "diagnosis" array (report/diagnose.h);
  *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
  * Collective jobs carry "op" and "algorithm", traffic jobs "pattern"; training jobs carry "tp",
@@ -618,9 +618,8 @@ static void write_training_line(FILE *f, const job_result *j)
         return;
     char it[32], a[32];
     if (!j->n_iterations) {
-        fprintf(f,
-                "  %s: tp %u pp %u dp %u, m %u: no iteration finished (%" PRIu64 " of %" PRIu64
-                " tasks of iteration 1 done)\n",
+        fprintf(f, "  %s: tp %u pp %u dp %u, m %u: no iteration finished (%" PRIu64 " of %" PRIu64
+                   " tasks of iteration 1 done)\n",
                 j->name, j->tp, j->pp, j->dp, j->micro_batches, j->tasks_done, j->tasks_total);
         return;
     }
@@ -819,12 +818,12 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     fprintf(f, "wirerate %s  scenario \"%s\"  seed %" PRIu64 "\n", WR_VERSION, sc->name, sc->seed);
     fprintf(f, "  simulated  %s  (%s)\n", summary_fmt_time(a, sizeof a, st->end_ps),
-            st->interrupted                 ? "INTERRUPTED by a signal: the results up to this time"
-            : st->deadlock                  ? "stopped: PFC deadlock"
-            : st->hit_stop_at               ? "stopped at stop_at"
-            : st->end_reason == END_STALLED ? "ended: no job could make progress"
+            st->interrupted                      ? "INTERRUPTED by a signal: the results up to this time"
+            : st->deadlock                       ? "stopped: PFC deadlock"
+            : st->hit_stop_at                    ? "stopped at stop_at"
+            : st->end_reason == END_STALLED      ? "ended: no job could make progress"
             : st->end_reason == END_JOBS_FAILED ? "ended: every job completed or failed"
-                                                : "all jobs completed, fabric drained");
+                                                 : "all jobs completed, fabric drained");
     if (st->deadlock)
         fprintf(f, "  DEADLOCK   at %s, paused cycle with no progress: %s\n",
                 summary_fmt_time(a, sizeof a, st->deadlock_at_ps), st->deadlock_cycle);

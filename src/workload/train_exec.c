@@ -87,7 +87,7 @@ struct train_exec {
     uint8_t *lbusy;
     uint32_t *lq_head, *lq_tail; /* [2 × n_ranks] */
     bool chakra;                 /* the plan is a Chakra trace's (chakra_plan.h) */
-    sim_time *t_start, *t_end;   /* [iterations × n_tasks] */
+    sim_time *t_start, *t_end; /* [iterations × n_tasks] */
     /* groups */
     uint32_t *q_head, *q_tail; /* [n_groups] ready collectives waiting for their communicator */
     uint8_t *busy;
@@ -105,7 +105,7 @@ struct train_exec {
     transport *tp;
     uint8_t prio;
     /* delays */
-    delayq delays; /* compute phases and scale-up collectives in progress */
+    delayq delays;              /* compute phases and scale-up collectives in progress */
     uint32_t delay_cap;
     /* progress */
     uint32_t iter;
@@ -327,8 +327,8 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         }
         if (job->ranks.all && tr.n_ranks > gpus) {
             config_error_at(sc, e, job_key(key, sizeof key, j, "trace"),
-                            "workload[%u].trace: the trace has %u ranks and the fabric %u GPUs", j,
-                            tr.n_ranks, gpus);
+                            "workload[%u].trace: the trace has %u ranks and the fabric %u GPUs",
+                            j, tr.n_ranks, gpus);
             chakra_free(&tr);
             train_exec_free(x);
             return NULL;
@@ -478,10 +478,10 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
             for (uint32_t l = 0; l < q->n_lconns; l++) {
                 uint32_t s = q->lc[3 * l], d = q->lc[3 * l + 1], ch = q->lc[3 * l + 2];
                 uint32_t rs = P->members[G->off + s], rd = P->members[G->off + d];
-                B->map[l] =
-                    conn_get(x, &t, &cap_conns, ((uint64_t)xi << 32) | ch, ((uint64_t)s << 32) | d,
-                             net_gpu_host(n, x->gpu_of_rank[rs], ch),
-                             net_gpu_host(n, x->gpu_of_rank[rd], ch));
+                B->map[l] = conn_get(x, &t, &cap_conns, ((uint64_t)xi << 32) | ch,
+                                     ((uint64_t)s << 32) | d,
+                                     net_gpu_host(n, x->gpu_of_rank[rs], ch),
+                                     net_gpu_host(n, x->gpu_of_rank[rd], ch));
             }
             if (q->pl->n_xfers > xg->max_xfers)
                 xg->max_xfers = q->pl->n_xfers;
@@ -725,8 +725,8 @@ void train_exec_result(const train_exec *x, job_result *jr)
     jr->micro_batches = P->m;
     jr->completed = x->finished;
     jr->n_iterations = x->iter < j->iterations ? x->iter : j->iterations;
-    jr->iterations =
-        xcalloc(jr->n_iterations ? jr->n_iterations : 1, sizeof(iter_result), "iteration results");
+    jr->iterations = xcalloc(jr->n_iterations ? jr->n_iterations : 1, sizeof(iter_result),
+                             "iteration results");
     jr->tasks_total = P->n_tasks;
     jr->tasks_done = x->finished ? P->n_tasks : x->done_in_iter;
     uint64_t sum[12] = {0};
@@ -1262,10 +1262,7 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
     coll_finished(x, xg->task);
 }
 
-bool train_exec_finished(const train_exec *x)
-{
-    return x->finished;
-}
+bool train_exec_finished(const train_exec *x) { return x->finished; }
 
 bool train_exec_waiting(const train_exec *x)
 {
