@@ -1823,7 +1823,8 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     int kind = -1;
     TRY(get_enum(L, jm, jp, "kind", JOB_KINDS, &kind, &kn));
     if (kind < 0)
-        return fail(L, jm, jp, "missing required key \"kind\" (collective | training | traffic | chakra)");
+        return fail(L, jm, jp,
+                    "missing required key \"kind\" (collective | training | traffic | chakra)");
     j->kind = (enum job_kind)kind;
     j->line = jm->line;
     j->col = jm->col;
