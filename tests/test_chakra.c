@@ -406,6 +406,8 @@ static void test_run_dp(void)
     CHECK_EQ_U64(c.jr.path.compute_ps, 390000000ull);
     CHECK_EQ_U64(c.jr.path.comm_ps, a.jct_ps);
     CHECK_EQ_U64(c.jr.path.wait_ps, 0);
+    /* the lower bound: compute + the all_reduce's bytes at NIC goodput, never above the JCT */
+    CHECK(c.jr.ideal_jct_ps > 390000000ull + 2000000000ull && c.jr.ideal_jct_ps <= c.jct_ps);
     CHECK_STR(c.jr.path.last, "optimizer");
     for (uint32_t r = 0; r < 4; r++) {
         CHECK_EQ_U64(c.rank[r].compute_ps, 390000000ull);
@@ -442,6 +444,7 @@ static void test_run_pipeline(void)
     CHECK_NEAR((double)o.jct_ps, want, 2.0 * (double)frames);
     /* physics: never faster than the payload alone at line rate */
     CHECK((double)o.jct_ps > 400e6 + (double)(8u << 20) * 8 / 400e9 * 1e12);
+    CHECK(o.jr.ideal_jct_ps > 400000000ull && o.jr.ideal_jct_ps <= o.jct_ps);
     CHECK_EQ_U64(o.jr.path.ops, 3);
     CHECK_EQ_U64(o.jr.path.compute_ps, 400000000ull);
     outcome_free(&o);
@@ -544,6 +547,7 @@ static void test_run_mixed(void)
     }
     CHECK_EQ_U64(o.jr.path.compute_ps + o.jr.path.comm_ps + o.jr.path.wait_ps, o.jct_ps);
     CHECK_STR(o.jr.path.last, "bwd");
+    CHECK(o.jr.ideal_jct_ps > 0 && o.jr.ideal_jct_ps <= o.jct_ps);
     /* the same run again: the same times, task by task */
     outcome b = run_yaml(name, yaml, &e);
     CHECK(b.ok && b.n_tasks == o.n_tasks && b.jct_ps == o.jct_ps);

@@ -793,7 +793,9 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
                                             jr->ideal_basis, sizeof jr->ideal_basis);
         xfree(host);
     } else if (js->train && cj->kind == JOB_CHAKRA) {
-        return; /* no lower bound for a trace yet: ideal_jct_ps 0 */
+        jr->ideal_jct_ps = ideal_chakra(r->net, mtu, train_exec_plan(js->train),
+                                        train_exec_gpus(js->train), cj->iterations,
+                                        jr->ideal_basis, sizeof jr->ideal_basis);
     } else if (js->train) {
         jr->ideal_jct_ps =
             ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,

@@ -525,6 +525,11 @@ void train_exec_connect(train_exec *x, transport *t)
     delayq_init(&x->delays, x->net->sim, x->delay_cap, delay_done, x);
 }
 
+const uint32_t *train_exec_gpus(const train_exec *x)
+{
+    return x->gpu_of_rank;
+}
+
 const train_plan *train_exec_plan(const train_exec *x)
 {
     return x->plan;

@@ -67,6 +67,8 @@ bool train_exec_waiting(const train_exec *x);
 /* Fill the job's result: iterations with their breakdown, averages, JCT. Allocates
  * jr->iterations (freed by the run). */
 void train_exec_result(const train_exec *x, job_result *jr);
+/* GPU of each rank of the plan (borrowed). */
+const uint32_t *train_exec_gpus(const train_exec *x);
 /* The plan (borrowed; for tests and reports). */
 const train_plan *train_exec_plan(const train_exec *x);
 /* Append its communication tasks of every completed iteration (job index j) to
