@@ -25,7 +25,15 @@
  * executor keeps every task's start and end time, and the result is train_breakdown over them
  * (computed after the run, never in an event handler). JCT = end of the last iteration − start.
  *
- * Rank r of the plan is GPU ranks[r] of the job (default: GPU r, all GPUs of the fabric).
+ * Chakra jobs (`kind: chakra`) run here too, on the plan chakra_plan.h builds from their trace:
+ * the same tasks, groups and dependencies, with a compute task holding its rank's lane (the GPU
+ * or the CPU) — a rank runs one task per lane at a time, the others wait in ready order (a
+ * training plan's compute chain never waits) — and zero-time memory/metadata tasks that hold
+ * nothing. Their result is per rank (compute / exposed communication / idle) and the last
+ * iteration's critical path instead of the training breakdown (run.h chakra_rank_result).
+ *
+ * Rank r of the plan is GPU ranks[r] of the job (default: GPU r, all GPUs of the fabric; a
+ * Chakra job: GPU r for its trace's ranks).
  * Events: one per job for all compute and analytic delays (a heap of (end time, task)); the
  * transport's own events for messages.
  */
