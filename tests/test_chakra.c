@@ -9,18 +9,31 @@
  *   - malformed traces are refused naming the file and node: empty, truncated, a dependency on
  *     a missing node, a cycle, a duplicate id, a send to a rank outside the trace, a collective
  *     without comm_type.
+ *   - `kind: chakra` jobs on the packet network (workload/chakra_plan.h): the dp_allreduce
+ *     example's JCT = forward + backward + optimizer + the same all_reduce's time measured by a
+ *     collective-only run (exact); the pipeline example's JCT = 200 us + the store-and-forward
+ *     time of 8 MiB in RoCEv2 frames + 200 us; a trace with parallel branches, CPU ops, two
+ *     process groups, a global collective and a ring of messages: no operation starts before
+ *     its dependencies end, a rank's GPU runs one compute at a time, a process group one
+ *     collective at a time, per rank compute + comm + idle = JCT, the critical path sums to the
+ *     JCT, a rerun gives identical times; mismatched collectives and a cross-rank deadlock are
+ *     refused naming the node.
  * Without protobuf-c in the build, it checks that loading says so.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "config/import_chakra.h"
+#include "net/packet.h"
 #include "testlib.h"
+#include "workload/run.h"
+#include "workload/train_exec.h"
 
 #define EX WR_SOURCE_DIR "/examples/chakra"
 
-static chakra_node node(uint64_t id, const char *name, enum chakra_type t)
+static chakra_node mk_node(uint64_t id, const char *name, enum chakra_type t)
 {
     chakra_node n;
     memset(&n, 0, sizeof n);
@@ -41,15 +54,15 @@ static int write_examples(const char *dir)
     static uint64_t dep0[] = {0}, dep1[] = {1}, dep2[] = {2};
     for (int r = 0; r < 4; r++) {
         chakra_node n[4];
-        n[0] = node(0, "forward", CHAKRA_COMP);
+        n[0] = mk_node(0, "forward", CHAKRA_COMP);
         n[0].duration_us = 120;
-        n[1] = node(1, "backward", CHAKRA_COMP);
+        n[1] = mk_node(1, "backward", CHAKRA_COMP);
         n[1].duration_us = 240;
         n[1].n_data = 1, n[1].data = dep0;
-        n[2] = node(2, "all_reduce gradients", CHAKRA_COLL);
+        n[2] = mk_node(2, "all_reduce gradients", CHAKRA_COLL);
         n[2].comm_type = 0, n[2].comm_size = 64u << 20, n[2].has_size = true, n[2].pg_name = "dp";
         n[2].n_ctrl = 1, n[2].ctrl = dep1;
-        n[3] = node(3, "optimizer", CHAKRA_COMP);
+        n[3] = mk_node(3, "optimizer", CHAKRA_COMP);
         n[3].duration_us = 30;
         n[3].n_data = 1, n[3].data = dep2;
         snprintf(p, sizeof p, "%s/dp_allreduce.%d.et", dir, r);
@@ -59,17 +72,17 @@ static int write_examples(const char *dir)
         }
     }
     chakra_node s[2], d[2];
-    s[0] = node(10, "stage0 forward", CHAKRA_COMP);
+    s[0] = mk_node(10, "stage0 forward", CHAKRA_COMP);
     s[0].duration_us = 200;
-    s[1] = node(11, "send activations", CHAKRA_SEND);
+    s[1] = mk_node(11, "send activations", CHAKRA_SEND);
     s[1].comm_src = 0, s[1].comm_dst = 1, s[1].comm_tag = 7, s[1].comm_size = 8u << 20;
     s[1].has_size = true, s[1].n_data = 1;
     static uint64_t dep10[] = {10}, dep20[] = {20};
     s[1].data = dep10;
-    d[0] = node(20, "recv activations", CHAKRA_RECV);
+    d[0] = mk_node(20, "recv activations", CHAKRA_RECV);
     d[0].comm_src = 0, d[0].comm_dst = 1, d[0].comm_tag = 7, d[0].comm_size = 8u << 20;
     d[0].has_size = true;
-    d[1] = node(21, "stage1 forward", CHAKRA_COMP);
+    d[1] = mk_node(21, "stage1 forward", CHAKRA_COMP);
     d[1].duration_us = 200;
     d[1].n_data = 1, d[1].data = dep20;
     snprintf(p, sizeof p, "%s/pipeline.0.et", dir);
@@ -154,7 +167,7 @@ static void test_roundtrip(void)
                                                   CHAKRA_RECV, CHAKRA_MEM_LOAD};
             snprintf(names[r][i], sizeof names[r][i], "n%d.%d", r, i);
             /* ids unlike positions (3i + 1000); dependencies only on earlier nodes */
-            *n = node(1000 + (uint64_t)i * 3, names[r][i], ty[lcg(&s) % 5]);
+            *n = mk_node(1000 + (uint64_t)i * 3, names[r][i], ty[lcg(&s) % 5]);
             uint32_t nd = i ? (uint32_t)(lcg(&s) % 5) : 0;
             for (uint32_t k = 0; k < nd; k++)
                 deps[r][i][k] = nodes[r][lcg(&s) % (uint64_t)i].id;
@@ -241,24 +254,24 @@ static void test_bad(void)
 {
     static uint64_t d9[] = {9}, d1[] = {1}, d2[] = {2};
     chakra_node n[3];
-    n[0] = node(0, "a", CHAKRA_COMP);
-    n[1] = node(1, "b", CHAKRA_COMP);
+    n[0] = mk_node(0, "a", CHAKRA_COMP);
+    n[1] = mk_node(1, "b", CHAKRA_COMP);
     n[1].n_ctrl = 1, n[1].ctrl = d9;
     expect_bad(n, 2, "node 1 (\"b\") depends on node 9, which this rank's trace does not have");
     n[0].n_data = 1, n[0].data = d1;
     n[1].ctrl = d2;
-    n[2] = node(2, "c", CHAKRA_COMP);
+    n[2] = mk_node(2, "c", CHAKRA_COMP);
     n[2].n_ctrl = 1, n[2].ctrl = d1;
     n[1].n_ctrl = 1;
     /* 0 <- 1 <- 2 <- 1: a cycle between 1 and 2, and 0 behind it */
     expect_bad(n, 3, "the dependencies form a cycle: 3 nodes can never run");
-    n[0] = node(0, "a", CHAKRA_COMP);
-    n[1] = node(0, "b", CHAKRA_COMP);
+    n[0] = mk_node(0, "a", CHAKRA_COMP);
+    n[1] = mk_node(0, "b", CHAKRA_COMP);
     expect_bad(n, 2, "node id 0 is used twice");
-    n[1] = node(1, "s", CHAKRA_SEND);
+    n[1] = mk_node(1, "s", CHAKRA_SEND);
     n[1].comm_dst = 5, n[1].comm_size = 10, n[1].has_size = true;
     expect_bad(n, 2, "node 1 (\"s\") is a send whose comm_dst is not a rank of the trace");
-    n[1] = node(1, "ar", CHAKRA_COLL);
+    n[1] = mk_node(1, "ar", CHAKRA_COLL);
     n[1].comm_size = 10, n[1].has_size = true;
     expect_bad(n, 2, "node 1 (\"ar\") is a collective without a known comm_type");
     n[1].comm_type = 0, n[1].has_size = false;
@@ -270,7 +283,7 @@ static void test_bad(void)
     char p[256];
     snprintf(p, sizeof p, "%s/x.et", a);
     err e;
-    n[1] = node(1, "b", CHAKRA_COMP);
+    n[1] = mk_node(1, "b", CHAKRA_COMP);
     chakra_write(p, "0.0.4", n, 2, &e);
     FILE *f = fopen(p, "rb");
     char buf[256];
@@ -292,10 +305,307 @@ static void test_bad(void)
     rmdir(a);
 }
 
+/* ---- running traces ------------------------------------------------------------------- */
+
+typedef struct outcome {
+    bool ok, completed;
+    sim_time jct_ps;
+    job_result jr; /* copied; rank_results and iterations not kept */
+    chakra_rank_result rank[8];
+    uint32_t n_tasks;
+    sim_time *start, *end;    /* first iteration, owned (xfree) */
+    train_plan plan;          /* copied header (tasks and deps point into freed memory) */
+    train_task *tasks;        /* owned copy */
+    uint32_t *deps, *members; /* owned copies */
+    train_group *groups;
+} outcome;
+
+static void outcome_free(outcome *o)
+{
+    free(o->start);
+    free(o->end);
+    free(o->tasks);
+    free(o->deps);
+    free(o->members);
+    free(o->groups);
+}
+
+/* Run `yaml` (as if it were the file `name`) and keep job 0's results. */
+static outcome run_yaml(const char *name, const char *yaml, err *e)
+{
+    outcome o;
+    memset(&o, 0, sizeof o);
+    scenario sc;
+    err_clear(e);
+    if (config_load_buffer(&sc, name, yaml, strlen(yaml), NULL, 0, e))
+        return o;
+    run *r = run_new(&sc, e);
+    if (!r) {
+        scenario_free(&sc);
+        return o;
+    }
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const job_result *jr = &st->jobs[0];
+    o.ok = true;
+    o.completed = jr->completed;
+    o.jct_ps = jr->jct_ps;
+    o.jr = *jr;
+    o.jr.iterations = NULL;
+    o.jr.rank_results = NULL;
+    for (uint32_t k = 0; k < jr->ranks && k < 8 && jr->rank_results; k++)
+        o.rank[k] = jr->rank_results[k];
+    const train_exec *x = run_train_exec(r, 0);
+    const sim_time *t0, *t1;
+    if (x && train_exec_times(x, 0, &t0, &t1)) {
+        const train_plan *P = train_exec_plan(x);
+        o.plan = *P;
+        o.n_tasks = P->n_tasks;
+        size_t n = P->n_tasks ? P->n_tasks : 1;
+        o.start = malloc(sizeof(sim_time) * n);
+        o.end = malloc(sizeof(sim_time) * n);
+        memcpy(o.start, t0, sizeof(sim_time) * P->n_tasks);
+        memcpy(o.end, t1, sizeof(sim_time) * P->n_tasks);
+        o.tasks = malloc(sizeof(train_task) * n);
+        memcpy(o.tasks, P->tasks, sizeof(train_task) * P->n_tasks);
+        o.deps = malloc(sizeof(uint32_t) * (P->n_deps + 1));
+        memcpy(o.deps, P->deps, sizeof(uint32_t) * P->n_deps);
+        uint32_t nm = 0;
+        for (uint32_t g = 0; g < P->n_groups; g++)
+            nm += P->groups[g].n;
+        o.members = malloc(sizeof(uint32_t) * (nm + 1));
+        memcpy(o.members, P->members, sizeof(uint32_t) * nm);
+        o.groups = malloc(sizeof(train_group) * (P->n_groups + 1));
+        memcpy(o.groups, P->groups, sizeof(train_group) * P->n_groups);
+    }
+    run_free(r);
+    scenario_free(&sc);
+    return o;
+}
+
+#define FABRIC(n)                                                                                  \
+    "fabric: {preset: single-switch, servers: " #n ", gpus_per_server: 1, host_link: 400Gbps}\n"
+
+/* forward 120 + backward 240 + all_reduce + optimizer 30 us, with the all_reduce's time from a
+ * collective-only run of the same operation on the same idle fabric (ring, one channel: what a
+ * cross-server group collective runs). */
+static void test_run_dp(void)
+{
+    err e;
+    outcome c = run_yaml(EX "/dp.yaml",
+                         FABRIC(4) "workload:\n  - {kind: chakra, trace: dp_allreduce}\n", &e);
+    if (!c.ok)
+        fprintf(stderr, "  %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
+    outcome a = run_yaml(EX "/ar.yaml",
+                         FABRIC(4) "workload:\n  - {kind: collective, op: all_reduce, size: "
+                                   "64MiB, algorithm: ring, channels: 1}\n",
+                         &e);
+    CHECK(c.ok && c.completed && a.ok && a.completed);
+    CHECK(a.jct_ps > 2000000000ull); /* 2(n-1)/n x 64 MiB at 50 GB/s = 2.01 ms at least */
+    CHECK_EQ_U64(c.jct_ps, 390000000ull + a.jct_ps);
+    CHECK_EQ_U64(c.jr.path.compute_ps, 390000000ull);
+    CHECK_EQ_U64(c.jr.path.comm_ps, a.jct_ps);
+    CHECK_EQ_U64(c.jr.path.wait_ps, 0);
+    /* the lower bound: compute + the all_reduce's bytes at NIC goodput, never above the JCT */
+    CHECK(c.jr.ideal_jct_ps > 390000000ull + 2000000000ull && c.jr.ideal_jct_ps <= c.jct_ps);
+    CHECK_STR(c.jr.path.last, "optimizer");
+    for (uint32_t r = 0; r < 4; r++) {
+        CHECK_EQ_U64(c.rank[r].compute_ps, 390000000ull);
+        CHECK_EQ_U64(c.rank[r].comm_ps, a.jct_ps);
+        CHECK_EQ_U64(c.rank[r].idle_ps, 0);
+        CHECK_EQ_U64(c.rank[r].done_ps, c.jct_ps);
+    }
+    outcome_free(&c);
+    outcome_free(&a);
+}
+
+/* 200 us, then 8 MiB from stage 0 to stage 1 through one switch, then 200 us. The message is
+ * 2048 frames of 4096 B payload (the first with a RETH), back to back on the sender's link at
+ * 400 Gb/s: its last frame leaves after Σ line bytes x 8 / 400G, crosses the link (1 us), the
+ * switch (600 ns) and is serialized again (store and forward) onto the second link (1 us). Each
+ * frame's serialization is rounded to an integer ps once per hop, so the packet model may differ
+ * from this real-valued sum by at most a ps per frame and hop: the tolerance. */
+static void test_run_pipeline(void)
+{
+    err e;
+    outcome o = run_yaml(EX "/pp.yaml",
+                         FABRIC(2) "workload:\n  - {kind: chakra, trace: [pipeline.0.et, "
+                                   "pipeline.1.et]}\n",
+                         &e);
+    if (!o.ok)
+        fprintf(stderr, "  %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
+    CHECK(o.ok && o.completed);
+    uint64_t frames = (8u << 20) / 4096, line = 0;
+    for (uint64_t k = 0; k < frames; k++)
+        line += wire_data_frame(4096, k == 0) + WIRE_LINE_EXTRA;
+    double ser = (double)line * 8 / 400e9 * 1e12;
+    double last = (double)(wire_data_frame(4096, 0) + WIRE_LINE_EXTRA) * 8 / 400e9 * 1e12;
+    double want = 400e6 + ser + 1e6 + 600e3 + last + 1e6;
+    CHECK_NEAR((double)o.jct_ps, want, 2.0 * (double)frames);
+    /* physics: never faster than the payload alone at line rate */
+    CHECK((double)o.jct_ps > 400e6 + (double)(8u << 20) * 8 / 400e9 * 1e12);
+    CHECK(o.jr.ideal_jct_ps > 400000000ull && o.jr.ideal_jct_ps <= o.jct_ps);
+    CHECK_EQ_U64(o.jr.path.ops, 3);
+    CHECK_EQ_U64(o.jr.path.compute_ps, 400000000ull);
+    outcome_free(&o);
+}
+
+/* A 4-rank trace with what real ones have: parallel branches on a GPU, CPU ops beside them, a
+ * memory load and a metadata node, two 2-rank process groups and a global collective, a ring of
+ * messages. */
+static int write_mixed(const char *dir)
+{
+    static uint64_t d0[] = {0}, d1[] = {1}, d3[] = {3}, d5[] = {5}, d24[] = {2, 4}, d67[] = {6, 7},
+                    d8[] = {8};
+    for (int r = 0; r < 4; r++) {
+        chakra_node n[10];
+        n[0] = mk_node(0, "load", CHAKRA_MEM_LOAD);
+        n[1] = mk_node(1, "fwd a", CHAKRA_COMP);
+        n[1].duration_us = 50 + 10 * (uint64_t)r, n[1].n_data = 1, n[1].data = d0;
+        n[2] = mk_node(2, "fwd b", CHAKRA_COMP);
+        n[2].duration_us = 30, n[2].n_data = 1, n[2].data = d0;
+        n[3] = mk_node(3, "host op", CHAKRA_COMP);
+        n[3].duration_us = 40, n[3].is_cpu_op = true, n[3].n_data = 1, n[3].data = d0;
+        n[4] = mk_node(4, "ar pair", CHAKRA_COLL);
+        n[4].comm_type = 0, n[4].comm_size = 1u << 20, n[4].has_size = true;
+        n[4].pg_name = r < 2 ? "pair01" : "pair23", n[4].n_ctrl = 1, n[4].ctrl = d1;
+        n[5] = mk_node(5, "ag all", CHAKRA_COLL);
+        n[5].comm_type = 2, n[5].comm_size = 2u << 20, n[5].has_size = true;
+        n[5].n_data = 2, n[5].data = d24;
+        n[6] = mk_node(6, "send", CHAKRA_SEND);
+        n[6].comm_dst = (r + 1) % 4, n[6].comm_tag = 1, n[6].comm_size = 256u << 10;
+        n[6].has_size = true, n[6].n_data = 1, n[6].data = d5;
+        n[7] = mk_node(7, "recv", CHAKRA_RECV);
+        n[7].comm_src = (r + 3) % 4, n[7].comm_tag = 1, n[7].comm_size = 256u << 10;
+        n[7].has_size = true, n[7].n_data = 1, n[7].data = d3;
+        n[8] = mk_node(8, "bwd", CHAKRA_COMP);
+        n[8].duration_us = 20, n[8].n_data = 2, n[8].data = d67;
+        n[9] = mk_node(9, "meta", CHAKRA_METADATA);
+        n[9].n_ctrl = 1, n[9].ctrl = d8;
+        char p[512];
+        err e;
+        snprintf(p, sizeof p, "%s/mixed.%d.et", dir, r);
+        if (chakra_write(p, "0.0.4", n, 10, &e))
+            return 1;
+    }
+    return 0;
+}
+
+static bool overlaps(sim_time a0, sim_time a1, sim_time b0, sim_time b1)
+{
+    return a0 < b1 && b0 < a1;
+}
+
+static void test_run_mixed(void)
+{
+    char dir[] = "/tmp/wr-chakra-run.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    CHECK(write_mixed(dir) == 0);
+    char name[600];
+    snprintf(name, sizeof name, "%s/s.yaml", dir);
+    const char *yaml = FABRIC(4) "workload:\n  - {kind: chakra, trace: mixed}\n";
+    err e;
+    outcome o = run_yaml(name, yaml, &e);
+    if (!o.ok)
+        fprintf(stderr, "  %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
+    CHECK(o.ok && o.completed);
+    /* 4 x (load, 2 fwd, host op, bwd, meta) + 2 pair all_reduces + 1 all_gather + 4 messages */
+    CHECK_EQ_U64(o.n_tasks, 4 * 6 + 2 + 1 + 4);
+    CHECK_EQ_U64(o.plan.n_groups, 3);
+    sim_time t_first = UINT64_MAX, t_last = 0;
+    for (uint32_t i = 0; i < o.n_tasks; i++) {
+        const train_task *k = &o.tasks[i];
+        CHECK(o.end[i] >= o.start[i]);
+        for (uint32_t d = 0; d < k->n_deps; d++)
+            if (o.start[i] < o.end[o.deps[k->dep_off + d]]) {
+                tl_failures++;
+                fprintf(stderr, "FAIL: task %u starts at %llu before dependency %u ends (%llu)\n",
+                        i, (unsigned long long)o.start[i], o.deps[k->dep_off + d],
+                        (unsigned long long)o.end[o.deps[k->dep_off + d]]);
+            }
+        if (o.start[i] < t_first)
+            t_first = o.start[i];
+        if (o.end[i] > t_last)
+            t_last = o.end[i];
+        for (uint32_t j = i + 1; j < o.n_tasks; j++) {
+            const train_task *q = &o.tasks[j];
+            /* one compute per rank and lane; one collective per group */
+            if (k->kind == TRAIN_COMPUTE && q->kind == TRAIN_COMPUTE && k->rank == q->rank &&
+                k->lane == q->lane && k->lane != 2 && o.end[i] > o.start[i] &&
+                o.end[j] > o.start[j])
+                CHECK(!overlaps(o.start[i], o.end[i], o.start[j], o.end[j]));
+            if (k->kind == TRAIN_COLL && q->kind == TRAIN_COLL && k->group == q->group)
+                CHECK(!overlaps(o.start[i], o.end[i], o.start[j], o.end[j]));
+        }
+    }
+    CHECK_EQ_U64(t_last - t_first, o.jct_ps);
+    /* the CPU op ran beside a GPU compute on every rank */
+    for (uint32_t r = 0; r < 4; r++) {
+        CHECK_EQ_U64(o.rank[r].compute_ps + o.rank[r].comm_ps + o.rank[r].idle_ps, o.jct_ps);
+        CHECK(o.rank[r].compute_ps < (50 + 10 * r + 30 + 40 + 20) * 1000000ull);
+        CHECK(o.rank[r].compute_ps >= (50 + 10 * r + 30 + 20) * 1000000ull);
+    }
+    CHECK_EQ_U64(o.jr.path.compute_ps + o.jr.path.comm_ps + o.jr.path.wait_ps, o.jct_ps);
+    CHECK_STR(o.jr.path.last, "bwd");
+    CHECK(o.jr.ideal_jct_ps > 0 && o.jr.ideal_jct_ps <= o.jct_ps);
+    /* the same run again: the same times, task by task */
+    outcome b = run_yaml(name, yaml, &e);
+    CHECK(b.ok && b.n_tasks == o.n_tasks && b.jct_ps == o.jct_ps);
+    if (b.ok && b.n_tasks == o.n_tasks) {
+        CHECK(memcmp(b.start, o.start, sizeof(sim_time) * o.n_tasks) == 0);
+        CHECK(memcmp(b.end, o.end, sizeof(sim_time) * o.n_tasks) == 0);
+    }
+    outcome_free(&b);
+    outcome_free(&o);
+
+    /* rank 1's pair all_reduce of another size: refused naming the node */
+    chakra_node n[2];
+    n[0] = mk_node(0, "ar x", CHAKRA_COLL);
+    n[0].comm_type = 0, n[0].comm_size = 1000, n[0].has_size = true, n[0].pg_name = "x";
+    char p[700];
+    snprintf(p, sizeof p, "%s/bad.0.et", dir);
+    chakra_write(p, "0.0.4", n, 1, &e);
+    n[0].comm_size = 2000;
+    snprintf(p, sizeof p, "%s/bad.1.et", dir);
+    chakra_write(p, "0.0.4", n, 1, &e);
+    outcome x = run_yaml(name, FABRIC(2) "workload:\n  - {kind: chakra, trace: bad}\n", &e);
+    CHECK(!x.ok && e.code == ERR_INVALID && strstr(e.msg, "trace") &&
+          strstr(e.msg, "\"ar x\" is collective 0 of process group \"x\" on rank 1, a "
+                        "all_reduce of 2000 bytes"));
+    if (x.ok || !strstr(e.msg, "\"ar x\""))
+        fprintf(stderr, "  got: %s\n", e.msg);
+    /* two groups whose collectives ranks 0 and 1 issue in opposite orders: a deadlock */
+    static uint64_t dep0[] = {0};
+    for (int r = 0; r < 2; r++) {
+        n[0] = mk_node(0, r ? "in y" : "in x", CHAKRA_COLL);
+        n[0].comm_type = 0, n[0].comm_size = 1000, n[0].has_size = true;
+        n[0].pg_name = r ? "y" : "x";
+        n[1] = mk_node(1, r ? "in x" : "in y", CHAKRA_COLL);
+        n[1].comm_type = 0, n[1].comm_size = 1000, n[1].has_size = true;
+        n[1].pg_name = r ? "x" : "y", n[1].n_ctrl = 1, n[1].ctrl = dep0;
+        snprintf(p, sizeof p, "%s/dead.%d.et", dir, r);
+        chakra_write(p, "0.0.4", n, 2, &e);
+    }
+    x = run_yaml(name, FABRIC(2) "workload:\n  - {kind: chakra, trace: dead}\n", &e);
+    CHECK(!x.ok && e.code == ERR_INVALID && strstr(e.msg, "deadlock"));
+    if (x.ok || !strstr(e.msg, "deadlock"))
+        fprintf(stderr, "  got: %s\n", e.msg);
+    const char *rm[] = {"mixed.0.et", "mixed.1.et", "mixed.2.et", "mixed.3.et",
+                        "bad.0.et",   "bad.1.et",   "dead.0.et",  "dead.1.et"};
+    for (size_t i = 0; i < sizeof rm / sizeof *rm; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, rm[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write-examples") == 0)
         return write_examples(argv[2]);
+    TEST_RUN(test_run_dp);
+    TEST_RUN(test_run_pipeline);
+    TEST_RUN(test_run_mixed);
     TEST_RUN(test_examples);
     TEST_RUN(test_roundtrip);
     TEST_RUN(test_bad);

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # test_import.sh — `wirerate import chakra` and `import astra-sim` (docs/import.md). Chakra: the shipped example traces read
 # back with their node and dependency counts, ranks ordered by PREFIX.N.et whatever the argument
-# order; a truncated trace exits 3 naming the file; a missing file 4; usage errors 2 (skipped, and
+# order; `-o S.yaml` writes a scenario that runs the traces (kind: chakra), byte-identically
+# twice; a truncated trace exits 3 naming the file; a missing file 4; usage errors 2 (skipped, and
 # says so, in a build without protobuf-c, where the command must say it cannot read traces).
 # ASTRA-sim: examples/astra-sim/h100x4.{yml,json} become a scenario that runs, with each figure
-# where the mapping puts it; what cannot be mapped is refused at its file:line:col.
+# where the mapping puts it; three dimensions (ASTRA-sim's Ring_FullyConnected_Switch, a rail-
+# optimized [FullyConnected, Switch, Switch]) import and run; what cannot be mapped is refused
+# at its file:line:col.
 # $1 = wirerate binary, $2 = source dir.
 set -u
 W=$1
@@ -34,7 +37,26 @@ check "  ranks in file-name order" "awk '\$1 ~ /^[0-3]\$/ {print \$1, \$2}' dp.o
 check "  rank 0: 3 compute, 1 collective, 3 dependencies, 390 us of compute" \
     "grep -qE '^  0 +dp_allreduce.0.et +4 +3 +1 +0 +0 +0 +3 +390.000 us' dp.out"
 check "  the all_reduce of 64 MiB on every rank" "grep -q 'all_reduce x 4 over the ranks, 268.44 MB in total' dp.out"
-check "  says it does not run traces yet" "grep -q 'not available yet' dp.out"
+check "  says how to run it" "grep -q 'to run it: wirerate import chakra TRACE.et... -o S.yaml' dp.out"
+mkdir sub
+"$W" import chakra "$EX/dp_allreduce.0.et" "$EX/dp_allreduce.1.et" "$EX/dp_allreduce.2.et" \
+    "$EX/dp_allreduce.3.et" -o sub/dp.yaml > dpo.out 2> dpo.err
+check "import chakra -o: exit 0, joins the ranks, prints the scenario's path" \
+    "[ $? = 0 ] && grep -q 'joined across ranks: 13 operations (12 compute, 1 collectives, 0 messages), 12 dependencies' dpo.out && tail -1 dpo.out | grep -q 'sub/dp.yaml$'"
+check "  a chakra job referencing the 4 traces, one GPU per rank" \
+    "grep -q 'kind: chakra' sub/dp.yaml && [ \$(grep -c 'dp_allreduce.[0-3].et\"   # rank' sub/dp.yaml) = 4 ] && grep -q 'servers: 4' sub/dp.yaml"
+"$W" run sub/dp.yaml --quiet -o run1 > run1.out 2> run1.err
+check "  it runs: the job completes" "[ $? = 0 ] && grep -q '\"kind\": \"chakra\"' run1/summary.json && grep -q '\"completed\": true' run1/summary.json"
+check "  with per-rank figures and the critical path" \
+    "grep -q '\"per_rank\"' run1/summary.json && grep -q '\"last_op\": \"optimizer\"' run1/summary.json"
+"$W" run sub/dp.yaml --quiet -o run2 > /dev/null 2>&1
+strip_wall() { grep -Ev '"(wall_s|events_per_s|peak_rss_bytes|setup_s)":' "$1"; }
+check "  a rerun: summary.json identical (wall-clock fields aside)" \
+    "strip_wall run1/summary.json > a.json && strip_wall run2/summary.json > b.json && cmp -s a.json b.json"
+"$W" run "$SRC/examples/chakra/pipeline.yaml" --quiet -o runpp > /dev/null 2> runpp.err
+check "the shipped pipeline scenario runs" "[ $? = 0 ] && grep -q '\"completed\": true' runpp/summary.json"
+"$W" import chakra "$EX/pipeline.0.et" "$EX/pipeline.1.et" -o /nonexistent-dir/x.yaml > /dev/null 2> nodir.err
+check "import chakra -o into a missing folder: exit 4, nothing written" "[ $? = 4 ]"
 "$W" import chakra "$EX/pipeline.0.et" "$EX/pipeline.1.et" > pp.out 2>&1
 check "the pipeline example: a send and its receive" "[ $? = 0 ] && grep -q 'every send has its receive' pp.out"
 "$W" import chakra "$EX/pipeline.0.et" > half.out 2> half.err
@@ -70,10 +92,44 @@ check "  the system keys it does not use are listed" "grep -q 'not used): schedu
 "$W" run as.yaml -o as-out --json > as.json 2> as-run.err
 check "  the scenario runs: 32 ranks, an all_reduce of 4 MiB completed" \
     "python3 -c \"import json,sys; j=json.load(open('as.json'))['jobs'][0]; sys.exit(0 if j['ranks']==32 and j['size_bytes']==4194304 and j['completed'] else 1)\""
+echo "== astra-sim: three dimensions"
+# ASTRA-sim's own 3-D example (astra-network-analytical input/Ring_FullyConnected_Switch.yml):
+# Ring 2 x FullyConnected 8 inside a node, a Switch across 4 nodes
+printf 'topology: [ Ring, FullyConnected, Switch ]\nnpus_count: [ 2, 8, 4 ]\nbandwidth: [ 200.0, 100.0, 50.0 ]\nlatency: [ 50.0, 500.0, 2000.0 ]\n' > rfs.yml
+"$W" import astra-sim --network rfs.yml -o rfs.yaml > /dev/null 2> rfs.err
+check "[Ring, FullyConnected, Switch]: exit 0" "[ $? = 0 ]"
+check "  4 servers of 2 x 8 = 16 GPUs on one switch at dimension 2's 50 GB/s, 2000 ns per link" \
+    "grep -q '^  preset: single-switch' rfs.yaml && grep -q '^  servers: 4$' rfs.yaml && grep -q '^  gpus_per_server: 16$' rfs.yaml && grep -q '^  host_link: 50GBps' rfs.yaml && grep -q '^  link_latency: 2000ns' rfs.yaml"
+check "  one scale-up domain at the smaller bandwidth (100 GB/s) and larger latency (500 ns)" \
+    "grep -q 'scale_up: {bandwidth: 100GBps, latency: 500ns, efficiency: 1}' rfs.yaml"
+"$W" run rfs.yaml --set workload.0.size=1MiB -o rfs-out --json > rfs.json 2> rfs-run.err
+check "  it runs: 64 ranks, completed" \
+    "python3 -c \"import json,sys; j=json.load(open('rfs.json'))['jobs'][0]; sys.exit(0 if j['ranks']==64 and j['completed'] else 1)\""
+printf 'topology: [ FullyConnected, Switch, Switch ]\nnpus_count: [ 8, 4, 2 ]\nbandwidth: [ 370, 50, 25 ]\nlatency: [ 1000, 500, 800 ]\n' > fss.yml
+"$W" import astra-sim --network fss.yml -o fss.yaml > /dev/null 2> fss.err
+check "[FullyConnected, Switch, Switch]: exit 0, rail-optimized" "[ $? = 0 ] && grep -q '^  preset: rail-optimized' fss.yaml"
+check "  8 servers of 8 GPUs; a leaf per rail and 4-server group: 4 host ports + 4 uplinks" \
+    "grep -q '^  servers: 8$' fss.yaml && grep -q '^  gpus_per_server: 8$' fss.yaml && grep -q '^  leaf_radix: 8 ' fss.yaml && grep -q '^  rails_per_leaf: 1$' fss.yaml"
+check "  NICs at dimension 1's 50 GB/s, uplinks at dimension 2's 25 GB/s per GPU (2:1)" \
+    "grep -q '^  host_link: 50GBps' fss.yaml && grep -q '^  fabric_link: 25GBps' fss.yaml && grep -q '^  oversubscription: \"50:25\"' fss.yaml && grep -q '^  link_latency: 500ns' fss.yaml"
+"$W" run fss.yaml --set workload.0.size=1MiB -o fss-out --json > fss.json 2> fss-run.err
+check "  it runs: 64 ranks, completed" \
+    "python3 -c \"import json,sys; j=json.load(open('fss.json'))['jobs'][0]; sys.exit(0 if j['ranks']==64 and j['completed'] else 1)\""
+"$W" check fss.yaml > fss-check.out 2>&1
+check "  wirerate check: 16 leaves (8 rails x 2 groups), 4 spines, leaves 2:1" \
+    "grep -q 'switches   leaf 16, spine 4, super-spine 0' fss-check.out && grep -q 'leaf 2.00:1' fss-check.out"
+printf 'topology: [ FullyConnected, Switch, Switch ]\nnpus_count: [ 8, 4, 2 ]\nbandwidth: [ 370, 50, 30 ]\nlatency: [ 1000, 500, 800 ]\n' > odd.yml
+"$W" import astra-sim --network odd.yml -o odd.yaml > /dev/null 2>&1 && "$W" check odd.yaml > odd-check.out 2>&1
+check "  bandwidths in no whole ratio (50:30 GB/s): the same 4 + 4 ports per leaf, 1.67:1" \
+    "grep -q 'switches   leaf 16, spine 4' odd-check.out && grep -q 'leaf 1.67:1' odd-check.out"
 printf 'topology: [ Switch, Switch, Switch ]\nnpus_count: [ 8, 4, 2 ]\nbandwidth: [ 400, 50, 50 ]\nlatency: [ 100, 500, 500 ]\n' > three.yml
 "$W" import astra-sim --network three.yml -o three.yaml > /dev/null 2> three.err
-check "three dimensions: exit 3 at topology[2]" "[ $? = 3 ] && head -1 three.err | grep -q '^wirerate: three.yml:1:29: error: topology: 3 dimensions'"
-check "  and no scenario written" "[ ! -e three.yaml ]"
+check "[Switch, Switch, Switch]: the first Switch is the servers' NVSwitch" \
+    "[ $? = 0 ] && grep -q '^  preset: rail-optimized' three.yaml && grep -q 'scale_up: {bandwidth: 400GBps, latency: 100ns' three.yaml && grep -q '^  oversubscription: \"50:50\"' three.yaml"
+printf 'topology: [ FullyConnected, Switch, Switch, Switch ]\nnpus_count: [ 8, 4, 2, 2 ]\nbandwidth: [ 400, 50, 50, 25 ]\nlatency: [ 100, 500, 500, 500 ]\n' > four.yml
+"$W" import astra-sim --network four.yml -o four.yaml > /dev/null 2> four.err
+check "a third switched dimension: exit 3 at topology[3]" "[ $? = 3 ] && head -1 four.err | grep -q '^wirerate: four.yml:1:45: error: topology\[3\]: a third switched dimension'"
+check "  and no scenario written" "[ ! -e four.yaml ]"
 printf 'topology: [ Switch, Ring ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 400, 50 ]\nlatency: [ 100, 500 ]\n' > ring.yml
 "$W" import astra-sim --network ring.yml -o ring.yaml > /dev/null 2> ring.err
 check "a Ring between servers: exit 3 with the reason" "[ $? = 3 ] && grep -q 'ring.yml:1:21: error: topology\[1\]: a Ring between servers' ring.err"

@@ -11,6 +11,8 @@
 #      a resume skips them while --retry-failed runs them again;
 #   4. a database of another sweep is refused (exit 4); bad sweep files exit 3 with a caret and
 #      create no database;
+#   4b. editing a file the base scenario reads (a size_cdf CSV, a Chakra trace) makes it
+#      another sweep (exit 4) instead of skipping runs as done; restored, the sweep resumes;
 #   5. `wirerate report results.db`: the best configuration (checked against SQL), charts per
 #      axis and figure, the configurations ranked, failed runs listed; other files refused.
 # (MPI: test_sweep_mpi.sh.)
@@ -186,6 +188,56 @@ check "  and no database" "[ ! -e badv.db ]"
 check "no sweep file: exit 2" "[ $? = 2 ]"
 "$W" sweep lb-cc.yaml -j 0 > /dev/null 2>&1
 check "-j 0: exit 2" "[ $? = 2 ]"
+
+echo "== files the base scenario reads are part of the sweep's definition"
+# editing a size_cdf CSV or a Chakra trace changes what the runs compute: the database of the
+# earlier sweep is then another sweep's (exit 4), not a set of runs to skip; restored, it resumes
+printf '1KB,0\n64KB,1\n' > cdf.csv
+cat > cdfbase.yaml <<'EOF'
+name: cdfbase
+fabric: {preset: single-switch, servers: 4, gpus_per_server: 1}
+workload:
+  - {kind: traffic, pattern: uniform, load: 0.2, size_cdf: cdf.csv, count: 8}
+EOF
+cat > cdfsweep.yaml <<'EOF'
+base: cdfbase.yaml
+axes:
+  workload.0.load: [0.1, 0.2]
+EOF
+"$W" sweep cdfsweep.yaml -o cdf.db > cdf1.out 2>&1
+check "a sweep over a size_cdf scenario: exit 0" "[ $? = 0 ]"
+cp cdf.csv cdf.orig
+printf '1KB,0\n128KB,1\n' > cdf.csv
+"$W" sweep cdfsweep.yaml -o cdf.db > cdf2.out 2> cdf2.err
+check "  the CSV edited: the database is another sweep's (exit 4), no run skipped" \
+    "[ $? = 4 ] && grep -q 'different sweep' cdf2.err"
+cp cdf.orig cdf.csv
+"$W" sweep cdfsweep.yaml -o cdf.db > cdf3.out 2>&1
+check "  the CSV restored: every run already in the database" \
+    "[ $? = 0 ] && grep -q 'ran 0 now' cdf3.out"
+if "$W" import chakra "$SRC/examples/chakra/pipeline.0.et" "$SRC/examples/chakra/pipeline.1.et" \
+    > /dev/null 2>&1; then
+    cp "$SRC/examples/chakra/pipeline.0.et" "$SRC/examples/chakra/pipeline.1.et" .
+    cat > ckbase.yaml <<'EOF'
+name: ckbase
+fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}
+workload:
+  - {kind: chakra, trace: pipeline}
+EOF
+    cat > cksweep.yaml <<'EOF'
+base: ckbase.yaml
+axes:
+  fabric.host_link: [200Gbps, 400Gbps]
+EOF
+    "$W" sweep cksweep.yaml -o ck.db > ck1.out 2>&1
+    check "a sweep over a Chakra trace: exit 0" "[ $? = 0 ]"
+    printf '\0' >> pipeline.1.et
+    "$W" sweep cksweep.yaml -o ck.db > ck2.out 2> ck2.err
+    check "  a trace file changed: another sweep (exit 4)" \
+        "[ $? = 4 ] && grep -q 'different sweep' ck2.err"
+else
+    echo "skip the Chakra sweep: this build has no protobuf-c"
+fi
 
 echo "== wirerate report results.db"
 "$W" report full.db > rep.out 2> rep.err

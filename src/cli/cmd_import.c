@@ -1,16 +1,17 @@
 /*
- * cmd_import.c — `wirerate import chakra TRACE.et...`: read and check Chakra execution traces
- * (config/import_chakra.h) and print what they hold: per rank its nodes by type, dependencies
- * and compute time; the collectives by kind, size and process group; whether every send has its
- * receive.
- *
- * What it does not do yet: run the trace on the network. That needs a workload kind that
- * executes the per-rank DAGs (compute delays, collectives matched across ranks, sends matched
- * with receives) — the training executor's task graph is the natural host — and it is not built;
- * the command says so rather than writing a scenario that would run something else.
+ * cmd_import.c — `wirerate import chakra TRACE.et... [-o S.yaml]`: read and check Chakra
+ * execution traces (config/import_chakra.h) and print what they hold: per rank its nodes by
+ * type, dependencies and compute time; the collectives by kind, size and process group; whether
+ * every send has its receive. With -o, the ranks are also joined as a run would join them
+ * (workload/chakra_plan.h: collectives matched per process group, sends with receives, no
+ * deadlock) and a scenario with a `kind: chakra` job referencing the traces is written (temp
+ * name + rename: never half-written). `wirerate import astra-sim`: see config/import_astra.h.
  * Exit codes: 0 read and consistent, 2 usage (or no protobuf-c in this build), 3 a malformed
  * trace, 4 a file that cannot be read.
  */
+#define _DEFAULT_SOURCE /* realpath */
+
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "../core/alloc.h"
 #include "../core/err.h"
 #include "../report/summary.h"
+#include "../workload/chakra_plan.h"
 #include "args.h"
 #include "cli.h"
 #include "diag.h"
@@ -29,7 +31,7 @@
 
 void cmd_import_help(void)
 {
-    fputs("usage: wirerate import chakra TRACE.et...\n"
+    fputs("usage: wirerate import chakra TRACE.et... [-o SCENARIO.yaml]\n"
           "       wirerate import astra-sim --network NET.yml [--system SYS.json] [--size SIZE]\n"
           "                                 -o SCENARIO.yaml\n"
           "\n"
@@ -37,8 +39,10 @@ void cmd_import_help(void)
           "and ASTRA-sim use them; PREFIX.N.et is rank N) and print what they hold: nodes by\n"
           "type, dependencies, compute time, collectives and point-to-point messages, with\n"
           "the checks: dependencies exist and form no cycle, communication nodes are\n"
-          "complete, every send has a matching receive.\n"
-          "Running a trace on the simulated network is not available yet in this version.\n"
+          "complete, every send has a matching receive. With -o, also match collectives\n"
+          "across their process groups and sends with receives as a run does, and write a\n"
+          "scenario with a `kind: chakra` job running the traces (one GPU per rank on one\n"
+          "switch; edit its fabric), for `wirerate run`.\n"
           "\n"
           "astra-sim: write a scenario from ASTRA-sim's network YAML (topology, npus_count,\n"
           "bandwidth, latency per dimension: a switch, a scale-up domain, or a scale-up\n"
@@ -119,7 +123,95 @@ static uint64_t unmatched_p2p(const chakra_trace *t)
     return bad;
 }
 
-static int import_chakra(int n, char **files)
+/* `path` as the scenario in folder `dir` (a realpath) should name it: relative when it lies
+ * below, else absolute. NULL when it cannot be resolved. Returns new memory. */
+static char *trace_ref(const char *dir, const char *path)
+{
+    char *abs = realpath(path, NULL);
+    if (!abs)
+        return NULL;
+    size_t dl = strlen(dir);
+    char *out;
+    if (strncmp(abs, dir, dl) == 0 && abs[dl] == '/')
+        out = xstrdup(abs + dl + 1, "trace path");
+    else
+        out = xstrdup(abs, "trace path");
+    free(abs);
+    return out;
+}
+
+/* YAML double-quoted scalar of s. */
+static void yaml_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Write the scenario running trace t (checked) to `out`. */
+static int write_chakra_scenario(const chakra_trace *t, const char *out, err *e)
+{
+    const char *slash = strrchr(out, '/');
+    char *dir = xstrdup(slash ? out : ".", "scenario folder");
+    if (slash)
+        dir[slash == out ? 1 : slash - out] = '\0';
+    char *rdir = realpath(dir, NULL);
+    outdir od;
+    memset(&od, 0, sizeof od);
+    int rc = rdir ? outdir_open_into(&od, dir, e)
+                  : err_set(e, ERR_IO, dir, 0, 0, "cannot open the folder: %s", strerror(errno));
+    FILE *f = rc ? NULL : outdir_begin(&od, slash ? slash + 1 : out, e);
+    if (f) {
+        uint32_t n = t->n_ranks;
+        fprintf(f,
+                "# Imported by `wirerate import chakra` from %u trace files (docs/import.md).\n"
+                "# One GPU per rank, each with its own NIC, all behind one switch: edit the "
+                "fabric\n# (and `ranks:`, rank i -> the i-th GPU listed) to place the ranks "
+                "where you\n# want to study them.\n",
+                n);
+        const char *b = base(t->ranks[0].file);
+        size_t bl = strcspn(b, ".");
+        fprintf(f, "name: %.*s\n", (int)(bl ? bl : 6), bl ? b : "chakra");
+        fprintf(f, "fabric:\n  preset: single-switch\n  servers: %u\n  gpus_per_server: 1\n", n);
+        if (n > 64)
+            fprintf(f, "  leaf_radix: %u        # one switch port per rank\n", n);
+        fprintf(f, "workload:\n  - name: trace\n    kind: chakra\n    trace:\n");
+        for (uint32_t r = 0; r < n && !rc; r++) {
+            char *ref = trace_ref(rdir, t->ranks[r].file);
+            if (!ref) {
+                rc = err_set(e, ERR_IO, t->ranks[r].file, 0, 0, "cannot resolve the path: %s",
+                             strerror(errno));
+                break;
+            }
+            fprintf(f, "      - ");
+            yaml_quoted(f, ref);
+            fprintf(f, "   # rank %u\n", r);
+            xfree(ref);
+        }
+        if (ferror(f) && !rc)
+            rc = err_set(e, ERR_IO, out, 0, 0, "write failed");
+        int rc2 = outdir_end(&od, f, e);
+        rc = rc ? rc : rc2;
+        if (!rc)
+            rc = outdir_commit(&od, e);
+    } else if (!rc) {
+        rc = ERR_IO;
+    }
+    if (rc)
+        outdir_abort(&od);
+    else
+        printf("%s\n", outdir_files(&od)[0]);
+    outdir_free(&od);
+    free(rdir);
+    xfree(dir);
+    return rc;
+}
+
+static int import_chakra(int n, char **files, const char *out)
 {
     chakra_trace t;
     err e;
@@ -168,10 +260,34 @@ static int import_chakra(int n, char **files)
     uint64_t bad = unmatched_p2p(&t);
     if (!bad)
         printf("  every dependency exists, no cycle; every send has its receive\n");
-    printf("running a Chakra trace on the simulated network is not available yet in this "
-           "version\n");
+    if (bad || !out) {
+        if (!bad)
+            printf("  to run it: wirerate import chakra TRACE.et... -o S.yaml, then "
+                   "wirerate run S.yaml\n");
+        chakra_free(&t);
+        return bad ? ERR_INVALID : ERR_OK;
+    }
+    /* join the ranks as a run will (matching, deadlock), then write the scenario */
+    uint32_t *gpu = xmalloc(sizeof(uint32_t) * t.n_ranks, "ranks");
+    for (uint32_t r = 0; r < t.n_ranks; r++)
+        gpu[r] = r;
+    err_clear(&e);
+    train_plan *p = chakra_plan_new(&t, gpu, 1, &e);
+    xfree(gpu);
+    if (!p) {
+        diag_print(stderr, &e, NULL, 0);
+        chakra_free(&t);
+        return ERR_INVALID;
+    }
+    printf("  joined across ranks: %u operations (%" PRIu64 " compute, %" PRIu64
+           " collectives, %" PRIu64 " messages), %u dependencies\n",
+           p->n_tasks, p->stats.compute, p->stats.coll_dp, p->stats.p2p, p->n_deps);
+    train_plan_free(p);
+    rc = write_chakra_scenario(&t, out, &e);
+    if (rc)
+        diag_print(stderr, &e, NULL, 0);
     chakra_free(&t);
-    return bad ? ERR_INVALID : ERR_OK;
+    return rc;
 }
 
 static int import_astra(int argc, char **argv)
@@ -248,21 +364,44 @@ int cmd_import(int argc, char **argv)
     if (strcmp(argv[1], "chakra") != 0)
         return cli_usage_error(
             "import", "unknown format '%s'; this version imports: chakra, astra-sim", argv[1]);
+    const char *out = NULL;
+    char **files = xmalloc(sizeof(char *) * (size_t)argc, "trace files");
+    int nf = 0;
     for (int i = 2; i < argc; i++) {
+        const char *v;
+        bool missing = false;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            xfree(files);
             cmd_import_help();
             return ERR_OK;
         }
-        if (argv[i][0] == '-')
-            return cli_usage_error("import", "unknown option '%s'", argv[i]);
+        if ((v = cli_opt_value(argc, argv, &i, "-o", &missing))) {
+            out = v;
+            continue;
+        }
+        if (missing || argv[i][0] == '-') {
+            xfree(files);
+            return missing ? cli_usage_error("import", "option '%s' needs a value", argv[i])
+                           : cli_usage_error("import", "unknown option '%s'", argv[i]);
+        }
+        files[nf++] = argv[i];
     }
-    if (argc < 3)
+    if (!nf) {
+        xfree(files);
         return cli_usage_error("import", "missing TRACE.et (one file per rank)");
+    }
+    if (out && !*out) {
+        xfree(files);
+        return cli_usage_error("import", "-o needs a file name");
+    }
     if (!chakra_available()) {
         diag_msg(stderr, "import: this wirerate was built without protobuf-c, so it cannot read "
                          "Chakra traces (sudo apt-get install libprotobuf-c-dev "
                          "protobuf-c-compiler, then rebuild)");
+        xfree(files);
         return ERR_USAGE;
     }
-    return import_chakra(argc - 2, argv + 2);
+    int rc = import_chakra(nf, files, out);
+    xfree(files);
+    return rc;
 }

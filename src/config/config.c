@@ -51,7 +51,7 @@ typedef struct ld {
 
 static const char *const PRESETS[] = {"single-switch", "leaf-spine", "fat-tree", "rail-optimized",
                                       "rail-only",     "custom",     NULL};
-static const char *const JOB_KINDS[] = {"collective", "training", "traffic", NULL};
+static const char *const JOB_KINDS[] = {"collective", "training", "traffic", "chakra", NULL};
 static const char *const OPS[] = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all",
                                   "broadcast",  "reduce",         NULL};
 static const char *const ALGOS[] = {"ring",
@@ -97,7 +97,7 @@ const char *fault_kind_name(enum fault_kind k)
 }
 const char *job_kind_name(enum job_kind k)
 {
-    return (unsigned)k < 3 ? JOB_KINDS[k] : "?";
+    return (unsigned)k < 4 ? JOB_KINDS[k] : "?";
 }
 const char *coll_op_name(enum coll_op o)
 {
@@ -205,6 +205,8 @@ static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_
 static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
                                             "size",     "hosts", "load",  "priority",   "size_cdf",
                                             "duration", "count", NULL};
+static const char *const K_JOB_CHAKRA[] = {"name",  "kind",     "start", "iterations",
+                                           "trace", "priority", "ranks", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
                                       "vocab",  "ffn",    "heads",    "kv_heads", NULL};
 static const char *const K_PAR[] = {"tp", "pp", "dp", "vp", "order", "placement", NULL};
@@ -1619,6 +1621,32 @@ static int get_job_priority(ld *L, const cfg_node *jm, const char *jp, cfg_job *
     return ERR_OK;
 }
 
+/* `name` resolved against the scenario's folder (absolute paths as they are), in the arena. */
+static char *scenario_path(ld *L, const char *name)
+{
+    const char *file = L->sc->file ? L->sc->file : "";
+    const char *slash = strrchr(file, '/');
+    size_t dl = name[0] == '/' || !slash ? 0 : (size_t)(slash - file) + 1;
+    char *path = arena_alloc(L->a, dl + strlen(name) + 1);
+    memcpy(path, file, dl);
+    strcpy(path + dl, name);
+    return path;
+}
+
+/* Remember a file the scenario reads (scenario.ref_files). */
+static void add_ref_file(ld *L, const char *path)
+{
+    scenario *sc = L->sc;
+    for (uint32_t i = 0; i < sc->n_ref_files; i++)
+        if (!strcmp(sc->ref_files[i], path))
+            return;
+    const char **a = ARENA_NEW_ARRAY(L->a, const char *, sc->n_ref_files + 1);
+    if (sc->n_ref_files)
+        memcpy(a, sc->ref_files, sizeof(const char *) * sc->n_ref_files);
+    a[sc->n_ref_files++] = path;
+    sc->ref_files = a;
+}
+
 /* `size_cdf`: a built-in distribution's name or a CSV file (relative to the scenario's folder). */
 static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
 {
@@ -1637,12 +1665,7 @@ static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
                     "expected websearch | datamining or the path of a CSV file, got \"%s\"",
                     show(s, sizeof s, name));
     }
-    const char *file = L->sc->file ? L->sc->file : "";
-    const char *slash = strrchr(file, '/');
-    size_t dl = name[0] == '/' || !slash ? 0 : (size_t)(slash - file) + 1;
-    char *path = arena_alloc(L->a, dl + strlen(name) + 1);
-    memcpy(path, file, dl);
-    strcpy(path + dl, name);
+    char *path = scenario_path(L, name);
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     size_t n = 0;
@@ -1659,6 +1682,7 @@ static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
                     : name[0] == '/' ? ""
                                      : " (a relative path is read from the scenario's folder)");
     }
+    add_ref_file(L, path);
     int rc = cdf_parse_csv(buf, n, path, L->a, c, L->e);
     xfree(buf);
     c->name = name;
@@ -1695,25 +1719,124 @@ static int parse_traffic(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     return ERR_OK;
 }
 
+static bool file_exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+/* Most ranks a trace prefix may expand to (a guard against a runaway file series). */
+#define MAX_TRACE_RANKS (1u << 20)
+
+/* A Chakra job's keys (docs/scenario.md "Chakra jobs"): `trace` is a prefix (PREFIX.N.et for
+ * N = 0, 1, ... while the files exist), one .et file, or a list of files in rank order; paths
+ * are relative to the scenario's folder. The traces themselves are read when the run is built
+ * (workload/chakra_plan.h): a scenario check does not decode megabytes of protobuf. */
+static int parse_chakra(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    char kp[PATHLEN], s[200];
+    sub(kp, jp, "trace");
+    const cfg_node *v = cfg_map_get(jm, "trace", NULL);
+    if (!present(v))
+        return fail(L, jm, jp,
+                    "missing required key \"trace\" (the Chakra trace: a prefix such as "
+                    "traces/step for traces/step.0.et, traces/step.1.et, ..., or a list of .et "
+                    "files in rank order)");
+    TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
+    TRY(get_job_priority(L, jm, jp, j));
+    if (v->kind == CFG_SEQ) {
+        if (v->n == 0)
+            return fail(L, v, kp, "expected at least one .et file, got an empty list");
+        j->n_trace_files = v->n;
+        j->trace_files = ARENA_NEW_ARRAY(L->a, const char *, v->n);
+        for (uint32_t i = 0; i < v->n; i++) {
+            const cfg_node *it = v->vals[i];
+            char ep[PATHLEN];
+            subi(ep, kp, i);
+            if (it->kind != CFG_SCALAR)
+                return fail(L, it, ep, "expected the path of a .et file, got %s",
+                            cfg_kind_name(it->kind));
+            const char *path = scenario_path(L, it->str);
+            if (!file_exists(path))
+                return fail(L, it, ep,
+                            "cannot read the trace file \"%s\"%s", show(s, sizeof s, it->str),
+                            it->str[0] == '/' ? ""
+                                              : " (a relative path is read from the scenario's "
+                                                "folder)");
+            j->trace_files[i] = path;
+            add_ref_file(L, path);
+        }
+        return ERR_OK;
+    }
+    if (v->kind != CFG_SCALAR)
+        return fail(L, v, kp, "expected a trace prefix or a list of .et files, got %s",
+                    cfg_kind_name(v->kind));
+    size_t len = strlen(v->str);
+    if (len > 3 && !strcmp(v->str + len - 3, ".et")) {
+        const char *path = scenario_path(L, v->str);
+        if (!file_exists(path))
+            return fail(L, v, kp, "cannot read the trace file \"%s\"%s",
+                        show(s, sizeof s, v->str),
+                        v->str[0] == '/' ? ""
+                                         : " (a relative path is read from the scenario's folder)");
+        j->n_trace_files = 1;
+        j->trace_files = ARENA_NEW_ARRAY(L->a, const char *, 1);
+        j->trace_files[0] = path;
+        add_ref_file(L, path);
+        return ERR_OK;
+    }
+    const char *prefix = scenario_path(L, v->str);
+    size_t pl = strlen(prefix);
+    uint32_t n = 0, cap = 8;
+    const char **files = xmalloc(sizeof(const char *) * cap, "trace files");
+    for (;;) {
+        char *path = arena_alloc(L->a, pl + 16);
+        snprintf(path, pl + 16, "%s.%u.et", prefix, n);
+        if (!file_exists(path) || n == MAX_TRACE_RANKS)
+            break;
+        if (n == cap)
+            files = xrealloc(files, sizeof(const char *) * (cap *= 2), "trace files");
+        files[n++] = path;
+    }
+    if (!n) {
+        xfree(files);
+        return fail(L, v, kp,
+                    "no trace file \"%s.0.et\"%s (a prefix names the files PREFIX.0.et, "
+                    "PREFIX.1.et, ..., one per rank)",
+                    show(s, sizeof s, v->str),
+                    v->str[0] == '/' ? "" : " in the scenario's folder");
+    }
+    j->n_trace_files = n;
+    j->trace_files = ARENA_NEW_ARRAY(L->a, const char *, n);
+    memcpy(j->trace_files, files, sizeof(const char *) * n);
+    xfree(files);
+    for (uint32_t i = 0; i < n; i++)
+        add_ref_file(L, j->trace_files[i]);
+    return ERR_OK;
+}
+
 static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_job *j)
 {
     const cfg_node *kn;
     int kind = -1;
     TRY(get_enum(L, jm, jp, "kind", JOB_KINDS, &kind, &kn));
     if (kind < 0)
-        return fail(L, jm, jp, "missing required key \"kind\" (collective | training | traffic)");
+        return fail(L, jm, jp,
+                    "missing required key \"kind\" (collective | training | traffic | chakra)");
     j->kind = (enum job_kind)kind;
     j->line = jm->line;
     j->col = jm->col;
-    static const char *const *allowed[] = {K_JOB_COLL, K_JOB_TRAIN, K_JOB_TRAFFIC};
+    static const char *const *allowed[] = {K_JOB_COLL, K_JOB_TRAIN, K_JOB_TRAFFIC, K_JOB_CHAKRA};
     static const char *const what[] = {"for a collective job", "for a training job",
-                                       "for a traffic job"};
+                                       "for a traffic job", "for a chakra job"};
     for (uint32_t q = 0; q < jm->n; q++) {
         const char *k = jm->keys[q]->str;
         bool mine = false;
         for (const char *const *a = allowed[kind]; *a && !mine; a++)
             mine = !strcmp(*a, k);
-        for (int o = 0; o < 3 && !mine; o++) {
+        for (int o = 0; o < 4 && !mine; o++) {
             for (const char *const *a = allowed[o]; *a; a++) {
                 if (!strcmp(*a, k)) {
                     char kp[PATHLEN];
@@ -1774,6 +1897,9 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         break;
     case JOB_TRAFFIC:
         TRY(parse_traffic(L, jm, jp, j));
+        break;
+    case JOB_CHAKRA:
+        TRY(parse_chakra(L, jm, jp, j));
         break;
     }
     return ERR_OK;

@@ -188,7 +188,7 @@ typedef struct cfg_lb {
     enum adaptive_metric adaptive_metric; /* default queue */
 } cfg_lb;
 
-enum job_kind { JOB_COLLECTIVE, JOB_TRAINING, JOB_TRAFFIC };
+enum job_kind { JOB_COLLECTIVE, JOB_TRAINING, JOB_TRAFFIC, JOB_CHAKRA };
 enum coll_op { OP_ALL_REDUCE, OP_REDUCE_SCATTER, OP_ALL_GATHER, OP_ALL_TO_ALL, OP_BROADCAST, OP_REDUCE };
 enum coll_algo {
     ALGO_RING,
@@ -268,6 +268,10 @@ typedef struct cfg_job {
     cfg_cdf size_cdf;               /* flow sizes drawn from it (n = 0: every flow `size`) */
     sim_time duration_ps;           /* uniform: arrivals in [start, start + duration), 0 = none */
     uint64_t count;                 /* uniform: at most this many flows, 0 = no cap */
+    /* chakra: the trace's files, one per rank in rank order, resolved against the scenario's
+     * folder (`trace: PREFIX` = PREFIX.0.et, PREFIX.1.et, ... while they exist) */
+    uint32_t n_trace_files;
+    const char **trace_files;
 } cfg_job;
 
 enum fault_kind {
@@ -388,6 +392,10 @@ typedef struct scenario {
     const char *output_dir;         /* default "out/<name>" */
     uint32_t output_formats;        /* OUT_* mask, default OUT_JSON */
     struct cfg_tree *tree;          /* parsed YAML kept for config_locate() */
+    /* Every file the scenario reads by path (size_cdf CSVs, Chakra traces), resolved: whoever
+     * must notice a change of the inputs (the sweep's resume hash) reads these too. */
+    uint32_t n_ref_files;
+    const char **ref_files;
 } scenario;
 
 /* One `--set KEY=VALUE` override; the value is parsed as a YAML scalar or flow collection. */

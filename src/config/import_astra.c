@@ -152,17 +152,27 @@ int astra_import(FILE *f, const char *network, const char *system, uint64_t size
         if (!rc)
             rc = get_num(network, lat[i], "latency", i, &ns[i], e);
     }
-    if (!rc && nd > 2)
-        rc = fail(e, network, topo[2],
-                  "topology: %u dimensions; wirerate imports one (a switch or a scale-up domain) "
-                  "or two (a scale-up domain, then a switch); a multi-tier layout cannot be "
-                  "derived from per-dimension bandwidths without guessing",
-                  nd);
-    if (!rc && nd == 2 && strcmp(topo[1]->str, "Switch") != 0)
-        rc = fail(e, network, topo[1],
-                  "topology[1]: a %s between servers; wirerate models switched scale-out fabrics "
-                  "(use Switch)",
-                  topo[1]->str);
+    /* The leading Ring/FullyConnected dimensions are the scale-up domain inside a server (with
+     * two or more dimensions, a leading Switch is the server's NVSwitch); the dimensions after
+     * it are switched tiers between servers: one = a switch, two = rail leaves per dimension-1
+     * group and spines joining the dimension-2 groups. */
+    uint32_t nsu = 0;
+    while (!rc && nsu < nd && strcmp(topo[nsu]->str, "Switch") != 0)
+        nsu++;
+    if (!rc && nsu == 0 && nd >= 2)
+        nsu = 1;
+    for (uint32_t i = nsu; !rc && i < nd; i++)
+        if (strcmp(topo[i]->str, "Switch") != 0)
+            rc = fail(e, network, topo[i],
+                      "topology[%u]: a %s between servers; wirerate models switched scale-out "
+                      "fabrics (use Switch)",
+                      i, topo[i]->str);
+    if (!rc && nd - nsu > 2)
+        rc = fail(e, network, topo[nsu + 2],
+                  "topology[%u]: a third switched dimension; wirerate maps two (a leaf tier per "
+                  "dimension-%u group, then a spine tier joining them); a super-spine tier's "
+                  "share of the bandwidth cannot be derived from one figure per dimension",
+                  nsu + 2, nsu);
 
     /* system: the all_reduce implementation per dimension and the chunks in flight */
     const char *algorithm = "ring", *impl_text = NULL;
@@ -196,7 +206,7 @@ int astra_import(FILE *f, const char *network, const char *system, uint64_t size
                 impl_text = arena_strdup(&a, t);
                 /* across a scale-up domain and a switch, NCCL-style collectives are
                  * hierarchical; one dimension (or one flat ring over all) keeps its algorithm */
-                algorithm = nd == 2 && count[0] > 1 && count[1] > 1 &&
+                algorithm = nd >= 2 && count[0] > 1 && count[nd - 1] > 1 &&
                                     strncmp(v->vals[0]->str, "one", 3) != 0
                                 ? "hierarchical"
                                 : algo(v->vals[v->n - 1]->str);
@@ -249,22 +259,75 @@ int astra_import(FILE *f, const char *network, const char *system, uint64_t size
         fprintf(f, "%s%s", i ? ", " : "", lat[i]->str);
     fprintf(f, "] ns\n");
     bool one_switch = nd == 1 && strcmp(topo[0]->str, "Switch") == 0;
-    uint32_t servers = one_switch ? (uint32_t)count[0] : nd == 2 ? (uint32_t)count[1] : 1;
-    uint32_t gpus = one_switch ? 1 : (uint32_t)count[0];
-    if (!one_switch && strcmp(topo[0]->str, "Ring") == 0)
-        fprintf(f, "# The Ring of dimension 0 becomes a scale-up domain in which every GPU has "
-                   "the\n# bandwidth to any other (an NVSwitch); a ring's neighbour-only links are "
-                   "not modelled.\n");
-    fprintf(f, "name: %s\n", name);
-    fprintf(f,
-            "fabric:\n  preset: single-switch\n  servers: %" PRIu32 "\n  gpus_per_server: %" PRIu32
-            "\n",
-            servers, gpus);
-    uint32_t hosts = servers * gpus;
-    if (hosts > 64)
-        fprintf(f, "  leaf_radix: %" PRIu32 "        # one switch port per NPU\n", hosts);
-    if (one_switch || nd == 2) {
-        uint32_t d = one_switch ? 0 : 1;
+    uint32_t nsw = one_switch ? 1 : nd - nsu; /* switched dimensions between servers */
+    uint32_t d1 = one_switch ? 0 : nsu;       /* the first of them */
+    /* the scale-up domain: the product of its dimensions, at the smallest bandwidth and the
+     * largest latency among them (wirerate's scale-up domain has one figure per GPU) */
+    uint32_t gpus = 1;
+    double su_gbps = 0, su_ns = 0;
+    for (uint32_t i = 0; !one_switch && i < nsu; i++) {
+        gpus *= (uint32_t)count[i];
+        su_gbps = i == 0 || gbps[i] < su_gbps ? gbps[i] : su_gbps;
+        su_ns = ns[i] > su_ns ? ns[i] : su_ns;
+    }
+    uint32_t servers = 1;
+    for (uint32_t i = d1; i < nd; i++)
+        servers *= (uint32_t)count[i];
+    for (uint32_t i = 0; !one_switch && i < nsu; i++)
+        if (strcmp(topo[i]->str, "Ring") == 0) {
+            fprintf(f,
+                    "# The Ring of dimension %u becomes part of a scale-up domain in which every "
+                    "GPU has the\n# bandwidth to any other (an NVSwitch); a ring's "
+                    "neighbour-only links are not modelled.\n",
+                    i);
+            break;
+        }
+    if (!one_switch && nsu > 1)
+        fprintf(f,
+                "# Dimensions 0..%u form one scale-up domain of %u GPUs per server, at the "
+                "smallest\n# bandwidth and the largest latency among them.\n",
+                nsu - 1, gpus);
+    if (nsw == 2) {
+        /* rail-optimized: a leaf per rail and dimension-1 group (S1 servers = a scalable unit),
+         * spines over all leaves; each leaf has S1 host ports at bandwidth[d1] and S1 uplinks
+         * at bandwidth[d1+1]: a GPU's share of the uplinks is bandwidth[d1+1], as dimension
+         * d1+1 gives it in ASTRA-sim */
+        uint32_t s1 = (uint32_t)count[d1], s2 = (uint32_t)count[d1 + 1];
+        fprintf(f,
+                "# Dimension %u (%u servers) shares a leaf per rail; dimension %u (%u groups) "
+                "joins the\n# leaves through spines. ASTRA-sim gives dimension %u its own %g ns "
+                "per link; here every\n# link has latency[%u], and a message across dimension "
+                "%u crosses 4 links and 3 switches.\n",
+                d1, s1, d1 + 1, s2, d1 + 1, ns[d1 + 1], d1, d1 + 1);
+        fprintf(f, "name: %s\n", name);
+        fprintf(f,
+                "fabric:\n  preset: rail-optimized\n  servers: %" PRIu32
+                "\n  gpus_per_server: %" PRIu32 "\n  rails_per_leaf: 1\n  leaf_radix: %" PRIu32
+                "        # %u host ports + %u uplinks\n",
+                servers, gpus, 2 * s1, s1, s1);
+        if (gpus * s2 > 64)
+            fprintf(f, "  spine_radix: %" PRIu32 "        # one port per leaf\n", gpus * s2);
+        fprintf(f, "  host_link: %gGBps        # bandwidth[%u]\n", gbps[d1], d1);
+        fprintf(f,
+                "  fabric_link: %gGBps      # bandwidth[%u]: each GPU's share of its leaf's "
+                "uplinks\n",
+                gbps[d1 + 1], d1 + 1);
+        fprintf(f, "  oversubscription: \"%g:%g\"       # bandwidth[%u] : bandwidth[%u]\n",
+                gbps[d1], gbps[d1 + 1], d1, d1 + 1);
+        fprintf(f, "  link_latency: %gns       # latency[%u], per link\n", ns[d1], d1);
+        fprintf(f, "  switch_latency: 0ns\n");
+    } else {
+        fprintf(f, "name: %s\n", name);
+        fprintf(f,
+                "fabric:\n  preset: single-switch\n  servers: %" PRIu32
+                "\n  gpus_per_server: %" PRIu32 "\n",
+                servers, gpus);
+        uint32_t hosts = servers * gpus;
+        if (hosts > 64)
+            fprintf(f, "  leaf_radix: %" PRIu32 "        # one switch port per NPU\n", hosts);
+    }
+    if (nsw == 1) {
+        uint32_t d = d1;
         fprintf(f, "  host_link: %gGBps        # bandwidth[%u]\n", gbps[d], d);
         /* ASTRA-sim's analytical Switch charges its latency on each of a message's two links */
         fprintf(f, "  link_latency: %gns       # latency[%u], per link (NPU-switch, switch-NPU)\n",
@@ -273,9 +336,9 @@ int astra_import(FILE *f, const char *network, const char *system, uint64_t size
     }
     if (!one_switch)
         fprintf(f,
-                "  scale_up: {bandwidth: %gGBps, latency: %gns, efficiency: 1}   # dimension 0, "
-                "as given\n",
-                gbps[0], ns[0]);
+                "  scale_up: {bandwidth: %gGBps, latency: %gns, efficiency: 1}   # dimension%s "
+                "0%s%.0u, as given\n",
+                su_gbps, su_ns, nsu > 1 ? "s" : "", nsu > 1 ? ".." : "", nsu > 1 ? nsu - 1 : 0);
     fprintf(f, "workload:\n  - name: all_reduce\n    kind: collective\n    op: all_reduce\n");
     fprintf(f, "    algorithm: %s%s%s%s\n", algorithm,
             impl_text ? "   # system all-reduce-implementation: [" : "", impl_text ? impl_text : "",

@@ -11,12 +11,18 @@
  *                         that bandwidth and latency (wirerate's scale-up is a per-GPU domain, as
  *                         an NVSwitch; a Ring's neighbour-only links are not modelled as such —
  *                         the scenario's comment says so).
- *   2 dimensions, X then Switch: servers of npus_count[0] GPUs (scale-up: bandwidth[0],
- *                         latency[0]) on one switch with npus_count[1] servers; each GPU has its
- *                         own NIC at bandwidth[1].
- *   Anything else (a scale-out Ring or FullyConnected, three or more dimensions) is refused with
- *   an error at its position: wirerate models switched scale-out fabrics, and guessing a
- *   multi-tier layout from per-dimension bandwidths would be a claim the file does not make.
+ *   Several dimensions: the leading Ring/FullyConnected ones (or a leading Switch: the
+ *                         server's NVSwitch) are one scale-up domain of their product of GPUs, at
+ *                         the smallest bandwidth and largest latency among them; then
+ *     one Switch:         servers of that many GPUs on one switch with npus_count[d] servers;
+ *                         each GPU has its own NIC at bandwidth[d], latency[d] per link.
+ *     two Switches:       rail-optimized: a leaf per rail and dimension-d group (S1 servers),
+ *                         spines joining the S2 groups; S1 host ports at bandwidth[d] and S1
+ *                         uplinks at bandwidth[d+1] per leaf (each GPU's share of the uplinks is
+ *                         dimension d+1's bandwidth), link_latency = latency[d].
+ *   Anything else (a Ring or FullyConnected between servers, a third switched dimension) is
+ *   refused with an error at its position: wirerate models switched scale-out fabrics, and a
+ *   super-spine tier's share of the bandwidth is a claim one figure per dimension does not make.
  * The system JSON, when given, picks the collective job's algorithm (ring, oneRing -> ring,
  * doubleBinaryTree -> tree, halvingDoubling -> halving-doubling, direct -> direct; across two
  * dimensions: hierarchical) and its channels (active-chunks-per-dimension); its other keys are

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/sim.h"
@@ -152,6 +153,24 @@ static double collective_job(const scenario *sc, const cfg_job *j, double gpus, 
                                  j->channels ? j->channels : 1, chunk, g);
     *conns = c.conns;
     return c.xfers * (double)XFER_BYTES;
+}
+
+/* A Chakra job (workload/chakra_plan.h): the decoded trace while the plan is built (nodes with
+ * their names and dependency lists, ~12x the protobuf bytes, which pack a node in ~20-40 bytes)
+ * and the plan with per-iteration start/end times per node (~72 bytes a node); connections:
+ * each rank's ring neighbours per process group and its message peers, bounded here by 4 per
+ * rank. */
+static double chakra_job(const cfg_job *j, double *conns)
+{
+    double file_bytes = 0;
+    for (uint32_t i = 0; i < j->n_trace_files; i++) {
+        struct stat st;
+        if (stat(j->trace_files[i], &st) == 0)
+            file_bytes += (double)st.st_size;
+    }
+    double nodes = file_bytes / 24;
+    *conns = 4.0 * j->n_trace_files;
+    return file_bytes * 12 + nodes * (72 + 16.0 * (j->iterations ? j->iterations : 1));
 }
 
 /* The training DAG of one iteration (training.h): compute chunks per pass (2 per layer with TP
@@ -294,6 +313,9 @@ int mem_estimate_run(const scenario *sc, mem_estimate *out, err *e)
             where = MEM_COLLECTIVES;
         } else if (job->kind == JOB_TRAINING) {
             bytes = training_job(sc, job, &conns);
+            where = MEM_TRAINING;
+        } else if (job->kind == JOB_CHAKRA) {
+            bytes = chakra_job(job, &conns);
             where = MEM_TRAINING;
         } else {
             bytes = traffic_job(sc, j, n->n_hosts, &conns);

@@ -1026,6 +1026,9 @@ static void jobs_table(FILE *f, const report *r)
         else if (strcmp(k, "training") == 0)
             text_printf(kind, sizeof kind, "training tp %" PRIu64 " pp %" PRIu64 " dp %" PRIu64,
                         jsonr_u64(x, "tp", 0), jsonr_u64(x, "pp", 0), jsonr_u64(x, "dp", 0));
+        else if (strcmp(k, "chakra") == 0)
+            text_printf(kind, sizeof kind, "chakra trace, %" PRIu64 " ranks, %" PRIu64 " nodes",
+                        jsonr_u64(x, "ranks", 0), jsonr_u64(x, "nodes", 0));
         else
             text_printf(kind, sizeof kind, "%s %s", k, jsonr_str(x, "pattern", ""));
         fputs("<tr><td>", f);

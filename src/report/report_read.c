@@ -901,8 +901,10 @@ void report_free(report *r)
 {
     if (!r)
         return;
-    for (uint32_t i = 0; i < r->st.n_jobs; i++)
+    for (uint32_t i = 0; i < r->st.n_jobs; i++) {
         xfree(r->st.jobs[i].iterations);
+        xfree(r->st.jobs[i].rank_results);
+    }
     xfree(r->st.jobs);
     xfree(r->st.ports);
     xfree(r->st.flows);

@@ -83,6 +83,39 @@ static void write_breakdown(jsonw *w, const train_iter *b)
     jsonw_obj_end(w);
 }
 
+/* Chakra jobs: the trace's size, each rank's time split (over all iterations) and the last
+ * iteration's critical path (run.h chakra_rank_result, chakra_path). */
+static void write_chakra(jsonw *w, const job_result *j)
+{
+    key_u64(w, "trace_files", j->chakra_files);
+    key_u64(w, "nodes", j->chakra_nodes);
+    key_u64(w, "tasks_done", j->tasks_done);
+    key_u64(w, "tasks_total", j->tasks_total);
+    jsonw_key(w, "per_rank");
+    jsonw_arr_begin(w);
+    for (uint32_t r = 0; j->rank_results && r < j->ranks; r++) {
+        const chakra_rank_result *R = &j->rank_results[r];
+        jsonw_obj_begin(w);
+        key_u64(w, "rank", r);
+        key_u64(w, "gpu", R->gpu);
+        key_u64(w, "compute_ps", R->compute_ps);
+        key_u64(w, "exposed_comm_ps", R->comm_ps);
+        key_u64(w, "idle_ps", R->idle_ps);
+        key_u64(w, "done_ps", R->done_ps);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_key(w, "critical_path");
+    jsonw_obj_begin(w);
+    key_u64(w, "ops", j->path.ops);
+    key_u64(w, "compute_ps", j->path.compute_ps);
+    key_u64(w, "comm_ps", j->path.comm_ps);
+    key_u64(w, "wait_ps", j->path.wait_ps);
+    key_u64(w, "last_rank", j->path.last_rank);
+    key_str(w, "last_op", j->path.last);
+    jsonw_obj_end(w);
+}
+
 static void write_job(jsonw *w, const job_result *j)
 {
     jsonw_obj_begin(w);
@@ -125,6 +158,8 @@ static void write_job(jsonw *w, const job_result *j)
         key_u64(w, "tasks_done", j->tasks_done);
         key_u64(w, "tasks_total", j->tasks_total);
     }
+    if (j->kind == JOB_CHAKRA)
+        write_chakra(w, j);
     key_double(w, "algbw_GBps", j->algbw_GBps);
     key_double(w, "busbw_GBps", j->busbw_GBps);
     jsonw_key(w, "completed");
@@ -606,6 +641,34 @@ static void write_training_line(FILE *f, const job_result *j)
             summary_fmt_time(a, sizeof a, b->slowest_compute_ps));
 }
 
+/* One line per Chakra job: the last iteration's critical path and the rank that ended last. */
+static void write_chakra_line(FILE *f, const job_result *j)
+{
+    if (j->kind != JOB_CHAKRA)
+        return;
+    char a[32], b[32], c[32], d[32];
+    if (!j->n_iterations) {
+        fprintf(f,
+                "  %s: chakra trace of %u ranks, %" PRIu64 " nodes: no iteration finished (%" PRIu64
+                " of %" PRIu64 " operations done)\n",
+                j->name, j->ranks, j->chakra_nodes, j->tasks_done, j->tasks_total);
+        return;
+    }
+    uint32_t last = 0;
+    for (uint32_t r = 0; j->rank_results && r < j->ranks; r++)
+        if (j->rank_results[r].done_ps > j->rank_results[last].done_ps)
+            last = r;
+    fprintf(f,
+            "  %s: chakra trace of %u ranks, %" PRIu64 " nodes; critical path (last iteration, %u "
+            "ops, ends with \"%s\" on rank %u) = compute %s + communication %s + waiting %s; "
+            "rank %u ends last (at %s)\n",
+            j->name, j->ranks, j->chakra_nodes, j->path.ops, j->path.last, j->path.last_rank,
+            summary_fmt_time(a, sizeof a, j->path.compute_ps),
+            summary_fmt_time(b, sizeof b, j->path.comm_ps),
+            summary_fmt_time(c, sizeof c, j->path.wait_ps), last,
+            summary_fmt_time(d, sizeof d, j->rank_results ? j->rank_results[last].done_ps : 0));
+}
+
 static void write_jobs(FILE *f, const run_stats *st)
 {
     fprintf(f, "\njobs (%" PRIu32 ")\n", st->n_jobs);
@@ -654,6 +717,8 @@ static void write_jobs(FILE *f, const run_stats *st)
             fprintf(f, "  %s FAILED: %s\n", st->jobs[i].name, st->jobs[i].reason);
     for (uint32_t i = 0; i < st->n_jobs; i++)
         write_training_line(f, &st->jobs[i]);
+    for (uint32_t i = 0; i < st->n_jobs; i++)
+        write_chakra_line(f, &st->jobs[i]);
     for (uint32_t i = 0; i < st->n_jobs; i++) {
         const job_result *j = &st->jobs[i];
         char alone[32];

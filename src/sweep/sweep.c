@@ -503,6 +503,26 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+/* Hash a file's bytes, whatever its size, into *h. ERR_OK or ERR_IO with *e. */
+static int fnv_file(uint64_t *h, const char *path, err *e)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return err_set(e, ERR_IO, path, 0, 0, "cannot open a file the base scenario reads: %s",
+                       strerror(errno));
+    char *buf = xmalloc(1 << 16, "sweep input file");
+    size_t got;
+    while ((got = fread(buf, 1, 1 << 16, fp)) > 0)
+        *h = fnv(*h, buf, got);
+    int bad = ferror(fp), saved = errno;
+    fclose(fp);
+    xfree(buf);
+    if (bad)
+        return err_set(e, ERR_IO, path, 0, 0, "cannot read a file the base scenario reads: %s",
+                       strerror(saved));
+    return ERR_OK;
+}
+
 int sweep_validate(sweep_def *s, err *e)
 {
     xfree(s->run_seed);
@@ -515,17 +535,43 @@ int sweep_validate(sweep_def *s, err *e)
     h = fnv(h, base, len);
     xfree(base);
     char d[4096];
-    for (uint32_t id = 0; id < s->n_runs; id++) {
+    /* files the runs read by path (size_cdf CSVs, Chakra traces): their bytes are part of the
+     * definition, so that editing one reruns the sweep instead of skipping its runs as done.
+     * Each distinct path is hashed once, in first-seen order. */
+    const char **seen = NULL;
+    uint32_t n_seen = 0, cap_seen = 0;
+    int rc = ERR_OK;
+    for (uint32_t id = 0; id < s->n_runs && !rc; id++) {
         scenario sc;
-        int rc = sweep_load_run(s, id, &sc, e);
+        rc = sweep_load_run(s, id, &sc, e);
         if (rc)
-            return rc;
+            break;
         s->run_seed[id] = sc.seed;
+        for (uint32_t k = 0; k < sc.n_ref_files && !rc; k++) {
+            const char *path = sc.ref_files[k];
+            uint32_t q = 0;
+            while (q < n_seen && strcmp(seen[q], path))
+                q++;
+            if (q < n_seen)
+                continue;
+            if (n_seen == cap_seen) {
+                cap_seen = cap_seen ? 2 * cap_seen : 16;
+                seen = xrealloc(seen, sizeof(const char *) * cap_seen, "sweep input files");
+            }
+            seen[n_seen++] = arena_strdup(&s->mem, path);
+            h = fnv(h, path, strlen(path) + 1);
+            rc = fnv_file(&h, path, e);
+        }
         scenario_free(&sc);
+        if (rc)
+            break;
         sweep_describe(s, id, d, sizeof d);
         h = fnv(h, d, strlen(d) + 1);
         h = fnv(h, &s->run_seed[id], sizeof s->run_seed[id]);
     }
+    xfree(seen);
+    if (rc)
+        return rc;
     h = fnv(h, s->mode == SWEEP_ZIP ? "zip" : "grid", 4);
     s->hash = h;
     return ERR_OK;

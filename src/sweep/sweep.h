@@ -78,7 +78,8 @@ void sweep_point(const sweep_def *s, uint32_t id, uint32_t *idx, uint32_t *seed_
 int sweep_load_run(const sweep_def *s, uint32_t id, scenario *sc, err *e);
 
 /* Load every run's scenario once (nothing is built or simulated): the first invalid one is the
- * error. Fills run_seed and hash (over the base file's bytes and every run's overrides). */
+ * error. Fills run_seed and hash (over the base file's bytes, every run's overrides, and the bytes
+ * of every file a run reads by path: size_cdf CSVs, Chakra traces; scenario.ref_files). */
 int sweep_validate(sweep_def *s, err *e);
 
 /* "loadbalance.mode=spray, workload.0.size=4MB, seed=2" for run `id` (into buf; returns buf). */

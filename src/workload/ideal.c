@@ -345,3 +345,46 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
              fmt_rate(r, sizeof r, nic_bps));
     return it * iterations;
 }
+
+sim_time ideal_chakra(const net *n, uint32_t mtu, const train_plan *p, const uint32_t *gpu_of_rank,
+                      uint32_t iterations, char *basis, size_t len)
+{
+    uint64_t nic_bps = 0;
+    for (uint32_t h = 0; h < n->n_hosts; h++)
+        nic_bps = nic_rate(n, h) > nic_bps ? nic_rate(n, h) : nic_bps;
+    if (n->sc->fabric.preset != PRESET_CUSTOM && n->sc->fabric.nic_ports > 1)
+        nic_bps *= n->sc->fabric.nic_ports;
+    uint64_t frame = (uint64_t)wire_data_frame(mtu, 0) + WIRE_LINE_EXTRA;
+    uint64_t good = (uint64_t)((unsigned __int128)nic_bps * mtu / frame);
+    uint64_t nvl = n->n_hosts ? nvl_rate(n, 0) : n->sc->fabric.scale_up_bps;
+    /* [0] collectives, [1] messages: how many span servers, how many do not */
+    uint32_t across[2] = {0, 0}, inside[2] = {0, 0};
+    for (uint32_t g = 0; g < p->n_groups; g++) {
+        const train_group *G = &p->groups[g];
+        uint32_t s0 = n->hosts[net_gpu_host(n, gpu_of_rank[p->members[G->off]], 0)]->server;
+        bool x = false;
+        for (uint32_t k = 1; k < G->n && !x; k++)
+            x = n->hosts[net_gpu_host(n, gpu_of_rank[p->members[G->off + k]], 0)]->server != s0;
+        if (G->n > 1)
+            (x ? across : inside)[0]++;
+    }
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const train_task *t = &p->tasks[i];
+        if (t->kind != TRAIN_P2P)
+            continue;
+        bool x = n->hosts[net_gpu_host(n, gpu_of_rank[t->rank], 0)]->server !=
+                 n->hosts[net_gpu_host(n, gpu_of_rank[t->dst], 0)]->server;
+        (x ? across : inside)[1]++;
+    }
+    uint64_t bw[2];
+    for (int c = 0; c < 2; c++)
+        bw[c] = !inside[c] ? good : !across[c] ? nvl : good > nvl ? good : nvl;
+    train_ab_cost cost = {0, 0, 0, bw[0], bw[1], bw[0]};
+    sim_time it = train_eval_ideal(p, train_ab_cost_fn, &cost, NULL, NULL, NULL, NULL, NULL);
+    char r[32];
+    snprintf(basis, len,
+             "trace's critical path, communication at α = 0 (%s NIC goodput across "
+             "servers, NVLink inside)",
+             fmt_rate(r, sizeof r, nic_bps));
+    return it * iterations;
+}

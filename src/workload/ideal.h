@@ -51,6 +51,14 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
                           const uint32_t *host_of_rank, uint32_t iterations, char *basis,
                           size_t len);
 
+/* Chakra job (chakra_plan.h): plan p with rank r on GPU gpu_of_rank[r], `iterations`
+ * iterations. The DAG with unlimited concurrency (a GPU's compute nodes may overlap: a bound),
+ * compute at its duration, each collective and message at α = 0 and the bandwidth of where it
+ * runs: NIC goodput when every group of that class (collectives; messages) spans servers, the
+ * scale-up rate when none does, the faster of the two when some do. */
+sim_time ideal_chakra(const net *n, uint32_t mtu, const train_plan *p, const uint32_t *gpu_of_rank,
+                      uint32_t iterations, char *basis, size_t len);
+
 /* Training job: plan p, `iterations` iterations. *nominal_compute receives the busiest rank's
  * compute time of one iteration at nominal speed (no gpu-slow factor). */
 sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_t iterations,

@@ -595,7 +595,7 @@ static run *run_build(const scenario *sc, int only, err *e)
             r->jobs[j].coll = coll_exec_new(r->net, sc, j, &c, e);
             if (!r->jobs[j].coll)
                 goto fail;
-        } else if (job->kind == JOB_TRAINING) {
+        } else if (job->kind == JOB_TRAINING || job->kind == JOB_CHAKRA) {
             r->jobs[j].train = train_exec_new(r->net, sc, j, &c, e);
             if (!r->jobs[j].train)
                 goto fail;
@@ -613,7 +613,7 @@ static run *run_build(const scenario *sc, int only, err *e)
             snprintf(key, sizeof key, "workload.%u.kind", j);
             config_error_at(sc, e, key,
                             "workload[%u].kind: \"%s\" jobs are not available yet in this version "
-                            "(available: traffic, collective, training)",
+                            "(available: traffic, collective, training, chakra)",
                             j, job_kind_name(job->kind));
             goto fail;
         }
@@ -743,6 +743,7 @@ void run_isolated_baselines(run *r)
             else
                 train_exec_result(js->train, &jr);
             xfree(jr.iterations);
+            xfree(jr.rank_results);
         } else {
             jr.completed = js->done_flows == js->n_flows;
             jr.jct_ps = jr.completed ? js->end_ps - sc->jobs[j].start_ps : 0;
@@ -791,6 +792,10 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
         jr->ideal_jct_ps = ideal_collective(r->net, mtu, pl, host, cj->iterations,
                                             jr->ideal_basis, sizeof jr->ideal_basis);
         xfree(host);
+    } else if (js->train && cj->kind == JOB_CHAKRA) {
+        jr->ideal_jct_ps = ideal_chakra(r->net, mtu, train_exec_plan(js->train),
+                                        train_exec_gpus(js->train), cj->iterations,
+                                        jr->ideal_basis, sizeof jr->ideal_basis);
     } else if (js->train) {
         jr->ideal_jct_ps =
             ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,
@@ -1161,12 +1166,20 @@ static iter_result *st_iters(run_stats *st, uint32_t j)
     return st->jobs && j < st->n_jobs ? st->jobs[j].iterations : NULL;
 }
 
+const train_exec *run_train_exec(const run *r, uint32_t j)
+{
+    return r->jobs && j < r->sc->n_jobs ? r->jobs[j].train : NULL;
+}
+
 void run_free(run *r)
 {
     if (!r)
         return;
-    for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++)
+    for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++) {
         xfree(st_iters(&r->st, j));
+        if (r->st.jobs && j < r->st.n_jobs)
+            xfree(r->st.jobs[j].rank_results);
+    }
     xfree(r->st.jobs);
     xfree(r->st.flows);
     xfree(r->st.transfers);

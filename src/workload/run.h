@@ -45,6 +45,27 @@ typedef struct iter_result {
     train_iter train;               /* training jobs */
 } iter_result;
 
+/* A Chakra job's rank, over all its iterations (docs/output.md). Every instant of the job is in
+ * exactly one of compute, comm, idle for each rank: compute_ps + comm_ps + idle_ps = jct_ps. */
+typedef struct chakra_rank_result {
+    uint32_t gpu;
+    sim_time compute_ps; /* one of its compute nodes runs (GPU or CPU op) */
+    sim_time comm_ps;    /* not computing, a collective or message it takes part in in flight */
+    sim_time idle_ps;    /* neither: waiting on dependencies, peers or nothing left to do */
+    sim_time done_ps;    /* end of its last operation, from the job's start */
+} chakra_rank_result;
+
+/* The last iteration's critical path: from its last-ending operation back through, at each
+ * step, the dependency that ended last. compute_ps + comm_ps + wait_ps = that iteration's
+ * time; wait_ps is where an operation started later than its last dependency ended (its GPU
+ * or its process group was busy with another one). */
+typedef struct chakra_path {
+    uint32_t ops;                 /* operations on the path */
+    sim_time compute_ps, comm_ps, wait_ps;
+    uint32_t last_rank;           /* the rank of its last operation */
+    char last[96];                /* that operation's node name */
+} chakra_path;
+
 typedef struct job_result {
     const char *name;
     enum job_kind kind;
@@ -83,6 +104,11 @@ typedef struct job_result {
     char ideal_basis[112];      /* what the bound is, in words */
     sim_time nominal_compute_ps; /* training: the busiest rank's compute per iteration at
                                   * nominal speed (the straggler rule's reference) */
+    /* chakra jobs */
+    uint64_t chakra_nodes;            /* nodes of the trace, all ranks */
+    uint32_t chakra_files;            /* .et files (= ranks) */
+    chakra_rank_result *rank_results; /* [ranks]; allocated, freed by the run */
+    chakra_path path;
 } job_result;
 
 /* One flow's record (for flows.csv and FCT statistics). */
@@ -261,5 +287,8 @@ const sim *run_sim(const run *r);
  * continue with sim_run). */
 sim *run_sim_mut(run *r);
 void run_free(run *r);
+/* The executor of job j when it is a training or Chakra job, else NULL (for tests). */
+struct train_exec;
+const struct train_exec *run_train_exec(const run *r, uint32_t j);
 
 #endif

@@ -23,12 +23,14 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/alloc.h"
 #include "../core/delayq.h"
 #include "../telemetry/trace.h"
 #include "../core/arena.h"
+#include "chakra_plan.h"
 #include "collective.h"
 
 #define COOKIE_COLL (1ull << 39)
@@ -79,7 +81,12 @@ struct train_exec {
     /* per task */
     uint32_t *left;  /* outstanding dependencies */
     uint32_t *aux;   /* P2P: connection; COLL: binding (cross-server) or NONE (scale-up) */
-    uint32_t *qnext; /* group FIFO link */
+    uint32_t *qnext; /* group FIFO link; compute lane FIFO link */
+    /* compute lanes (GPU, CPU) per rank: one task at a time, the rest wait in ready order
+     * (training plans' compute chains never queue; Chakra traces may) */
+    uint8_t *lbusy;
+    uint32_t *lq_head, *lq_tail; /* [2 × n_ranks] */
+    bool chakra;                 /* the plan is a Chakra trace's (chakra_plan.h) */
     sim_time *t_start, *t_end; /* [iterations × n_tasks] */
     /* groups */
     uint32_t *q_head, *q_tail; /* [n_groups] ready collectives waiting for their communicator */
@@ -306,6 +313,37 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     arena_init(&x->mem, "training executor");
     uint32_t gpus = net_gpus(n);
     x->n_ranks = job->ranks.all ? gpus : job->ranks.n;
+    chakra_trace tr;
+    memset(&tr, 0, sizeof tr);
+    if (job->kind == JOB_CHAKRA) {
+        /* the trace decides the job's size: ranks: all = GPUs 0..n-1 */
+        err ce;
+        err_clear(&ce);
+        if (chakra_load(&tr, job->trace_files, (int)job->n_trace_files, &ce)) {
+            config_error_at(sc, e, job_key(key, sizeof key, j, "trace"),
+                            "workload[%u].trace: %s: %s", j, ce.file, ce.msg);
+            train_exec_free(x);
+            return NULL;
+        }
+        if (job->ranks.all && tr.n_ranks > gpus) {
+            config_error_at(sc, e, job_key(key, sizeof key, j, "trace"),
+                            "workload[%u].trace: the trace has %u ranks and the fabric %u GPUs",
+                            j, tr.n_ranks, gpus);
+            chakra_free(&tr);
+            train_exec_free(x);
+            return NULL;
+        }
+        if (!job->ranks.all && job->ranks.n != tr.n_ranks) {
+            config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
+                            "workload[%u].ranks: %u GPUs for a trace of %u ranks (one GPU per "
+                            "rank, rank i on the i-th GPU listed)",
+                            j, job->ranks.n, tr.n_ranks);
+            chakra_free(&tr);
+            train_exec_free(x);
+            return NULL;
+        }
+        x->n_ranks = tr.n_ranks;
+    }
     x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
     for (uint32_t r = 0; r < x->n_ranks; r++) {
         uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
@@ -314,16 +352,28 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
                             "workload[%u].ranks: GPU %u does not exist: the fabric has %u GPUs "
                             "(0..%u)",
                             j, g, gpus, gpus ? gpus - 1 : 0);
+            chakra_free(&tr);
             train_exec_free(x);
             return NULL;
         }
         x->gpu_of_rank[r] = g;
     }
-    train_opts o;
-    train_opts_from_job(&o, job, sc->file, x->n_ranks, x->gpu_of_rank,
-                        sc->fabric.gpus_per_server);
-    opts_extra(&o, job);
-    x->plan = train_plan_new(&o, e);
+    if (job->kind == JOB_CHAKRA) {
+        x->chakra = true;
+        err ce;
+        err_clear(&ce);
+        x->plan = chakra_plan_new(&tr, x->gpu_of_rank, sc->fabric.gpus_per_server, &ce);
+        chakra_free(&tr);
+        if (!x->plan)
+            config_error_at(sc, e, job_key(key, sizeof key, j, "trace"),
+                            "workload[%u].trace: %s: %s", j, ce.file, ce.msg);
+    } else {
+        train_opts o;
+        train_opts_from_job(&o, job, sc->file, x->n_ranks, x->gpu_of_rank,
+                            sc->fabric.gpus_per_server);
+        opts_extra(&o, job);
+        x->plan = train_plan_new(&o, e);
+    }
     if (!x->plan) {
         train_exec_free(x);
         return NULL;
@@ -401,7 +451,7 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         uint64_t per = k->count > 1 ? k->bytes / k->count : k->bytes;
         uint32_t c = plan_for(x, k->group, (enum coll_op)k->op, per, &cap_cp, &pe);
         if (c == NONE) {
-            config_error_at(sc, e, job_key(key, sizeof key, j, "parallelism"),
+            config_error_at(sc, e, job_key(key, sizeof key, j, x->chakra ? "trace" : "parallelism"),
                             "workload[%u]: the %s collective of a group spanning servers: %s", j,
                             coll_op_name((enum coll_op)k->op), pe.msg);
             ctab_free(&t);
@@ -448,7 +498,16 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     }
     SIM_ASSERT(base < COOKIE_COLL, "collective cookie space exhausted (%llu transfers)",
                (unsigned long long)base);
-    x->delay_cap = x->n_ranks + ng + 1;
+    /* in progress at once: one compute per rank and lane, one collective per group, and (Chakra)
+     * any number of zero-time tasks */
+    x->delay_cap = 2 * x->n_ranks + ng + 1 + (x->chakra ? nt : 0);
+    x->lbusy = ARENA_NEW_ARRAY(&x->mem, uint8_t, 2 * (size_t)x->n_ranks + 1);
+    x->lq_head = ARENA_NEW_ARRAY(&x->mem, uint32_t, 2 * (size_t)x->n_ranks + 1);
+    x->lq_tail = ARENA_NEW_ARRAY(&x->mem, uint32_t, 2 * (size_t)x->n_ranks + 1);
+    for (uint32_t l = 0; l < 2 * x->n_ranks; l++) {
+        x->lbusy[l] = 0;
+        x->lq_head[l] = x->lq_tail[l] = NONE;
+    }
     x->prio = (uint8_t)(job->priority < 0 ? sc->nic.priority : job->priority);
     *connections = x->n_conns;
     return x;
@@ -464,6 +523,11 @@ void train_exec_connect(train_exec *x, transport *t)
         x->conns[c] = f;
     }
     delayq_init(&x->delays, x->net->sim, x->delay_cap, delay_done, x);
+}
+
+const uint32_t *train_exec_gpus(const train_exec *x)
+{
+    return x->gpu_of_rank;
 }
 
 const train_plan *train_exec_plan(const train_exec *x)
@@ -487,6 +551,174 @@ static void fill_iter(train_iter *o, const train_summary *S)
     o->slowest_compute_ps = S->slowest.compute_ps;
 }
 
+/* ---- Chakra results (after the run; allocation is fine here) ---------------------------- */
+
+typedef struct ival {
+    sim_time a, b;
+} ival;
+
+static int cmp_ival(const void *p, const void *q)
+{
+    const ival *x = p, *y = q;
+    return x->a < y->a ? -1 : x->a > y->a ? 1 : (x->b > y->b) - (x->b < y->b);
+}
+
+/* Sort v[0..n) and merge it in place into disjoint intervals; returns their count. */
+static uint32_t ival_union(ival *v, uint32_t n)
+{
+    qsort(v, n, sizeof(ival), cmp_ival);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (v[i].b <= v[i].a)
+            continue;
+        if (m && v[i].a <= v[m - 1].b) {
+            if (v[i].b > v[m - 1].b)
+                v[m - 1].b = v[i].b;
+        } else {
+            v[m++] = v[i];
+        }
+    }
+    return m;
+}
+
+static sim_time ival_len(const ival *v, uint32_t n)
+{
+    sim_time s = 0;
+    for (uint32_t i = 0; i < n; i++)
+        s += v[i].b - v[i].a;
+    return s;
+}
+
+/* Total overlap of two disjoint sorted interval lists. */
+static sim_time ival_overlap(const ival *x, uint32_t nx, const ival *y, uint32_t ny)
+{
+    sim_time s = 0;
+    for (uint32_t i = 0, k = 0; i < nx && k < ny;) {
+        sim_time a = x[i].a > y[k].a ? x[i].a : y[k].a, b = x[i].b < y[k].b ? x[i].b : y[k].b;
+        if (b > a)
+            s += b - a;
+        if (x[i].b < y[k].b)
+            i++;
+        else
+            k++;
+    }
+    return s;
+}
+
+/* Per rank: compute, exposed communication, idle, over every completed iteration; and the last
+ * iteration's critical path (run.h chakra_rank_result, chakra_path). */
+static void chakra_result(const train_exec *x, job_result *jr)
+{
+    const train_plan *P = x->plan;
+    uint32_t nr = x->n_ranks, nt = P->n_tasks;
+    jr->chakra_nodes = P->n_nodes;
+    jr->chakra_files = x->cfg->n_trace_files;
+    jr->rank_results = xcalloc(nr ? nr : 1, sizeof(chakra_rank_result), "chakra rank results");
+    /* rank → tasks it takes part in (CSR) */
+    uint32_t *cnt = xcalloc((size_t)nr + 1, sizeof(uint32_t), "chakra rank tasks");
+    for (uint32_t i = 0; i < nt; i++) {
+        const train_task *k = &P->tasks[i];
+        if (k->kind == TRAIN_COLL) {
+            const train_group *g = &P->groups[k->group];
+            for (uint32_t m = 0; m < g->n; m++)
+                cnt[P->members[g->off + m] + 1]++;
+        } else {
+            cnt[k->rank + 1]++;
+            if (k->kind == TRAIN_P2P)
+                cnt[k->dst + 1]++;
+        }
+    }
+    for (uint32_t r = 0; r < nr; r++)
+        cnt[r + 1] += cnt[r];
+    uint32_t tot = cnt[nr];
+    uint32_t *list = xmalloc(sizeof(uint32_t) * (tot ? tot : 1), "chakra rank tasks");
+    uint32_t *fill = xmalloc(sizeof(uint32_t) * (nr ? nr : 1), "chakra rank tasks");
+    memcpy(fill, cnt, sizeof(uint32_t) * nr);
+    for (uint32_t i = 0; i < nt; i++) {
+        const train_task *k = &P->tasks[i];
+        if (k->kind == TRAIN_COLL) {
+            const train_group *g = &P->groups[k->group];
+            for (uint32_t m = 0; m < g->n; m++)
+                list[fill[P->members[g->off + m]]++] = i;
+        } else {
+            list[fill[k->rank]++] = i;
+            if (k->kind == TRAIN_P2P)
+                list[fill[k->dst]++] = i;
+        }
+    }
+    ival *cv = xmalloc(sizeof(ival) * (tot ? tot : 1), "chakra intervals");
+    ival *mv = xmalloc(sizeof(ival) * (tot ? tot : 1), "chakra intervals");
+    for (uint32_t it = 0; it < jr->n_iterations; it++) {
+        const sim_time *t0 = x->t_start + (size_t)it * nt, *t1 = x->t_end + (size_t)it * nt;
+        sim_time iter_ps = x->iter_time[it];
+        for (uint32_t r = 0; r < nr; r++) {
+            uint32_t nc = 0, nm = 0;
+            sim_time last = 0;
+            for (uint32_t q = cnt[r]; q < cnt[r + 1]; q++) {
+                uint32_t i = list[q];
+                if (P->tasks[i].kind == TRAIN_COMPUTE)
+                    cv[nc++] = (ival){t0[i], t1[i]};
+                else
+                    mv[nm++] = (ival){t0[i], t1[i]};
+                if (t1[i] > last)
+                    last = t1[i];
+            }
+            nc = ival_union(cv, nc);
+            nm = ival_union(mv, nm);
+            chakra_rank_result *R = &jr->rank_results[r];
+            sim_time comp = ival_len(cv, nc);
+            sim_time comm = ival_len(mv, nm) - ival_overlap(cv, nc, mv, nm);
+            R->compute_ps += comp;
+            R->comm_ps += comm;
+            R->idle_ps += iter_ps - comp - comm;
+            if (last)
+                R->done_ps = last - x->start_ps;
+        }
+    }
+    for (uint32_t r = 0; r < nr; r++)
+        jr->rank_results[r].gpu = x->gpu_of_rank[r];
+    xfree(cv);
+    xfree(mv);
+    xfree(list);
+    xfree(fill);
+    xfree(cnt);
+    if (!jr->n_iterations || !nt)
+        return;
+    /* critical path of the last completed iteration */
+    uint32_t it = jr->n_iterations - 1;
+    const sim_time *t0 = x->t_start + (size_t)it * nt, *t1 = x->t_end + (size_t)it * nt;
+    sim_time begin = t0[0];
+    uint32_t cur = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        if (t1[i] > t1[cur])
+            cur = i;
+        if (t0[i] < begin)
+            begin = t0[i];
+    }
+    chakra_path *cp = &jr->path;
+    const train_task *lk = &P->tasks[cur];
+    cp->last_rank = lk->kind == TRAIN_COLL ? P->members[P->groups[lk->group].off] : lk->rank;
+    snprintf(cp->last, sizeof cp->last, "%s", P->task_name[cur]);
+    for (;;) {
+        const train_task *k = &P->tasks[cur];
+        cp->ops++;
+        if (k->kind == TRAIN_COMPUTE)
+            cp->compute_ps += t1[cur] - t0[cur];
+        else
+            cp->comm_ps += t1[cur] - t0[cur];
+        uint32_t best = NONE;
+        for (uint32_t d = 0; d < k->n_deps; d++) {
+            uint32_t q = P->deps[k->dep_off + d];
+            if (best == NONE || t1[q] > t1[best])
+                best = q;
+        }
+        cp->wait_ps += t0[cur] - (best == NONE ? begin : t1[best]);
+        if (best == NONE)
+            break;
+        cur = best;
+    }
+}
+
 void train_exec_result(const train_exec *x, job_result *jr)
 {
     const cfg_job *j = x->cfg;
@@ -505,10 +737,12 @@ void train_exec_result(const train_exec *x, job_result *jr)
     uint64_t sum[12] = {0};
     for (uint32_t k = 0; k < jr->n_iterations; k++) {
         iter_result *it = &jr->iterations[k];
+        it->time_ps = x->iter_time[k];
+        if (x->chakra)
+            continue;
         train_summary S;
         train_breakdown(P, x->t_start + (size_t)k * P->n_tasks, x->t_end + (size_t)k * P->n_tasks,
                         NULL, &S);
-        it->time_ps = x->iter_time[k];
         fill_iter(&it->train, &S);
         const train_iter *ti = &it->train;
         sim_time v[12] = {ti->compute_ps,
@@ -526,7 +760,9 @@ void train_exec_result(const train_exec *x, job_result *jr)
         for (int f = 0; f < 12; f++)
             sum[f] += v[f];
     }
-    if (jr->n_iterations) {
+    if (x->chakra)
+        chakra_result(x, jr);
+    else if (jr->n_iterations) {
         uint64_t n = jr->n_iterations;
         train_iter *m = &jr->train_mean;
         m->compute_ps = sum[0] / n;
@@ -582,17 +818,31 @@ void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out,
             r->start_ps = t0[i];
             r->end_ps = t1[i];
             if (k->kind == TRAIN_P2P) {
-                r->phase = "pp";
+                r->phase = x->chakra ? "send" : "pp";
                 r->src_gpu = P->ranks[k->rank].gpu;
                 r->dst_gpu = P->ranks[k->dst].gpu;
             } else {
                 const train_group *g = &P->groups[k->group];
-                r->phase = k->phase == TRAIN_PH_TP ? "tp" : k->phase == TRAIN_PH_EP ? "ep" : "dp";
+                r->phase = x->chakra                 ? coll_op_name((enum coll_op)k->op)
+                           : k->phase == TRAIN_PH_TP ? "tp"
+                           : k->phase == TRAIN_PH_EP ? "ep"
+                                                     : "dp";
                 r->src_gpu = P->ranks[P->members[g->off]].gpu;
                 r->dst_gpu = TRANSFER_GROUP;
             }
         }
     }
+}
+
+bool train_exec_times(const train_exec *x, uint32_t iter, const sim_time **start,
+                      const sim_time **end)
+{
+    uint32_t done = x->finished ? x->cfg->iterations : x->iter;
+    if (iter >= done)
+        return false;
+    *start = x->t_start + (size_t)iter * x->plan->n_tasks;
+    *end = x->t_end + (size_t)iter * x->plan->n_tasks;
+    return true;
 }
 
 void train_exec_free(train_exec *x)
@@ -636,7 +886,9 @@ void train_exec_trace(const train_exec *x, trace_writer *tw)
             const train_task *k = &P->tasks[i];
             char name[64];
             uint8_t ph = k->phase < 5 ? k->phase : 0;
-            if (k->mb != TRAIN_NONE)
+            if (x->chakra)
+                snprintf(name, sizeof name, "%s", P->task_name[i]);
+            else if (k->mb != TRAIN_NONE)
                 snprintf(name, sizeof name, "%s mb %u", phase[ph], k->mb);
             else
                 snprintf(name, sizeof name, "%s %s", phase[ph],
@@ -770,14 +1022,35 @@ static void coll_finished(train_exec *x, uint32_t i)
     task_done(x, i);
 }
 
+/* Compute task i starts now (its lane is held). */
+static void compute_start(train_exec *x, uint32_t i)
+{
+    const train_task *k = &x->plan->tasks[i];
+    sim_time now = x->net->sim->now;
+    cur_start(x)[i] = now;
+    delayq_push(&x->delays, now + train_compute_ps(k->dur_ps, x->factor[k->rank]), i);
+}
+
 static void task_ready(train_exec *x, uint32_t i)
 {
     const train_task *k = &x->plan->tasks[i];
     sim_time now = x->net->sim->now;
     switch (k->kind) {
     case TRAIN_COMPUTE:
-        cur_start(x)[i] = now;
-        delayq_push(&x->delays, now + train_compute_ps(k->dur_ps, x->factor[k->rank]), i);
+        if (k->lane < TRAIN_LANE_NONE) {
+            uint32_t l = 2 * k->rank + k->lane;
+            if (x->lbusy[l]) { /* the rank's GPU (or CPU) is busy: wait in ready order */
+                x->qnext[i] = NONE;
+                if (x->lq_tail[l] == NONE)
+                    x->lq_head[l] = i;
+                else
+                    x->qnext[x->lq_tail[l]] = i;
+                x->lq_tail[l] = i;
+                break;
+            }
+            x->lbusy[l] = 1;
+        }
+        compute_start(x, i);
         break;
     case TRAIN_P2P:
         cur_start(x)[i] = now;
@@ -809,10 +1082,24 @@ static void delay_done(void *ctx, uint32_t i)
     train_exec *x = ctx;
     if (x->dead)
         return;
-    if (x->plan->tasks[i].kind == TRAIN_COLL)
+    const train_task *k = &x->plan->tasks[i];
+    if (k->kind == TRAIN_COLL) {
         coll_finished(x, i);
-    else
-        task_done(x, i);
+        return;
+    }
+    if (k->kind == TRAIN_COMPUTE && k->lane < TRAIN_LANE_NONE) {
+        /* the lane passes to the next ready task, which starts now */
+        uint32_t l = 2 * k->rank + k->lane, nxt = x->lq_head[l];
+        if (nxt != NONE) {
+            x->lq_head[l] = x->qnext[nxt];
+            if (x->lq_head[l] == NONE)
+                x->lq_tail[l] = NONE;
+            compute_start(x, nxt);
+        } else {
+            x->lbusy[l] = 0;
+        }
+    }
+    task_done(x, i);
 }
 
 static void start_iteration(train_exec *x)
@@ -854,6 +1141,10 @@ static void restart(train_exec *x)
     }
     for (uint32_t k = 0; k < x->n_xg; k++)
         x->xg[k].task = NONE;
+    for (uint32_t l = 0; l < 2 * x->n_ranks; l++) {
+        x->lbusy[l] = 0;
+        x->lq_head[l] = x->lq_tail[l] = NONE;
+    }
     x->iter = x->last_ckpt;
     x->resume_ps = now;
     start_iteration(x);

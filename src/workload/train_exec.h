@@ -25,7 +25,15 @@
  * executor keeps every task's start and end time, and the result is train_breakdown over them
  * (computed after the run, never in an event handler). JCT = end of the last iteration − start.
  *
- * Rank r of the plan is GPU ranks[r] of the job (default: GPU r, all GPUs of the fabric).
+ * Chakra jobs (`kind: chakra`) run here too, on the plan chakra_plan.h builds from their trace:
+ * the same tasks, groups and dependencies, with a compute task holding its rank's lane (the GPU
+ * or the CPU) — a rank runs one task per lane at a time, the others wait in ready order (a
+ * training plan's compute chain never waits) — and zero-time memory/metadata tasks that hold
+ * nothing. Their result is per rank (compute / exposed communication / idle) and the last
+ * iteration's critical path instead of the training breakdown (run.h chakra_rank_result).
+ *
+ * Rank r of the plan is GPU ranks[r] of the job (default: GPU r, all GPUs of the fabric; a
+ * Chakra job: GPU r for its trace's ranks).
  * Events: one per job for all compute and analytic delays (a heap of (end time, task)); the
  * transport's own events for messages.
  */
@@ -67,6 +75,8 @@ bool train_exec_waiting(const train_exec *x);
 /* Fill the job's result: iterations with their breakdown, averages, JCT. Allocates
  * jr->iterations (freed by the run). */
 void train_exec_result(const train_exec *x, job_result *jr);
+/* GPU of each rank of the plan (borrowed). */
+const uint32_t *train_exec_gpus(const train_exec *x);
 /* The plan (borrowed; for tests and reports). */
 const train_plan *train_exec_plan(const train_exec *x);
 /* Append its communication tasks of every completed iteration (job index j) to
@@ -75,6 +85,10 @@ const train_plan *train_exec_plan(const train_exec *x);
 void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out, uint64_t *n,
                           uint64_t cap, uint64_t *dropped);
 void train_exec_free(train_exec *x);
+/* Start and end times (absolute ps, indexed like the plan's tasks) of completed iteration
+ * `iter`; false when it has not completed. Borrowed. */
+bool train_exec_times(const train_exec *x, uint32_t iter, const sim_time **start,
+                      const sim_time **end);
 /* True once every iteration has completed. */
 bool train_exec_finished(const train_exec *x);
 /* Register fn(ctx), called when the job's last iteration completes (the run ends when every job

@@ -141,6 +141,8 @@ typedef struct train_task {
     uint8_t phase;       /* enum train_phase: FWD/BWD compute, TP/PP/DP communication */
     uint8_t op;          /* COLL: enum coll_op */
     uint8_t last_mb_bwd; /* compute in the last micro-batch's backward (DP buckets hang on it) */
+    uint8_t lane;        /* COMPUTE: the rank's resource it holds (chakra_plan.h TRAIN_LANE_*;
+                          * 0 = the GPU, one compute at a time; training plans use 0 only) */
     uint32_t rank;       /* COMPUTE: GPU rank; P2P: source; COLL: TRAIN_NONE */
     uint32_t dst;        /* P2P: destination rank */
     uint32_t group;      /* COLL: group index */
@@ -200,6 +202,10 @@ typedef struct train_plan {
     uint32_t *deps, *succ;
     uint32_t *rank_task_off, *rank_tasks; /* CSR: tasks involving each rank (see .c) */
     train_stats stats;
+    /* Chakra plans (chakra_plan.h) only, NULL otherwise: each task's node name (its first
+     * node's, for a matched collective or message) and the trace's node count. */
+    const char **task_name;
+    uint64_t n_nodes;
 } train_plan;
 
 /* Build the plan. Returns a new plan (free with train_plan_free) or NULL with *e set
