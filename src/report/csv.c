@@ -115,3 +115,21 @@ int summary_write_nics_csv(FILE *f, const run_stats *st)
     }
     return ferror(f) ? -1 : 0;
 }
+
+int summary_write_tenants_csv(FILE *f, const run_stats *st)
+{
+    fputs("tenant,vni,jobs,gpus,hosts,nic_tx_bytes,nic_tx_packets,fabric_tx_bytes,"
+          "fabric_tx_packets,delivered_bytes,drops,ecn_marked\n",
+          f);
+    for (uint32_t k = 0; k < st->n_tenants; k++) {
+        const tenant_record *t = &st->tenants[k];
+        csv_field(f, t->name);
+        fprintf(f,
+                ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                t->vni, t->jobs, t->gpus, t->hosts, t->nic_tx_bytes, t->nic_tx_packets,
+                t->fabric_tx_bytes, t->fabric_tx_packets, t->delivered_bytes, t->drops,
+                t->ecn_marked);
+    }
+    return ferror(f) ? -1 : 0;
+}

@@ -284,6 +284,12 @@ static inline void qp_repace(transport *t, qp *q)
     qp_pace(t, q, dcqcn_rate_bps(&q->rp), q->rp.limited);
 }
 
+/* A host-based VTEP (fabric.vtep host; net/vxlan.c) sends every frame VXLAN-encapsulated. */
+static inline uint32_t host_vxlan_bytes(const transport *t)
+{
+    return t->net->vxlan == VTEP_HOST + 1 ? WIRE_VXLAN_OVERHEAD : 0;
+}
+
 static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
 {
     uint32_t psn;
@@ -311,7 +317,7 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     pkt->payload_bytes = payload;
     pkt->first = psn == pc->first_psn;
     pkt->last = psn + 1 == pc->first_psn + pc->n_pkts;
-    pkt->frame_bytes = wire_data_frame(payload, pkt->first);
+    pkt->frame_bytes = wire_data_frame(payload, pkt->first) + host_vxlan_bytes(t);
     pkt->msg_bytes = pc->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)pc->bytes;
     pkt->sport = q->sport;
     pkt->path = (uint16_t)(f->path + (q - f->qps));
@@ -435,7 +441,7 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
     pkt->psn = psn;
     pkt->payload_bytes = 0;
     pkt->first = pkt->last = 0;
-    pkt->frame_bytes = kind == PKT_CNP ? WIRE_CNP_FRAME : WIRE_ACK_FRAME;
+    pkt->frame_bytes = (kind == PKT_CNP ? WIRE_CNP_FRAME : WIRE_ACK_FRAME) + host_vxlan_bytes(t);
     pkt->sport = q->sport;
     pkt->path = (uint16_t)(f->path + (q - f->qps));
     pkt->in_port = 0;
