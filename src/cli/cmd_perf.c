@@ -240,7 +240,7 @@ int cmd_perf(int argc, char **argv)
                 rc = cli_usage_error("perf",
                                      "unknown algorithm '%s' (ring, tree, "
                                      "halving-doubling, direct, hierarchical, "
-                                     "recursive-doubling, binomial, scatter-allgather)",
+                                     "recursive-doubling, binomial, scatter-allgather, nvls)",
                                      v);
         } else if ((v = cli_opt_value(argc, argv, &i, "--max-memory", &missing))) {
             rc = cli_parse_memory("perf", v, &perf_max_memory);

@@ -62,6 +62,7 @@ static const char *const ALGOS[] = {"ring",
                                     "recursive-doubling",
                                     "binomial",
                                     "scatter-allgather",
+                                    "nvls",
                                     NULL};
 static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
@@ -1779,6 +1780,21 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     case JOB_COLLECTIVE: {
         int op = OP_ALL_REDUCE, al = ALGO_RING;
         TRY(get_enum(L, jm, jp, "op", OPS, &op, NULL));
+        {
+            /* switch-based reduction across servers is named but not modelled yet */
+            const cfg_node *av = cfg_map_get(jm, "algorithm", NULL);
+            if (present(av) && av->kind == CFG_SCALAR &&
+                (!strcmp(av->str, "sharp") || !strcmp(av->str, "nvls_tree") ||
+                 !strcmp(av->str, "nvls-tree") || !strcmp(av->str, "collnet"))) {
+                char kp[PATHLEN];
+                sub(kp, jp, "algorithm");
+                return fail(L, av, kp,
+                            "\"%s\" (in-network reduction across servers: SHARP in the fabric's "
+                            "switches, NCCL CollNet / NVLS_TREE) is not available yet in this "
+                            "version; nvls (the NVSwitch reduces inside one server) is",
+                            av->str);
+            }
+        }
         TRY(get_enum(L, jm, jp, "algorithm", ALGOS, &al, NULL));
         j->op = (enum coll_op)op;
         j->algorithm = (enum coll_algo)al;

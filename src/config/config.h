@@ -199,9 +199,10 @@ enum coll_algo {
     ALGO_RECURSIVE_DOUBLING,
     ALGO_BINOMIAL,
     ALGO_SCATTER_ALLGATHER,
+    ALGO_NVLS, /* NVLink SHARP: the NVSwitch reduces (collective.h) */
 };
 /* How many algorithms (not an enum member, so switches over them stay exhaustive). */
-#define COLL_ALGO_COUNT (ALGO_SCATTER_ALLGATHER + 1)
+#define COLL_ALGO_COUNT (ALGO_NVLS + 1)
 enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM };
 
 /* A list of indices: `all`, an explicit list, or a range string "0-63". */

@@ -45,8 +45,10 @@ int summary_write_transfers_csv(FILE *f, const run_stats *st)
     for (uint64_t i = 0; i < st->n_transfers; i++) {
         const transfer_record *r = &st->transfers[i];
         csv_field(f, r->job < st->n_jobs ? st->jobs[r->job].name : "");
-        fprintf(f, ",%" PRIu32 ",%s,%" PRIu32 ",%" PRIu32 ",", r->iteration, r->phase, r->step,
-                r->src_gpu);
+        fprintf(f, ",%" PRIu32 ",%s,%" PRIu32 ",", r->iteration, r->phase, r->step);
+        if (r->src_gpu != TRANSFER_GROUP) /* an nvls transfer from the NVSwitch */
+            fprintf(f, "%" PRIu32, r->src_gpu);
+        fputc(',', f);
         if (r->dst_gpu != TRANSFER_GROUP)
             fprintf(f, "%" PRIu32, r->dst_gpu);
         fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->bytes, r->start_ps, r->end_ps);

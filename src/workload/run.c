@@ -811,9 +811,10 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
     if (js->coll) {
         const uint32_t *gpu;
         const coll_plan *pl = coll_exec_plan(js->coll, &gpu);
-        uint32_t *host = xmalloc(sizeof(uint32_t) * (pl->n_ranks ? pl->n_ranks : 1), "ranks");
+        uint32_t *host = xmalloc(sizeof(uint32_t) * ((size_t)pl->n_ranks + 1), "ranks");
         for (uint32_t k = 0; k < pl->n_ranks; k++)
             host[k] = net_gpu_host(r->net, gpu[k], 0);
+        host[pl->n_ranks] = UINT32_MAX; /* nvls: the NVSwitch */
         jr->ideal_jct_ps = ideal_collective(r->net, mtu, pl, host, cj->iterations,
                                             jr->ideal_basis, sizeof jr->ideal_basis);
         xfree(host);
