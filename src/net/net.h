@@ -262,7 +262,8 @@ struct net {
      * vtep_ip[src], vtep_ip[dst], the outer UDP source port (lb.c), 4789, 17. */
     uint8_t vxlan;
     uint32_t *vtep_ip;         /* [n_hosts] the outer IP of the VTEP serving each host */
-    const uint32_t *qp_tenant; /* [QPs] tenant of each QP (run sets it), or NULL */
+    const uint32_t *qp_tenant; /* [n_qp_tenant] tenant of each QP (run sets it), or NULL */
+    uint32_t n_qp_tenant;
     uint32_t n_tenants;
     net_tenant_ctr *tenant_ctr; /* [n_tenants], or NULL without tenants */
     /* run-wide counters */
@@ -322,11 +323,19 @@ uint32_t net_gpu_host(const net *n, uint32_t gpu, uint32_t port_sel);
 /* Frames (and their payload bytes) still inside the network: queues, wires, serializers. */
 uint64_t net_inflight_payload(const net *n, uint64_t *packets);
 /* Set up the EVPN-VXLAN overlay of sc->tenants on n (no-op without tenants): each host's VTEP
- * address and the per-tenant counters. run calls it after net_build; qp_tenant is set later. */
+ * address and the per-tenant counters. net_build and net_build_topology call it; the run sets
+ * qp_tenant once its QPs exist. */
 void net_vxlan_setup(net *n, const scenario *sc);
 /* The outer UDP source port a VTEP gives a frame (RFC 7348 §5: a hash of the inner headers,
  * in the dynamic/private range 49152-65535): CRC-32 of the inner 5-tuple. */
 uint16_t net_vxlan_sport(uint32_t inner_sip, uint32_t inner_dip, uint16_t inner_sport);
+/* The counters of pkt's tenant, or NULL (no tenants, a PAUSE frame, a QP without one). */
+static inline net_tenant_ctr *net_tenant_of(const net *n, const packet *pkt)
+{
+    if (!n->qp_tenant || pkt->kind == PKT_PAUSE || pkt->flow >= n->n_qp_tenant)
+        return NULL;
+    return &n->tenant_ctr[n->qp_tenant[pkt->flow]];
+}
 /* Drop a frame at port p with reason r: counts it and returns it to the pool. */
 void net_drop(net *n, port *p, packet *pkt, enum drop_reason r);
 

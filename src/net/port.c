@@ -83,8 +83,9 @@ void net_drop(net *n, port *p, packet *pkt, enum drop_reason r)
 {
     p->drops[r]++;
     p->prio_drops[pkt->prio & (NET_PRIOS - 1)]++;
-    if (n->qp_tenant && pkt->kind != PKT_PAUSE)
-        n->tenant_ctr[n->qp_tenant[pkt->flow]].drops++;
+    net_tenant_ctr *tc = net_tenant_of(n, pkt);
+    if (tc)
+        tc->drops++;
     if (pkt->kind == PKT_DATA)
         n->dropped_payload_bytes += pkt->payload_bytes;
     pool_free(&n->pkts, pkt);
@@ -185,8 +186,9 @@ static inline void ecn_mark(net *n, node *sw, port *out, packet *pkt, uint64_t q
     pkt->ecn = ECN_CE;
     out->ecn_marked++;
     out->prio_ecn_marked[pkt->prio]++;
-    if (n->qp_tenant)
-        n->tenant_ctr[n->qp_tenant[pkt->flow]].ecn_marked++;
+    net_tenant_ctr *tc = net_tenant_of(n, pkt);
+    if (tc)
+        tc->ecn_marked++;
 }
 
 /* ---- transmission ------------------------------------------------------------------------ */
@@ -289,9 +291,8 @@ static void port_next(net *n, port *p)
 }
 
 /* Per-tenant counters of a frame that port p has sent (net_tenant_ctr). */
-static void tenant_count_tx(net *n, const port *p, const packet *pkt)
+static void tenant_count_tx(net_tenant_ctr *c, const port *p, const packet *pkt)
 {
-    net_tenant_ctr *c = &n->tenant_ctr[n->qp_tenant[pkt->flow]];
     if (p->owner->kind == NODE_HOST) {
         if (p->index == p->owner->net_port) {
             c->nic_tx_bytes += pkt->frame_bytes;
@@ -317,8 +318,9 @@ static void port_tx_done(void *ctx, event *ev)
         p->prio_tx_packets[pkt->prio]++;
     }
     n->packet_hops++;
-    if (n->qp_tenant && pkt->kind != PKT_PAUSE)
-        tenant_count_tx(n, p, pkt);
+    net_tenant_ctr *tc = net_tenant_of(n, pkt);
+    if (tc)
+        tenant_count_tx(tc, p, pkt);
     /* tx_pkt stays set while the buffer is released, so a RESUME that the release triggers on
      * this very port waits for port_next below instead of starting under the frame. */
     if (p->owner->kind == NODE_SWITCH && pkt->kind != PKT_PAUSE)

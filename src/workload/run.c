@@ -576,6 +576,7 @@ static int tenants_setup(run *r, err *e)
         r->qp_tenant[q] = tn < sc->n_tenants ? tn : 0;
     }
     r->net->qp_tenant = r->qp_tenant;
+    r->net->n_qp_tenant = (uint32_t)t->n_qps;
     return 0;
 }
 
