@@ -136,13 +136,45 @@ static void test_nvls_one_domain_only(void)
     err_clear(&e);
     coll_plan *pl = coll_plan_build(&p, &a, &e);
     CHECK(pl && pl->nvswitch && coll_plan_check(pl) == NULL);
-    p.op = OP_ALL_GATHER;
+    p.op = OP_ALL_TO_ALL;
     CHECK(coll_plan_build(&p, &a, &e) == NULL);
     arena_free(&a);
 }
 
+/* reduce_scatter and all_gather of a 256 MiB array: per GPU S out (reads) and S/n in (its
+ * block), or S/n out (its store) and (n−1)/n·S in (the others' blocks); time at the busier
+ * direction, bytes exact. */
+static void test_nvls_rs_ag(void)
+{
+    const char *ops[2] = {"reduce_scatter", "all_gather"};
+    double B = 370e9, S = (double)SIZE, lat = 1e-6, c = (double)CHUNK;
+    for (int o = 0; o < 2; o++) {
+        char y[512];
+        snprintf(y, sizeof y,
+                 "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
+                 "workload:\n"
+                 "  - {name: x, kind: collective, op: %s, algorithm: nvls, size: 256MiB}\n",
+                 ops[o]);
+        scenario sc;
+        run *r = tl_start(&sc, "nvls.yaml", y, NULL, 0);
+        if (!r)
+            return;
+        run_execute(r, NULL, NULL);
+        const run_stats *st = run_result(r);
+        CHECK(st->jobs[0].completed);
+        double t = (double)st->jobs[0].iterations[0].time_ps * 1e-12;
+        double want = o == 0 ? S / B : (N - 1.0) / N * S / B;
+        CHECK(t >= want);
+        CHECK(t <= want + (2.0 * N + 2) * c / B + 4 * lat);
+        CHECK_EQ_U64(st->scale_up_bytes, o == 0 ? (N + 1) * SIZE : N * SIZE);
+        run_free(r);
+        scenario_free(&sc);
+    }
+}
+
 int main(void)
 {
+    TEST_RUN(test_nvls_rs_ag);
     TEST_RUN(test_nvls_closed_form);
     TEST_RUN(test_nvls_rerun_identical);
     TEST_RUN(test_nvls_one_domain_only);

@@ -1096,7 +1096,7 @@ static const char *algo_ops(enum coll_algo a)
     case ALGO_SCATTER_ALLGATHER:
         return "broadcast";
     case ALGO_NVLS:
-        return "all_reduce";
+        return "all_reduce, reduce_scatter, all_gather";
     }
     return "";
 }
@@ -1117,7 +1117,7 @@ static bool algo_supports(enum coll_algo a, enum coll_op op)
     case ALGO_SCATTER_ALLGATHER:
         return op == OP_BROADCAST;
     case ALGO_NVLS:
-        return op == OP_ALL_REDUCE;
+        return op == OP_ALL_REDUCE || op == OP_REDUCE_SCATTER || op == OP_ALL_GATHER;
     }
     return false;
 }
@@ -1150,11 +1150,22 @@ static void build_nvls(builder *b, const coll_params *p, const topo_info *t, uin
                 wait = red[((k - NVLS_WINDOW) % (NVLS_WINDOW + 1)) * n + r];
                 nw = 1;
             }
+            if (p->op == OP_ALL_GATHER) {
+                /* r's own block: one multicast store, its copies to the others */
+                uint32_t st = b_xfer(b, r, SW, bytes, 0, 2, 0, 0, 0);
+                uint32_t fs = b_deps(b, &st, 1);
+                for (uint32_t g = 0; g < n; g++)
+                    if (g != r)
+                        b_xfer(b, SW, g, bytes, 0, 3, 0, fs, 1);
+                continue;
+            }
             uint32_t fw = b_deps(b, &wait, nw);
             for (uint32_t g = 0; g < n; g++)
                 up[g] = b_xfer(b, g, SW, bytes, 0, 0, 0, fw, nw);
             uint32_t rd = b_xfer(b, SW, r, bytes, 0, 1, 0, b_deps(b, up, n), n);
             red[(k % (NVLS_WINDOW + 1)) * n + r] = rd;
+            if (p->op == OP_REDUCE_SCATTER)
+                continue; /* r keeps its reduced block */
             uint32_t st = b_xfer(b, r, SW, bytes, 0, 2, 0, b_deps(b, &rd, 1), 1);
             uint32_t fs = b_deps(b, &st, 1);
             for (uint32_t g = 0; g < n; g++)

@@ -47,6 +47,10 @@
  *                    is S + S/n out and S/n + S in over its NVLink, against 2(n−1)/n·S each way
  *                    for ring. A rank keeps NVLS_WINDOW chunk reads in flight per slice. The
  *                    switch reduces at line rate: no time beyond the scale-up latency.
+ *                    reduce_scatter (S = the whole array, block r = S/n): the reads and the
+ *                    reduced return only (S out, S/n in per rank); all_gather: each rank's
+ *                    block stored once to the multicast address and copied to the n − 1
+ *                    others (S/n out, (n−1)/n·S in).
  *
  * Memory. A plan is arena-allocated and compact: a transfer is 24 bytes (bytes is 32-bit because
  * every transfer is at most one chunk, ≤ COLL_CHUNK_MAX) and its dependencies are a range in one
