@@ -44,7 +44,7 @@ void cmd_perf_help(void)
           "                        the scenario defaults (single switch, 8 servers x 8 GPUs)\n"
           "      --ranks N         use GPUs 0..N-1 (default: every GPU)\n"
           "      --algo ALGO       ring | tree | halving-doubling | direct | hierarchical |\n"
-          "                        recursive-doubling | binomial | scatter-allgather\n"
+          "                        recursive-doubling | binomial | scatter-allgather | nvls\n"
           "                        (default ring, or NCCL_ALGO=Ring|Tree)\n"
           "      --channels N      parallel rings / trees (default: NIC ports per server)\n"
           "      --set KEY=VALUE   override a key of the fabric scenario\n"
