@@ -44,7 +44,7 @@ void cmd_perf_help(void)
           "                        the scenario defaults (single switch, 8 servers x 8 GPUs)\n"
           "      --ranks N         use GPUs 0..N-1 (default: every GPU)\n"
           "      --algo ALGO       ring | tree | halving-doubling | direct | hierarchical |\n"
-          "                        recursive-doubling | binomial | scatter-allgather\n"
+          "                        recursive-doubling | binomial | scatter-allgather | nvls\n"
           "                        (default ring, or NCCL_ALGO=Ring|Tree)\n"
           "      --channels N      parallel rings / trees (default: NIC ports per server)\n"
           "      --set KEY=VALUE   override a key of the fabric scenario\n"
@@ -240,7 +240,7 @@ int cmd_perf(int argc, char **argv)
                 rc = cli_usage_error("perf",
                                      "unknown algorithm '%s' (ring, tree, "
                                      "halving-doubling, direct, hierarchical, "
-                                     "recursive-doubling, binomial, scatter-allgather)",
+                                     "recursive-doubling, binomial, scatter-allgather, nvls)",
                                      v);
         } else if ((v = cli_opt_value(argc, argv, &i, "--max-memory", &missing))) {
             rc = cli_parse_memory("perf", v, &perf_max_memory);

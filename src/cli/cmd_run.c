@@ -69,7 +69,8 @@ void cmd_run_help(void)
           "  -h, --help           this help\n"
           "\n"
           "Files (output.formats): summary.json (json); flows.csv, ports.csv, queues.csv,\n"
-          "nics.csv, transfers.csv (collective and training jobs), timeseries.csv\n"
+          "nics.csv, tenants.csv (with tenants), transfers.csv (collective and training jobs), "
+          "timeseries.csv\n"
           "and dcqcn_rates.csv (csv); metrics.prom (prom); trace.json (trace, for Perfetto);\n"
           "capture.pcap (pcap); report.html (html, implies json and csv); results.db (sqlite,\n"
           "the schema of wirerate sweep's database).\n"
@@ -296,6 +297,13 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, te
         summary_write_nics_csv(f, st);
         if ((rc = outdir_end(od, f, e)))
             return rc;
+        if (st->n_tenants) {
+            if (!(f = outdir_begin(od, "tenants.csv", e)))
+                return ERR_IO;
+            summary_write_tenants_csv(f, st);
+            if ((rc = outdir_end(od, f, e)))
+                return rc;
+        }
         if (tel && tel->smp &&
             (rc = write_one(od, "timeseries.csv", w_timeseries, tel, NULL, e)))
             return rc;

@@ -61,7 +61,7 @@ static char *normalize(const char *dir)
 static const char *const known_names[] = {
     "summary.json", "flows.csv",   "ports.csv",    "queues.csv",  "nics.csv",
     "timeseries.csv", "dcqcn_rates.csv", "transfers.csv", "metrics.prom", "trace.json",
-    "capture.pcap", "report.html", "results.db", MANIFEST_NAME,
+    "capture.pcap", "report.html", "results.db", "tenants.csv", MANIFEST_NAME,
 };
 
 static bool is_known(const char *name)

@@ -62,6 +62,7 @@ static const char *const ALGOS[] = {"ring",
                                     "recursive-doubling",
                                     "binomial",
                                     "scatter-allgather",
+                                    "nvls",
                                     NULL};
 static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
@@ -116,7 +117,7 @@ const char *pattern_name(enum traffic_pattern p)
 
 static const char *const K_TOP[] = {"name",   "seed",        "stop_at",  "fabric", "switch",
                                     "nic",    "loadbalance", "workload", "faults", "telemetry",
-                                    "output", "plan",        "devices",  "goodput", NULL};
+                                    "output", "plan",        "devices",  "goodput", "tenants", NULL};
 static const char *const K_GOODPUT[] = {"job", "iterations", "samples", "rates", NULL};
 static const char *const K_RATES[] = {"gpu", "nic", "link", "switch", "host", "other", NULL};
 static const char *const K_FABRIC[] = {"preset",
@@ -141,6 +142,7 @@ static const char *const K_FABRIC[] = {"preset",
                                        "cut_through",
                                        "scale_up",
                                        "custom",
+                                       "vtep",
                                        NULL};
 static const char *const K_SCALE_UP[] = {"bandwidth", "efficiency", "latency", NULL};
 static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
@@ -195,18 +197,20 @@ static const char *const K_LB[] = {"mode", "hash", "fields", "flowlet_gap", "ada
 static const char *const K_ADAPTIVE[] = {"metric", NULL};
 static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "iterations", "op",
                                          "algorithm", "size", "ranks",    "channels",   "priority",
-                                         "pxn",       "chunk", "reduce_rate", NULL};
+                                         "pxn",       "chunk", "reduce_rate", "tenant", NULL};
 static const char *const K_JOB_TRAIN[] = {
     "name",        "kind",         "start",  "iterations", "model",    "parallelism",
     "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
-    "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", NULL};
+    "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", "tenant", NULL};
 static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
 static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time", NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
                                             "size",     "hosts", "load",  "priority",   "size_cdf",
-                                            "duration", "count", NULL};
-static const char *const K_JOB_CHAKRA[] = {"name",  "kind",     "start", "iterations",
-                                           "trace", "priority", "ranks", NULL};
+                                            "duration", "count", "tenant", NULL};
+static const char *const K_JOB_CHAKRA[] = {"name",  "kind",  "start",  "iterations", "trace",
+                                           "priority", "ranks", "tenant", NULL};
+static const char *const K_TENANT[] = {"name", "vni", "import", NULL};
+static const char *const VTEPS[] = {"leaf", "host", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
                                       "vocab",  "ffn",    "heads",    "kv_heads", NULL};
 static const char *const K_PAR[] = {"tp", "pp", "dp", "vp", "order", "placement", NULL};
@@ -1091,6 +1095,11 @@ static int parse_fabric(ld *L, const cfg_node *root)
     TRY(get_unit(L, m, p, "switch_latency", TIME, &f->switch_latency_ps, NULL));
     TRY(get_bool(L, m, p, "cut_through", &f->cut_through));
     {
+        int vt = VTEP_LEAF;
+        TRY(get_enum(L, m, p, "vtep", VTEPS, &vt, NULL));
+        L->sc->vtep = (enum vtep_place)vt;
+    }
+    {
         const cfg_node *su;
         char sp[PATHLEN];
         TRY(get_map(L, m, p, "scale_up", K_SCALE_UP, &su, sp));
@@ -1863,10 +1872,52 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     j->gpu_peak_tflops = 989; /* H100 SXM dense BF16 */
     j->gpu_mfu = 0.45;
     j->load = 0.5;
+    j->tenant = CFG_NO_TENANT;
+    {
+        const char *tn = NULL;
+        const cfg_node *tv;
+        TRY(get_str(L, jm, jp, "tenant", &tn, &tv));
+        if (tv) {
+            char kp[PATHLEN], s[200];
+            sub(kp, jp, "tenant");
+            for (uint32_t t = 0; t < L->sc->n_tenants && j->tenant == CFG_NO_TENANT; t++)
+                if (!strcmp(L->sc->tenants[t].name, tn))
+                    j->tenant = t;
+            if (j->tenant == CFG_NO_TENANT && !L->sc->n_tenants)
+                return fail(L, tv, kp, "no tenant \"%s\": the scenario lists no tenants (add tenants: "
+                            "[{name: %s, vni: 10010}])",
+                            show(s, sizeof s, tn), show(s, sizeof s, tn));
+            if (j->tenant == CFG_NO_TENANT) {
+                char list[400];
+                size_t o = 0;
+                list[0] = '\0';
+                for (uint32_t t = 0; t < L->sc->n_tenants && o + 64 < sizeof list; t++)
+                    o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", t ? ", " : "",
+                                          L->sc->tenants[t].name);
+                return fail(L, tv, kp, "no tenant \"%s\" (tenants: %s)", show(s, sizeof s, tn),
+                            list);
+            }
+        }
+    }
     switch (j->kind) {
     case JOB_COLLECTIVE: {
         int op = OP_ALL_REDUCE, al = ALGO_RING;
         TRY(get_enum(L, jm, jp, "op", OPS, &op, NULL));
+        {
+            /* switch-based reduction across servers is named but not modelled yet */
+            const cfg_node *av = cfg_map_get(jm, "algorithm", NULL);
+            if (present(av) && av->kind == CFG_SCALAR &&
+                (!strcmp(av->str, "sharp") || !strcmp(av->str, "nvls_tree") ||
+                 !strcmp(av->str, "nvls-tree") || !strcmp(av->str, "collnet"))) {
+                char kp[PATHLEN];
+                sub(kp, jp, "algorithm");
+                return fail(L, av, kp,
+                            "\"%s\" (in-network reduction across servers: SHARP in the fabric's "
+                            "switches, NCCL CollNet / NVLS_TREE) is not available yet in this "
+                            "version; nvls (the NVSwitch reduces inside one server) is",
+                            av->str);
+            }
+        }
         TRY(get_enum(L, jm, jp, "algorithm", ALGOS, &al, NULL));
         j->op = (enum coll_op)op;
         j->algorithm = (enum coll_algo)al;
@@ -1905,6 +1956,115 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     return ERR_OK;
 }
 
+/* tenants: a list of {name, vni, import}. Names and VNIs are unique; import names other
+ * tenants. Parsed before the workload, whose jobs name their tenant. */
+static int parse_tenants(ld *L, const cfg_node *root)
+{
+    scenario *sc = L->sc;
+    const cfg_node *tl;
+    char tp[PATHLEN];
+    TRY(get_seq(L, root, "", "tenants", "a list of tenants ({name, vni})", &tl, tp));
+    if (!tl)
+        return ERR_OK;
+    if (tl->n == 0)
+        return fail(L, tl, tp, "expected at least one tenant, got an empty list");
+    sc->n_tenants = tl->n;
+    sc->tenants = ARENA_NEW_ARRAY(L->a, cfg_tenant, tl->n);
+    for (uint32_t i = 0; i < tl->n; i++) {
+        const cfg_node *tm = tl->vals[i];
+        cfg_tenant *t = &sc->tenants[i];
+        char ip[PATHLEN], kp[PATHLEN], s[200];
+        subi(ip, tp, i);
+        if (tm->kind != CFG_MAP)
+            return fail(L, tm, ip, "expected a tenant mapping ({name, vni}), got %s",
+                        cfg_kind_name(tm->kind));
+        TRY(check_keys(L, tm, ip, K_TENANT, "for a tenant"));
+        t->line = tm->line;
+        t->col = tm->col;
+        const cfg_node *nv, *vv;
+        TRY(get_str(L, tm, ip, "name", &t->name, &nv));
+        if (!nv)
+            return fail(L, tm, ip, "missing required key \"name\"");
+        /* VXLAN Network Identifier: 24 bits (RFC 7348 §5). */
+        TRY(get_u32(L, tm, ip, "vni", 1, 16777215, &t->vni, &vv));
+        if (!vv)
+            return fail(L, tm, ip, "missing required key \"vni\" (1..16777215)");
+        for (uint32_t k = 0; k < i; k++) {
+            if (!strcmp(sc->tenants[k].name, t->name)) {
+                sub(kp, ip, "name");
+                return fail(L, nv, kp, "duplicate tenant name \"%s\" (also tenants[%u], line %d)",
+                            show(s, sizeof s, t->name), k, sc->tenants[k].line);
+            }
+            if (sc->tenants[k].vni == t->vni) {
+                sub(kp, ip, "vni");
+                return fail(L, vv, kp,
+                            "VNI %u is already tenant \"%s\"'s (tenants[%u], line %d): each "
+                            "tenant's VRF needs its own L3 VNI",
+                            t->vni, sc->tenants[k].name, k, sc->tenants[k].line);
+            }
+        }
+    }
+    /* imports name tenants, so they are resolved once every name is known */
+    for (uint32_t i = 0; i < tl->n; i++) {
+        const cfg_node *tm = tl->vals[i];
+        cfg_tenant *t = &sc->tenants[i];
+        char ip[PATHLEN], kp[PATHLEN], ep[PATHLEN], s[200];
+        subi(ip, tp, i);
+        const cfg_node *im;
+        TRY(get_seq(L, tm, ip, "import", "a list of tenant names", &im, kp));
+        if (!im)
+            continue;
+        t->n_import = im->n;
+        t->import = ARENA_NEW_ARRAY(L->a, uint32_t, im->n ? im->n : 1);
+        for (uint32_t q = 0; q < im->n; q++) {
+            const cfg_node *v = im->vals[q];
+            subi(ep, kp, q);
+            if (v->kind != CFG_SCALAR)
+                return fail(L, v, ep, "expected a tenant name, got %s", cfg_kind_name(v->kind));
+            uint32_t f = CFG_NO_TENANT;
+            for (uint32_t k = 0; k < sc->n_tenants; k++)
+                if (!strcmp(sc->tenants[k].name, v->str))
+                    f = k;
+            if (f == CFG_NO_TENANT)
+                return fail(L, v, ep, "no tenant \"%s\"", show(s, sizeof s, v->str));
+            if (f == i)
+                return fail(L, v, ep, "a tenant does not import its own routes (\"%s\")",
+                            show(s, sizeof s, v->str));
+            t->import[q] = f;
+        }
+    }
+    return ERR_OK;
+}
+
+/* With tenants, every job belongs to one (an EVPN fabric carries no traffic outside a VRF). */
+static int check_job_tenants(ld *L, const cfg_node *root)
+{
+    scenario *sc = L->sc;
+    if (!sc->n_tenants)
+        return ERR_OK;
+    const cfg_node *w = cfg_map_get(root, "workload", NULL);
+    for (uint32_t i = 0; i < sc->n_jobs; i++) {
+        if (sc->jobs[i].tenant != CFG_NO_TENANT)
+            continue;
+        char jp[PATHLEN];
+        subi(jp, "workload", i);
+        const cfg_node *jm = present(w) && w->kind == CFG_SEQ && i < w->n ? w->vals[i] : NULL;
+        if (!jm) {
+            const cfg_node *tl = cfg_map_get(root, "tenants", NULL);
+            return fail(L, tl, "tenants",
+                        "the default traffic job has no tenant: with tenants, give a workload "
+                        "whose jobs each name one (tenant: %s)",
+                        sc->tenants[0].name);
+        }
+        return fail(L, jm, jp,
+                    "job \"%s\" has no tenant: when the scenario lists tenants, every job "
+                    "belongs to one (add tenant: %s%s)",
+                    sc->jobs[i].name, sc->tenants[0].name,
+                    sc->n_tenants > 1 ? ", or another tenant's name" : "");
+    }
+    return ERR_OK;
+}
+
 static int parse_workload(ld *L, const cfg_node *root)
 {
     scenario *sc = L->sc;
@@ -1924,6 +2084,7 @@ static int parse_workload(ld *L, const cfg_node *root)
         j->size_bytes = 1000000;
         j->ranks.all = j->hosts.all = true;
         j->priority = -1;
+        j->tenant = CFG_NO_TENANT;
         j->tp = j->pp = j->dp = 1;
         j->micro_batch = j->global_batch = 1;
         j->load = 0.5;
@@ -2652,7 +2813,9 @@ static int parse_root(ld *L)
     TRY(parse_switch(L, root));
     TRY(parse_nic(L, root));
     TRY(parse_lb(L, root));
+    TRY(parse_tenants(L, root));
     TRY(parse_workload(L, root));
+    TRY(check_job_tenants(L, root));
     TRY(parse_faults(L, root));
     TRY(parse_goodput(L, root));
     TRY(parse_telemetry(L, root));

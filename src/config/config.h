@@ -199,9 +199,10 @@ enum coll_algo {
     ALGO_RECURSIVE_DOUBLING,
     ALGO_BINOMIAL,
     ALGO_SCATTER_ALLGATHER,
+    ALGO_NVLS, /* NVLink SHARP: the NVSwitch reduces (collective.h) */
 };
 /* How many algorithms (not an enum member, so switches over them stay exhaustive). */
-#define COLL_ALGO_COUNT (ALGO_SCATTER_ALLGATHER + 1)
+#define COLL_ALGO_COUNT (ALGO_NVLS + 1)
 enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM };
 
 /* A list of indices: `all`, an explicit list, or a range string "0-63". */
@@ -238,6 +239,7 @@ typedef struct cfg_job {
     bool pxn;                       /* all_to_all / all_gather (direct): cross-rail via NVLink */
     uint64_t chunk_bytes;           /* pipelining chunk, 0 = 512 KiB (NCCL_BUFFSIZE/NCCL_STEPS) */
     uint64_t reduce_bps;            /* GPU reduction rate (bits/s), 0 = negligible */
+    uint32_t tenant;                /* index in scenario.tenants; CFG_NO_TENANT without */
     /* training */
     cfg_model model;
     uint32_t tp, pp, dp;            /* default 1 */
@@ -364,6 +366,23 @@ typedef struct cfg_plan {
     uint64_t asn_base;             /* default 4200000000 (RFC 6996 private 32-bit) */
 } cfg_plan;
 
+/* An EVPN-VXLAN tenant (`tenants:`): a VRF with its own L3 VNI (RFC 7348 24-bit VNI; RFC 8365
+ * EVPN network virtualization overlay). Jobs name it with `tenant:`. `import` lists the tenants
+ * whose routes this VRF imports (route-target import: a route leak, which `check` reports). */
+#define CFG_NO_TENANT UINT32_MAX
+typedef struct cfg_tenant {
+    const char *name;
+    uint32_t vni;                   /* 1..16777215 */
+    uint32_t n_import;
+    uint32_t *import;               /* tenant indices */
+    int line, col;
+} cfg_tenant;
+
+/* Where VXLAN encapsulation happens (fabric.vtep): at the leaf switches (the EVPN-VXLAN fabric
+ * default: the overhead is on leaf-spine links only) or in the host NIC/DPU (host-based VTEP,
+ * e.g. BlueField: on host links too). */
+enum vtep_place { VTEP_LEAF, VTEP_HOST };
+
 typedef struct scenario {
     arena mem;                      /* owns every string and array below */
     const char *file;               /* path as given */
@@ -381,6 +400,9 @@ typedef struct scenario {
     cfg_job *jobs;
     uint32_t n_faults;
     cfg_fault *faults;
+    uint32_t n_tenants;             /* 0: no overlay (plain routed RoCEv2) */
+    cfg_tenant *tenants;
+    enum vtep_place vtep;           /* fabric.vtep, default leaf */
     cfg_goodput goodput;
     sim_time sample_interval_ps;    /* default 10 us */
     uint64_t pcap_max_packets;      /* default 100000, at most 10^9 */

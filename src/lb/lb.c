@@ -46,10 +46,19 @@ uint16_t lb_crc16(uint16_t seed, const uint8_t *buf, uint32_t len)
 static uint32_t tuple(const cfg_lb *cfg, const node *sw, const packet *pkt, uint8_t b[13])
 {
     const net *n = sw->owner;
-    uint32_t sip = cfg->fields & HF_SRC_IP ? n->hosts[pkt->src]->ip : 0;
-    uint32_t dip = cfg->fields & HF_DST_IP ? n->hosts[pkt->dst]->ip : 0;
-    uint16_t sp = cfg->fields & HF_SRC_PORT ? pkt->sport : 0;
-    uint16_t dp = cfg->fields & HF_DST_PORT ? ROCEV2_UDP_PORT : 0;
+    uint32_t isip = n->hosts[pkt->src]->ip, idip = n->hosts[pkt->dst]->ip;
+    uint16_t isp = pkt->sport, idp = ROCEV2_UDP_PORT;
+    if (n->vxlan) {
+        /* EVPN-VXLAN underlay: the outer header (vxlan.c; RFC 7348 §5) */
+        isp = net_vxlan_sport(isip, idip, isp);
+        idp = VXLAN_UDP_PORT;
+        isip = n->vtep_ip[pkt->src];
+        idip = n->vtep_ip[pkt->dst];
+    }
+    uint32_t sip = cfg->fields & HF_SRC_IP ? isip : 0;
+    uint32_t dip = cfg->fields & HF_DST_IP ? idip : 0;
+    uint16_t sp = cfg->fields & HF_SRC_PORT ? isp : 0;
+    uint16_t dp = cfg->fields & HF_DST_PORT ? idp : 0;
     uint8_t pr = cfg->fields & HF_PROTOCOL ? IP_PROTO_UDP : 0;
     b[0] = (uint8_t)(sip >> 24); b[1] = (uint8_t)(sip >> 16); b[2] = (uint8_t)(sip >> 8); b[3] = (uint8_t)sip;
     b[4] = (uint8_t)(dip >> 24); b[5] = (uint8_t)(dip >> 16); b[6] = (uint8_t)(dip >> 8); b[7] = (uint8_t)dip;

@@ -197,6 +197,17 @@ struct ecmp_group {
     uint32_t *member;          /* egress port indices within the switch, ascending */
 };
 
+/* Per-tenant counters (EVPN-VXLAN `tenants:`), indexed by tenant. A frame's tenant is its
+ * QP's (net.qp_tenant[pkt->flow]): the packet carries no tenant field. PAUSE frames belong to
+ * no tenant. */
+typedef struct net_tenant_ctr {
+    uint64_t nic_tx_bytes, nic_tx_packets; /* frames its NIC ports sent (data, ACK/NAK, CNP) */
+    uint64_t fabric_tx_bytes;              /* its frame octets on switch-to-switch links (with
+                                            * the VXLAN overhead: the underlay's bytes) */
+    uint64_t fabric_tx_packets;
+    uint64_t drops, ecn_marked;
+} net_tenant_ctr;
+
 struct net {
     sim *sim;
     const scenario *sc;
@@ -243,6 +254,18 @@ struct net {
     uint32_t drr_quantum[NET_PRIOS];
     bool hosts_relay;          /* rail-only: cross-rail traffic relays through a peer NIC (PXN) */
     uint32_t n_servers;
+    /* EVPN-VXLAN overlay (scenario tenants:). vxlan: 0 none, VTEP_LEAF + 1 (the ingress leaf
+     * encapsulates a frame arriving from a host that it forwards to another switch, the egress
+     * leaf decapsulates one from a switch that it forwards to a host: frame_bytes changes by
+     * WIRE_VXLAN_OVERHEAD there) or VTEP_HOST + 1 (the NIC sends encapsulated frames: the
+     * transport adds the overhead). ECMP in the fabric then hashes the outer header:
+     * vtep_ip[src], vtep_ip[dst], the outer UDP source port (lb.c), 4789, 17. */
+    uint8_t vxlan;
+    uint32_t *vtep_ip;         /* [n_hosts] the outer IP of the VTEP serving each host */
+    const uint32_t *qp_tenant; /* [n_qp_tenant] tenant of each QP (run sets it), or NULL */
+    uint32_t n_qp_tenant;
+    uint32_t n_tenants;
+    net_tenant_ctr *tenant_ctr; /* [n_tenants], or NULL without tenants */
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;
@@ -299,6 +322,20 @@ uint32_t net_gpu_host(const net *n, uint32_t gpu, uint32_t port_sel);
 
 /* Frames (and their payload bytes) still inside the network: queues, wires, serializers. */
 uint64_t net_inflight_payload(const net *n, uint64_t *packets);
+/* Set up the EVPN-VXLAN overlay of sc->tenants on n (no-op without tenants): each host's VTEP
+ * address and the per-tenant counters. net_build and net_build_topology call it; the run sets
+ * qp_tenant once its QPs exist. */
+void net_vxlan_setup(net *n, const scenario *sc);
+/* The outer UDP source port a VTEP gives a frame (RFC 7348 §5: a hash of the inner headers,
+ * in the dynamic/private range 49152-65535): CRC-32 of the inner 5-tuple. */
+uint16_t net_vxlan_sport(uint32_t inner_sip, uint32_t inner_dip, uint16_t inner_sport);
+/* The counters of pkt's tenant, or NULL (no tenants, a PAUSE frame, a QP without one). */
+static inline net_tenant_ctr *net_tenant_of(const net *n, const packet *pkt)
+{
+    if (!n->qp_tenant || pkt->kind == PKT_PAUSE || pkt->flow >= n->n_qp_tenant)
+        return NULL;
+    return &n->tenant_ctr[n->qp_tenant[pkt->flow]];
+}
 /* Drop a frame at port p with reason r: counts it and returns it to the pool. */
 void net_drop(net *n, port *p, packet *pkt, enum drop_reason r);
 

@@ -37,6 +37,12 @@ enum {
     /* Frame bytes of a RoCEv2 packet around its payload (no RETH/AETH). */
     WIRE_ROCE_OVERHEAD = WIRE_ETH + WIRE_IPV4 + WIRE_UDP + WIRE_BTH + WIRE_ICRC + WIRE_FCS,
     ROCEV2_UDP_PORT = 4791,
+    /* VXLAN (RFC 7348 §5, Figure 1, IPv4 outer): a VTEP wraps the inner frame (without its FCS)
+     * in outer Ethernet 14 + outer IPv4 20 + outer UDP 8 (dst port 4789) + VXLAN header 8 and a
+     * new FCS: 50 frame bytes more per frame; preamble/SFD and IPG stay one set per frame. */
+    WIRE_VXLAN_HDR = 8,
+    WIRE_VXLAN_OVERHEAD = WIRE_ETH + WIRE_IPV4 + WIRE_UDP + WIRE_VXLAN_HDR,
+    VXLAN_UDP_PORT = 4789,
     IP_PROTO_UDP = 17,
 };
 

@@ -83,6 +83,9 @@ void net_drop(net *n, port *p, packet *pkt, enum drop_reason r)
 {
     p->drops[r]++;
     p->prio_drops[pkt->prio & (NET_PRIOS - 1)]++;
+    net_tenant_ctr *tc = net_tenant_of(n, pkt);
+    if (tc)
+        tc->drops++;
     if (pkt->kind == PKT_DATA)
         n->dropped_payload_bytes += pkt->payload_bytes;
     pool_free(&n->pkts, pkt);
@@ -183,6 +186,9 @@ static inline void ecn_mark(net *n, node *sw, port *out, packet *pkt, uint64_t q
     pkt->ecn = ECN_CE;
     out->ecn_marked++;
     out->prio_ecn_marked[pkt->prio]++;
+    net_tenant_ctr *tc = net_tenant_of(n, pkt);
+    if (tc)
+        tc->ecn_marked++;
 }
 
 /* ---- transmission ------------------------------------------------------------------------ */
@@ -284,6 +290,20 @@ static void port_next(net *n, port *p)
     port_start_tx(n, p, pkt);
 }
 
+/* Per-tenant counters of a frame that port p has sent (net_tenant_ctr). */
+static void tenant_count_tx(net_tenant_ctr *c, const port *p, const packet *pkt)
+{
+    if (p->owner->kind == NODE_HOST) {
+        if (p->index == p->owner->net_port) {
+            c->nic_tx_bytes += pkt->frame_bytes;
+            c->nic_tx_packets++;
+        }
+    } else if (p->peer->owner->kind == NODE_SWITCH) {
+        c->fabric_tx_bytes += pkt->frame_bytes;
+        c->fabric_tx_packets++;
+    }
+}
+
 static void port_tx_done(void *ctx, event *ev)
 {
     port *p = CONTAINER_OF(ev, port, tx_done);
@@ -298,6 +318,9 @@ static void port_tx_done(void *ctx, event *ev)
         p->prio_tx_packets[pkt->prio]++;
     }
     n->packet_hops++;
+    net_tenant_ctr *tc = net_tenant_of(n, pkt);
+    if (tc)
+        tenant_count_tx(tc, p, pkt);
     /* tx_pkt stays set while the buffer is released, so a RESUME that the release triggers on
      * this very port waits for port_next below instead of starting under the frame. */
     if (p->owner->kind == NODE_SWITCH && pkt->kind != PKT_PAUSE)
@@ -704,6 +727,17 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
     if (!out->up) {
         net_drop(n, out, pkt, DROP_LINK_DOWN);
         return;
+    }
+    if (n->vxlan == VTEP_LEAF + 1 && sw->tier != TIER_SCALE_UP) {
+        /* leaf VTEP (vxlan.c): encapsulate what comes from a host and goes on to a switch,
+         * decapsulate what comes from a switch and goes to a host; the buffer holds the frame
+         * as it will leave */
+        bool from_sw = sw->ports[pkt->in_port].peer->owner->kind == NODE_SWITCH;
+        bool to_sw = out->peer->owner->kind == NODE_SWITCH;
+        if (!from_sw && to_sw)
+            pkt->frame_bytes += WIRE_VXLAN_OVERHEAD;
+        else if (from_sw && !to_sw)
+            pkt->frame_bytes -= WIRE_VXLAN_OVERHEAD;
     }
     int prio = pkt->prio;
     uint8_t bit = (uint8_t)(1u << prio);

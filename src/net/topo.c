@@ -594,7 +594,9 @@ static int pfc_setup(net *n, err *e)
 {
     const scenario *sc = n->sc;
     const cfg_switch *c = &sc->sw;
-    n->max_frame_bytes = wire_data_frame(sc->nic.mtu, 1);
+    /* the largest frame on any link: with tenants, the VXLAN-encapsulated one (RFC 7348) */
+    n->max_frame_bytes =
+        wire_data_frame(sc->nic.mtu, 1) + (sc->n_tenants ? WIRE_VXLAN_OVERHEAD : 0);
     n->lossless = c->pfc_enabled ? c->pfc_priorities : 0;
     n->pfc_xoff_bytes = c->pfc_xoff_bytes;
     n->pfc_xon_bytes = c->pfc_xon_bytes;
@@ -703,6 +705,7 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     n->ecn_kmax_bytes = sc->sw.ecn_kmax_bytes;
     n->ecn_pmax_q32 = (uint64_t)(sc->sw.ecn_pmax * 4294967296.0 + 0.5);
     n->ecn_at_dequeue = sc->sw.ecn_mark_at == ECN_MARK_DEQUEUE;
+    net_vxlan_setup(n, sc);
     if (route)
         net_route(n);
     return n;
@@ -725,15 +728,17 @@ int net_mtu_check(const net *n, err *e)
     if (frame <= mtu)
         return 0;
     /* largest RoCE path MTU whose frames the switches take */
+    uint32_t vx = sc->n_tenants ? WIRE_VXLAN_OVERHEAD : 0;
     uint32_t fit = 4096;
-    while (fit > 256 && wire_data_frame(fit, 1) > mtu)
+    while (fit > 256 && wire_data_frame(fit, 1) + vx > mtu)
         fit /= 2;
     return config_error_at(sc, e, "fabric.mtu",
                            "fabric.mtu: switch ports take frames up to %u B, but nic.mtu %u makes "
-                           "%u B RoCEv2 frames (payload + %u B of headers), which every switch "
+                           "%u B RoCEv2 frames (payload + %u B of headers%s), which every switch "
                            "would drop; use fabric.mtu >= %u (9216 is the jumbo default) or "
                            "nic.mtu %u",
-                           mtu, sc->nic.mtu, frame, frame - sc->nic.mtu, frame, fit);
+                           mtu, sc->nic.mtu, frame, frame - sc->nic.mtu,
+                           vx ? ", VXLAN's 50 included" : "", frame, fit);
 }
 
 void net_free(net *n)

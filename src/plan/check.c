@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../workload/tenant.h"
 
 const char *check_status_name(enum check_status s)
 {
@@ -302,6 +303,43 @@ static void check_mtu(const net *n, check_report *r)
                     : "RoCE path MTU %u: %u B frames exceed the switch port MTU %u B, so switches "
                       "drop every full-size data frame; raise fabric.mtu or lower nic.mtu",
                  sc->nic.mtu, frame, mtu);
+}
+
+/* EVPN-VXLAN tenants (workload/tenant.h): no GPU or NIC port in two tenants and no VRF importing
+ * another's routes, so no job's flows have an endpoint in another tenant and no route crosses. */
+static void check_tenants(const net *n, check_report *r)
+{
+    const scenario *sc = n->sc;
+    if (!sc->n_tenants)
+        return;
+    tenant_map m;
+    char why[320];
+    bool ok = tenant_map_build(sc, n, &m);
+    check_item *it;
+    if (!ok) {
+        it = add_item(r, "tenant_isolation", CHECK_FAIL);
+        if (it)
+            snprintf(it->detail, sizeof it->detail, "%s", m.why);
+    } else if (tenant_route_leak(sc, why, sizeof why)) {
+        it = add_item(r, "tenant_isolation", CHECK_FAIL);
+        if (it)
+            snprintf(it->detail, sizeof it->detail, "%s", why);
+    } else {
+        it = add_item(r, "tenant_isolation", CHECK_PASS);
+        if (it) {
+            int k = snprintf(it->detail, sizeof it->detail, "%u tenants (", sc->n_tenants);
+            for (uint32_t t = 0; t < sc->n_tenants && k < (int)sizeof it->detail; t++)
+                k += snprintf(it->detail + k, sizeof it->detail - (size_t)k,
+                              "%s%s VNI %u: %u GPUs, %u NIC ports", t ? "; " : "",
+                              sc->tenants[t].name, sc->tenants[t].vni, m.gpus_of[t], m.hosts_of[t]);
+            if (k < (int)sizeof it->detail)
+                snprintf(it->detail + k, sizeof it->detail - (size_t)k,
+                         "): no GPU or NIC port in two tenants and no VRF imports another's "
+                         "routes, so no flow or route crosses tenants; VTEPs at the %s",
+                         sc->vtep == VTEP_HOST ? "hosts" : "leaves");
+        }
+    }
+    tenant_map_free(&m);
 }
 
 static uint32_t uf_find(uint32_t *up, uint32_t x)
@@ -682,4 +720,5 @@ void check_fabric(const net *n, check_report *r)
     check_mtu(n, r);
     check_pfc(n, r);
     check_failover(n, r);
+    check_tenants(n, r);
 }

@@ -127,6 +127,11 @@ static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, 
         add_slots(&c, ch * n * (n - 1), S / (n * ch), chunk); /* ring all_gather */
         c.conns = ch * 2 * n;
         break;
+    case ALGO_NVLS:
+        /* per chunk round: n² switch reads, n reduced returns, n stores, n² multicasts */
+        add_slots(&c, 2 * n * n + 2 * n, S / n, chunk);
+        c.conns = 4 * n;
+        break;
     case ALGO_HIERARCHICAL: {
         double gs = g > 1 ? g : 1, servers = ceil_div(n, gs);
         add_slots(&c, 2 * ch * n * (gs - 1), S / (gs * ch), chunk); /* intra RS + AG */

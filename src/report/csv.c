@@ -45,8 +45,10 @@ int summary_write_transfers_csv(FILE *f, const run_stats *st)
     for (uint64_t i = 0; i < st->n_transfers; i++) {
         const transfer_record *r = &st->transfers[i];
         csv_field(f, r->job < st->n_jobs ? st->jobs[r->job].name : "");
-        fprintf(f, ",%" PRIu32 ",%s,%" PRIu32 ",%" PRIu32 ",", r->iteration, r->phase, r->step,
-                r->src_gpu);
+        fprintf(f, ",%" PRIu32 ",%s,%" PRIu32 ",", r->iteration, r->phase, r->step);
+        if (r->src_gpu != TRANSFER_GROUP) /* an nvls transfer from the NVSwitch */
+            fprintf(f, "%" PRIu32, r->src_gpu);
+        fputc(',', f);
         if (r->dst_gpu != TRANSFER_GROUP)
             fprintf(f, "%" PRIu32, r->dst_gpu);
         fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->bytes, r->start_ps, r->end_ps);
@@ -112,6 +114,24 @@ int summary_write_nics_csv(FILE *f, const run_stats *st)
                 h, n->cnp_sent, n->cnp_handled, n->retransmitted_packets, n->out_of_sequence,
                 n->rto_events, n->naks_sent, n->naks_received, n->qps_failed, n->qps_failed_over,
                 (uint64_t)n->dcqcn_held_ps);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int summary_write_tenants_csv(FILE *f, const run_stats *st)
+{
+    fputs("tenant,vni,jobs,gpus,hosts,nic_tx_bytes,nic_tx_packets,fabric_tx_bytes,"
+          "fabric_tx_packets,delivered_bytes,drops,ecn_marked\n",
+          f);
+    for (uint32_t k = 0; k < st->n_tenants; k++) {
+        const tenant_record *t = &st->tenants[k];
+        csv_field(f, t->name);
+        fprintf(f,
+                ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                t->vni, t->jobs, t->gpus, t->hosts, t->nic_tx_bytes, t->nic_tx_packets,
+                t->fabric_tx_bytes, t->fabric_tx_packets, t->delivered_bytes, t->drops,
+                t->ecn_marked);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "../net/packet.h"
 #include "../workload/fault.h"
 
 /* JSON names of drop reasons, in enum drop_reason order. Kept here (not drop_reason_name())
@@ -442,6 +443,33 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "scale_up_bytes", st->scale_up_bytes);
     jsonw_obj_end(&w);
 
+    if (st->n_tenants) {
+        jsonw_key(&w, "tenants");
+        jsonw_obj_begin(&w);
+        key_str(&w, "vtep", st->vtep == VTEP_HOST ? "host" : "leaf");
+        key_u64(&w, "vxlan_overhead_bytes", WIRE_VXLAN_OVERHEAD);
+        jsonw_key(&w, "list");
+        jsonw_arr_begin(&w);
+        for (uint32_t k = 0; k < st->n_tenants; k++) {
+            const tenant_record *t = &st->tenants[k];
+            jsonw_obj_begin(&w);
+            key_str(&w, "name", t->name);
+            key_u64(&w, "vni", t->vni);
+            key_u64(&w, "jobs", t->jobs);
+            key_u64(&w, "gpus", t->gpus);
+            key_u64(&w, "hosts", t->hosts);
+            key_u64(&w, "nic_tx_bytes", t->nic_tx_bytes);
+            key_u64(&w, "nic_tx_packets", t->nic_tx_packets);
+            key_u64(&w, "fabric_tx_bytes", t->fabric_tx_bytes);
+            key_u64(&w, "fabric_tx_packets", t->fabric_tx_packets);
+            key_u64(&w, "delivered_bytes", t->delivered_bytes);
+            key_u64(&w, "drops", t->drops);
+            key_u64(&w, "ecn_marked", t->ecn_marked);
+            jsonw_obj_end(&w);
+        }
+        jsonw_arr_end(&w);
+        jsonw_obj_end(&w);
+    }
     if (st->n_faults)
         write_faults(&w, sc, st);
     if (st->goodput.on)
@@ -858,6 +886,20 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
                 " (%s paused), watchdog events %" PRIu64 "\n",
                 st->ecn_marked, st->pfc_pause_sent,
                 summary_fmt_time(a, sizeof a, st->pfc_paused_ps), st->pfc_watchdog_events);
+    for (uint32_t k = 0; k < st->n_tenants; k++) {
+        const tenant_record *t = &st->tenants[k];
+        fprintf(f,
+                "tenant     %s (VNI %" PRIu32 "): NIC tx %s in %" PRIu64
+                " frames, fabric links %s (VXLAN %s, %s VTEP), delivered %s",
+                t->name, t->vni, summary_fmt_bytes(a, sizeof a, t->nic_tx_bytes), t->nic_tx_packets,
+                summary_fmt_bytes(b, sizeof b, t->fabric_tx_bytes),
+                st->vtep == VTEP_HOST ? "+50 B a frame on every link" : "+50 B a frame",
+                st->vtep == VTEP_HOST ? "host" : "leaf",
+                summary_fmt_bytes(c, sizeof c, t->delivered_bytes));
+        if (t->drops || t->ecn_marked)
+            fprintf(f, ", drops %" PRIu64 ", ECN marked %" PRIu64, t->drops, t->ecn_marked);
+        fputc('\n', f);
+    }
     fputs("drops      ", f);
     int shown = 0;
     for (int r = 0; r < DROP_REASONS; r++) {

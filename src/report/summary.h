@@ -53,6 +53,8 @@ int summary_write_ports_csv(FILE *f, const run_stats *st);
 int summary_write_queues_csv(FILE *f, const run_stats *st);
 /* nics.csv: host,cnp_sent,cnp_handled,retransmitted_packets,out_of_sequence,rto_events. */
 int summary_write_nics_csv(FILE *f, const run_stats *st);
+/* tenants.csv (with tenants:): one row per tenant, the counters of tenant_record. */
+int summary_write_tenants_csv(FILE *f, const run_stats *st);
 
 /* Human-readable quantities into buf (returns buf): "1.234 ms", "4.19 MB" (10^3), "400 Gbps". */
 char *summary_fmt_time(char *buf, size_t len, sim_time ps);

@@ -94,6 +94,8 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     pool_init(&t->msgs, "messages", sizeof(msg), 1024);
     pool_init(&t->pieces, "message pieces", sizeof(piece), 1024);
     t->nvl_free_ps = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(sim_time), "NVLink timelines");
+    t->nvl_in_free_ps =
+        xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(sim_time), "NVLink ingress timelines");
     t->leaf_paths = xcalloc(n->n_nodes ? n->n_nodes : 1, sizeof(uint32_t), "path counters");
     t->nvl_latency_ps = sc->fabric.scale_up_latency_ps;
     n->pull = nic_pull;
@@ -109,6 +111,7 @@ void transport_free(transport *t)
     pool_destroy(&t->msgs);
     pool_destroy(&t->pieces);
     xfree(t->nvl_free_ps);
+    xfree(t->nvl_in_free_ps);
     xfree(t->leaf_paths);
     xfree(t->sack_bits);
     xfree(t->qps);
@@ -284,6 +287,12 @@ static inline void qp_repace(transport *t, qp *q)
     qp_pace(t, q, dcqcn_rate_bps(&q->rp), q->rp.limited);
 }
 
+/* A host-based VTEP (fabric.vtep host; net/vxlan.c) sends every frame VXLAN-encapsulated. */
+static inline uint32_t host_vxlan_bytes(const transport *t)
+{
+    return t->net->vxlan == VTEP_HOST + 1 ? WIRE_VXLAN_OVERHEAD : 0;
+}
+
 static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
 {
     uint32_t psn;
@@ -311,7 +320,7 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     pkt->payload_bytes = payload;
     pkt->first = psn == pc->first_psn;
     pkt->last = psn + 1 == pc->first_psn + pc->n_pkts;
-    pkt->frame_bytes = wire_data_frame(payload, pkt->first);
+    pkt->frame_bytes = wire_data_frame(payload, pkt->first) + host_vxlan_bytes(t);
     pkt->msg_bytes = pc->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)pc->bytes;
     pkt->sport = q->sport;
     pkt->path = (uint16_t)(f->path + (q - f->qps));
@@ -435,7 +444,7 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
     pkt->psn = psn;
     pkt->payload_bytes = 0;
     pkt->first = pkt->last = 0;
-    pkt->frame_bytes = kind == PKT_CNP ? WIRE_CNP_FRAME : WIRE_ACK_FRAME;
+    pkt->frame_bytes = (kind == PKT_CNP ? WIRE_CNP_FRAME : WIRE_ACK_FRAME) + host_vxlan_bytes(t);
     pkt->sport = q->sport;
     pkt->path = (uint16_t)(f->path + (q - f->qps));
     pkt->in_port = 0;
@@ -855,10 +864,12 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
         const node *h = t->nics[f->src].host;
         uint64_t rate = h->nvl_port != UINT32_MAX ? h->ports[h->nvl_port].rate_bps
                                                   : t->sc->fabric.scale_up_achieved_bps;
-        sim_time start = t->nvl_free_ps[f->src] > now ? t->nvl_free_ps[f->src] : now;
-        t->nvl_free_ps[f->src] = start + sim_ser_time(bytes, rate);
+        /* nvls: what the NVSwitch sends a GPU queues on that GPU's NVLink ingress instead */
+        sim_time *busy = f->nvl_in ? &t->nvl_in_free_ps[f->dst] : &t->nvl_free_ps[f->src];
+        sim_time start = *busy > now ? *busy : now;
+        *busy = start + sim_ser_time(bytes, rate);
         event_init(&m->ev, fluid_done);
-        sim_at(t->net->sim, &m->ev, t->nvl_free_ps[f->src] + t->nvl_latency_ps);
+        sim_at(t->net->sim, &m->ev, *busy + t->nvl_latency_ps);
         return;
     }
     /* contiguous pieces, one per QP (empty pieces are skipped) */

@@ -149,6 +149,8 @@ struct flow {
     uint8_t prio;      /* traffic class of its data and ACK/NAK */
     uint16_t path;     /* collective-aware balancing: its place among its leaf's flows */
     bool fluid;        /* both ends in one server: the scale-up domain, no packets */
+    bool nvl_in;       /* fluid, from the NVSwitch to dst (nvls): takes dst's NVLink ingress,
+                        * not src's egress (a flow with src == dst that the switch feeds) */
     uint32_t n_qps;
     qp *qps;                  /* n_qps consecutive QPs */
     transport *tp;            /* owner (timer handlers reach the transport through it) */
@@ -270,6 +272,7 @@ struct transport {
     void *on_fail_ctx;
     pool msgs, pieces;
     sim_time *nvl_free_ps; /* per host: when its scale-up egress is next free (fluid) */
+    sim_time *nvl_in_free_ps; /* per host: when its scale-up ingress is next free (nvl_in) */
     uint32_t *leaf_paths;  /* per node: connections placed from that leaf so far */
     sim_time nvl_latency_ps;
     uint64_t scale_up_bytes; /* delivered over the scale-up domain (fluid, not packets) */

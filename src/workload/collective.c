@@ -1095,6 +1095,8 @@ static const char *algo_ops(enum coll_algo a)
         return "broadcast, reduce";
     case ALGO_SCATTER_ALLGATHER:
         return "broadcast";
+    case ALGO_NVLS:
+        return "all_reduce, reduce_scatter, all_gather";
     }
     return "";
 }
@@ -1114,8 +1116,64 @@ static bool algo_supports(enum coll_algo a, enum coll_op op)
         return op == OP_BROADCAST || op == OP_REDUCE;
     case ALGO_SCATTER_ALLGATHER:
         return op == OP_BROADCAST;
+    case ALGO_NVLS:
+        return op == OP_ALL_REDUCE || op == OP_REDUCE_SCATTER || op == OP_ALL_GATHER;
     }
     return false;
+}
+
+/*
+ * nvls (collective.h): rounds k = 0, 1, ... over the chunks of every slice. Per slice r and
+ * chunk k: n reads g → SW (the switch's multimem.ld_reduce fetch; each waits for r's reduced
+ * chunk k − NVLS_WINDOW, the load window), the reduced chunk SW → r (after all n reads), the
+ * multicast store r → SW, and its copies SW → g. Steps: 0 read, 1 reduced, 2 store, 3 copy.
+ */
+static void build_nvls(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, SW = n;
+    uint64_t S = p->size_bytes, m = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        uint64_t c = ceil_div(split_len(S, n, r), chunk);
+        m = c > m ? c : m;
+    }
+    /* red[k % (W + 1)][r]: the reduced-return transfer of slice r in round k */
+    uint32_t *red = xmalloc(sizeof(uint32_t) * (NVLS_WINDOW + 1) * n, "nvls rounds");
+    uint32_t *up = xmalloc(sizeof(uint32_t) * n, "nvls reads");
+    for (uint64_t k = 0; k < m; k++) {
+        for (uint32_t r = 0; r < n; r++) {
+            uint64_t len = split_len(S, n, r), parts = ceil_div(len, chunk);
+            if (k >= parts)
+                continue;
+            uint64_t bytes = split_len(len, parts, k);
+            uint32_t wait = 0, nw = 0;
+            if (k >= NVLS_WINDOW) {
+                wait = red[((k - NVLS_WINDOW) % (NVLS_WINDOW + 1)) * n + r];
+                nw = 1;
+            }
+            if (p->op == OP_ALL_GATHER) {
+                /* r's own block: one multicast store, its copies to the others */
+                uint32_t st = b_xfer(b, r, SW, bytes, 0, 2, 0, 0, 0);
+                uint32_t fs = b_deps(b, &st, 1);
+                for (uint32_t g = 0; g < n; g++)
+                    if (g != r)
+                        b_xfer(b, SW, g, bytes, 0, 3, 0, fs, 1);
+                continue;
+            }
+            uint32_t fw = b_deps(b, &wait, nw);
+            for (uint32_t g = 0; g < n; g++)
+                up[g] = b_xfer(b, g, SW, bytes, 0, 0, 0, fw, nw);
+            uint32_t rd = b_xfer(b, SW, r, bytes, 0, 1, 0, b_deps(b, up, n), n);
+            red[(k % (NVLS_WINDOW + 1)) * n + r] = rd;
+            if (p->op == OP_REDUCE_SCATTER)
+                continue; /* r keeps its reduced block */
+            uint32_t st = b_xfer(b, r, SW, bytes, 0, 2, 0, b_deps(b, &rd, 1), 1);
+            uint32_t fs = b_deps(b, &st, 1);
+            for (uint32_t g = 0; g < n; g++)
+                b_xfer(b, SW, g, bytes, 0, 3, 0, fs, 1);
+        }
+    }
+    xfree(red);
+    xfree(up);
 }
 
 static void run_builder(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
@@ -1134,6 +1192,9 @@ static void run_builder(builder *b, const coll_params *p, const topo_info *t, ui
     case ALGO_BINOMIAL:
     case ALGO_SCATTER_ALLGATHER:
         build_tree_mpi(b, p, t, chunk);
+        break;
+    case ALGO_NVLS:
+        build_nvls(b, p, t, chunk);
         break;
     }
 }
@@ -1194,8 +1255,18 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
             }
     }
 
+    if (p->algo == ALGO_NVLS && t.M > 1) {
+        err_set(e, ERR_INVALID, "", 0, 0,
+                "algorithm nvls reduces in one server's NVSwitch: every rank must be on one "
+                "server, got ranks on %u servers (across servers NCCL runs NVLS_TREE or "
+                "CollNet/SHARP, not available yet; use ring, tree or hierarchical)",
+                t.M);
+        topo_free(&t);
+        return NULL;
+    }
     coll_plan *pl = ARENA_NEW(a, coll_plan);
     pl->op = p->op;
+    pl->nvswitch = p->algo == ALGO_NVLS;
     pl->algo = p->algo;
     pl->pxn = p->pxn;
     pl->n_ranks = p->n_ranks;
@@ -1241,8 +1312,11 @@ const char *coll_plan_check(const coll_plan *pl)
             return "zero-byte transfer";
         if (x->src == x->dst)
             return "transfer to itself";
-        if (x->src >= pl->n_ranks || x->dst >= pl->n_ranks)
+        uint32_t top = pl->n_ranks + (pl->nvswitch ? 1 : 0);
+        if (x->src >= top || x->dst >= top)
             return "rank out of range";
+        if (pl->nvswitch && x->src != COLL_NVSWITCH(pl) && x->dst != COLL_NVSWITCH(pl))
+            return "nvls transfer between two ranks (every one has the switch at an end)";
         if (x->channel >= pl->n_channels)
             return "channel out of range";
         if (x->bytes > pl->chunk_bytes)

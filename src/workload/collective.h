@@ -36,6 +36,21 @@
  *  hierarchical      all_reduce only: intra-server ring reduce_scatter, per-rail inter-server
  *                    ring all_reduce on S/g, intra-server ring all_gather (g GPUs per server,
  *                    the same g on every server).
+ *  nvls              all_reduce inside one NVSwitch domain (every rank on one server), as
+ *                    NCCL's NVLS algorithm does it with NVLink SHARP (Hopper NVSwitch
+ *                    multimem instructions): rank r owns slice r (S/n); per chunk k of its
+ *                    slice, the switch reads chunk k from every rank (multimem.ld_reduce: one
+ *                    transfer g → switch per rank g), reduces it and returns it to r
+ *                    (switch → r, only once all n contributions have arrived), then r stores it
+ *                    to the multicast address (r → switch) and the switch writes it to every
+ *                    rank (switch → g). The switch is endpoint n (COLL_NVSWITCH). Per rank that
+ *                    is S + S/n out and S/n + S in over its NVLink, against 2(n−1)/n·S each way
+ *                    for ring. A rank keeps NVLS_WINDOW chunk reads in flight per slice. The
+ *                    switch reduces at line rate: no time beyond the scale-up latency.
+ *                    reduce_scatter (S = the whole array, block r = S/n): the reads and the
+ *                    reduced return only (S out, S/n in per rank); all_gather: each rank's
+ *                    block stored once to the multicast address and copied to the n − 1
+ *                    others (S/n out, (n−1)/n·S in).
  *
  * Memory. A plan is arena-allocated and compact: a transfer is 24 bytes (bytes is 32-bit because
  * every transfer is at most one chunk, ≤ COLL_CHUNK_MAX) and its dependencies are a range in one
@@ -67,6 +82,10 @@
 #define COLL_CHUNK_DEFAULT ((uint64_t)512 * 1024)
 /* Largest chunk (a transfer's bytes field is 32-bit). */
 #define COLL_CHUNK_MAX ((uint64_t)1 << 31)
+/* nvls: chunk reads a rank keeps in flight per slice (each a load the switch serves) */
+#define NVLS_WINDOW 2u
+/* The NVSwitch's endpoint index in an nvls plan (pl->nvswitch). */
+#define COLL_NVSWITCH(pl) ((pl)->n_ranks)
 /* Largest channel count (tree plans use 2 × channels tree channels, 16-bit). */
 #define COLL_CHANNELS_MAX 4096u
 
@@ -118,6 +137,7 @@ typedef struct coll_plan {
     coll_xfer *xfers;                /* [n_xfers], topological order */
     uint32_t n_deps;
     uint32_t *deps;                  /* [n_deps] transfer indices */
+    bool nvswitch;                   /* nvls: endpoint n_ranks is the NVSwitch */
     uint32_t n_steps;                /* 1 + largest step */
     uint64_t total_bytes;            /* Σ bytes over transfers */
     uint64_t footprint_bytes;        /* plan struct + transfers + deps */

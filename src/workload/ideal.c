@@ -243,7 +243,13 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
         }
         t0 += coll_xfer_compute_ps(pl, x);
         sim_time cost;
-        if (a == b) {
+        if (a == UINT32_MAX || b == UINT32_MAX) {
+            /* nvls: to or from the NVSwitch over the GPU's NVLink */
+            uint32_t g = a == UINT32_MAX ? b : a;
+            if (a != UINT32_MAX)
+                nvl[a] += x->bytes;
+            cost = sim_ser_time(x->bytes, nvl_rate(n, g)) + n->sc->fabric.scale_up_latency_ps;
+        } else if (a == b) {
             cost = 0;
         } else if (same_server_fluid(n, a, b)) {
             nvl[a] += x->bytes;

@@ -46,6 +46,7 @@
 #include "fault.h"
 #include "ideal.h"
 #include "traffic.h"
+#include "tenant.h"
 #include "train_exec.h"
 
 typedef struct job_state {
@@ -89,6 +90,8 @@ struct run {
     uint32_t jobs_open;        /* jobs neither completed nor failed */
     bool jobs_over;            /* every job completed or failed */
     failover_ev *failover;     /* per host, with dual-port NICs */
+    uint32_t *qp_tenant;       /* [QPs] with tenants: each QP's tenant (net.qp_tenant) */
+    tenant_map tenants;        /* with tenants: who owns each GPU and NIC port */
     event stall;               /* with endless storms: the progress check (a daemon) */
     sim_time stall_period_ps;
     uint64_t stall_sig;
@@ -555,6 +558,28 @@ static void goodput_collect(run *r)
 }
 
 /* Build a run; `only` = the index of the one job to run (the others are left out), or -1. */
+/* Tenants (tenant.h): refuse two tenants on one GPU or NIC port (their VRFs would overlap: the
+ * traffic could not be kept apart), then give each QP its job's tenant for the counters. */
+static int tenants_setup(run *r, err *e)
+{
+    const scenario *sc = r->sc;
+    if (!tenant_map_build(sc, r->net, &r->tenants)) {
+        char key[48];
+        snprintf(key, sizeof key, "workload.%u.tenant", r->tenants.job_b);
+        return config_error_at(sc, e, key, "workload[%u].tenant: %s", r->tenants.job_b,
+                               r->tenants.why);
+    }
+    transport *t = r->tp;
+    r->qp_tenant = xmalloc(sizeof(uint32_t) * (t->n_qps ? t->n_qps : 1), "tenant of each QP");
+    for (uint64_t q = 0; q < t->n_qps; q++) {
+        uint32_t tn = sc->jobs[t->qps[q].f->job].tenant;
+        r->qp_tenant[q] = tn < sc->n_tenants ? tn : 0;
+    }
+    r->net->qp_tenant = r->qp_tenant;
+    r->net->n_qp_tenant = (uint32_t)t->n_qps;
+    return 0;
+}
+
 static run *run_build(const scenario *sc, int only, err *e)
 {
     run *r = xcalloc(1, sizeof *r, "run");
@@ -669,6 +694,8 @@ static run *run_build(const scenario *sc, int only, err *e)
         sim_at(&r->sim, &js->start, sc->jobs[j].start_ps);
         r->jobs_open++;
     }
+    if (sc->n_tenants && tenants_setup(r, e))
+        goto fail;
     faults_on_gpu_slow(r->faults, on_gpu_slow, r);
     faults_on_gpu_fail(r->faults, on_gpu_fail, r);
     if (sc->goodput.on && goodput_job(sc, e) < 0)
@@ -786,9 +813,10 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
     if (js->coll) {
         const uint32_t *gpu;
         const coll_plan *pl = coll_exec_plan(js->coll, &gpu);
-        uint32_t *host = xmalloc(sizeof(uint32_t) * (pl->n_ranks ? pl->n_ranks : 1), "ranks");
+        uint32_t *host = xmalloc(sizeof(uint32_t) * ((size_t)pl->n_ranks + 1), "ranks");
         for (uint32_t k = 0; k < pl->n_ranks; k++)
             host[k] = net_gpu_host(r->net, gpu[k], 0);
+        host[pl->n_ranks] = UINT32_MAX; /* nvls: the NVSwitch */
         jr->ideal_jct_ps = ideal_collective(r->net, mtu, pl, host, cj->iterations,
                                             jr->ideal_basis, sizeof jr->ideal_basis);
         xfree(host);
@@ -1085,6 +1113,34 @@ static void collect(run *r)
             if (c->ports[k].held && st->end_ps > c->ports[k].held_since_ps)
                 nr->dcqcn_held_ps += st->end_ps - c->ports[k].held_since_ps;
     }
+    if (sc->n_tenants) {
+        st->vtep = (uint8_t)sc->vtep;
+        st->n_tenants = sc->n_tenants;
+        st->tenants = xcalloc(sc->n_tenants, sizeof(tenant_record), "tenant records");
+        for (uint32_t k = 0; k < sc->n_tenants; k++) {
+            tenant_record *tr = &st->tenants[k];
+            const net_tenant_ctr *c = &n->tenant_ctr[k];
+            tr->name = sc->tenants[k].name;
+            tr->vni = sc->tenants[k].vni;
+            tr->gpus = r->tenants.gpus_of ? r->tenants.gpus_of[k] : 0;
+            tr->hosts = r->tenants.hosts_of ? r->tenants.hosts_of[k] : 0;
+            tr->nic_tx_bytes = c->nic_tx_bytes;
+            tr->nic_tx_packets = c->nic_tx_packets;
+            tr->fabric_tx_bytes = c->fabric_tx_bytes;
+            tr->fabric_tx_packets = c->fabric_tx_packets;
+            tr->drops = c->drops;
+            tr->ecn_marked = c->ecn_marked;
+        }
+        for (uint32_t j = 0; j < sc->n_jobs; j++) {
+            uint32_t k = sc->jobs[j].tenant;
+            if (k >= sc->n_tenants)
+                continue;
+            st->tenants[k].jobs++;
+            const job_state *js = &r->jobs[j];
+            for (uint64_t i = 0; i < js->n_flows; i++)
+                st->tenants[k].delivered_bytes += t->flows[js->first_flow + i].delivered_bytes;
+        }
+    }
     st->sent_bytes = t->sent_payload_bytes;
     st->delivered_bytes = t->delivered_payload_bytes;
     st->dropped_bytes = n->dropped_payload_bytes;
@@ -1185,6 +1241,9 @@ void run_free(run *r)
     xfree(r->st.transfers);
     xfree(r->st.ports);
     xfree(r->st.nics);
+    xfree(r->st.tenants);
+    xfree(r->qp_tenant);
+    tenant_map_free(&r->tenants);
     /* The telemetry cancels its sampler event; then the queue, which may still hold events
      * embedded in jobs and ports, goes before their owners. */
     telemetry_free(r->tel);

@@ -164,6 +164,18 @@ typedef struct nic_record {
     sim_time dcqcn_held_ps;     /* idle while its data waited only on DCQCN rate limiting */
 } nic_record;
 
+/* Per-tenant figures (scenario tenants:, EVPN-VXLAN; net.h net_tenant_ctr). */
+typedef struct tenant_record {
+    const char *name; /* borrowed from the scenario */
+    uint32_t vni;
+    uint32_t jobs, gpus, hosts;            /* its jobs, and the GPUs and NIC ports they hold */
+    uint64_t nic_tx_bytes, nic_tx_packets; /* frames its NIC ports sent (MAC octets) */
+    uint64_t fabric_tx_bytes, fabric_tx_packets; /* its frames on switch-to-switch links, VXLAN
+                                                  * overhead included */
+    uint64_t delivered_bytes;   /* payload its flows delivered in order (NVLink included) */
+    uint64_t drops, ecn_marked; /* its frames dropped anywhere / CE-marked by a switch */
+} tenant_record;
+
 /* Why the simulation ended (summary.json sim.end_reason). */
 enum end_reason {
     END_COMPLETED,      /* every job completed */
@@ -220,6 +232,9 @@ typedef struct run_stats {
     port_record *ports;         /* switch egress ports and host NIC ports */
     uint32_t n_nics;
     nic_record *nics;           /* per host (NIC port) */
+    uint32_t n_tenants;         /* scenario tenants (0 without an overlay) */
+    tenant_record *tenants;
+    uint8_t vtep; /* with tenants: enum vtep_place */
     uint64_t n_transfers, transfers_dropped;
     transfer_record *transfers; /* collective and training jobs' transfers, by job; recorded
                                  * when output.formats has csv or html */
