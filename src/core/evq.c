@@ -107,22 +107,10 @@ static void early_pop_root(evq_bucket *h)
 
 void evq_take_early(evq *q) { early_pop_root(&q->early); }
 
-static void unstamp(evq_entry *e, uint32_t n)
-{
-    for (uint32_t k = 0; k < n; k++)
-        if (live(&e[k]))
-            e[k].ev->stamp = EVQ_NOT_QUEUED;
-}
-
 void evq_free(evq *q)
 {
-    unstamp(q->early.e, q->early.len);
-    if (q->b0.len > q->head0)
-        unstamp(q->b0.e + q->head0, q->b0.len - q->head0);
-    if (q->b)
-        for (unsigned i = 0; i < NB; i++)
-            for (evq_chunk *c = q->b[i].head; c; c = c->next)
-                unstamp(c->e, c->len);
+    /* The events are not touched: their owners may be gone already (a stale entry still names
+     * an event whose owner cancelled it and was freed before the simulation). */
     xfree(q->early.e);
     xfree(q->b0.e);
     xfree(q->b);

@@ -84,6 +84,7 @@ struct evq {
 };
 
 void evq_init(evq *q);
+/* Frees the queue's memory; queued events are dropped without being touched. */
 void evq_free(evq *q);
 /* Event setup: must be called once before the event is scheduled. */
 static inline void event_init(event *ev, event_fn fn) { ev->fn = fn; ev->stamp = EVQ_NOT_QUEUED; }
