@@ -11,12 +11,14 @@
  * workload through sim_run (handler re-schedules its own event with sim_after), i.e. the real hot
  * loop including the indirect call.
  *
- * Output, one line per size and mode:  mode pending hold_ops wall_s M_hold_ops/s
+ * Output, one line per size and mode:  mode pending hold_ops wall_s cpu_s M_hold_ops/s (per
+ * CPU second: on a shared machine the CPU figure is the steadier one) and the peak RSS at exit.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "core/alloc.h"
@@ -27,12 +29,14 @@
 #define INC_N (1u << 16)
 static sim_time inc[INC_N];
 
-static double now_s(void)
+static double clock_s(clockid_t c)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(c, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+static double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
+static double cpu_s(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 static void bench_hold(uint32_t pending, uint64_t ops)
 {
@@ -48,14 +52,14 @@ static void bench_hold(uint32_t pending, uint64_t ops)
         event *ev = evq_pop(&q, &t);
         evq_push(&q, ev, t + inc[(i * 7) & (INC_N - 1)]);
     }
-    double t0 = now_s();
+    double t0 = now_s(), c0 = cpu_s();
     for (uint64_t i = 0; i < ops; i++) {
         event *ev = evq_pop(&q, &t);
         evq_push(&q, ev, t + inc[i & (INC_N - 1)]);
     }
-    double dt = now_s() - t0;
-    printf("hold    %8u %10llu %8.3f %8.2f   (t_end %llu)\n", pending, (unsigned long long)ops,
-           dt, (double)ops / dt * 1e-6, (unsigned long long)t);
+    double dt = now_s() - t0, dc = cpu_s() - c0;
+    printf("hold    %8u %10llu %8.3f %8.3f %8.2f   (t_end %llu)\n", pending,
+           (unsigned long long)ops, dt, dc, (double)ops / dc * 1e-6, (unsigned long long)t);
     evq_free(&q);
     xfree(evs);
 }
@@ -84,11 +88,11 @@ static void bench_sim(uint32_t pending, uint64_t ops)
     s.stopped = false;
     sim_k = 0;
     sim_ops = ops;
-    double t0 = now_s();
+    double t0 = now_s(), c0 = cpu_s();
     uint64_t done = sim_run(&s);
-    double dt = now_s() - t0;
-    printf("sim_run %8u %10llu %8.3f %8.2f   (t_end %llu)\n", pending, (unsigned long long)done,
-           dt, (double)done / dt * 1e-6, (unsigned long long)s.now);
+    double dt = now_s() - t0, dc = cpu_s() - c0;
+    printf("sim_run %8u %10llu %8.3f %8.3f %8.2f   (t_end %llu)\n", pending,
+           (unsigned long long)done, dt, dc, (double)done / dc * 1e-6, (unsigned long long)s.now);
     sim_free(&s);
     xfree(evs);
 }
@@ -100,11 +104,14 @@ int main(int argc, char **argv)
     rng_init(&r, 42, RNG_ID(RNG_KIND_TEST, 1));
     for (uint32_t i = 0; i < INC_N; i++)
         inc[i] = (sim_time)(-log(1.0 - rng_unit(&r)) * 1e6) + 1;
-    printf("mode     pending   hold_ops   wall_s  M_hold_ops/s\n");
+    printf("mode     pending   hold_ops   wall_s    cpu_s  M_hold_ops/cpu_s\n");
     static const uint32_t sizes[] = {1000, 10000, 100000, 1000000};
     for (unsigned k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         bench_hold(sizes[k], ops);
         bench_sim(sizes[k], ops);
     }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("peak RSS %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
     return 0;
 }

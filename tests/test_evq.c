@@ -42,14 +42,20 @@ static int ref_min(void)
     return best;
 }
 
-static void test_random_ops(void)
+/* Random operations against the reference. `spread` bounds how far ahead of the last pop an
+ * event is scheduled (4: ties everywhere; 2^40: times use many bits, so entries move through
+ * many buckets); `resched_far` makes every reschedule go far into the future, as RTO timers do,
+ * so stale entries pile up and get swept. */
+static void random_ops(uint64_t seed, uint64_t spread, int resched_far)
 {
     evq q;
     evq_init(&q);
     rng r;
-    rng_init(&r, 7, RNG_ID(RNG_KIND_TEST, 1));
-    for (int k = 0; k < M; k++)
+    rng_init(&r, seed, RNG_ID(RNG_KIND_TEST, 1));
+    for (int k = 0; k < M; k++) {
         event_init(&evs[k], NULL);
+        refs[k].queued = 0;
+    }
     ref_seq = 0;
     ref_n = 0;
     sim_time now = 0;
@@ -58,7 +64,7 @@ static void test_random_ops(void)
     for (int op = 0; op < ops; op++) {
         int k = (int)rng_below(&r, M);
         /* Few distinct times: many ties, so FIFO order is exercised constantly. */
-        sim_time t = now + rng_below(&r, 4);
+        sim_time t = now + rng_below(&r, spread);
         uint64_t what = rng_below(&r, 100);
         /* Drift the mix so the queue both fills up and drains over the run. */
         int fill = (op / 20000) % 2 == 0;
@@ -91,10 +97,12 @@ static void test_random_ops(void)
             if (event_queued(&evs[k]))
                 bad_order++;
         } else {
+            if (resched_far)
+                t = now + (spread << 20) + rng_below(&r, spread);
             evq_reschedule(&q, &evs[k], t);
             ref_sched(k, t);
         }
-        if (!evq_check(&q) || evq_size(&q) != ref_n || q.next_seq != ref_seq)
+        if (!evq_check(&q) || evq_size(&q) != ref_n || q.next_seq != ref_seq + 1)
             bad_check++;
         int w = ref_min();
         if (evq_peek_time(&q) != (w < 0 ? SIM_TIME_MAX : refs[w].time))
@@ -112,6 +120,61 @@ static void test_random_ops(void)
         refs[want].queued = 0;
     }
     CHECK_EQ_U64(ref_min(), (uint64_t)-1);
+    CHECK(evq_check(&q));
+    CHECK_EQ_U64(q.stale, 0); /* the drain skipped every stale entry */
+    evq_free(&q);
+}
+
+static void test_random_ops(void)
+{
+    random_ops(7, 4, 0);
+    random_ops(8, 1000, 0);
+    random_ops(9, (uint64_t)1 << 40, 0);
+    random_ops(10, 1000, 1);
+}
+
+/* Rescheduling without popping leaves a stale entry per reschedule (as a retransmission timer
+ * pushed back by every ACK does); once they outnumber the live ones they are swept, and the pop
+ * order stays the reference's. */
+static void test_stale_sweep(void)
+{
+    evq q;
+    evq_init(&q);
+    rng r;
+    rng_init(&r, 11, RNG_ID(RNG_KIND_TEST, 3));
+    ref_seq = 0;
+    ref_n = 0;
+    for (int k = 0; k < M; k++) {
+        event_init(&evs[k], NULL);
+        refs[k].queued = 0;
+        sim_time t = rng_below(&r, 1u << 20);
+        evq_push(&q, &evs[k], t);
+        ref_sched(k, t);
+    }
+    int sweeps = 0, bad = 0;
+    for (int round = 0; round < 20; round++)
+        for (int k = 0; k < M; k++) {
+            uint64_t before = q.stale;
+            sim_time t = rng_below(&r, (uint64_t)1 << (20 + round));
+            evq_reschedule(&q, &evs[k], t);
+            ref_sched(k, t);
+            sweeps += q.stale < before;
+            if (!evq_check(&q) || q.stale > (uint64_t)q.n + 4096 + 1)
+                bad++;
+        }
+    CHECK(sweeps > 0);
+    CHECK_EQ_U64(bad, 0);
+    sim_time t;
+    event *ev;
+    int order_bad = 0;
+    while ((ev = evq_pop(&q, &t)) != NULL) {
+        int want = ref_min();
+        if (ev != &evs[want] || t != refs[want].time)
+            order_bad++;
+        refs[want].queued = 0;
+    }
+    CHECK_EQ_U64(order_bad, 0);
+    CHECK_EQ_U64(q.stale, 0);
     evq_free(&q);
 }
 
@@ -165,7 +228,7 @@ static void test_growth(void)
     uint64_t last_seq = 0, popped = 0;
     int order_ok = 1;
     while (evq_size(&q)) {
-        uint64_t seq = q.heap[0].seq;
+        uint64_t seq = evq_front(&q)->seq;
         event *ev = evq_pop(&q, &t);
         if (t < last || (t == last && popped && seq < last_seq) || event_queued(ev))
             order_ok = 0;
@@ -183,5 +246,6 @@ int main(void)
     TEST_RUN(test_fifo_ties);
     TEST_RUN(test_growth);
     TEST_RUN(test_random_ops);
+    TEST_RUN(test_stale_sweep);
     return tl_finish();
 }

@@ -1,204 +1,439 @@
 /*
- * evq.c — the event queue: an array 4-ary min-heap with the keys inline.
+ * evq.c — the event queue: a radix heap over (time, seq) with lazy cancellation.
  *
  * Order is (time, seq), a total order: seq comes from q->next_seq++ on every push and every
  * reschedule, so events at equal times fire in scheduling order (FIFO) and a run is reproducible
- * bit for bit. Invariants (evq_check): for every i > 0, key(heap[parent(i)]) < key(heap[i]); for
- * every i < n, heap[i].ev->slot == i; an event not in the heap has slot EVQ_NOT_QUEUED.
+ * bit for bit — the same order the 4-ary heap this replaces produced, so results did not change.
  *
- * Choices, each measured with bench/bench_evq.c (hold model, exponential increments, -O3,
- * M hold ops/s at 10^3 / 10^4 / 10^5 / 10^6 pending):
- *  - 4-ary beats binary (half the depth; the four children of a node span two cache lines):
- *    binary 24.9 / 17.1 / 8.7 / 1.3, 4-ary 35 / 23 / 14 / 2.1 (both with the 128-bit compare).
- *  - Comparing (time, seq) as one 128-bit integer compiles to cmp/sbb and lets the min-of-four
- *    selection use cmov; the short-circuit form branches on random data and mispredicts:
- *    15 / 10.6 / 7.9 / 4.0.
- *  - pop uses Floyd's bottom-up deletion (move the hole to a leaf along min children, then sift
- *    the former last entry up): the last entry almost always belongs near the bottom, so this
- *    saves a compare per level. About even with the plain sift-down at small sizes.
- *  - Branch-free selection serialises the cache misses of a large heap (the branchy version
- *    speculates into the next level). Above 64 Ki entries pop therefore prefetches the
- *    grandchildren group (16 entries, 6 lines) while choosing among the children: 10^6 goes
- *    2.1 → 4.1 and 10^5 14 → 19; below that the heap lives in L2 and prefetching only costs.
- *  - Final: 35.7 / 23.4 / 19.0 / 4.1 (hold); through sim_run within a few percent of that.
- * A calendar queue or ladder queue would be O(1) amortised, but needs tuning to the increment
- * distribution and loses the simple total order; DESIGN.md keeps the heap until a measurement in
- * a real scenario says otherwise.
+ * Radix heap (Ahuja, Mehlhorn, Orlin & Tarjan, JACM 1990), with byte digits. `last` is the time
+ * of the front: every queued time is >= last except in `early` (below). b0 holds the entries
+ * whose time equals `last`, consumed from head0 in seq order; bucket (p, d) holds those whose
+ * highest byte differing from `last` is byte p, where their value is d (> last's byte p), in no
+ * particular order. Every entry of bucket (p, d) is smaller than every entry of a bucket at a
+ * higher byte, or at byte p with a higher value; so when b0 runs dry the front lies in the
+ * lowest non-empty bucket (bit masks find it): its minimum (kept per bucket as entries are
+ * appended) becomes `last` and its entries are redistributed, each to b0 (equal to the new
+ * `last`) or to a bucket at a lower byte. Entries landing in b0 are sorted by seq (usually
+ * already in order); new pushes at `last` carry larger seqs than any queued entry, so appending
+ * keeps the order. An entry moves at most once per byte in which its time differs from the
+ * front's (about three at microsecond horizons), each time by a sequential scan and append: no
+ * pointer chasing and no sifting through cache lines that hold other events, which is where a
+ * heap spends its time at 10^5+ pending events.
  *
- * Growth doubles the array with xrealloc (initial 1024 entries); it happens while a scenario
- * warms up, never in steady state, and the queue never allocates per event.
+ * `last` may run ahead of the simulation clock: evq_peek_time (or a run that stops at stop_at
+ * before popping) settles the front, which moves `last` to the earliest queued time, and the
+ * simulation may then schedule an event between its clock and that time. Such entries go to
+ * `early`, a small binary heap on (time, seq); they all precede every bucket's entries, so the
+ * front is the early heap's root while it has one. In a packet run it stays empty except around
+ * a sampler tick or a resumed stop_at.
+ *
+ * Cancellation is lazy. An event's `stamp` is the seq of its one live entry (0 when it is not
+ * queued); cancel and reschedule just change the stamp, and the old entry, now stale, is skipped
+ * when it reaches the front. Stale entries are swept when they outnumber the live ones (plus a
+ * slack), so memory stays bounded by the live count. Stale entries may take part in choosing a
+ * bucket's minimum: that only makes `last` smaller than it could be, never wrong.
+ *
+ * Measured with bench/bench_evq.c (hold model, exponential increments of mean 1 µs, M hold
+ * ops/s at 10^3 / 10^4 / 10^5 / 10^6 pending): the 4-ary heap with inline keys and prefetching
+ * made 28.8 / 18.8 / 14.6 / 3.4; see the commit that introduced this file for the radix heap's.
+ *
+ * Buckets grow by doubling with xrealloc while a scenario warms up, never in steady state; the
+ * queue never allocates per event.
  */
 #include "evq.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "alloc.h"
 #include "err.h"
 
-#define EVQ_INIT_CAP 1024u
-#define EVQ_PREFETCH_MIN (1u << 16) /* entries; below this the heap is cache resident */
+#define EVQ_INIT_CAP 64u
+#define EVQ_STALE_SLACK 4096u /* sweep only when stale entries exceed live ones by this much */
+#define EVQ_SLAB_MIN 64u       /* chunks in the first slab; each next slab doubles the total */
 
-#define PARENT(i) (((i) - 1) >> 2)
-#define CHILD(i) (((i) << 2) + 1)
+#define NB (EVQ_DIGITS * EVQ_RADIX)
 
-static inline unsigned __int128 key(const evq_entry *e)
+/* Bucket index of t > last: p * 256 + d. */
+static inline unsigned bucket_of(sim_time t, sim_time last)
 {
-    return ((unsigned __int128)e->time << 64) | e->seq;
+    unsigned p = (63u - (unsigned)__builtin_clzll(t ^ last)) >> 3;
+    return p * EVQ_RADIX + (unsigned)((t >> (8 * p)) & 0xff);
 }
 
-static inline int less(const evq_entry *a, const evq_entry *b) { return key(a) < key(b); }
-
-/* Index of the smallest of h[c..min(c+4, n)); c < n. */
-static inline uint32_t min_child(const evq_entry *h, uint32_t n, uint32_t c)
-{
-    if (__builtin_expect(c + 3 < n, 1)) {
-        uint32_t m1 = less(&h[c + 1], &h[c]) ? c + 1 : c;
-        uint32_t m2 = less(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
-        return less(&h[m2], &h[m1]) ? m2 : m1;
-    }
-    uint32_t m = c;
-    for (uint32_t k = c + 1; k < n; k++)
-        if (less(&h[k], &h[m]))
-            m = k;
-    return m;
-}
+static inline bool live(const evq_entry *e) { return e->ev->stamp == e->seq; }
 
 void evq_init(evq *q)
 {
-    q->heap = xmalloc(EVQ_INIT_CAP * sizeof *q->heap, "event queue");
-    q->n = 0;
-    q->cap = EVQ_INIT_CAP;
-    q->next_seq = 0;
+    memset(q, 0, sizeof *q);
+    q->b = xcalloc(NB, sizeof *q->b, "event queue buckets");
+    for (unsigned i = 0; i < NB; i++)
+        q->b[i].min = SIM_TIME_MAX;
+    q->next_seq = 1; /* 0 is EVQ_NOT_QUEUED */
 }
+
+static inline bool key_less(const evq_entry *a, const evq_entry *b)
+{
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void early_sift_down(evq_bucket *h, uint32_t i)
+{
+    evq_entry x = h->e[i];
+    for (uint32_t c; (c = 2 * i + 1) < h->len; i = c) {
+        if (c + 1 < h->len && key_less(&h->e[c + 1], &h->e[c]))
+            c++;
+        if (!key_less(&h->e[c], &x))
+            break;
+        h->e[i] = h->e[c];
+    }
+    h->e[i] = x;
+}
+
+static void early_push(evq_bucket *h, evq_entry x)
+{
+    uint32_t i = h->len++;
+    for (; i > 0 && key_less(&x, &h->e[(i - 1) / 2]); i = (i - 1) / 2)
+        h->e[i] = h->e[(i - 1) / 2];
+    h->e[i] = x;
+}
+
+static void early_pop_root(evq_bucket *h)
+{
+    h->e[0] = h->e[--h->len];
+    if (h->len > 1)
+        early_sift_down(h, 0);
+}
+
+void evq_take_early(evq *q) { early_pop_root(&q->early); }
 
 void evq_free(evq *q)
 {
-    for (uint32_t i = 0; i < q->n; i++)
-        q->heap[i].ev->slot = EVQ_NOT_QUEUED;
-    xfree(q->heap);
-    q->heap = NULL;
-    q->n = q->cap = 0;
+    /* The events are not touched: their owners may be gone already (a stale entry still names
+     * an event whose owner cancelled it and was freed before the simulation). */
+    xfree(q->early.e);
+    xfree(q->b0.e);
+    xfree(q->b);
+    for (uint32_t i = 0; i < q->n_slabs; i++)
+        xfree(q->slabs[i]);
+    xfree(q->slabs);
+    memset(q, 0, sizeof *q);
 }
 
-static void __attribute__((noinline, cold)) grow(evq *q)
+static void __attribute__((noinline, cold)) grow(evq_bucket *b)
 {
-    SIM_ASSERT(q->cap <= EVQ_NOT_QUEUED / 4, "event queue full (%u events)", q->n);
-    q->cap = q->cap ? q->cap * 2 : EVQ_INIT_CAP;
-    q->heap = xrealloc(q->heap, (size_t)q->cap * sizeof *q->heap, "event queue");
+    SIM_ASSERT(b->cap <= UINT32_MAX / 2, "event queue array full (%u entries)", b->len);
+    b->cap = b->cap ? b->cap * 2 : EVQ_INIT_CAP;
+    b->e = xrealloc(b->e, (size_t)b->cap * sizeof *b->e, "event queue");
 }
 
-/* Put e at hole i, moving it towards the root while it is smaller than its parent. */
-static inline void sift_up(evq_entry *h, uint32_t i, evq_entry e)
+/* More chunks: a slab as large as all before it, so there are O(log) allocations in a run and
+ * none once the queue has reached its working size. */
+static void __attribute__((noinline, cold)) add_slab(evq *q)
 {
-    while (i > 0) {
-        uint32_t p = PARENT(i);
-        if (!less(&e, &h[p]))
-            break;
-        h[i] = h[p];
-        h[i].ev->slot = i;
-        i = p;
+    uint64_t n = q->chunks ? q->chunks : EVQ_SLAB_MIN;
+    evq_chunk *s = xmalloc((size_t)n * sizeof *s, "event queue chunks");
+    if (q->n_slabs == q->cap_slabs) {
+        q->cap_slabs = q->cap_slabs ? 2 * q->cap_slabs : 16;
+        q->slabs = xrealloc(q->slabs, q->cap_slabs * sizeof *q->slabs, "event queue slabs");
     }
-    h[i] = e;
-    e.ev->slot = i;
-}
-
-/* Put e at hole i of a heap of n entries, moving it down while a child is smaller. */
-static inline void sift_down(evq_entry *h, uint32_t n, uint32_t i, evq_entry e)
-{
-    for (uint32_t c; (c = CHILD(i)) < n;) {
-        uint32_t m = min_child(h, n, c);
-        if (!less(&h[m], &e))
-            break;
-        h[i] = h[m];
-        h[i].ev->slot = i;
-        i = m;
+    q->slabs[q->n_slabs++] = s;
+    for (uint64_t i = n; i-- > 0;) {
+        s[i].next = q->free;
+        q->free = &s[i];
     }
-    h[i] = e;
-    e.ev->slot = i;
+    q->chunks += n;
 }
 
-/* Put e at hole i: up if it is smaller than its parent, else down. */
-static inline void place(evq *q, uint32_t i, evq_entry e)
+static inline void put_b0(evq *q, evq_entry e)
 {
-    if (i > 0 && less(&e, &q->heap[PARENT(i)]))
-        sift_up(q->heap, i, e);
-    else
-        sift_down(q->heap, q->n, i, e);
+    evq_bucket *b = &q->b0;
+    if (__builtin_expect(b->len == b->cap, 0))
+        grow(b);
+    b->e[b->len++] = e;
+}
+
+static inline void put(evq *q, unsigned i, evq_entry e)
+{
+    evq_list *b = &q->b[i];
+    evq_chunk *c = b->tail;
+    if (__builtin_expect(!c || c->len == EVQ_CHUNK, 0)) {
+        if (!q->free)
+            add_slab(q);
+        evq_chunk *n = q->free;
+        q->free = n->next;
+        n->next = NULL;
+        n->len = 0;
+        if (c)
+            c->next = n;
+        else {
+            b->head = n;
+            unsigned p = i / EVQ_RADIX, d = i % EVQ_RADIX;
+            q->occ[p][d / 64] |= 1ull << (d % 64);
+            q->pos_mask |= 1u << p;
+        }
+        b->tail = c = n;
+    }
+    c->e[c->len++] = e;
+    if (e.time < b->min)
+        b->min = e.time;
+}
+
+static uint32_t keep_live(evq_entry *e, uint32_t n)
+{
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (live(&e[k]))
+            e[w++] = e[k];
+    return w;
+}
+
+static inline void mark_empty(evq *q, unsigned i)
+{
+    unsigned p = i / EVQ_RADIX, d = i % EVQ_RADIX;
+    q->occ[p][d / 64] &= ~(1ull << (d % 64));
+    if (!(q->occ[p][0] | q->occ[p][1] | q->occ[p][2] | q->occ[p][3]))
+        q->pos_mask &= ~(1u << p);
+}
+
+/* Drop every stale entry, keeping the order of the rest (b0's order is seq order). Each bucket is
+ * detached and its live entries put back chunk by chunk; a chunk is released as soon as it has
+ * been read, so the put never needs more chunks than were released. */
+static void __attribute__((noinline)) sweep(evq *q)
+{
+    evq_bucket *a = &q->b0;
+    if (a->len > q->head0)
+        memmove(a->e, a->e + q->head0, (a->len - q->head0) * sizeof *a->e);
+    a->len = keep_live(a->e, a->len - q->head0);
+    q->head0 = 0;
+    for (unsigned i = 0; i < NB; i++) {
+        evq_list *b = &q->b[i];
+        evq_chunk *c = b->head;
+        if (!c)
+            continue;
+        b->head = b->tail = NULL;
+        b->min = SIM_TIME_MAX;
+        mark_empty(q, i);
+        while (c) {
+            evq_entry tmp[EVQ_CHUNK];
+            uint32_t n = 0;
+            for (uint32_t k = 0; k < c->len; k++)
+                if (live(&c->e[k]))
+                    tmp[n++] = c->e[k];
+            evq_chunk *next = c->next;
+            c->next = q->free;
+            q->free = c;
+            for (uint32_t k = 0; k < n; k++)
+                put(q, i, tmp[k]);
+            c = next;
+        }
+    }
+    evq_bucket *h = &q->early;
+    h->len = keep_live(h->e, h->len);
+    for (uint32_t i = h->len / 2; i-- > 0;)
+        early_sift_down(h, i);
+    q->stale = 0;
+}
+
+static inline void forget(evq *q, event *ev)
+{
+    ev->stamp = EVQ_NOT_QUEUED;
+    q->n--;
+    if (++q->stale > (uint64_t)q->n + EVQ_STALE_SLACK)
+        sweep(q);
 }
 
 void evq_push(evq *q, event *ev, sim_time t)
 {
-    SIM_ASSERT(ev->slot == EVQ_NOT_QUEUED, "event %p pushed while queued (slot %u)", (void *)ev,
-               ev->slot);
-    if (__builtin_expect(q->n == q->cap, 0))
-        grow(q);
+    SIM_ASSERT(ev->stamp == EVQ_NOT_QUEUED, "event %p pushed while queued (stamp %llu)",
+               (void *)ev, (unsigned long long)ev->stamp);
+    SIM_ASSERT(q->n < UINT32_MAX, "event queue full (%u events)", q->n);
     evq_entry e = {t, q->next_seq++, ev};
-    sift_up(q->heap, q->n++, e);
+    ev->stamp = e.seq;
+    q->n++;
+    if (t == q->last)
+        put_b0(q, e);
+    else if (__builtin_expect(t > q->last, 1))
+        put(q, bucket_of(t, q->last), e);
+    else {
+        if (q->early.len == q->early.cap)
+            grow(&q->early);
+        early_push(&q->early, e);
+    }
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    uint64_t x = ((const evq_entry *)a)->seq, y = ((const evq_entry *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+/* b0 was refilled by a redistribution: put it in seq order. */
+static void order_b0(evq_bucket *b0)
+{
+    evq_entry *e = b0->e;
+    uint32_t n = b0->len, k = 1;
+    while (k < n && e[k - 1].seq < e[k].seq)
+        k++;
+    if (k >= n)
+        return; /* already in order: the common case */
+    if (n <= 32) {
+        for (uint32_t i = k; i < n; i++) {
+            evq_entry x = e[i];
+            uint32_t j = i;
+            for (; j > 0 && e[j - 1].seq > x.seq; j--)
+                e[j] = e[j - 1];
+            e[j] = x;
+        }
+        return;
+    }
+    qsort(e, n, sizeof *e, by_seq); /* seqs are unique: the result is deterministic */
+}
+
+bool evq_settle(evq *q)
+{
+    while (q->early.len) {
+        if (live(&q->early.e[0]))
+            return true;
+        early_pop_root(&q->early);
+        q->stale--;
+    }
+    evq_bucket *b0 = &q->b0;
+    for (;;) {
+        while (q->head0 < b0->len) {
+            if (live(&b0->e[q->head0]))
+                return true;
+            q->head0++;
+            q->stale--;
+        }
+        b0->len = 0;
+        q->head0 = 0;
+        if (!q->pos_mask) {
+            SIM_ASSERT(q->n == 0 && q->stale == 0, "event queue lost %u events (%llu stale)",
+                       q->n, (unsigned long long)q->stale);
+            return false;
+        }
+        unsigned p = (unsigned)__builtin_ctz(q->pos_mask), w = 0;
+        while (!q->occ[p][w])
+            w++;
+        unsigned i = p * EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(q->occ[p][w]);
+        evq_list *b = &q->b[i];
+        sim_time m = b->min;
+        q->last = m;
+        evq_chunk *c = b->head, *tail = b->tail;
+        b->head = b->tail = NULL;
+        b->min = SIM_TIME_MAX;
+        mark_empty(q, i);
+        for (evq_chunk *x = c; x; x = x->next) {
+            const evq_entry *e = x->e;
+            const uint32_t len = x->len;
+            /* A bucket of byte 1 spans the next 256 ps: its events are about to be popped one
+             * after another, so ask for their cache lines now, all at once, instead of missing
+             * on each in turn (the event sits in the component its handler works on). */
+            if (p <= 1)
+                for (uint32_t k = 0; k < len; k++)
+                    __builtin_prefetch(e[k].ev);
+            for (uint32_t k = 0; k < len; k++) {
+                if (e[k].time == m)
+                    put_b0(q, e[k]);
+                else
+                    put(q, bucket_of(e[k].time, m), e[k]); /* always at a byte below p */
+            }
+        }
+        tail->next = q->free; /* the emptied chunks, back to the free list */
+        q->free = c;
+        if (b0->len > 1)
+            order_b0(b0);
+    }
 }
 
 event *evq_pop(evq *q, sim_time *t)
 {
-    if (q->n == 0)
+    const evq_entry *e = evq_front(q);
+    if (!e)
         return NULL;
-    evq_entry *h = q->heap;
-    evq_entry top = h[0];
-    uint32_t n = --q->n;
-    if (n > 0) {
-        /* Floyd: the hole walks down along min children to a leaf; the last entry fills it. */
-        const int pf = n >= EVQ_PREFETCH_MIN;
-        uint32_t i = 0;
-        for (uint32_t c; (c = CHILD(i)) < n;) {
-            if (pf && CHILD(c) < n) {
-                const char *g = (const char *)&h[CHILD(c)];
-                for (unsigned k = 0; k < 16 * sizeof *h; k += 64)
-                    __builtin_prefetch(g + k);
-            }
-            uint32_t m = min_child(h, n, c);
-            h[i] = h[m];
-            h[i].ev->slot = i;
-            i = m;
-        }
-        sift_up(h, i, h[n]);
-    }
-    top.ev->slot = EVQ_NOT_QUEUED;
-    *t = top.time;
-    return top.ev;
+    *t = e->time;
+    return evq_take_front(q, e);
 }
 
 void evq_cancel(evq *q, event *ev)
 {
-    uint32_t i = ev->slot;
-    if (i == EVQ_NOT_QUEUED)
-        return;
-    SIM_ASSERT(i < q->n && q->heap[i].ev == ev, "event %p has stale slot %u (n %u)", (void *)ev,
-               i, q->n);
-    ev->slot = EVQ_NOT_QUEUED;
-    uint32_t n = --q->n;
-    if (i != n)
-        place(q, i, q->heap[n]);
+    if (ev->stamp != EVQ_NOT_QUEUED)
+        forget(q, ev);
 }
 
 void evq_reschedule(evq *q, event *ev, sim_time t)
 {
-    uint32_t i = ev->slot;
-    if (i == EVQ_NOT_QUEUED) {
-        evq_push(q, ev, t);
-        return;
-    }
-    SIM_ASSERT(i < q->n && q->heap[i].ev == ev, "event %p has stale slot %u (n %u)", (void *)ev,
-               i, q->n);
-    evq_entry e = {t, q->next_seq++, ev};
-    place(q, i, e);
+    if (ev->stamp != EVQ_NOT_QUEUED)
+        forget(q, ev);
+    evq_push(q, ev, t);
+}
+
+static bool count_entry(const evq *q, const evq_entry *e, uint64_t *n_live, uint64_t *n_stale)
+{
+    if (!e->ev || e->seq == 0 || e->seq >= q->next_seq)
+        return false;
+    if (e->ev->stamp == e->seq)
+        (*n_live)++;
+    else if (e->ev->stamp > e->seq || e->ev->stamp == EVQ_NOT_QUEUED)
+        (*n_stale)++;
+    else
+        return false; /* an event's stamp names an older entry than a queued one */
+    return true;
 }
 
 bool evq_check(const evq *q)
 {
-    if (q->n > q->cap)
+    uint64_t n_live = 0, n_stale = 0, chunks = 0;
+    const evq_bucket *h = &q->early;
+    if (h->len > h->cap)
         return false;
-    for (uint32_t i = 0; i < q->n; i++) {
-        const evq_entry *e = &q->heap[i];
-        if (!e->ev || e->ev->slot != i || e->seq >= q->next_seq)
+    for (uint32_t k = 0; k < h->len; k++) {
+        if (!count_entry(q, &h->e[k], &n_live, &n_stale) || h->e[k].time >= q->last)
             return false;
-        if (i > 0 && !less(&q->heap[PARENT(i)], e))
+        if (k && key_less(&h->e[k], &h->e[(k - 1) / 2]))
             return false;
     }
-    return true;
+    h = &q->b0;
+    if (h->len > h->cap || q->head0 > h->len)
+        return false;
+    for (uint32_t k = q->head0; k < h->len; k++) {
+        const evq_entry *e = &h->e[k];
+        if (!count_entry(q, e, &n_live, &n_stale) || e->time != q->last)
+            return false;
+        if (k > q->head0 && e->seq <= e[-1].seq)
+            return false;
+    }
+    for (unsigned i = 0; i < NB; i++) {
+        const evq_list *b = &q->b[i];
+        unsigned p = i / EVQ_RADIX, d = i % EVQ_RADIX;
+        bool occ = (q->occ[p][d / 64] >> (d % 64)) & 1;
+        if (occ != (b->head != NULL) || (b->head == NULL) != (b->tail == NULL))
+            return false;
+        if (occ && !((q->pos_mask >> p) & 1))
+            return false;
+        sim_time m = SIM_TIME_MAX;
+        for (const evq_chunk *c = b->head; c; c = c->next) {
+            chunks++;
+            if (c->len == 0 || c->len > EVQ_CHUNK || (c->next && c->len != EVQ_CHUNK) ||
+                (!c->next && c != b->tail))
+                return false;
+            for (uint32_t k = 0; k < c->len; k++) {
+                const evq_entry *e = &c->e[k];
+                if (!count_entry(q, e, &n_live, &n_stale) || e->time <= q->last ||
+                    bucket_of(e->time, q->last) != i)
+                    return false;
+                if (e->time < m)
+                    m = e->time;
+            }
+        }
+        if (b->head && b->min != m)
+            return false;
+    }
+    for (unsigned p = 0; p < EVQ_DIGITS; p++)
+        if (((q->pos_mask >> p) & 1) != !!(q->occ[p][0] | q->occ[p][1] | q->occ[p][2] | q->occ[p][3]))
+            return false;
+    for (const evq_chunk *c = q->free; c; c = c->next)
+        chunks++;
+    return chunks == q->chunks && n_live == q->n && n_stale == q->stale;
 }

@@ -5,10 +5,17 @@
  * arrival, a timer); the queue never allocates per event. Order is total and reproducible: ties
  * in time are broken by the sequence number assigned when the event was (re)scheduled.
  *
- * Implementation: an array 4-ary min-heap whose entries carry the keys inline (time, seq) next to
- * the event pointer, so sift operations compare without chasing pointers; each event remembers
- * its heap slot for O(log n) cancel and reschedule. evq_check() verifies the heap property and
- * the slot back-pointers — tests call it after every operation.
+ * Implementation: a radix heap over integer picoseconds with byte digits (Ahuja, Mehlhorn, Orlin
+ * & Tarjan, "Faster algorithms for the shortest path problem", JACM 1990; the 2^8-ary variant
+ * keeps the number of moves per event to the bytes in which event times differ) — event times
+ * never precede the current one, which is what makes it apply. Entries at exactly the front time
+ * sit in a FIFO in sequence order; the others in buckets named by the highest byte in which
+ * they differ from the front time and their value of that byte. Entries are moved by sequential
+ * scans, never by pointer chasing, which is what keeps 10^6 pending events fast. Cancel is lazy:
+ * the event forgets its stamp and the entry, which still names it, is skipped when it comes up
+ * (entries go stale; they are swept once they outnumber the live ones). So an event's memory must
+ * stay valid while the queue lives, as it always had to be while queued. evq_check() verifies
+ * the invariants; tests call it after every operation.
  */
 #ifndef WR_CORE_EVQ_H
 #define WR_CORE_EVQ_H
@@ -24,11 +31,13 @@ typedef struct evq evq;
 /* Handler: called when the event fires; `ctx` is the queue's context (the simulation). */
 typedef void (*event_fn)(void *ctx, event *ev);
 
-#define EVQ_NOT_QUEUED UINT32_MAX
+#define EVQ_NOT_QUEUED 0u
+#define EVQ_DIGITS 8   /* bytes of a 64-bit time */
+#define EVQ_RADIX 256
 
 struct event {
     event_fn fn;
-    uint32_t slot;  /* heap index, EVQ_NOT_QUEUED when not scheduled */
+    uint64_t stamp; /* sequence number of its live entry, EVQ_NOT_QUEUED when not scheduled */
 };
 
 typedef struct evq_entry {
@@ -37,19 +46,52 @@ typedef struct evq_entry {
     event *ev;
 } evq_entry;
 
+/* An array of entries (the front FIFO and the early heap). */
+typedef struct evq_bucket {
+    evq_entry *e;
+    uint32_t len, cap;
+} evq_bucket;
+
+/* A radix bucket: a list of fixed-size chunks from the queue's free list, so that memory moves
+ * between buckets as time advances instead of every bucket growing its own array. */
+#define EVQ_CHUNK 42 /* entries: a chunk is 1 KiB */
+typedef struct evq_chunk evq_chunk;
+struct evq_chunk {
+    evq_chunk *next;
+    uint32_t len, pad;
+    evq_entry e[EVQ_CHUNK];
+};
+typedef struct evq_list {
+    evq_chunk *head, *tail;
+    sim_time min; /* smallest time appended since the bucket was last emptied */
+} evq_list;
+
 struct evq {
-    evq_entry *heap;
-    uint32_t n, cap;
+    evq_bucket b0;      /* entries at time `last`, in seq order */
+    evq_list *b;        /* [EVQ_DIGITS * EVQ_RADIX]: bucket (byte p, value d) at p * 256 + d */
+    evq_chunk *free;    /* unused chunks */
+    void **slabs;       /* chunk allocations, freed by evq_free */
+    uint32_t n_slabs, cap_slabs;
+    uint64_t chunks;    /* chunks allocated in all */
+    evq_bucket early;   /* binary heap of entries before `last` (see evq.c); usually empty */
+    uint64_t occ[EVQ_DIGITS][EVQ_RADIX / 64]; /* non-empty buckets */
+    uint32_t pos_mask;  /* bit p set when some bucket of byte p is non-empty */
+    uint32_t head0;     /* entries of b0 before this index are consumed */
+    uint32_t n;         /* live (scheduled) events */
+    uint64_t stale;     /* entries whose event was cancelled or rescheduled since */
+    sim_time last;      /* time of the last popped event (the radix heap's reference) */
     uint64_t next_seq;
 };
 
 void evq_init(evq *q);
+/* Frees the queue's memory; queued events are dropped without being touched. */
 void evq_free(evq *q);
 /* Event setup: must be called once before the event is scheduled. */
-static inline void event_init(event *ev, event_fn fn) { ev->fn = fn; ev->slot = EVQ_NOT_QUEUED; }
-static inline bool event_queued(const event *ev) { return ev->slot != EVQ_NOT_QUEUED; }
+static inline void event_init(event *ev, event_fn fn) { ev->fn = fn; ev->stamp = EVQ_NOT_QUEUED; }
+static inline bool event_queued(const event *ev) { return ev->stamp != EVQ_NOT_QUEUED; }
 
-/* Schedule a not-queued event at `t`. Grows the heap if needed (not in steady state). */
+/* Schedule a not-queued event at `t` (never before the last popped time). Grows a bucket if
+ * needed (not in steady state). */
 void evq_push(evq *q, event *ev, sim_time t);
 /* Remove a queued event; no-op if not queued. */
 void evq_cancel(evq *q, event *ev);
@@ -57,10 +99,43 @@ void evq_cancel(evq *q, event *ev);
 void evq_reschedule(evq *q, event *ev, sim_time t);
 /* Pop the earliest event; returns NULL if empty. *t receives its time. */
 event *evq_pop(evq *q, sim_time *t);
+/* Brings the earliest live entry to the front of bucket 0; false when nothing is queued. Changes
+ * the layout, never the contents (what pops next and in which order). */
+bool evq_settle(evq *q);
+/* The entry evq_pop would return next, or NULL if empty. */
+static inline const evq_entry *evq_front(evq *q)
+{
+    const evq_bucket *b0 = &q->b0;
+    if (__builtin_expect(q->early.len == 0 && q->head0 < b0->len, 1)) {
+        const evq_entry *e = &b0->e[q->head0];
+        if (e->ev->stamp == e->seq)
+            return e;
+    }
+    if (!evq_settle(q))
+        return NULL;
+    return q->early.len ? &q->early.e[0] : &q->b0.e[q->head0];
+}
+void evq_take_early(evq *q);
+/* Pop the entry evq_front just returned (the caller has read what it needs of it). */
+static inline event *evq_take_front(evq *q, const evq_entry *e)
+{
+    event *ev = e->ev;
+    if (__builtin_expect(q->early.len != 0, 0))
+        evq_take_early(q); /* evq_front returned the early heap's root */
+    else
+        q->head0++;
+    ev->stamp = EVQ_NOT_QUEUED;
+    q->n--;
+    return ev;
+}
 /* Earliest time, or SIM_TIME_MAX if empty. */
-static inline sim_time evq_peek_time(const evq *q) { return q->n ? q->heap[0].time : SIM_TIME_MAX; }
+static inline sim_time evq_peek_time(evq *q)
+{
+    const evq_entry *e = evq_front(q);
+    return e ? e->time : SIM_TIME_MAX;
+}
 static inline uint32_t evq_size(const evq *q) { return q->n; }
-/* Verify heap order and slot back-pointers; returns true if consistent. */
+/* Verify the bucket invariants and the live/stale counts; returns true if consistent. */
 bool evq_check(const evq *q);
 
 #endif

@@ -11,8 +11,8 @@
  * (sim.h) is tested before each event: one load of a volatile flag, which the handler of a
  * signal sets.
  *
- * The loop reads the heap root directly instead of calling evq_peek_time+evq_pop twice through
- * the queue's checks; the progress test is a mask on the event count (progress_every is a power
+ * The loop reads the queue's front entry once (evq_front) and takes it (evq_take_front) instead
+ * of calling evq_peek_time+evq_pop through the queue's checks twice; the progress test is a mask on the event count (progress_every is a power
  * of two), so the per-event overhead beyond the queue is one indirect call and a few stores.
  */
 #include "sim.h"
@@ -57,7 +57,8 @@ uint64_t sim_run(sim *s)
             s->interrupted = true;
             break;
         }
-        sim_time t = q->heap[0].time;
+        const evq_entry *front = evq_front(q);
+        sim_time t = front->time;
         if (t > s->stop_at) {
             if (s->stop_at > s->now)
                 s->now = s->stop_at;
@@ -65,7 +66,7 @@ uint64_t sim_run(sim *s)
         }
         SIM_ASSERT(t >= s->now, "time went backwards: event at %llu ps, now %llu ps",
                    (unsigned long long)t, (unsigned long long)s->now);
-        event *ev = evq_pop(q, &t);
+        event *ev = evq_take_front(q, front);
         s->now = t;
         s->events++;
         ev->fn(s, ev);

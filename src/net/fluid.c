@@ -1,0 +1,285 @@
+/*
+ * fluid.c — max-min fair rates by progressive filling, recomputed per connected component.
+ *
+ * Invariants (checked by tests/test_fluid.c): on every link the rates of its flows sum to at
+ * most its capacity (within rounding); every flow has a bottleneck link — a saturated link on
+ * which no flow has a larger rate (the characterisation of max-min fairness, Bertsekas &
+ * Gallager §6.5.2); rates of flows outside the touched component never change.
+ *
+ * Solving a component: every link starts with its capacity as residual and its flow count as
+ * unfrozen; repeatedly the link with the least residual / unfrozen share (first in BFS order
+ * on ties, so results are reproducible) freezes its unfrozen flows at that share, which leaves
+ * every link they cross. O(links x rounds) per component: fine for the components collectives
+ * make (a ring step touches a handful of links per flow); a heap of link shares is the next step
+ * when a profile says so.
+ */
+#include "fluid.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/err.h"
+
+typedef struct fflow {
+    uint32_t *links;
+    uint32_t n_links;
+    uint32_t mark;    /* epoch of the last component walk that reached it */
+    double rate_bps;
+    double left_bits; /* at t_ps */
+    sim_time t_ps;
+    uint8_t live, frozen;
+} fflow;
+
+typedef struct flist {
+    uint32_t *id;
+    uint32_t n, cap;
+} flist;
+
+struct fluid {
+    uint32_t n_links;
+    double *cap_bps;
+    flist *on;        /* per link: the live flows crossing it */
+    double *resid;    /* per link, during a solve */
+    uint32_t *unfrozen;
+    uint32_t *lmark;  /* per link: epoch of the last walk that reached it */
+    fflow *fl;
+    uint32_t n_fl, cap_fl;
+    uint32_t *free_ids;
+    uint32_t n_free;
+    uint32_t epoch;
+    flist comp_flows, comp_links;
+    uint64_t solves, assigns;
+};
+
+static void push(flist *l, uint32_t v)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->id = xrealloc(l->id, l->cap * sizeof *l->id, "fluid list");
+    }
+    l->id[l->n++] = v;
+}
+
+fluid *fluid_new(uint32_t n_links, const double *cap_bps)
+{
+    fluid *f = xcalloc(1, sizeof *f, "fluid engine");
+    f->n_links = n_links;
+    f->cap_bps = xmalloc((n_links ? n_links : 1) * sizeof *f->cap_bps, "fluid capacities");
+    for (uint32_t l = 0; l < n_links; l++) {
+        SIM_ASSERT(cap_bps[l] > 0, "link %u capacity %g bps", l, cap_bps[l]);
+        f->cap_bps[l] = cap_bps[l];
+    }
+    f->on = xcalloc(n_links ? n_links : 1, sizeof *f->on, "fluid link flows");
+    f->resid = xcalloc(n_links ? n_links : 1, sizeof *f->resid, "fluid residuals");
+    f->unfrozen = xcalloc(n_links ? n_links : 1, sizeof *f->unfrozen, "fluid counts");
+    f->lmark = xcalloc(n_links ? n_links : 1, sizeof *f->lmark, "fluid marks");
+    return f;
+}
+
+void fluid_free(fluid *f)
+{
+    if (!f)
+        return;
+    for (uint32_t i = 0; i < f->n_fl; i++)
+        xfree(f->fl[i].links);
+    for (uint32_t l = 0; l < f->n_links; l++)
+        xfree(f->on[l].id);
+    xfree(f->fl);
+    xfree(f->free_ids);
+    xfree(f->on);
+    xfree(f->resid);
+    xfree(f->unfrozen);
+    xfree(f->lmark);
+    xfree(f->cap_bps);
+    xfree(f->comp_flows.id);
+    xfree(f->comp_links.id);
+    xfree(f);
+}
+
+/* Bring a flow's remaining bits to now at its current rate. */
+static void advance(fflow *x, sim_time now_ps)
+{
+    if (now_ps > x->t_ps && x->rate_bps > 0) {
+        x->left_bits -= x->rate_bps * (double)(now_ps - x->t_ps) * 1e-12;
+        if (x->left_bits < 0)
+            x->left_bits = 0;
+    }
+    x->t_ps = now_ps;
+}
+
+/* Collect the component reachable from `seed` links into comp_links / comp_flows. */
+static void walk(fluid *f, const uint32_t *seed, uint32_t n_seed)
+{
+    f->epoch++;
+    f->comp_flows.n = f->comp_links.n = 0;
+    for (uint32_t i = 0; i < n_seed; i++)
+        if (f->lmark[seed[i]] != f->epoch) {
+            f->lmark[seed[i]] = f->epoch;
+            push(&f->comp_links, seed[i]);
+        }
+    for (uint32_t i = 0; i < f->comp_links.n; i++) {
+        const flist *on = &f->on[f->comp_links.id[i]];
+        for (uint32_t k = 0; k < on->n; k++) {
+            fflow *x = &f->fl[on->id[k]];
+            if (x->mark == f->epoch)
+                continue;
+            x->mark = f->epoch;
+            push(&f->comp_flows, on->id[k]);
+            for (uint32_t j = 0; j < x->n_links; j++)
+                if (f->lmark[x->links[j]] != f->epoch) {
+                    f->lmark[x->links[j]] = f->epoch;
+                    push(&f->comp_links, x->links[j]);
+                }
+        }
+    }
+}
+
+static void solve(fluid *f, sim_time now_ps)
+{
+    f->solves++;
+    for (uint32_t i = 0; i < f->comp_flows.n; i++) {
+        fflow *x = &f->fl[f->comp_flows.id[i]];
+        advance(x, now_ps);
+        x->frozen = 0;
+    }
+    for (uint32_t i = 0; i < f->comp_links.n; i++) {
+        uint32_t l = f->comp_links.id[i];
+        f->resid[l] = f->cap_bps[l];
+        f->unfrozen[l] = f->on[l].n;
+    }
+    uint32_t left = f->comp_flows.n;
+    while (left) {
+        uint32_t best = FLUID_NONE;
+        double share = 0;
+        for (uint32_t i = 0; i < f->comp_links.n; i++) {
+            uint32_t l = f->comp_links.id[i];
+            if (!f->unfrozen[l])
+                continue;
+            double s = f->resid[l] / (double)f->unfrozen[l];
+            if (best == FLUID_NONE || s < share) {
+                best = l;
+                share = s;
+            }
+        }
+        SIM_ASSERT(best != FLUID_NONE, "fluid: %u flows without a link", left);
+        if (share < 0)
+            share = 0; /* rounding after many subtractions */
+        const flist *on = &f->on[best];
+        for (uint32_t k = 0; k < on->n; k++) {
+            fflow *x = &f->fl[on->id[k]];
+            if (x->frozen)
+                continue;
+            x->frozen = 1;
+            x->rate_bps = share;
+            f->assigns++;
+            left--;
+            for (uint32_t j = 0; j < x->n_links; j++) {
+                f->resid[x->links[j]] -= share;
+                f->unfrozen[x->links[j]]--;
+            }
+        }
+    }
+}
+
+uint32_t fluid_add(fluid *f, const uint32_t *links, uint32_t n_links, uint64_t bytes,
+                   sim_time now_ps)
+{
+    SIM_ASSERT(n_links > 0 && bytes > 0, "fluid flow of %llu bytes over %u links",
+               (unsigned long long)bytes, n_links);
+    uint32_t id;
+    if (f->n_free)
+        id = f->free_ids[--f->n_free];
+    else {
+        if (f->n_fl == f->cap_fl) {
+            f->cap_fl = f->cap_fl ? 2 * f->cap_fl : 64;
+            f->fl = xrealloc(f->fl, f->cap_fl * sizeof *f->fl, "fluid flows");
+            f->free_ids = xrealloc(f->free_ids, f->cap_fl * sizeof *f->free_ids, "fluid ids");
+        }
+        id = f->n_fl++;
+        f->fl[id].links = NULL;
+    }
+    fflow *x = &f->fl[id];
+    x->links = xrealloc(x->links, n_links * sizeof *x->links, "fluid path");
+    memcpy(x->links, links, n_links * sizeof *links);
+    x->n_links = n_links;
+    x->mark = 0;
+    x->rate_bps = 0;
+    x->left_bits = (double)bytes * 8.0;
+    x->t_ps = now_ps;
+    x->live = 1;
+    x->frozen = 0;
+    for (uint32_t j = 0; j < n_links; j++) {
+        SIM_ASSERT(links[j] < f->n_links, "fluid link %u of %u", links[j], f->n_links);
+        push(&f->on[links[j]], id);
+    }
+    walk(f, links, n_links);
+    solve(f, now_ps);
+    return id;
+}
+
+void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
+{
+    SIM_ASSERT(id < f->n_fl && f->fl[id].live, "fluid flow %u is not live", id);
+    fflow *x = &f->fl[id];
+    advance(x, now_ps);
+    x->live = 0;
+    x->rate_bps = 0;
+    for (uint32_t j = 0; j < x->n_links; j++) {
+        flist *on = &f->on[x->links[j]];
+        for (uint32_t k = 0; k < on->n; k++)
+            if (on->id[k] == id) {
+                /* keep the order of the rest: the solve's tie-breaking follows it */
+                memmove(&on->id[k], &on->id[k + 1], (on->n - k - 1) * sizeof *on->id);
+                on->n--;
+                break;
+            }
+    }
+    walk(f, x->links, x->n_links);
+    solve(f, now_ps);
+    f->free_ids[f->n_free++] = id;
+}
+
+double fluid_rate_bps(const fluid *f, uint32_t id) { return f->fl[id].rate_bps; }
+
+double fluid_left_bits(const fluid *f, uint32_t id, sim_time now_ps)
+{
+    const fflow *x = &f->fl[id];
+    double b = x->left_bits;
+    if (now_ps > x->t_ps)
+        b -= x->rate_bps * (double)(now_ps - x->t_ps) * 1e-12;
+    return b > 0 ? b : 0;
+}
+
+sim_time fluid_finish_ps(const fluid *f, uint32_t id)
+{
+    const fflow *x = &f->fl[id];
+    if (x->left_bits <= 1e-6)
+        return x->t_ps;
+    if (x->rate_bps <= 0)
+        return SIM_TIME_MAX;
+    /* the picosecond the last bit leaves: bits / rate rounded up, with a thousandth of a
+     * picosecond of slack so that an exact quotient (8e6 bits at 100 Gbps = 80 us) is not
+     * pushed one picosecond late by the division's rounding */
+    double dt = ceil(x->left_bits / x->rate_bps * 1e12 - 1e-3);
+    if (dt >= (double)(SIM_TIME_MAX - x->t_ps))
+        return SIM_TIME_MAX;
+    return x->t_ps + (sim_time)dt;
+}
+
+uint32_t fluid_changed(const fluid *f, const uint32_t **ids)
+{
+    *ids = f->comp_flows.id;
+    return f->comp_flows.n;
+}
+
+uint64_t fluid_solves(const fluid *f) { return f->solves; }
+uint64_t fluid_assignments(const fluid *f) { return f->assigns; }
+
+double fluid_link_load_bps(const fluid *f, uint32_t l)
+{
+    double s = 0;
+    for (uint32_t k = 0; k < f->on[l].n; k++)
+        s += f->fl[f->on[l].id[k]].rate_bps;
+    return s;
+}

@@ -1,0 +1,61 @@
+/*
+ * fluid.h — the flow-level network's rate engine: max-min fair rates for fluid flows on links.
+ *
+ * A flow crosses a fixed list of links and has bytes left; every link has a capacity in bits/s.
+ * Rates are max-min fair (Bertsekas & Gallager, "Data Networks", 2nd ed., §6.5.2: progressive
+ * filling — raise every unfrozen flow's rate equally until a link saturates, freeze the flows
+ * crossing it, repeat). They are recomputed only for the flows whose rates can change: when a
+ * flow starts or ends, the connected component of the flow–link graph it belongs to (flows
+ * that share no link, directly or through other flows, keep their rates — max-min allocations
+ * of disjoint components are independent).
+ *
+ * Time is integer picoseconds; the bits a flow has left are tracked as they
+ * advance: at each recomputation every touched flow's remaining bits drop by rate x elapsed
+ * time (doubles); a flow completes at the picosecond its last bit leaves at its current rate,
+ * bits / rate rounded up. This module knows nothing of events:
+ * the flow-level network (issue #13) schedules each flow's completion at fluid_finish_ps and
+ * calls fluid_remove when it fires.
+ *
+ * Not yet wired to a workload: `--fidelity flow` is still refused (see docs).
+ */
+#ifndef WR_NET_FLUID_H
+#define WR_NET_FLUID_H
+
+#include <stdint.h>
+
+#include "core/time.h"
+
+typedef struct fluid fluid;
+
+#define FLUID_NONE UINT32_MAX
+
+/* Returns a new engine over `n_links` links of the given capacities (bits/s, > 0; copied). */
+fluid *fluid_new(uint32_t n_links, const double *cap_bps);
+void fluid_free(fluid *f);
+
+/* Starts a flow of `bytes` (> 0) over `links` (borrowed, copied; may repeat no link) at `now_ps`
+ * and recomputes the rates of its component. Returns the flow's id (ids are reused after
+ * fluid_remove). */
+uint32_t fluid_add(fluid *f, const uint32_t *links, uint32_t n_links, uint64_t bytes,
+                   sim_time now_ps);
+/* Ends flow `id` at `now_ps` (complete or aborted) and recomputes the rates of the flows it
+ * shared links with. */
+void fluid_remove(fluid *f, uint32_t id, sim_time now_ps);
+
+/* The flow's current rate (bits/s) and the bits it had left at its last update. */
+double fluid_rate_bps(const fluid *f, uint32_t id);
+double fluid_left_bits(const fluid *f, uint32_t id, sim_time now_ps);
+/* The picosecond at which the flow completes at its current rate (SIM_TIME_MAX at rate 0). */
+sim_time fluid_finish_ps(const fluid *f, uint32_t id);
+
+/* Flows whose rates were recomputed by the last fluid_add/fluid_remove, and their ids: the
+ * caller reschedules their completions. Valid until the next call. */
+uint32_t fluid_changed(const fluid *f, const uint32_t **ids);
+
+/* Statistics: rate recomputations (component solves) and flow-rate assignments in all. */
+uint64_t fluid_solves(const fluid *f);
+uint64_t fluid_assignments(const fluid *f);
+/* Sum of the rates on link `l` (bits/s). */
+double fluid_link_load_bps(const fluid *f, uint32_t l);
+
+#endif
