@@ -154,6 +154,7 @@ int cli_check_memory(const scenario *sc, uint64_t limit, bool isolated, err *e)
             [JOB_COLLECTIVE] = "fewer ranks or channels, a smaller size or a larger chunk",
             [JOB_TRAINING] = "fewer ranks, micro-batches or iterations",
             [JOB_TRAFFIC] = "fewer hosts or another pattern",
+            [JOB_INFERENCE] = "fewer requests or GPUs",
         };
         return config_error_at(sc, e, key,
                                "%s: this run needs about %s of memory (%s), more than the %s "

@@ -60,7 +60,7 @@ static char *normalize(const char *dir)
  * a wirerate folder. */
 static const char *const known_names[] = {
     "summary.json", "flows.csv",   "ports.csv",    "queues.csv",  "nics.csv",
-    "timeseries.csv", "dcqcn_rates.csv", "transfers.csv", "metrics.prom", "trace.json",
+    "timeseries.csv", "dcqcn_rates.csv", "transfers.csv", "requests.csv", "metrics.prom", "trace.json",
     "capture.pcap", "report.html", "results.db", MANIFEST_NAME,
 };
 

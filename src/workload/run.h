@@ -45,6 +45,29 @@ typedef struct iter_result {
     train_iter train;               /* training jobs */
 } iter_result;
 
+/* Inference jobs (infer_exec.h): per-request latencies over the completed requests.
+ * TTFT = first token − arrival; TPOT = (last token − first token) / (output tokens − 1), over
+ * requests with more than one output token. Percentiles are nearest-rank. Throughput is over
+ * the job's window, start to its last completed request. */
+typedef struct infer_result {
+    uint32_t replicas, prefill_replicas, decode_replicas; /* prefill/decode 0 unless disaggregated */
+    uint64_t requests, requests_done;
+    uint64_t prompt_tokens, output_tokens; /* of the completed requests */
+    sim_time ttft_mean_ps, ttft_p50_ps, ttft_p90_ps, ttft_p99_ps, ttft_max_ps;
+    sim_time tpot_mean_ps, tpot_p50_ps, tpot_p90_ps, tpot_p99_ps, tpot_max_ps;
+    double tokens_per_s, requests_per_s;
+    uint64_t prefill_steps, decode_steps;
+    double mean_decode_batch;     /* sequences per decode step */
+    uint64_t kv_bytes;            /* KV cache moved prefill → decode (disaggregated) */
+} infer_result;
+
+/* One request of an inference job (requests.csv). first/done are 0 when not reached. */
+typedef struct request_record {
+    uint32_t job, id, replica, decode_replica; /* decode_replica = replica when colocated */
+    uint32_t prompt_tokens, output_tokens, generated;
+    sim_time arrival_ps, first_token_ps, done_ps;
+} request_record;
+
 typedef struct job_result {
     const char *name;
     enum job_kind kind;
@@ -83,6 +106,7 @@ typedef struct job_result {
     char ideal_basis[112];      /* what the bound is, in words */
     sim_time nominal_compute_ps; /* training: the busiest rank's compute per iteration at
                                   * nominal speed (the straggler rule's reference) */
+    infer_result infer;          /* inference jobs */
 } job_result;
 
 /* One flow's record (for flows.csv and FCT statistics). */
@@ -197,6 +221,9 @@ typedef struct run_stats {
     uint64_t n_transfers, transfers_dropped;
     transfer_record *transfers; /* collective and training jobs' transfers, by job; recorded
                                  * when output.formats has csv or html */
+
+    uint64_t n_requests;
+    request_record *requests;   /* inference jobs' requests, by job (requests.csv) */
 
     /* fabric */
     uint64_t tx_bytes;          /* MAC frame octets sent by all ports (ifHCOutOctets summed) */
