@@ -118,6 +118,9 @@ static void write_inference(jsonw *w, const infer_result *r)
     key_u64(w, "decode_steps", r->decode_steps);
     key_double(w, "mean_decode_batch", r->mean_decode_batch);
     key_u64(w, "kv_transfer_bytes", r->kv_bytes);
+    key_u64(w, "tp_message_bytes", r->tp_net_bytes);
+    key_u64(w, "ep_message_bytes", r->ep_net_bytes);
+    key_u64(w, "pp_message_bytes", r->pp_net_bytes);
     jsonw_obj_end(w);
 }
 

@@ -84,6 +84,7 @@ typedef struct replica {
     uint32_t max_xfers;
     const gplan *cur;
     uint64_t cur_bytes;
+    uint8_t cur_ph;
     uint32_t cur_done;
     uint32_t *pp_conn; /* [(pp − 1) × tp] */
 } replica;
@@ -127,6 +128,7 @@ struct infer_exec {
     bool started, finished, aborted;
     sim_time start_ps, end_ps;
     uint64_t progress, prefill_steps, decode_steps, decode_seqs, kv_bytes;
+    uint64_t tp_net_bytes, ep_net_bytes, pp_net_bytes; /* posted on connections */
     void (*on_finish)(void *ctx);
     void *on_finish_ctx;
 };
@@ -510,6 +512,9 @@ void infer_exec_result(const infer_exec *x, job_result *jr)
     o->decode_steps = x->decode_steps;
     o->mean_decode_batch = x->decode_steps ? (double)x->decode_seqs / (double)x->decode_steps : 0.0;
     o->kv_bytes = x->kv_bytes;
+    o->tp_net_bytes = x->tp_net_bytes;
+    o->ep_net_bytes = x->ep_net_bytes;
+    o->pp_net_bytes = x->pp_net_bytes;
     jr->ranks = x->n_ranks;
     jr->tp = x->tp;
     jr->pp = x->pp;
@@ -892,7 +897,12 @@ static void post_xfer(infer_exec *x, uint32_t r, uint32_t xf)
     /* the plan's transfer scaled from its nominal size to this collective's */
     uint64_t b =
         (uint64_t)ceil((double)g->pl->xfers[xf].bytes * (double)R->cur_bytes / (double)g->nominal);
-    transport_post(x->tp_, x->conns[g->conn[xf]], b ? b : 1,
+    b = b ? b : 1;
+    if (R->cur_ph == PH_A2A)
+        x->ep_net_bytes += b;
+    else
+        x->tp_net_bytes += b;
+    transport_post(x->tp_, x->conns[g->conn[xf]], b,
                    ((uint64_t)x->job << 40) | (CK_COLL << CK_KIND_SHIFT) |
                        ((uint64_t)r << XFER_BITS) | xf);
 }
@@ -937,12 +947,14 @@ static void rep_advance(infer_exec *x, uint32_t r)
         if (ph == PH_SEND) {
             uint64_t b = R->tokens * (uint64_t)x->h * 2;
             R->msgs_left = x->tp;
+            x->pp_net_bytes += b * x->tp;
             for (uint32_t t = 0; t < x->tp; t++)
                 transport_post(x->tp_, x->conns[R->pp_conn[R->stage * x->tp + t]], b,
                                ((uint64_t)x->job << 40) | (CK_P2P << CK_KIND_SHIFT) | r);
             return;
         }
         R->cur = g;
+        R->cur_ph = ph;
         R->cur_bytes = coll_bytes(x, ph, R->tokens);
         R->cur_done = 0;
         const coll_plan *pl = g->pl;

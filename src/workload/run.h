@@ -59,6 +59,10 @@ typedef struct infer_result {
     uint64_t prefill_steps, decode_steps;
     double mean_decode_batch;     /* sequences per decode step */
     uint64_t kv_bytes;            /* KV cache moved prefill → decode (disaggregated) */
+    /* bytes posted as messages (on the fabric, or NVLink fluid inside a server) by the TP
+     * (all_reduce, all_gather) and EP (all_to_all) collectives of groups spanning servers, and
+     * by the pipeline sends; TP groups inside a server are analytic and move none */
+    uint64_t tp_net_bytes, ep_net_bytes, pp_net_bytes;
 } infer_result;
 
 /* One request of an inference job (requests.csv). first/done are 0 when not reached. */
