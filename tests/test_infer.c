@@ -7,7 +7,9 @@
  * closed forms; continuous batching respects max_batch; the same seed gives identical requests;
  * stop_at ends a run with requests still in flight.
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "config/config.h"
@@ -392,6 +394,62 @@ static void test_stop_at(void)
     free(o.req);
 }
 
+/* A trace: each request arrives at its row's time with its row's tokens (a relative path is
+ * read from the scenario's folder). */
+static void test_trace(void)
+{
+    char dir[] = "/tmp/wr-infer-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    char path[64], tr[64];
+    snprintf(tr, sizeof tr, "%s/reqs.csv", dir);
+    snprintf(path, sizeof path, "%s/s.yaml", dir);
+    FILE *f = fopen(tr, "w");
+    fputs("arrival,prompt_tokens,output_tokens\n0.001,100,3\n2ms,50,1\n2ms,70,2\n", f);
+    fclose(f);
+    f = fopen(path, "w");
+    fprintf(f,
+            "fabric: { preset: leaf-spine, servers: 1, gpus_per_server: 1 }\n"
+            "workload:\n"
+            "  - kind: inference\n%s"
+            "    start: 1ms\n"
+            "    requests: { trace: reqs.csv }\n",
+            MODEL);
+    fclose(f);
+    scenario sc;
+    err e;
+    err_clear(&e);
+    if (config_load(&sc, path, NULL, 0, &e)) {
+        fprintf(stderr, "  config: %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
+        CHECK(0);
+    } else {
+        run *r = run_new(&sc, &e);
+        CHECK(r != NULL);
+        if (r) {
+            run_execute(r, NULL, NULL);
+            const run_stats *st = run_result(r);
+            CHECK_EQ_U64(st->n_requests, 3);
+            static const sim_time at[3] = {2000000000, 3000000000, 3000000000};
+            static const uint32_t pr[3] = {100, 50, 70}, ou[3] = {3, 1, 2};
+            for (uint32_t i = 0; i < 3 && i < st->n_requests; i++) {
+                CHECK_EQ_U64(st->requests[i].arrival_ps, at[i]);
+                CHECK_EQ_U64(st->requests[i].prompt_tokens, pr[i]);
+                CHECK_EQ_U64(st->requests[i].output_tokens, ou[i]);
+                CHECK_EQ_U64(st->requests[i].generated, ou[i]);
+            }
+            CHECK_EQ_U64(st->jobs[0].infer.output_tokens, 6);
+            CHECK(st->jobs[0].completed);
+            run_free(r);
+        }
+        scenario_free(&sc);
+    }
+    remove(tr);
+    remove(path);
+    remove(dir);
+}
+
 /* The KV bytes per token: Llama 3 70B (80 layers, 8 KV heads of 128) is 320 KiB per token;
  * under tp 16 each GPU keeps one KV head (replicated, as vLLM does when tp > kv_heads). */
 static void test_kv_formula(void)
@@ -417,5 +475,6 @@ int main(void)
     TEST_RUN(test_batching);
     TEST_RUN(test_determinism);
     TEST_RUN(test_stop_at);
+    TEST_RUN(test_trace);
     return tl_finish();
 }

@@ -283,7 +283,7 @@ infer_exec *infer_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     x->rsize = x->tp * x->pp;
     if (x->n_ranks == 0 || x->n_ranks % x->rsize != 0) {
         config_error_at(sc, e, job_key(key, sizeof key, j, "parallelism"),
-                        "workload[%u]: %u GPUs do not split into model replicas of tp x pp = %u "
+                        "workload[%u].parallelism: %u GPUs do not split into model replicas of tp x pp = %u "
                         "GPUs (give ranks, or a tp and pp whose product divides the GPUs)",
                         j, x->n_ranks, x->rsize);
         goto fail;
@@ -316,7 +316,7 @@ infer_exec *infer_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
                 continue;
             snprintf(key, sizeof key, "faults.%u.gpu", k);
             config_error_at(sc, e, key,
-                            "faults[%u]: %s on GPU %u of inference job \"%s\" is not available "
+                            "faults[%u].gpu: %s on GPU %u of inference job \"%s\" is not available "
                             "yet in this version (gpu faults act on training jobs)",
                             k, fault_kind_name(f->kind), f->gpu, job->name);
             goto fail;
@@ -414,7 +414,7 @@ infer_exec *infer_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
                 gplan *g = group_plan(x, r, s, OPK[k], conn_of, &pe);
                 if (!g) {
                     config_error_at(sc, e, job_key(key, sizeof key, j, "parallelism"),
-                                    "workload[%u]: the %s of a TP group spanning servers: %s", j,
+                                    "workload[%u].parallelism: the %s of a TP group spanning servers: %s", j,
                                     coll_op_name(OPK[k]), pe.msg);
                     xfree(conn_of);
                     goto fail;
