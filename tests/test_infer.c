@@ -1,7 +1,8 @@
 /*
  * test_infer.c — inference jobs (workload/infer_exec.h): on an idle fabric a request's TTFT is
  * exactly its prefill compute plus its collectives (inside a server: the α–β ring; across
- * servers: as long as the same all_reduce run alone as a collective job) and its decode steps
+ * servers: as long as the same all_reduce run alone as a collective job; between pipeline
+ * stages: as long as the same message alone) and its decode steps
  * add up to its last token; Poisson arrivals match their rate and law within statistical bounds
  * for a seeded run; the MoE all_to_all volume per layer and the KV-cache transfer follow their
  * closed forms; continuous batching respects max_batch; the same seed gives identical requests;
@@ -183,6 +184,49 @@ static void test_ttft_idle_network(void)
     /* a ring all_reduce moves 2(n − 1) pieces of S/n per rank: 2 × 2 × S/2 per collective */
     CHECK_EQ_U64(o.jr.infer.tp_net_bytes, 8 * 2 * ar_bytes);
     CHECK_EQ_U64(o.delivered, o.jr.infer.tp_net_bytes); /* all of it on the fabric */
+    free(o.req);
+}
+
+/* The FCT of one flow of `bytes` from host 0 to host 1 alone on the fabric (an incast onto
+ * host 1 from host 0 only). */
+static sim_time lone_message(uint64_t bytes)
+{
+    char y[512];
+    snprintf(y, sizeof y,
+             "fabric: { preset: leaf-spine, servers: 2, gpus_per_server: 1 }\n"
+             "workload:\n"
+             "  - { kind: traffic, pattern: incast, hosts: [1, 0], size: %lluB }\n",
+             (unsigned long long)bytes);
+    out o = run_yaml(y, "p2p.yaml");
+    free(o.req);
+    CHECK(o.jr.completed);
+    return o.jr.jct_ps;
+}
+
+/* pp 2 over two servers: the prefill runs stage 0 (2 layers), sends T·h·2 bytes of
+ * activations to stage 1 over the fabric, runs stage 1 (2 layers + LM head): TTFT = both
+ * stages' compute + the lone message. */
+static void test_ttft_idle_pipeline(void)
+{
+    char y[1024];
+    snprintf(y, sizeof y,
+             "fabric: { preset: leaf-spine, servers: 2, gpus_per_server: 1 }\n"
+             "workload:\n"
+             "  - kind: inference\n%s"
+             "    parallelism: { pp: 2 }\n"
+             "    requests: { rate: 1, count: 1, prompt: 200, output: 1 }\n",
+             MODEL);
+    out o = run_yaml(y, "infer.yaml");
+    if (!o.ok)
+        return;
+    double P = 200;
+    sim_time compute = step_ps(4, 1, P, P * (P + 1) / 2, P, 1, 0);
+    sim_time send = lone_message(200ull * H * 2);
+    const request_record *q = &o.req[0];
+    CHECK(send > 0);
+    CHECK_EQ_U64(q->first_token_ps - q->arrival_ps, compute + send);
+    CHECK_EQ_U64(o.jr.infer.pp_net_bytes, 200ull * H * 2);
+    CHECK_EQ_U64(o.delivered, 200ull * H * 2);
     free(o.req);
 }
 
@@ -469,6 +513,7 @@ int main(void)
     TEST_RUN(test_kv_formula);
     TEST_RUN(test_ttft_idle_local);
     TEST_RUN(test_ttft_idle_network);
+    TEST_RUN(test_ttft_idle_pipeline);
     TEST_RUN(test_poisson_rate);
     TEST_RUN(test_moe_a2a_volume);
     TEST_RUN(test_kv_transfer);

@@ -190,12 +190,12 @@ static gplan *group_plan(infer_exec *x, uint32_t r, uint32_t s, enum coll_op op,
 {
     uint32_t n = x->tp, base = x->rep[r].rank0 + s * x->tp;
     uint32_t *lay = ARENA_NEW_ARRAY(&x->mem, uint32_t, n);
-    uint32_t seen[64], ns = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    uint32_t *seen = ARENA_NEW_ARRAY(&x->mem, uint32_t, n), ns = 0;
+    for (uint32_t i = 0; i < n; i++) { /* servers renumbered by first appearance */
         uint32_t sv = server_of(x, base + i), k = 0;
         while (k < ns && seen[k] != sv)
             k++;
-        if (k == ns && ns < 64)
+        if (k == ns)
             seen[ns++] = sv;
         lay[i] = k;
     }
@@ -282,10 +282,11 @@ infer_exec *infer_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     x->pp = job->pp;
     x->rsize = x->tp * x->pp;
     if (x->n_ranks == 0 || x->n_ranks % x->rsize != 0) {
-        config_error_at(sc, e, job_key(key, sizeof key, j, "parallelism"),
-                        "workload[%u].parallelism: %u GPUs do not split into model replicas of tp x pp = %u "
-                        "GPUs (give ranks, or a tp and pp whose product divides the GPUs)",
-                        j, x->n_ranks, x->rsize);
+        config_error_at(
+            sc, e, job_key(key, sizeof key, j, "parallelism"),
+            "workload[%u].parallelism: %u GPUs do not split into model replicas of tp x pp = %u "
+            "GPUs (give ranks, or a tp and pp whose product divides the GPUs)",
+            j, x->n_ranks, x->rsize);
         goto fail;
     }
     x->n_rep = x->n_ranks / x->rsize;
@@ -413,9 +414,10 @@ infer_exec *infer_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
                     continue;
                 gplan *g = group_plan(x, r, s, OPK[k], conn_of, &pe);
                 if (!g) {
-                    config_error_at(sc, e, job_key(key, sizeof key, j, "parallelism"),
-                                    "workload[%u].parallelism: the %s of a TP group spanning servers: %s", j,
-                                    coll_op_name(OPK[k]), pe.msg);
+                    config_error_at(
+                        sc, e, job_key(key, sizeof key, j, "parallelism"),
+                        "workload[%u].parallelism: the %s of a TP group spanning servers: %s", j,
+                        coll_op_name(OPK[k]), pe.msg);
                     xfree(conn_of);
                     goto fail;
                 }
