@@ -1748,7 +1748,8 @@ static int parse_inference(ld *L, const cfg_node *jm, const char *jp, cfg_job *j
                     "missing required key \"requests\" (e.g. {rate: 20, count: 1000} for Poisson "
                     "arrivals, or {trace: requests.csv})");
     const char *trace = NULL;
-    TRY(get_num(L, rq, rp, "rate", 0, true, 1e9, false, "requests per second > 0", &j->req_rate));
+    TRY(get_num(L, rq, rp, "rate", 0.001, false, 1e9, false,
+                "requests per second in [0.001, 1e9]", &j->req_rate));
     rn = present(cfg_map_get(rq, "rate", NULL)) ? cfg_map_get(rq, "rate", NULL) : NULL;
     TRY(get_u32(L, rq, rp, "count", 1, REQTRACE_MAX_ROWS, &j->req_count, &cn));
     j->req_prompt = 1024;
@@ -1799,6 +1800,12 @@ static int parse_inference(ld *L, const cfg_node *jm, const char *jp, cfg_job *j
                     "missing required key \"%s\" (Poisson arrivals need a rate in requests/s and "
                     "a count, so that the job ends; or give a trace)",
                     rn ? "count" : "rate");
+    } else if (j->req_count / j->req_rate > 1e6) {
+        sub(kp, rp, "count");
+        return fail(L, cn, kp,
+                    "%u requests at %g/s arrive over %.3g s; at most 10^6 s (11.6 days) of "
+                    "arrivals",
+                    j->req_count, j->req_rate, j->req_count / j->req_rate);
     }
     j->max_batch = 256; /* vLLM --max-num-seqs default (vllm/engine/arg_utils.py) */
     /* vLLM without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048) */
