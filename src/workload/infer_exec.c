@@ -29,6 +29,7 @@
 #include "../core/arena.h"
 #include "../core/delayq.h"
 #include "../core/rng.h"
+#include "../telemetry/trace.h"
 #include "collective.h"
 #include "training.h"
 
@@ -46,6 +47,16 @@
 enum ph { PH_ATTN, PH_AR, PH_MLP, PH_A2A, PH_AG, PH_HEAD, PH_SEND };
 static const uint8_t DENSE[] = {PH_ATTN, PH_AR, PH_MLP, PH_AR};
 static const uint8_t MOE[] = {PH_ATTN, PH_AR, PH_A2A, PH_MLP, PH_A2A, PH_AG};
+
+/* One step of one replica, for trace.json. */
+typedef struct step_rec {
+    sim_time start_ps, end_ps;
+    uint32_t replica, seqs;
+    uint64_t tokens;
+    bool prefill;
+} step_rec;
+/* Steps kept for the trace at most (32 MB of records); the rest are counted. */
+#define STEP_RECS_MAX (1u << 20)
 
 typedef struct ireq {
     sim_time arrival_ps; /* from the job's start */
@@ -73,6 +84,7 @@ typedef struct replica {
     uint32_t pending_kv; /* requests bound here whose KV cache is on its way */
     /* current step */
     bool busy, is_prefill;
+    sim_time step_start;
     uint64_t tokens;  /* T */
     double attn_term; /* Σ n_i (c_i + (n_i + 1)/2) */
     double kv_tokens; /* Σ (c_i + n_i) */
@@ -131,6 +143,10 @@ struct infer_exec {
     uint64_t tp_net_bytes, ep_net_bytes, pp_net_bytes; /* posted on connections */
     void (*on_finish)(void *ctx);
     void *on_finish_ctx;
+    /* trace.json: the steps (only with output format trace) */
+    step_rec *steps;
+    uint32_t n_steps, cap_steps;
+    uint64_t steps_dropped;
 };
 
 static void arrive_fire(void *ctx, event *ev);
@@ -445,6 +461,14 @@ infer_exec *infer_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
                         conn_new(x, x->rep[p].rank0 + i, x->rep[x->n_prefill + d].rank0 + i);
     }
     SIM_ASSERT(x->n_rep < (1u << (CK_KIND_SHIFT - XFER_BITS)), "%u replicas", x->n_rep);
+    if (sc->output_formats & OUT_TRACE) {
+        /* at most one prefill step per request and one decode step per output token */
+        uint64_t most = x->n_req;
+        for (uint32_t i = 0; i < x->n_req; i++)
+            most += x->req[i].output;
+        x->cap_steps = most < STEP_RECS_MAX ? (uint32_t)most : STEP_RECS_MAX;
+        x->steps = xmalloc(sizeof(step_rec) * (x->cap_steps ? x->cap_steps : 1), "step records");
+    }
     x->prio = (uint8_t)(job->priority < 0 ? sc->nic.priority : job->priority);
     *connections = x->n_conns;
     return x;
@@ -479,6 +503,7 @@ void infer_exec_free(infer_exec *x)
     xfree(x->conn_src);
     xfree(x->conn_dst);
     xfree(x->conns);
+    xfree(x->steps);
     xfree(x);
 }
 
@@ -615,6 +640,33 @@ bool infer_exec_waiting(const infer_exec *x)
         if (x->rep[r].busy || x->rep[r].pending_kv)
             return false;
     return true;
+}
+
+void infer_exec_trace(const infer_exec *x, trace_writer *tw)
+{
+    uint32_t pid = trace_process(tw, x->cfg->name);
+    uint32_t *tid = xmalloc(sizeof(uint32_t) * x->n_rep, "trace rows");
+    for (uint32_t r = 0; r < x->n_rep; r++) {
+        char row[64];
+        snprintf(row, sizeof row, "replica %u (GPUs %u..%u)%s", r, x->gpu_of_rank[x->rep[r].rank0],
+                 x->gpu_of_rank[x->rep[r].rank0 + x->rsize - 1],
+                 !x->disagg          ? ""
+                 : x->rep[r].prefill ? " prefill"
+                                     : " decode");
+        tid[r] = trace_thread(tw, pid, row);
+    }
+    for (uint32_t i = 0; i < x->n_steps; i++) {
+        const step_rec *k = &x->steps[i];
+        char name[80];
+        if (k->prefill)
+            snprintf(name, sizeof name, "prefill %u seqs, %llu tokens", k->seqs,
+                     (unsigned long long)k->tokens);
+        else
+            snprintf(name, sizeof name, "decode %u seqs", k->seqs);
+        trace_complete(tw, pid, tid[k->replica], name, k->prefill ? "prefill" : "decode",
+                       k->start_ps, k->end_ps - k->start_ps);
+    }
+    xfree(tid);
 }
 
 void infer_exec_abort(infer_exec *x)
@@ -805,6 +857,11 @@ static void step_done(infer_exec *x, uint32_t r)
     sim_time now = x->net->sim->now;
     R->busy = false;
     x->progress++;
+    if (x->steps && x->n_steps < x->cap_steps)
+        x->steps[x->n_steps++] =
+            (step_rec){R->step_start, now, r, R->n_batch, R->tokens, R->is_prefill};
+    else if (x->steps)
+        x->steps_dropped++;
     if (R->is_prefill) {
         for (uint32_t b = 0; b < R->n_batch; b++) {
             uint32_t i = R->batch[b];
@@ -887,6 +944,7 @@ static void rep_schedule(infer_exec *x, uint32_t r)
         x->decode_seqs += R->n_running;
     }
     R->busy = true;
+    R->step_start = x->net->sim->now;
     R->stage = 0;
     R->phase = 0;
     rep_advance(x, r);

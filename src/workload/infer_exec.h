@@ -85,6 +85,12 @@ uint64_t infer_exec_progress(const infer_exec *x);
 bool infer_exec_waiting(const infer_exec *x);
 void infer_exec_free(infer_exec *x);
 
+/* Write its steps into a Chrome trace (telemetry/trace.h; recorded only when the scenario's
+ * output has `trace`, the first 2^20): a process for the job, a row per replica, a slice per
+ * prefill or decode step. */
+struct trace_writer;
+void infer_exec_trace(const infer_exec *x, struct trace_writer *tw);
+
 /* KV-cache bytes of one token on one GPU of a stage of `layers` layers under tensor
  * parallelism tp: 2 (K and V) × ⌈kv_heads / tp⌉ × head_dim × 2 bytes × layers (a model
  * without heads: ⌈hidden / tp⌉ for the K/V width). Exposed for tests. */

@@ -842,6 +842,8 @@ static void collect(run *r)
             coll_exec_trace(r->jobs[j].coll, tw);
         else if (r->jobs[j].train)
             train_exec_trace(r->jobs[j].train, tw);
+        else if (r->jobs[j].infer)
+            infer_exec_trace(r->jobs[j].infer, tw);
     }
     if (tw && sc->n_faults) {
         /* a "faults" process: a row per fault, its active span as a slice, each of its events
