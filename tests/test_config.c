@@ -483,7 +483,7 @@ static void test_override_errors(void)
         {"workload.x", "1", 2, 1, "workload.x: expected a list index at \"x\""},
         {"seed", "[1, 2", 2, 11, NULL}, /* YAML syntax error at the end of the value */
         {"workload.1", "{size: 1MB}", 2, 12,
-         "workload[1]: missing required key \"kind\" (collective | training | traffic | chakra)"},
+         "workload[1]: missing required key \"kind\" (collective | training | traffic | chakra | inference)"},
     };
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         const ovbad *c = &CASES[i];

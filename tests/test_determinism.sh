@@ -2,7 +2,7 @@
 # test_determinism.sh — same scenario + same seed => byte-identical results (DESIGN.md
 # "Determinism"); a different seed must change what the seed drives (the permutation).
 # Compared: summary.json without the wall-clock fields (wall_s, events_per_s, peak_rss_bytes,
-# which measure the machine, not the model) and flows.csv / ports.csv as they are.
+# which measure the machine, not the model) and flows.csv / ports.csv / requests.csv as they are.
 # Usage: test_determinism.sh WIRERATE_BINARY SOURCE_DIR
 set -u
 WR=${1:?usage: test_determinism.sh WIRERATE SOURCE_DIR}
@@ -28,14 +28,14 @@ run() {
     strip_wall "$out/summary.json" > "$out.det.json"
 }
 
-for ex in default incast background mice; do
+for ex in default incast background mice inference; do
     sc=$SRC/examples/$ex.yaml
     echo "== $ex: two runs, same seed"
     run "$ex run 1" "$sc" "$T/$ex-a" || continue
     run "$ex run 2" "$sc" "$T/$ex-b" || continue
     if cmp -s "$T/$ex-a.det.json" "$T/$ex-b.det.json"; then ok "$ex: summary.json identical"
     else fail "$ex: summary.json differs:"; diff "$T/$ex-a.det.json" "$T/$ex-b.det.json" | head -20; fi
-    for csv in flows.csv ports.csv; do
+    for csv in flows.csv ports.csv requests.csv; do
         [ -e "$T/$ex-a/$csv" ] || continue
         if cmp -s "$T/$ex-a/$csv" "$T/$ex-b/$csv"; then ok "$ex: $csv identical"
         else fail "$ex: $csv differs"; fi

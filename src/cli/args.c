@@ -155,6 +155,7 @@ int cli_check_memory(const scenario *sc, uint64_t limit, bool isolated, err *e)
             [JOB_TRAINING] = "fewer ranks, micro-batches or iterations",
             [JOB_TRAFFIC] = "fewer hosts or another pattern",
             [JOB_CHAKRA] = "a trace of fewer ranks or fewer iterations",
+            [JOB_INFERENCE] = "fewer requests or GPUs",
         };
         return config_error_at(sc, e, key,
                                "%s: this run needs about %s of memory (%s), more than the %s "

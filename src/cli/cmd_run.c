@@ -282,6 +282,13 @@ static int write_outputs(outdir *od, const scenario *sc, const run_stats *st, te
             if ((rc = outdir_end(od, f, e)))
                 return rc;
         }
+        if (st->n_requests) {
+            if (!(f = outdir_begin(od, "requests.csv", e)))
+                return ERR_IO;
+            summary_write_requests_csv(f, st);
+            if ((rc = outdir_end(od, f, e)))
+                return rc;
+        }
         if (!(f = outdir_begin(od, "ports.csv", e)))
             return ERR_IO;
         summary_write_ports_csv(f, st);

@@ -60,8 +60,8 @@ static char *normalize(const char *dir)
  * a wirerate folder. */
 static const char *const known_names[] = {
     "summary.json", "flows.csv",   "ports.csv",    "queues.csv",  "nics.csv",
-    "timeseries.csv", "dcqcn_rates.csv", "transfers.csv", "metrics.prom", "trace.json",
-    "capture.pcap", "report.html", "results.db", "tenants.csv", MANIFEST_NAME,
+    "timeseries.csv", "dcqcn_rates.csv", "transfers.csv", "requests.csv", "metrics.prom",
+    "trace.json", "capture.pcap", "report.html", "results.db", "tenants.csv", MANIFEST_NAME,
 };
 
 static bool is_known(const char *name)

@@ -27,6 +27,7 @@
 
 #include "../core/alloc.h"
 #include "tree.h"
+#include "reqtrace.h"
 #include "units.h"
 
 #define PATHLEN 256
@@ -51,7 +52,8 @@ typedef struct ld {
 
 static const char *const PRESETS[] = {"single-switch", "leaf-spine", "fat-tree", "rail-optimized",
                                       "rail-only",     "custom",     NULL};
-static const char *const JOB_KINDS[] = {"collective", "training", "traffic", "chakra", NULL};
+static const char *const JOB_KINDS[] = {"collective", "training", "traffic", "chakra", "inference",
+                                        NULL};
 static const char *const OPS[] = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all",
                                   "broadcast",  "reduce",         NULL};
 static const char *const ALGOS[] = {"ring",
@@ -202,6 +204,15 @@ static const char *const K_JOB_TRAIN[] = {
     "name",        "kind",         "start",  "iterations", "model",    "parallelism",
     "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
     "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", "tenant", NULL};
+static const char *const K_JOB_INFER[] = {
+    "name",     "kind",     "start",    "model",         "parallelism", "moe", "gpu",
+    "ranks",    "priority", "requests", "batching",      "disaggregated", "tenant", NULL};
+static const char *const K_REQUESTS[] = {"rate", "count", "prompt", "output", "trace", NULL};
+static const char *const K_BATCHING[] = {"max_batch", "max_tokens", NULL};
+static const char *const K_GPU_INFER[] = {"peak_tflops", "mfu", "hbm_bandwidth",
+                                          "hbm_efficiency", NULL};
+static const char *const K_PAR_INFER[] = {"tp", "pp", NULL};
+static const char *const K_DISAGG[] = {"prefill_gpus", "decode_gpus", NULL};
 static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
 static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time", NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
@@ -1479,10 +1490,12 @@ static const model_preset MODELS[] = {
 static int get_job_priority(ld *L, const cfg_node *jm, const char *jp, cfg_job *j);
 static int get_moe(ld *L, const cfg_node *jm, const char *jp, cfg_job *j);
 
-static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+/* `model:` of a training or inference job: a preset, refined by explicit fields, or an
+ * explicit model. */
+static int get_model(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
 {
-    const cfg_node *mm, *par, *gpu, *n_gb = NULL;
-    char mp[PATHLEN], pp[PATHLEN], gp[PATHLEN];
+    const cfg_node *mm;
+    char mp[PATHLEN];
     TRY(get_map(L, jm, jp, "model", K_MODEL, &mm, mp));
     if (!mm)
         return fail(L, jm, jp,
@@ -1527,7 +1540,14 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
                     "expected at most heads (%u) KV heads, got %u", j->model_heads,
                     j->model_kv_heads);
     }
+    return ERR_OK;
+}
 
+static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    const cfg_node *par, *gpu, *n_gb = NULL;
+    char pp[PATHLEN], gp[PATHLEN];
+    TRY(get_model(L, jm, jp, j));
     TRY(get_moe(L, jm, jp, j));
     TRY(get_map(L, jm, jp, "parallelism", K_PAR, &par, pp));
     if (par) {
@@ -1826,6 +1846,120 @@ static int parse_chakra(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     return ERR_OK;
 }
 
+/* An inference job's keys (docs/scenario.md "Inference jobs"). */
+static int parse_inference(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    const cfg_node *par, *gpu, *rq, *bt, *dg, *rn, *cn, *tn, *pn, *on;
+    char pp[PATHLEN], gp[PATHLEN], rp[PATHLEN], bp[PATHLEN], dp[PATHLEN], kp[PATHLEN];
+    TRY(get_model(L, jm, jp, j));
+    TRY(get_moe(L, jm, jp, j));
+    TRY(get_map(L, jm, jp, "parallelism", K_PAR_INFER, &par, pp));
+    if (par) {
+        TRY(get_u32(L, par, pp, "tp", 1, 1u << 20, &j->tp, NULL));
+        TRY(get_u32(L, par, pp, "pp", 1, 1u << 20, &j->pp, NULL));
+    }
+    TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
+    TRY(get_job_priority(L, jm, jp, j));
+    /* H100 SXM: 3.35 TB/s HBM3 (NVIDIA H100 Tensor Core GPU datasheet; B200: 8 TB/s). A
+     * decode step streams weights and KV cache: coalesced weight loads measure 78-84% of it
+     * (Nsight Compute on Llama-70B TP=8 serving, mikamirai.com/blog/gpu-memory-bandwidth). */
+    j->hbm_bps = 3350000000000ull * 8;
+    j->hbm_eff = 0.8;
+    TRY(get_map(L, jm, jp, "gpu", K_GPU_INFER, &gpu, gp));
+    if (gpu) {
+        TRY(get_num(L, gpu, gp, "peak_tflops", 0, true, 1e9, false, "a number > 0",
+                    &j->gpu_peak_tflops));
+        TRY(get_num(L, gpu, gp, "mfu", 0, true, 1, false, "a fraction in (0, 1]", &j->gpu_mfu));
+        TRY(get_unit_pos(L, gpu, gp, "hbm_bandwidth", RATE, &j->hbm_bps, NULL));
+        TRY(get_num(L, gpu, gp, "hbm_efficiency", 0, true, 1, false, "a fraction in (0, 1]",
+                    &j->hbm_eff));
+    }
+    TRY(get_map(L, jm, jp, "requests", K_REQUESTS, &rq, rp));
+    if (!rq)
+        return fail(L, jm, jp,
+                    "missing required key \"requests\" (e.g. {rate: 20, count: 1000} for Poisson "
+                    "arrivals, or {trace: requests.csv})");
+    const char *trace = NULL;
+    TRY(get_num(L, rq, rp, "rate", 0.001, false, 1e9, false,
+                "requests per second in [0.001, 1e9]", &j->req_rate));
+    rn = present(cfg_map_get(rq, "rate", NULL)) ? cfg_map_get(rq, "rate", NULL) : NULL;
+    TRY(get_u32(L, rq, rp, "count", 1, REQTRACE_MAX_ROWS, &j->req_count, &cn));
+    j->req_prompt = 1024;
+    j->req_output = 128;
+    TRY(get_u32(L, rq, rp, "prompt", 1, 10000000, &j->req_prompt, &pn));
+    TRY(get_u32(L, rq, rp, "output", 1, 10000000, &j->req_output, &on));
+    TRY(get_str(L, rq, rp, "trace", &trace, &tn));
+    if (tn) {
+        const cfg_node *other = rn ? rn : cn ? cn : pn ? pn : on;
+        if (other) {
+            const char *k = rn ? "rate" : cn ? "count" : pn ? "prompt" : "output";
+            sub(kp, rp, k);
+            return fail(L, other, kp,
+                        "not with a trace (the trace gives every request's arrival, prompt and "
+                        "output tokens)");
+        }
+        sub(kp, rp, "trace");
+        const char *file = L->sc->file ? L->sc->file : "";
+        const char *slash = strrchr(file, '/');
+        size_t dl = trace[0] == '/' || !slash ? 0 : (size_t)(slash - file) + 1;
+        char *path = arena_alloc(L->a, dl + strlen(trace) + 1);
+        memcpy(path, file, dl);
+        strcpy(path + dl, trace);
+        FILE *f = fopen(path, "rb");
+        char *buf = NULL;
+        size_t n = 0;
+        if (f) {
+            buf = xmalloc(MAX_FILE_BYTES + 1, "request trace file");
+            n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
+            fclose(f);
+        }
+        if (!f || n > MAX_FILE_BYTES) {
+            xfree(buf);
+            char sh[200];
+            return fail(L, tn, kp, "cannot read the CSV file \"%s\"%s", show(sh, sizeof sh, trace),
+                        f                 ? " (larger than 16 MiB)"
+                        : trace[0] == '/' ? ""
+                                          : " (a relative path is read from the scenario's folder)");
+        }
+        add_ref_file(L, path); /* the sweep's definition hash covers it */
+        int rc = reqtrace_parse(buf, n, path, L->a, &j->req_count, &j->trace_arrival_ps,
+                                &j->trace_prompt, &j->trace_output, L->e);
+        xfree(buf);
+        if (rc)
+            return rc;
+        j->req_trace = trace;
+    } else if (!rn || !cn) {
+        return fail(L, rq, rp,
+                    "missing required key \"%s\" (Poisson arrivals need a rate in requests/s and "
+                    "a count, so that the job ends; or give a trace)",
+                    rn ? "count" : "rate");
+    } else if (j->req_count / j->req_rate > 1e6) {
+        sub(kp, rp, "count");
+        return fail(L, cn, kp,
+                    "%u requests at %g/s arrive over %.3g s; at most 10^6 s (11.6 days) of "
+                    "arrivals",
+                    j->req_count, j->req_rate, j->req_count / j->req_rate);
+    }
+    j->max_batch = 256; /* vLLM --max-num-seqs default (vllm/engine/arg_utils.py) */
+    /* vLLM without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048) */
+    j->max_batch_tokens = j->model.seq_len > 2048 ? j->model.seq_len : 2048;
+    TRY(get_map(L, jm, jp, "batching", K_BATCHING, &bt, bp));
+    if (bt) {
+        TRY(get_u32(L, bt, bp, "max_batch", 1, 1u << 20, &j->max_batch, NULL));
+        TRY(get_u32(L, bt, bp, "max_tokens", 1, 1u << 30, &j->max_batch_tokens, NULL));
+    }
+    TRY(get_map(L, jm, jp, "disaggregated", K_DISAGG, &dg, dp));
+    if (dg) {
+        const cfg_node *pg, *dgn;
+        TRY(get_u32(L, dg, dp, "prefill_gpus", 1, 1u << 24, &j->prefill_gpus, &pg));
+        TRY(get_u32(L, dg, dp, "decode_gpus", 1, 1u << 24, &j->decode_gpus, &dgn));
+        if (!pg || !dgn)
+            return fail(L, dg, dp, "missing required key \"%s\" (GPUs of the %s pool)",
+                        pg ? "decode_gpus" : "prefill_gpus", pg ? "decode" : "prefill");
+    }
+    return ERR_OK;
+}
+
 static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_job *j)
 {
     const cfg_node *kn;
@@ -1833,13 +1967,16 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     TRY(get_enum(L, jm, jp, "kind", JOB_KINDS, &kind, &kn));
     if (kind < 0)
         return fail(L, jm, jp,
-                    "missing required key \"kind\" (collective | training | traffic | chakra)");
+                    "missing required key \"kind\" (collective | training | traffic | chakra | "
+                    "inference)");
     j->kind = (enum job_kind)kind;
     j->line = jm->line;
     j->col = jm->col;
-    static const char *const *allowed[] = {K_JOB_COLL, K_JOB_TRAIN, K_JOB_TRAFFIC, K_JOB_CHAKRA};
+    static const char *const *allowed[] = {K_JOB_COLL, K_JOB_TRAIN, K_JOB_TRAFFIC, K_JOB_CHAKRA,
+                                           K_JOB_INFER};
     static const char *const what[] = {"for a collective job", "for a training job",
-                                       "for a traffic job", "for a chakra job"};
+                                       "for a traffic job", "for a chakra job",
+                                       "for an inference job"};
     for (uint32_t q = 0; q < jm->n; q++) {
         const char *k = jm->keys[q]->str;
         bool mine = false;
@@ -1951,6 +2088,9 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         break;
     case JOB_CHAKRA:
         TRY(parse_chakra(L, jm, jp, j));
+        break;
+    case JOB_INFERENCE:
+        TRY(parse_inference(L, jm, jp, j));
         break;
     }
     return ERR_OK;

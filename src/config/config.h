@@ -188,7 +188,7 @@ typedef struct cfg_lb {
     enum adaptive_metric adaptive_metric; /* default queue */
 } cfg_lb;
 
-enum job_kind { JOB_COLLECTIVE, JOB_TRAINING, JOB_TRAFFIC, JOB_CHAKRA };
+enum job_kind { JOB_COLLECTIVE, JOB_TRAINING, JOB_TRAFFIC, JOB_CHAKRA, JOB_INFERENCE };
 enum coll_op { OP_ALL_REDUCE, OP_REDUCE_SCATTER, OP_ALL_GATHER, OP_ALL_TO_ALL, OP_BROADCAST, OP_REDUCE };
 enum coll_algo {
     ALGO_RING,
@@ -274,6 +274,18 @@ typedef struct cfg_job {
      * folder (`trace: PREFIX` = PREFIX.0.et, PREFIX.1.et, ... while they exist) */
     uint32_t n_trace_files;
     const char **trace_files;
+    /* inference (workload/inference.h; shares model, parallelism tp/pp, moe, gpu, ranks) */
+    double req_rate;                /* requests/s of the Poisson arrivals (0 with a trace) */
+    uint32_t req_count;             /* requests served (with a trace: its rows) */
+    uint32_t req_prompt, req_output; /* tokens per request without a trace: 1024 / 128 */
+    const char *req_trace;          /* CSV of requests, NULL = Poisson */
+    sim_time *trace_arrival_ps;     /* [req_count] with a trace */
+    uint32_t *trace_prompt, *trace_output;
+    uint32_t max_batch;             /* sequences per step, default 256 (vLLM max_num_seqs) */
+    uint32_t max_batch_tokens;      /* prompt tokens per prefill step, default max(seq_len, 2048) */
+    uint64_t hbm_bps;               /* HBM bandwidth per GPU, bits/s, default 3.35 TB/s (H100) */
+    double hbm_eff;                 /* achieved share of it, default 0.8 */
+    uint32_t prefill_gpus, decode_gpus; /* disaggregated: GPUs of each pool, 0 = colocated */
 } cfg_job;
 
 enum fault_kind {

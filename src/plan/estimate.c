@@ -322,6 +322,13 @@ int mem_estimate_run(const scenario *sc, mem_estimate *out, err *e)
         } else if (job->kind == JOB_CHAKRA) {
             bytes = chakra_job(job, &conns);
             where = MEM_TRAINING;
+        } else if (job->kind == JOB_INFERENCE) {
+            /* per request its state and its requests.csv record; connections: a TP group's
+             * ring or all_to_all pairs, the pipeline sends, and disaggregated the KV pairs */
+            double g = job->ranks.all ? gpus : job->ranks.n, rs = (double)job->tp * job->pp;
+            double reps = rs > 0 ? g / rs : 0, dec = (double)job->decode_gpus / (rs ? rs : 1);
+            conns = g * (job->tp > 1 ? job->tp : 1) + g + (g - job->decode_gpus) * dec;
+            bytes = (double)job->req_count * 112 + reps * job->max_batch * 8;
         } else {
             bytes = traffic_job(sc, j, n->n_hosts, &conns);
         }

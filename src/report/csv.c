@@ -1,5 +1,5 @@
 /*
- * csv.c — flows.csv, transfers.csv, ports.csv, queues.csv (per port and traffic class) and nics.csv (RFC 4180: header row, comma-separated, fields quoted only
+ * csv.c — flows.csv, transfers.csv, requests.csv, ports.csv, queues.csv (per port and traffic class) and nics.csv (RFC 4180: header row, comma-separated, fields quoted only
  * when they contain a comma, quote or line break). Units are in the column names; integers are
  * exact; ratios use "%.6g" like summary.json so the files are as deterministic as the JSON.
  */
@@ -52,6 +52,34 @@ int summary_write_transfers_csv(FILE *f, const run_stats *st)
         if (r->dst_gpu != TRANSFER_GROUP)
             fprintf(f, "%" PRIu32, r->dst_gpu);
         fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->bytes, r->start_ps, r->end_ps);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int summary_write_requests_csv(FILE *f, const run_stats *st)
+{
+    fputs("job,request,replica,decode_replica,prompt_tokens,output_tokens,generated,arrival_ps,"
+          "first_token_ps,done_ps,ttft_ps,tpot_ps\n",
+          f);
+    for (uint64_t i = 0; i < st->n_requests; i++) {
+        const request_record *r = &st->requests[i];
+        csv_field(f, r->job < st->n_jobs ? st->jobs[r->job].name : "");
+        fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32
+                   ",%" PRIu64 ",",
+                r->id, r->replica, r->decode_replica, r->prompt_tokens, r->output_tokens,
+                r->generated, r->arrival_ps);
+        if (r->first_token_ps)
+            fprintf(f, "%" PRIu64, r->first_token_ps);
+        fputc(',', f);
+        if (r->done_ps)
+            fprintf(f, "%" PRIu64, r->done_ps);
+        fputc(',', f);
+        if (r->first_token_ps)
+            fprintf(f, "%" PRIu64, r->first_token_ps - r->arrival_ps);
+        fputc(',', f);
+        if (r->done_ps && r->output_tokens > 1)
+            fprintf(f, "%" PRIu64, (r->done_ps - r->first_token_ps) / (r->output_tokens - 1));
+        fputc('\n', f);
     }
     return ferror(f) ? -1 : 0;
 }

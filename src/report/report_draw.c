@@ -996,6 +996,24 @@ static void job_cards(FILE *f, const report *r)
             text_printf(l, sizeof l, "busbw (algbw %.4g GB/s) · %s", algbw, jr->name);
             card(f, v, l);
         }
+        const jsonr_val *inf = jsonr_get(x, "inference");
+        if (inf && jsonr_u64(inf, "requests_completed", 0)) {
+            const jsonr_val *tt = jsonr_get(inf, "ttft_ps"), *to = jsonr_get(inf, "tpot_ps");
+            char t2[32];
+            summary_fmt_time(v, sizeof v, jsonr_u64(tt, "p99", 0));
+            text_printf(l, sizeof l, "p99 time to first token (p50 %s) · %s",
+                        summary_fmt_time(t1, sizeof t1, jsonr_u64(tt, "p50", 0)), jr->name);
+            card(f, v, l);
+            summary_fmt_time(v, sizeof v, jsonr_u64(to, "p99", 0));
+            text_printf(l, sizeof l, "p99 time per output token (p50 %s) · %s",
+                        summary_fmt_time(t2, sizeof t2, jsonr_u64(to, "p50", 0)), jr->name);
+            card(f, v, l);
+            text_printf(v, sizeof v, "%.4g tok/s",
+                        finite_or0(jsonr_num(inf, "output_tokens_per_s", 0)));
+            text_printf(l, sizeof l, "output tokens per second (%.3g requests/s) · %s",
+                        finite_or0(jsonr_num(inf, "requests_per_s", 0)), jr->name);
+            card(f, v, l);
+        }
         if (!traffic && jr->n_iterations) {
             summary_fmt_time(v, sizeof v, mean_iter(jr));
             text_printf(l, sizeof l, "mean iteration (%u done) · %s", jr->n_iterations,
@@ -1029,6 +1047,10 @@ static void jobs_table(FILE *f, const report *r)
         else if (strcmp(k, "chakra") == 0)
             text_printf(kind, sizeof kind, "chakra trace, %" PRIu64 " ranks, %" PRIu64 " nodes",
                         jsonr_u64(x, "ranks", 0), jsonr_u64(x, "nodes", 0));
+        else if (strcmp(k, "inference") == 0)
+            text_printf(kind, sizeof kind,
+                        "inference tp %" PRIu64 " pp %" PRIu64 ", %" PRIu64 " replicas",
+                        jsonr_u64(x, "tp", 0), jsonr_u64(x, "pp", 0), jsonr_u64(x, "dp", 0));
         else
             text_printf(kind, sizeof kind, "%s %s", k, jsonr_str(x, "pattern", ""));
         fputs("<tr><td>", f);

@@ -117,6 +117,47 @@ static void write_chakra(jsonw *w, const job_result *j)
     jsonw_obj_end(w);
 }
 
+static void write_latency(jsonw *w, const char *k, sim_time mean, sim_time p50, sim_time p90,
+                          sim_time p99, sim_time max)
+{
+    jsonw_key(w, k);
+    jsonw_obj_begin(w);
+    key_u64(w, "mean", mean);
+    key_u64(w, "p50", p50);
+    key_u64(w, "p90", p90);
+    key_u64(w, "p99", p99);
+    key_u64(w, "max", max);
+    jsonw_obj_end(w);
+}
+
+/* Inference: requests served, their latencies and the throughput (infer_exec.h). */
+static void write_inference(jsonw *w, const infer_result *r)
+{
+    jsonw_key(w, "inference");
+    jsonw_obj_begin(w);
+    key_u64(w, "replicas", r->replicas);
+    key_u64(w, "prefill_replicas", r->prefill_replicas);
+    key_u64(w, "decode_replicas", r->decode_replicas);
+    key_u64(w, "requests", r->requests);
+    key_u64(w, "requests_completed", r->requests_done);
+    key_u64(w, "prompt_tokens", r->prompt_tokens);
+    key_u64(w, "output_tokens", r->output_tokens);
+    write_latency(w, "ttft_ps", r->ttft_mean_ps, r->ttft_p50_ps, r->ttft_p90_ps, r->ttft_p99_ps,
+                  r->ttft_max_ps);
+    write_latency(w, "tpot_ps", r->tpot_mean_ps, r->tpot_p50_ps, r->tpot_p90_ps, r->tpot_p99_ps,
+                  r->tpot_max_ps);
+    key_double(w, "output_tokens_per_s", r->tokens_per_s);
+    key_double(w, "requests_per_s", r->requests_per_s);
+    key_u64(w, "prefill_steps", r->prefill_steps);
+    key_u64(w, "decode_steps", r->decode_steps);
+    key_double(w, "mean_decode_batch", r->mean_decode_batch);
+    key_u64(w, "kv_transfer_bytes", r->kv_bytes);
+    key_u64(w, "tp_message_bytes", r->tp_net_bytes);
+    key_u64(w, "ep_message_bytes", r->ep_net_bytes);
+    key_u64(w, "pp_message_bytes", r->pp_net_bytes);
+    jsonw_obj_end(w);
+}
+
 static void write_job(jsonw *w, const job_result *j)
 {
     jsonw_obj_begin(w);
@@ -131,11 +172,12 @@ static void write_job(jsonw *w, const job_result *j)
             key_str(w, "size_cdf", j->size_cdf);
     }
     key_u64(w, "ranks", j->ranks);
-    if (j->kind == JOB_TRAINING) {
+    if (j->kind == JOB_TRAINING || j->kind == JOB_INFERENCE) {
         key_u64(w, "tp", j->tp);
         key_u64(w, "pp", j->pp);
         key_u64(w, "dp", j->dp);
-        key_u64(w, "micro_batches", j->micro_batches);
+        if (j->kind == JOB_TRAINING)
+            key_u64(w, "micro_batches", j->micro_batches);
     }
     key_u64(w, "size_bytes", j->size_bytes);
     key_u64(w, "start_ps", j->start_ps);
@@ -161,6 +203,8 @@ static void write_job(jsonw *w, const job_result *j)
     }
     if (j->kind == JOB_CHAKRA)
         write_chakra(w, j);
+    if (j->kind == JOB_INFERENCE)
+        write_inference(w, &j->infer);
     key_double(w, "algbw_GBps", j->algbw_GBps);
     key_double(w, "busbw_GBps", j->busbw_GBps);
     jsonw_key(w, "completed");
@@ -697,6 +741,36 @@ static void write_chakra_line(FILE *f, const job_result *j)
             summary_fmt_time(d, sizeof d, j->rank_results ? j->rank_results[last].done_ps : 0));
 }
 
+/* One line per inference job: requests served, TTFT and TPOT percentiles, throughput. */
+static void write_inference_line(FILE *f, const job_result *j)
+{
+    if (j->kind != JOB_INFERENCE)
+        return;
+    const infer_result *r = &j->infer;
+    char a[32], b[32], c[32], d[32], e[32], g[32], pools[64];
+    if (r->prefill_replicas)
+        snprintf(pools, sizeof pools, "%u prefill + %u decode replicas", r->prefill_replicas,
+                 r->decode_replicas);
+    else
+        snprintf(pools, sizeof pools, "%u replica%s", r->replicas, r->replicas == 1 ? "" : "s");
+    fprintf(f, "  %s: %s of tp %u pp %u: %" PRIu64 "/%" PRIu64 " requests", j->name, pools, j->tp,
+            j->pp, r->requests_done, r->requests);
+    if (!r->requests_done) {
+        fputs(" completed\n", f);
+        return;
+    }
+    fprintf(f,
+            "; TTFT p50 %s p90 %s p99 %s; TPOT p50 %s p90 %s p99 %s; %.0f output tokens/s, %.2f "
+            "requests/s; mean decode batch %.1f\n",
+            summary_fmt_time(a, sizeof a, r->ttft_p50_ps),
+            summary_fmt_time(b, sizeof b, r->ttft_p90_ps),
+            summary_fmt_time(c, sizeof c, r->ttft_p99_ps),
+            summary_fmt_time(d, sizeof d, r->tpot_p50_ps),
+            summary_fmt_time(e, sizeof e, r->tpot_p90_ps),
+            summary_fmt_time(g, sizeof g, r->tpot_p99_ps), r->tokens_per_s, r->requests_per_s,
+            r->mean_decode_batch);
+}
+
 static void write_jobs(FILE *f, const run_stats *st)
 {
     fprintf(f, "\njobs (%" PRIu32 ")\n", st->n_jobs);
@@ -747,6 +821,8 @@ static void write_jobs(FILE *f, const run_stats *st)
         write_training_line(f, &st->jobs[i]);
     for (uint32_t i = 0; i < st->n_jobs; i++)
         write_chakra_line(f, &st->jobs[i]);
+    for (uint32_t i = 0; i < st->n_jobs; i++)
+        write_inference_line(f, &st->jobs[i]);
     for (uint32_t i = 0; i < st->n_jobs; i++) {
         const job_result *j = &st->jobs[i];
         char alone[32];

@@ -39,6 +39,9 @@ int summary_write_flows_csv(FILE *f, const run_stats *st);
  * transfer of collective and training jobs (run.h transfer_record; dst_gpu empty for a training
  * group collective, whose src_gpu is the group's first GPU). */
 int summary_write_transfers_csv(FILE *f, const run_stats *st);
+/* requests.csv: one row per request of the inference jobs (arrival, first token, last token,
+ * TTFT, TPOT; empty fields for what did not happen). */
+int summary_write_requests_csv(FILE *f, const run_stats *st);
 
 /* ports.csv: port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,
  * pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,drop_pfc_watchdog,

@@ -47,6 +47,7 @@
 #include "ideal.h"
 #include "traffic.h"
 #include "tenant.h"
+#include "infer_exec.h"
 #include "train_exec.h"
 
 typedef struct job_state {
@@ -65,6 +66,7 @@ typedef struct job_state {
     event arrive;
     coll_exec *coll;           /* collective jobs */
     train_exec *train;         /* training jobs */
+    infer_exec *infer;         /* inference jobs */
     bool failed;
     sim_time failed_ps;
     char reason[256];
@@ -107,6 +109,8 @@ static bool job_finished(const run *r, uint32_t j)
         return coll_exec_finished(js->coll);
     if (js->train)
         return train_exec_finished(js->train);
+    if (js->infer)
+        return infer_exec_finished(js->infer);
     return js->done_flows == js->n_flows;
 }
 
@@ -142,6 +146,8 @@ static void job_fail(run *r, uint32_t j, const char *reason)
     js->failed = true;
     js->failed_ps = r->sim.now;
     snprintf(js->reason, sizeof js->reason, "%s", reason);
+    if (js->infer)
+        infer_exec_abort(js->infer);
     for (uint64_t i = 0; i < js->n_flows; i++)
         transport_flow_abort(r->tp, &r->tp->flows[js->first_flow + i]);
 }
@@ -187,6 +193,8 @@ static uint64_t progress_sig(const run *r)
     for (uint32_t j = 0; j < r->sc->n_jobs; j++)
         if (r->jobs[j].train)
             sig += train_exec_progress(r->jobs[j].train);
+        else if (r->jobs[j].infer)
+            sig += infer_exec_progress(r->jobs[j].infer);
         else
             sig += r->jobs[j].next_flow; /* traffic: arrivals */
     return sig;
@@ -205,6 +213,8 @@ static void stall_fire(void *ctx, event *ev)
     bool waiting = false; /* a checkpoint write or a restart is a timer that will move a job */
     for (uint32_t j = 0; j < r->sc->n_jobs; j++)
         waiting |= r->jobs[j].train && !job_finished(r, j) && train_exec_waiting(r->jobs[j].train);
+    for (uint32_t j = 0; j < r->sc->n_jobs; j++) /* the next request's arrival will */
+        waiting |= r->jobs[j].infer && !job_finished(r, j) && infer_exec_waiting(r->jobs[j].infer);
     if (sig == r->stall_sig && !waiting) {
         char reason[256];
         snprintf(reason, sizeof reason,
@@ -307,6 +317,8 @@ static void job_start(void *ctx, event *ev)
         coll_exec_start(js->coll);
     else if (js->train)
         train_exec_start(js->train);
+    else if (js->infer)
+        infer_exec_start(js->infer);
     else
         traffic_iter_begin(js);
     if (job_finished(js->owner, (uint32_t)(js - js->owner->jobs)))
@@ -327,6 +339,8 @@ static void on_msg_done(void *ctx, flow *f, uint64_t cookie)
     job_state *js = &r->jobs[cookie >> 40];
     if (js->train)
         train_exec_on_msg(js->train, cookie & ((1ull << 40) - 1));
+    else if (js->infer)
+        infer_exec_on_msg(js->infer, cookie & ((1ull << 40) - 1));
     else
         coll_exec_on_msg(js->coll, cookie & ((1ull << 40) - 1));
     if (r->jobs_open && job_finished(r, (uint32_t)(cookie >> 40)))
@@ -624,6 +638,10 @@ static run *run_build(const scenario *sc, int only, err *e)
             r->jobs[j].train = train_exec_new(r->net, sc, j, &c, e);
             if (!r->jobs[j].train)
                 goto fail;
+        } else if (job->kind == JOB_INFERENCE) {
+            r->jobs[j].infer = infer_exec_new(r->net, sc, j, &c, e);
+            if (!r->jobs[j].infer)
+                goto fail;
         } else if (job->kind == JOB_TRAFFIC) {
             c = traffic_flow_count(sc, j, r->net->n_hosts, e);
             if (e->code)
@@ -638,7 +656,7 @@ static run *run_build(const scenario *sc, int only, err *e)
             snprintf(key, sizeof key, "workload.%u.kind", j);
             config_error_at(sc, e, key,
                             "workload[%u].kind: \"%s\" jobs are not available yet in this version "
-                            "(available: traffic, collective, training, chakra)",
+                            "(available: traffic, collective, training, chakra, inference)",
                             j, job_kind_name(job->kind));
             goto fail;
         }
@@ -662,6 +680,9 @@ static run *run_build(const scenario *sc, int only, err *e)
         } else if (js->train) {
             train_exec_connect(js->train, r->tp);
             train_exec_on_finish(js->train, on_exec_finish, r);
+        } else if (js->infer) {
+            infer_exec_connect(js->infer, r->tp);
+            infer_exec_on_finish(js->infer, on_exec_finish, r);
         } else {
             int prio = sc->jobs[j].priority;
             add_ctx a = {r->tp, js, j, (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
@@ -764,11 +785,13 @@ void run_isolated_baselines(run *r)
         job_result jr;
         memset(&jr, 0, sizeof jr);
         job_state *js = &alone->jobs[j];
-        if (js->coll || js->train) {
+        if (js->coll || js->train || js->infer) {
             if (js->coll)
                 coll_exec_result(js->coll, &jr);
-            else
+            else if (js->train)
                 train_exec_result(js->train, &jr);
+            else
+                infer_exec_result(js->infer, &jr);
             xfree(jr.iterations);
             xfree(jr.rank_results);
         } else {
@@ -828,6 +851,8 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
         jr->ideal_jct_ps =
             ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,
                            &jr->nominal_compute_ps, jr->ideal_basis, sizeof jr->ideal_basis);
+    } else if (js->infer) {
+        return; /* no lower bound for a served load: its arrivals set the pace */
     } else {
         jr->ideal_jct_ps =
             ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows, js->at_ps,
@@ -850,6 +875,8 @@ static void collect(run *r)
             coll_exec_trace(r->jobs[j].coll, tw);
         else if (r->jobs[j].train)
             train_exec_trace(r->jobs[j].train, tw);
+        else if (r->jobs[j].infer)
+            infer_exec_trace(r->jobs[j].infer, tw);
     }
     if (tw && sc->n_faults) {
         /* a "faults" process: a row per fault, its active span as a slice, each of its events
@@ -945,6 +972,10 @@ static void collect(run *r)
             train_exec_result(js->train, jr);
             continue;
         }
+        if (js->infer) {
+            infer_exec_result(js->infer, jr);
+            continue;
+        }
         jr->flows = js->n_flows;
         jr->flows_completed = js->done_flows;
         if (cj->size_cdf.n) {
@@ -1001,6 +1032,18 @@ static void collect(run *r)
         st->transfers_dropped = dropped;
     }
 
+    /* requests.csv rows: every request of the inference jobs */
+    st->n_requests = 0;
+    for (uint32_t j = 0; j < sc->n_jobs; j++)
+        if (r->jobs[j].infer)
+            infer_exec_requests(r->jobs[j].infer, j, NULL, &st->n_requests);
+    st->requests = xmalloc(sizeof(request_record) * (st->n_requests ? st->n_requests : 1),
+                           "request records");
+    st->n_requests = 0;
+    for (uint32_t j = 0; j < sc->n_jobs; j++)
+        if (r->jobs[j].infer)
+            infer_exec_requests(r->jobs[j].infer, j, st->requests, &st->n_requests);
+
     /* flows are the traffic jobs' flows; a collective's connections are not flows */
     st->flows = xcalloc(t->n_flows ? t->n_flows : 1, sizeof(flow_record), "flow records");
     sim_time *fct = xmalloc(sizeof(sim_time) * (t->n_flows ? t->n_flows : 1), "FCTs");
@@ -1008,7 +1051,7 @@ static void collect(run *r)
     st->n_flows = 0;
     for (uint64_t i = 0; i < t->n_flows; i++) {
         const flow *f = &t->flows[i];
-        if (r->jobs[f->job].coll || r->jobs[f->job].train)
+        if (r->jobs[f->job].coll || r->jobs[f->job].train || r->jobs[f->job].infer)
             continue;
         if (!f->started)
             continue; /* its arrival never came (the run ended first): no flow on the wire */
@@ -1239,6 +1282,7 @@ void run_free(run *r)
     xfree(r->st.jobs);
     xfree(r->st.flows);
     xfree(r->st.transfers);
+    xfree(r->st.requests);
     xfree(r->st.ports);
     xfree(r->st.nics);
     xfree(r->st.tenants);
@@ -1252,6 +1296,7 @@ void run_free(run *r)
     for (uint32_t j = 0; r->jobs && j < r->sc->n_jobs; j++) {
         coll_exec_free(r->jobs[j].coll);
         train_exec_free(r->jobs[j].train);
+        infer_exec_free(r->jobs[j].infer);
         xfree(r->jobs[j].at_ps);
         xfree(r->jobs[j].iter_end);
         xfree(r->jobs[j].iter_ps);

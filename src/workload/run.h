@@ -65,6 +65,32 @@ typedef struct chakra_path {
     uint32_t last_rank;           /* the rank of its last operation */
     char last[96];                /* that operation's node name */
 } chakra_path;
+/* Inference jobs (infer_exec.h): per-request latencies over the completed requests.
+ * TTFT = first token − arrival; TPOT = (last token − first token) / (output tokens − 1), over
+ * requests with more than one output token. Percentiles are nearest-rank. Throughput is over
+ * the job's window, start to its last completed request. */
+typedef struct infer_result {
+    uint32_t replicas, prefill_replicas, decode_replicas; /* prefill/decode 0 unless disaggregated */
+    uint64_t requests, requests_done;
+    uint64_t prompt_tokens, output_tokens; /* of the completed requests */
+    sim_time ttft_mean_ps, ttft_p50_ps, ttft_p90_ps, ttft_p99_ps, ttft_max_ps;
+    sim_time tpot_mean_ps, tpot_p50_ps, tpot_p90_ps, tpot_p99_ps, tpot_max_ps;
+    double tokens_per_s, requests_per_s;
+    uint64_t prefill_steps, decode_steps;
+    double mean_decode_batch;     /* sequences per decode step */
+    uint64_t kv_bytes;            /* KV cache moved prefill → decode (disaggregated) */
+    /* bytes posted as messages (on the fabric, or NVLink fluid inside a server) by the TP
+     * (all_reduce, all_gather) and EP (all_to_all) collectives of groups spanning servers, and
+     * by the pipeline sends; TP groups inside a server are analytic and move none */
+    uint64_t tp_net_bytes, ep_net_bytes, pp_net_bytes;
+} infer_result;
+
+/* One request of an inference job (requests.csv). first/done are 0 when not reached. */
+typedef struct request_record {
+    uint32_t job, id, replica, decode_replica; /* decode_replica = replica when colocated */
+    uint32_t prompt_tokens, output_tokens, generated;
+    sim_time arrival_ps, first_token_ps, done_ps;
+} request_record;
 
 typedef struct job_result {
     const char *name;
@@ -109,6 +135,7 @@ typedef struct job_result {
     uint32_t chakra_files;            /* .et files (= ranks) */
     chakra_rank_result *rank_results; /* [ranks]; allocated, freed by the run */
     chakra_path path;
+    infer_result infer;          /* inference jobs */
 } job_result;
 
 /* One flow's record (for flows.csv and FCT statistics). */
@@ -238,6 +265,9 @@ typedef struct run_stats {
     uint64_t n_transfers, transfers_dropped;
     transfer_record *transfers; /* collective and training jobs' transfers, by job; recorded
                                  * when output.formats has csv or html */
+
+    uint64_t n_requests;
+    request_record *requests;   /* inference jobs' requests, by job (requests.csv) */
 
     /* fabric */
     uint64_t tx_bytes;          /* MAC frame octets sent by all ports (ifHCOutOctets summed) */
