@@ -93,6 +93,7 @@
 #include "../net/net.h"
 #include "dcqcn.h"
 #include "timely.h"
+#include "uet.h"
 
 typedef struct flow flow;
 typedef struct qp qp;
@@ -220,6 +221,7 @@ typedef struct nic_port {
     uint8_t ctrl_mask;        /* bit p set when ctrl[p] is not empty */
     dcqcn_params dc;          /* DCQCN parameters at this port's line rate */
     timely_params tp;         /* TIMELY parameters at this port's line rate */
+    nscc_params ns;           /* NSCC parameters at this port's line rate (UET) */
     sim_time last_cnp_ps;     /* NP with cnp_scope port: the last CNP this port sent */
     bool cnp_ever;
     /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
@@ -237,6 +239,7 @@ struct nic {
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
     uint64_t naks_sent, naks_received;    /* as responder / as requester */
     uint64_t qps_failed, qps_failed_over; /* requester QPs that errored / moved away */
+    uint64_t trims_received;              /* UET: trimmed headers that reached this NIC */
     sim_time dcqcn_held_ps; /* time a port of this NIC sat idle with data held back only by
                              * DCQCN rate limiting (summed over its ports) */
     uint32_t sibling;       /* the other port of this dual-port NIC, or UINT32_MAX */
@@ -249,6 +252,9 @@ struct transport {
     uint32_t mtu;
     uint8_t prio, cnp_prio;
     bool dcqcn, timely, selective;
+    bool uet, nscc;      /* nic.transport uet (uet.h), its cc nscc */
+    uet_qp *uet_qps;     /* UET: per QP, indexed by QP id */
+    uint64_t *uet_bits;  /* UET: the senders' acknowledged / resend bitmaps */
     uint32_t ack_every;
     uint32_t reorder_tol; /* selective: NAK a hole after this many packets past it */
     bool ooo;             /* out-of-order placement: NAK a hole only after reorder_win */
@@ -278,6 +284,7 @@ struct transport {
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
     uint64_t acks_sent, naks_sent, data_packets_sent;
     uint64_t naks_received, qps_failed, qps_failed_over;
+    uint64_t trims_received;
 };
 
 /* Create the transport for every host of n (installs net's pull/rx hooks); sc borrowed. Capacity
