@@ -264,7 +264,7 @@ void uet_on_rto(transport *t, qp *q)
     if (t->nscc && lost)
         nscc_on_loss(&u->cc, &t->nics[q->f->src].ports[q->egress].ns, t->net->sim->now, lost,
                      u->inflight_bytes);
-    nic_qp_activate(t, q);
+    /* the caller re-arms the timer, then activates the QP */
 }
 
 /* ---- receiver ------------------------------------------------------------------------------- */

@@ -94,7 +94,8 @@ void uet_qp_init(transport *t, qp *q);
 bool uet_can_send(const transport *t, const qp *q);
 packet *uet_emit(transport *t, nic_port *np, qp *q, sim_time now);
 void uet_rx(transport *t, qp *q, packet *pkt);
-/* The retransmission timer expired with no cumulative progress: resend what is outstanding. */
+/* The retransmission timer expired with no cumulative progress: mark what is outstanding for
+ * resending (the caller re-arms the timer and activates the QP). */
 void uet_on_rto(transport *t, qp *q);
 
 #endif
