@@ -1309,7 +1309,7 @@ static int parse_uet(ld *L, const cfg_node *m, const char *p, cfg_nic *n)
     TRY(get_map(L, m, p, "uet", K_UET, &u, up));
     if (u) {
         TRY(get_u32(L, u, up, "paths", 1, 65536, &n->uet.paths, NULL));
-        TRY(get_u32(L, u, up, "reps_buffer", 0, 64, &n->uet.reps_buffer, NULL));
+        TRY(get_u32(L, u, up, "reps_buffer", 0, REPS_MAX_CFG, &n->uet.reps_buffer, NULL));
     }
     TRY(get_map(L, m, p, "nscc", K_NSCC, &c, cp));
     if (c) {

@@ -149,6 +149,7 @@ typedef struct cfg_timely {
 } cfg_timely;
 
 /* UET (nic.transport: uet; transport/uet.h): REPS entropy spraying. */
+#define REPS_MAX_CFG 16 /* the largest nic.uet.reps_buffer (uet.h REPS_MAX) */
 typedef struct cfg_uet {
     uint32_t paths;                 /* distinct entropy values a connection sprays over, 256 */
     uint32_t reps_buffer;           /* REPS: recycled entropies kept, 8 */

@@ -48,11 +48,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../config/config.h"
 #include "../core/rng.h"
 #include "../core/time.h"
 #include "nscc.h"
 
-#define REPS_MAX 16 /* the largest nic.uet.reps_buffer */
+#define REPS_MAX REPS_MAX_CFG /* the largest nic.uet.reps_buffer */
 
 /* REPS: the recycled EVs (a FIFO of at most `cap`). */
 typedef struct reps_state {
