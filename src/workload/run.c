@@ -1048,7 +1048,7 @@ static void collect(run *r)
     st->qps_failed_over = t->qps_failed_over;
     st->trims_received = t->trims_received;
     st->uet = t->uet;
-    st->ooo_placement = t->ooo;
+    st->ooo_placement = t->ooo || t->uet; /* UET always places out of order */
     if (st->deadlock)
         st->end_reason = END_DEADLOCK;
     else if (st->hit_stop_at)
