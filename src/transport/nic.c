@@ -898,6 +898,7 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
         pc->m = m;
         pc->bytes = hi - lo;
         pc->first_psn = q->n_pkts;
+        pc->got = 0;
         pc->n_pkts = (uint32_t)((pc->bytes + t->mtu - 1) / t->mtu);
         q->n_pkts += pc->n_pkts;
         if (q->tail)

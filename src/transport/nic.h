@@ -128,6 +128,7 @@ struct piece {
     piece *next;
     msg *m;
     uint32_t first_psn, n_pkts;
+    uint32_t got; /* UET receiver: its packets placed so far (complete at n_pkts) */
     uint64_t bytes;
 };
 

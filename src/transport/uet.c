@@ -332,6 +332,13 @@ static void receiver_data(transport *t, qp *q, const packet *pkt)
     SIM_ASSERT(psn - q->rcv_nxt < NIC_SACK_WINDOW, "UET QP %u: PSN %u beyond the window at %u",
                q->id, psn, q->rcv_nxt);
     f->delivered_bytes += pkt->payload_bytes; /* placed: each byte once */
+    /* its piece: complete (and its message with it) when all its packets are placed, whatever
+     * the order — a later message of the QP may complete before an earlier one */
+    piece *pc = q->rcv_piece;
+    while (psn >= pc->first_psn + pc->n_pkts)
+        pc = pc->next;
+    if (++pc->got == pc->n_pkts && --pc->m->pieces_left == 0)
+        nic_msg_complete(t, pc->m, t->net->sim->now);
     if (psn != q->rcv_nxt) {
         bit_set(q->sack, psn);
         q->sacked++;
@@ -344,13 +351,9 @@ static void receiver_data(transport *t, qp *q, const packet *pkt)
             q->sacked--;
             q->rcv_nxt++;
         }
-        /* pieces (and messages) all of whose packets are here */
-        while (q->rcv_piece && q->rcv_nxt >= q->rcv_piece->first_psn + q->rcv_piece->n_pkts) {
-            piece *pc = q->rcv_piece;
-            q->rcv_piece = pc->next;
-            if (--pc->m->pieces_left == 0)
-                nic_msg_complete(t, pc->m, t->net->sim->now);
-        }
+        /* pieces wholly below rcv_nxt (completed above, as their last packet was placed) */
+        while (q->rcv_piece && q->rcv_nxt >= q->rcv_piece->first_psn + q->rcv_piece->n_pkts)
+            q->rcv_piece = q->rcv_piece->next;
     }
     send_ctrl(t, q, pkt, PKT_ACK, ece);
 }
