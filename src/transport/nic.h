@@ -78,6 +78,11 @@
  * moves to the other one: the requester sends from it, the responder answers from it, and
  * peers address it. Frames already on the dead link are lost and recovered by NAK/RTO.
  *
+ * UET (`nic.transport: uet`): the same flows, messages, pieces and QPs carry the Ultra Ethernet
+ * transport instead (uet.h): qp_can_send, the emit in nic_pull, nic_rx and the RTO's recovery
+ * dispatch to uet.c; the egress round robin, control-frame FIFOs, timers and completion are
+ * shared.
+ *
  * Conservation (payload bytes): sent_payload_bytes counts every data payload put on the wire,
  * retransmissions included; delivered_payload_bytes every data payload reaching a receiver NIC,
  * duplicates and discarded out-of-order packets included.
