@@ -79,7 +79,7 @@ typedef struct packet {
 /* packet.flags. UET (transport/uet.h): TRIMMABLE marks a data packet a switch may trim instead
  * of dropping (UET data in a trimming-eligible class); TRIMMED is set by the switch that cut the
  * payload off; on an ACK/NAK, ECE echoes a CE mark of the data packet it answers and TRIM says
- * the NAK answers a trimmed packet. */
+ * it answers a trimmed packet (a NAK; an ACK when the receiver already had it). */
 enum { PKT_F_TRIMMABLE = 1, PKT_F_TRIMMED = 2, PKT_F_ECE = 4, PKT_F_TRIM = 8 };
 
 /* Where a switch accounts a buffered frame (PFC, models.md "Switch"). */

@@ -189,7 +189,9 @@ static void sender_ack(transport *t, qp *q, const packet *pkt)
     sim_time now = t->net->sim->now;
     uet_qp *u = uq_of(t, q);
     bool ecn = pkt->flags & PKT_F_ECE;
-    reps_on_ack(&u->reps, pkt->sport, ecn);
+    /* an ACK that answers a trimmed copy (the receiver had the packet already) names an EV
+     * that was trimmed: not recycled either */
+    reps_on_ack(&u->reps, pkt->sport, ecn || (pkt->flags & PKT_F_TRIM));
     if (q->error)
         return;
     uint64_t newly = 0;
@@ -321,7 +323,7 @@ static void receiver_data(transport *t, qp *q, const packet *pkt)
         t->nics[f->dst].trims_received++;
         /* the payload was cut off: NAK at once so exactly this packet is resent (a copy that
          * already arrived makes it a plain ACK) */
-        send_ctrl(t, q, pkt, have ? PKT_ACK : PKT_NAK, have ? 0 : PKT_F_TRIM);
+        send_ctrl(t, q, pkt, have ? PKT_ACK : PKT_NAK, PKT_F_TRIM);
         return;
     }
     uint8_t ece = pkt->ecn == ECN_CE ? PKT_F_ECE : 0;

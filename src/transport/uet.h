@@ -22,11 +22,12 @@
  *
  * Receiver. Places every packet at once (the bitmap window of NIC_SACK_WINDOW packets behind
  * rcv_nxt), in any order; a piece — and a message — is complete when all its packets have
- * arrived, whatever their order (a later message of a QP can complete before an earlier one). Each data packet is acknowledged by an ACK naming that PSN (a
- * selective ACK), carrying the cumulative point rcv_nxt (in msg_bytes), its EV (in sport, so the
- * ACK returns on the same path entropy), its send time (ts_ns) and, in PKT_F_ECE, whether it
- * arrived CE-marked. A trimmed header (PKT_F_TRIMMED) is answered at once by a NAK for its PSN
- * with PKT_F_TRIM. A duplicate is ACKed again.
+ * arrived, whatever their order (a later message of a QP can complete before an earlier one). Each
+ * data packet is acknowledged by an ACK naming that PSN (a selective ACK), carrying the cumulative
+ * point rcv_nxt (in msg_bytes), its EV (in sport, so the ACK returns on the same path entropy), its
+ * send time (ts_ns) and, in PKT_F_ECE, whether it arrived CE-marked. A trimmed header
+ * (PKT_F_TRIMMED) is answered at once by a NAK for its PSN with PKT_F_TRIM (an ACK with PKT_F_TRIM
+ * if a copy already arrived). A duplicate is ACKed again.
  *
  * Sender. Window: at most NIC_SACK_WINDOW packets beyond snd_una, and with NSCC at most cwnd
  * bytes in flight (a packet goes when in-flight + MTU ≤ cwnd, or nothing is in flight). Bitmaps
