@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "core/err.h"
 #include "lb/lb.h"
+#include "plan/check.h"
 #include "testlib.h"
 #include "transport/nic.h"
 #include "transport/nscc.h"
@@ -406,6 +407,53 @@ static void test_determinism(void)
     CHECK(memcmp(fa, fb, sizeof fa) == 0);
 }
 
+/* `check` under UET: PFC off is UET's design (pass with trimming, warn without: drops then wait
+ * for the RTO), not RoCE's lossy misconfiguration. */
+static enum check_status pfc_item(const char *yaml)
+{
+    scenario sc;
+    sim s;
+    err e;
+    err_clear(&e);
+    enum check_status st = CHECK_FAIL;
+    CHECK(config_load_buffer(&sc, "c.yaml", yaml, strlen(yaml), NULL, 0, &e) == 0);
+    sim_init(&s, 1);
+    net *n = net_build(&sc, &s, &e);
+    CHECK(n != NULL);
+    if (n) {
+        check_report r;
+        check_fabric(n, &r);
+        bool found = false;
+        for (uint32_t i = 0; i < r.n_items; i++)
+            if (!strcmp(r.items[i].name, "pfc_lossless_class")) {
+                st = r.items[i].status;
+                found = true;
+                if (sc.nic.transport == TRANSPORT_UET)
+                    CHECK(strstr(r.items[i].detail, "UET") != NULL);
+            }
+        CHECK(found);
+        net_free(n);
+    }
+    sim_free(&s);
+    scenario_free(&sc);
+    return st;
+}
+
+static void test_check_lossy_uet(void)
+{
+    static const char fab[] = "fabric: {preset: single-switch, servers: 4, gpus_per_server: 1}\n";
+    char y[512];
+    snprintf(y, sizeof y,
+             "%sswitch: {trimming: true, pfc: {enabled: false}}\n"
+             "nic: {transport: uet}\n",
+             fab);
+    CHECK(pfc_item(y) == CHECK_PASS);
+    snprintf(y, sizeof y, "%sswitch: {pfc: {enabled: false}}\nnic: {transport: uet}\n", fab);
+    CHECK(pfc_item(y) == CHECK_WARN);
+    snprintf(y, sizeof y, "%sswitch: {pfc: {enabled: false}}\n", fab); /* RoCEv2: as before */
+    CHECK(pfc_item(y) == CHECK_WARN);
+}
+
 int main(void)
 {
     TEST_RUN(test_nscc_params);
@@ -418,5 +466,6 @@ int main(void)
     TEST_RUN(test_messages_exactly_once);
     TEST_RUN(test_permutation_sprays);
     TEST_RUN(test_determinism);
+    TEST_RUN(test_check_lossy_uet);
     return tl_finish();
 }
