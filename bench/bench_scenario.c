@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 {
     static const char *const defaults[] = {
         "leafspine128.yaml",     "fattree128_ecmp.yaml",  "fattree1024_ecmp.yaml",
-        "fattree1024_spray.yaml",
+        "fattree1024_spray.yaml", "fattree1024_uet.yaml",
         "allreduce1024.yaml",    "train_1b_64.yaml",      "train_llama70b_1024.yaml",
     };
     static const char *const htsim[] = {

@@ -77,10 +77,22 @@ static void test_incast_pfc_pausing(void)
                  500 * SIM_US, 2500 * SIM_US);
 }
 
+static void test_uet_incast_trimming(void)
+{
+    /* UET: sprayed entropies, SACKs, trimmed headers and their NAKs, NSCC */
+    steady_state("fabric: {preset: single-switch, servers: 8, gpus_per_server: 1,\n"
+                 "         host_link: 100Gbps}\n"
+                 "switch: {buffer: 1MiB, trimming: true, pfc: {enabled: false}}\n"
+                 "nic: {transport: uet}\n"
+                 "workload: [{name: i, kind: traffic, pattern: incast, size: 8MB}]\n",
+                 200 * SIM_US, 1200 * SIM_US);
+}
+
 int main(void)
 {
     TEST_RUN(test_permutation_leaf_spine);
     TEST_RUN(test_incast_at_threshold);
     TEST_RUN(test_incast_pfc_pausing);
+    TEST_RUN(test_uet_incast_trimming);
     return tl_finish();
 }

@@ -151,7 +151,8 @@ static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
 static const char *const K_CSWITCH[] = {"name", NULL};
 static const char *const K_CHOST[] = {"name", "gpus", NULL};
 static const char *const K_CLINK[] = {"a", "b", "speed", "latency", NULL};
-static const char *const K_SWITCH[] = {"buffer", "alpha", "ecn", "pfc", "scheduler", "weights", NULL};
+static const char *const K_SWITCH[] = {"buffer",    "alpha",   "ecn",      "pfc",
+                                       "scheduler", "weights", "trimming", NULL};
 static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", "mark_at", NULL};
 static const char *const K_PFC[] = {"enabled", "priorities", "xoff",     "headroom",
                                     "xon",     "xon_offset", "watchdog", "deadlock_detect",
@@ -161,7 +162,9 @@ static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
     "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
     "retry_count", "failover_delay", "ooo_placement", "reorder_window", "timely", "dscp",
-    "cnp_dscp", "trust", "netdev_mtu", NULL};
+    "cnp_dscp", "trust", "netdev_mtu", "uet", "nscc", NULL};
+static const char *const K_UET[] = {"paths", "reps_buffer", NULL};
+static const char *const K_NSCC[] = {"base_rtt", "target_delay", NULL};
 static const char *const K_TIMELY[] = {"t_low",    "t_high", "min_rtt",  "beta",    "ewma",
                                        "add_rate", "min_rate", "hai_n", "segment", NULL};
 static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
@@ -1222,6 +1225,7 @@ static int parse_switch(ld *L, const cfg_node *root)
             s->wd_action = (enum wd_action)a;
         }
     }
+    TRY(get_bool(L, m, p, "trimming", &s->trimming));
     int sch = (int)s->scheduler;
     TRY(get_enum(L, m, p, "scheduler", SCHEDULERS, &sch, NULL));
     s->scheduler = (enum sched_kind)sch;
@@ -1316,6 +1320,24 @@ static int parse_timely(ld *L, const cfg_node *m, const char *p, cfg_timely *tm)
     TRY(get_unit_pos(L, tq, tp, "min_rate", RATE, &tm->min_rate_bps, NULL));
     TRY(get_u32(L, tq, tp, "hai_n", 1, 1000, &tm->hai_n, NULL));
     TRY(get_unit_pos(L, tq, tp, "segment", SIZE, &tm->segment_bytes, NULL));
+    return ERR_OK;
+}
+
+/* nic.uet and nic.nscc: UET's spraying and NSCC's constants (transport/uet.h, nscc.h). */
+static int parse_uet(ld *L, const cfg_node *m, const char *p, cfg_nic *n)
+{
+    const cfg_node *u, *c, *n_tgt = NULL;
+    char up[PATHLEN], cp[PATHLEN];
+    TRY(get_map(L, m, p, "uet", K_UET, &u, up));
+    if (u) {
+        TRY(get_u32(L, u, up, "paths", 1, 65536, &n->uet.paths, NULL));
+        TRY(get_u32(L, u, up, "reps_buffer", 0, REPS_MAX_CFG, &n->uet.reps_buffer, NULL));
+    }
+    TRY(get_map(L, m, p, "nscc", K_NSCC, &c, cp));
+    if (c) {
+        TRY(get_unit_pos(L, c, cp, "base_rtt", TIME, &n->nscc.base_rtt_ps, NULL));
+        TRY(get_unit_pos(L, c, cp, "target_delay", TIME, &n->nscc.target_delay_ps, &n_tgt));
+    }
     return ERR_OK;
 }
 
@@ -1428,6 +1450,7 @@ static int parse_nic(ld *L, const cfg_node *root)
     cfg_dcqcn_profile(&n->dcqcn, n->profile);
     TRY(parse_dcqcn(L, m, p, &n->dcqcn));
     TRY(parse_timely(L, m, p, &n->timely));
+    TRY(parse_uet(L, m, p, n));
     TRY(get_u32(L, m, p, "qps_per_connection", 1, 128, &n->qps_per_connection, NULL));
     TRY(get_enum(L, m, p, "retransmit", RETX, &r, NULL));
     n->retransmit = (enum retx_kind)r;
@@ -2805,6 +2828,14 @@ static void set_defaults(scenario *sc)
                              .min_rate_bps = 0,
                              .hai_n = 5,
                              .segment_bytes = 65536};
+    /* UET spraying: 256 entropies per connection, htsim's UEC model default
+     * (UecSrc::_path_entropy_size, the UEC reference simulator); a REPS buffer of 8 recycled
+     * entropies, 16 bytes of 16-bit EVs, inside the < 25 bytes of per-connection state REPS
+     * states (Bonato et al., arXiv 2407.21625, abstract and §3) */
+    n->uet = (cfg_uet){.paths = 256, .reps_buffer = 8};
+    /* NSCC: htsim's reference constants (UecSrc::initNsccParams: the 100 Gb/s, 12 us reference
+     * network NSCC's constants are scaled from, target queueing delay 6 us) */
+    n->nscc = (cfg_nscc){.base_rtt_ps = 12 * SIM_US, .target_delay_ps = 6 * SIM_US};
     n->qps_per_connection = 1;
     n->retransmit = RETX_GO_BACK_N;
     n->rto_ps = 4 * SIM_MS;

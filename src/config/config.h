@@ -99,6 +99,7 @@ typedef struct cfg_switch {
     enum sched_kind scheduler;      /* default strict */
     uint8_t weights[8];             /* DWRR weight per priority, 1..255, default all 1 */
     sim_time pfc_deadlock_ps;       /* no progress this long in a paused cycle = deadlock, 10 ms */
+    bool trimming;                  /* packet trimming of UET data, default false */
 } cfg_switch;
 
 enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
@@ -147,6 +148,19 @@ typedef struct cfg_timely {
     uint64_t segment_bytes;         /* acknowledged bytes per RTT sample (completion event) */
 } cfg_timely;
 
+/* UET (nic.transport: uet; transport/uet.h): REPS entropy spraying. */
+#define REPS_MAX_CFG 16 /* the largest nic.uet.reps_buffer (uet.h REPS_MAX) */
+typedef struct cfg_uet {
+    uint32_t paths;                 /* distinct entropy values a connection sprays over, 256 */
+    uint32_t reps_buffer;           /* REPS: recycled entropies kept, 8 */
+} cfg_uet;
+
+/* NSCC (nic.cc: nscc; transport/nscc.h). */
+typedef struct cfg_nscc {
+    sim_time base_rtt_ps;           /* unloaded round trip the window is sized for, 12 us */
+    sim_time target_delay_ps;       /* queueing delay NSCC aims at, 6 us */
+} cfg_nscc;
+
 typedef struct cfg_nic {
     uint32_t mtu;                   /* default 4096 (256..4096) */
     enum transport_kind transport;  /* default rocev2 */
@@ -154,6 +168,8 @@ typedef struct cfg_nic {
     enum nic_profile profile;       /* default connectx-7 */
     cfg_dcqcn dcqcn;
     cfg_timely timely;
+    cfg_uet uet;
+    cfg_nscc nscc;
     uint32_t qps_per_connection;    /* default 1 */
     enum retx_kind retransmit;      /* default go-back-n */
     sim_time rto_ps;                /* default 4 ms */

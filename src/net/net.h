@@ -135,6 +135,8 @@ struct port {
     uint64_t drops[DROP_REASONS];
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
     uint64_t pfc_pause_rx, wd_events;
+    uint64_t trimmed;          /* frames this egress would have dropped (buffer_full) and cut
+                                * to their header instead (switch.trimming); not drops */
     uint64_t rx_bytes, rx_packets; /* frames that arrived on this port from its peer
                                     * (rx_bytes: MAC frame octets, ifHCInOctets) */
     /* per traffic class (SAI queue and PFC-per-priority counters); PFC frames themselves are
@@ -234,6 +236,10 @@ struct net {
     uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
     uint64_t ecn_pmax_q32;     /* Pmax in 0.32 fixed point */
     bool ecn_at_dequeue;       /* mark when the frame leaves the queue (else when it enters) */
+    /* packet trimming (switch.trimming): a trimmable data frame that would be dropped for
+     * want of buffer is cut to its header and queued in class trim_prio */
+    bool trimming;
+    uint8_t trim_prio;
     /* PFC (IEEE 802.1Qbb) */
     uint8_t lossless;          /* lossless classes (0 when PFC is off) */
     uint64_t pfc_xoff_bytes;   /* fixed XOFF per ingress and class, 0 = dynamic threshold */
@@ -269,6 +275,8 @@ struct net {
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;
+    uint64_t trimmed_payload_bytes; /* payload cut off by trimming (its header went on) */
+    uint64_t trimmed_packets;
 };
 
 /* Build the topology of sc->fabric (sc borrowed, must outlive the net) and its routing.

@@ -78,7 +78,15 @@ typedef struct packet {
     uint8_t pfc_pool;     /* at a switch: PFC_POOL_* the frame's bytes are accounted in */
     uint8_t pfc_vec;      /* PAUSE frames: class-enable vector (classes this frame names) */
     uint8_t pfc_xoff;     /* PAUSE frames: classes paused (quanta 0xFFFF); others resumed */
+    uint8_t flags;        /* PKT_F_*: UET's header bits (the byte the struct had as padding,
+                           * so a packet stays 80 bytes) */
 } packet;
+
+/* packet.flags. UET (transport/uet.h): TRIMMABLE marks a data packet a switch may trim instead
+ * of dropping (UET data in a trimming-eligible class); TRIMMED is set by the switch that cut the
+ * payload off; on an ACK/NAK, ECE echoes a CE mark of the data packet it answers and TRIM says
+ * it answers a trimmed packet (a NAK; an ACK when the receiver already had it). */
+enum { PKT_F_TRIMMABLE = 1, PKT_F_TRIMMED = 2, PKT_F_ECE = 4, PKT_F_TRIM = 8 };
 
 /* Where a switch accounts a buffered frame (PFC, models.md "Switch"). */
 enum { PFC_POOL_LOSSY = 0, PFC_POOL_SHARED = 1, PFC_POOL_HEADROOM = 2 };

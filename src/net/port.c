@@ -702,6 +702,43 @@ void net_link_rate(net *n, port *p, uint64_t rate_bps)
     p->rate_bps = p->peer->rate_bps = rate_bps;
 }
 
+/*
+ * Packet trimming (switch.trimming; the NDP switch of Handley et al. SIGCOMM'17 §3.1, the
+ * trimming UE 1.0 specifies for its transport and Spectrum-4 implements — NVIDIA Cumulus Linux
+ * "Packet Trimming"): a trimmable data frame that the lossy admission would drop is cut to its
+ * headers (the frame without its payload, at least the 64-byte minimum) and queued in class
+ * n->trim_prio, so the receiver learns of the loss one queueing delay later and NAKs it. The
+ * header takes the same dynamic-threshold admission in its own class; if even it does not fit,
+ * the frame is dropped after all (false). The payload cut off is counted in the port's `trimmed`
+ * and the net's trimmed_payload_bytes — not as a drop: nothing the receiver needs is lost.
+ */
+static bool trim(net *n, node *sw, port *out, packet *pkt)
+{
+    uint32_t hdr = pkt->frame_bytes - pkt->payload_bytes;
+    if (hdr < WIRE_MIN_FRAME)
+        hdr = WIRE_MIN_FRAME;
+    int tp = n->trim_prio;
+    uint64_t free_sh = sw->buf.size_bytes - sw->buf.used_bytes;
+    uint64_t limit = (uint64_t)(((unsigned __int128)free_sh * sw->buf.alpha_q16) >> 16);
+    if (hdr > free_sh || out->q_bytes[tp] >= limit)
+        return false;
+    out->trimmed++;
+    n->trimmed_packets++;
+    n->trimmed_payload_bytes += pkt->payload_bytes;
+    pkt->payload_bytes = 0;
+    pkt->frame_bytes = hdr;
+    pkt->flags |= PKT_F_TRIMMED;
+    pkt->prio = (uint8_t)tp;
+    pkt->ecn = ECN_NOT_ECT; /* a header carries no congestion mark of its own: the NAK is the
+                             * signal */
+    pkt->pfc_pool = PFC_POOL_LOSSY;
+    sw->buf.used_bytes += hdr;
+    enqueue(out, pkt);
+    if (!out->tx_pkt)
+        port_next(n, out);
+    return true;
+}
+
 void net_port_kick(net *n, port *p)
 {
     if (!p->tx_pkt && p->up)
@@ -771,6 +808,8 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         /* lossy: dynamic threshold on the egress queue, and the frame must fit */
         uint64_t limit = (uint64_t)(((unsigned __int128)free_sh * sw->buf.alpha_q16) >> 16);
         if (fb > free_sh || out->q_bytes[prio] >= limit) {
+            if (n->trimming && (pkt->flags & PKT_F_TRIMMABLE) && trim(n, sw, out, pkt))
+                return;
             net_drop(n, out, pkt, DROP_BUFFER_FULL);
             return;
         }

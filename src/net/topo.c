@@ -706,6 +706,10 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     n->ecn_pmax_q32 = (uint64_t)(sc->sw.ecn_pmax * 4294967296.0 + 0.5);
     n->ecn_at_dequeue = sc->sw.ecn_mark_at == ECN_MARK_DEQUEUE;
     net_vxlan_setup(n, sc);
+    /* packet trimming (switch.trimming): trimmed headers go in the class CNPs use, the
+     * high-priority class the fabric already keeps for congestion signals */
+    n->trimming = sc->sw.trimming;
+    n->trim_prio = sc->nic.cnp_priority;
     if (route)
         net_route(n);
     return n;

@@ -527,6 +527,19 @@ static void check_pfc(const net *n, check_report *r)
     const scenario *sc = n->sc;
     const cfg_switch *c = &sc->sw;
     check_item *it;
+    if (!c->pfc_enabled && sc->nic.transport == TRANSPORT_UET) {
+        /* UET is built for a lossy class: trimming turns its drops into immediate NAKs */
+        it = add_item(r, "pfc_lossless_class", c->trimming ? CHECK_PASS : CHECK_WARN);
+        if (it)
+            snprintf(it->detail, sizeof it->detail,
+                     c->trimming ? "PFC is disabled: UET traffic in class %u is lossy, as UET "
+                                   "expects; switches trim what they cannot buffer and the "
+                                   "receivers NAK it at once"
+                                 : "PFC is disabled and switch.trimming is off: UET traffic in "
+                                   "class %u is lossy and every congestion drop waits for nic.rto",
+                     sc->nic.priority);
+        return;
+    }
     if (!c->pfc_enabled) {
         it = add_item(r, "pfc_lossless_class", CHECK_WARN);
         if (it)

@@ -89,7 +89,7 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
     fputs("port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,"
           "pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,"
           "drop_pfc_watchdog,drop_ttl,pfc_pause_rx,pfc_watchdog_events,rx_bytes,rx_packets,"
-          "tx_wire_bytes,drop_pfc_headroom\n",
+          "tx_wire_bytes,drop_pfc_headroom,trimmed\n",
           f);
     for (uint32_t i = 0; i < st->n_ports; i++) {
         const port_record *p = &st->ports[i];
@@ -100,9 +100,10 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
                 p->pfc_paused_ps);
         for (int r = 0; r <= DROP_TTL; r++)
             fprintf(f, ",%" PRIu64, p->drops[r]);
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                   ",%" PRIu64 "\n",
                 p->pfc_pause_rx, p->wd_events, p->rx_bytes, p->rx_packets, p->tx_wire_bytes,
-                p->drops[DROP_PFC_HEADROOM]);
+                p->drops[DROP_PFC_HEADROOM], p->trimmed);
     }
     return ferror(f) ? -1 : 0;
 }
@@ -132,16 +133,16 @@ int summary_write_queues_csv(FILE *f, const run_stats *st)
 int summary_write_nics_csv(FILE *f, const run_stats *st)
 {
     fputs("host,cnp_sent,cnp_handled,retransmitted_packets,out_of_sequence,rto_events,"
-          "naks_sent,naks_received,qps_failed,qps_failed_over,dcqcn_held_ps\n",
+          "naks_sent,naks_received,qps_failed,qps_failed_over,dcqcn_held_ps,trims_received\n",
           f);
     for (uint32_t h = 0; h < st->n_nics; h++) {
         const nic_record *n = &st->nics[h];
         fprintf(f,
                 "h%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
                 h, n->cnp_sent, n->cnp_handled, n->retransmitted_packets, n->out_of_sequence,
                 n->rto_events, n->naks_sent, n->naks_received, n->qps_failed, n->qps_failed_over,
-                (uint64_t)n->dcqcn_held_ps);
+                (uint64_t)n->dcqcn_held_ps, n->trims_received);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -517,6 +517,14 @@ static void rule_incast(const run_stats *st, diagnosis *out, int *n, int max)
                   inc->name, into, inc_host, 100.0 * inc->utilization,
                   summary_fmt_bytes(a, sizeof a, inc->max_queue_bytes), drops,
                   st->retransmitted_packets, st->rto_events);
+    else if (inc->trimmed) /* trimmed, not dropped: each header was NAKed and resent */
+        diag_line(d->text,
+                  "incast at %s: %" PRIu64 " flows into h%ld, link busy %.0f %% of the jobs' "
+                  "time, queue peaked at %s, %" PRIu64 " packets trimmed to their header there "
+                  "(none dropped; %" PRIu64 " packets retransmitted)",
+                  inc->name, into, inc_host, 100.0 * inc->utilization,
+                  summary_fmt_bytes(a, sizeof a, inc->max_queue_bytes), inc->trimmed,
+                  st->retransmitted_packets);
     else
         diag_line(d->text,
                   "incast at %s: %" PRIu64 " flows into h%ld, link busy %.0f %% of the jobs' "

@@ -9,7 +9,8 @@
  *   sim.end_reason; jobs[].failed, .failed_at_ps, .reason; nics.naks_sent, .naks_received,
  *   .qps_failed, .qps_failed_over, .ooo_placement, .failovers[]; sim.active_start_ps;
  *   jobs[].ideal_jct_ps, .ideal_basis, .jct_over_ideal; the "diagnosis" array (report/diagnose.h);
- *   the "conservation" object (payload bytes: sent = delivered + dropped + in flight).
+ *   the "conservation" object (payload bytes: sent = delivered + dropped + trimmed + in flight);
+ *   fabric.trimmed, nics.trims_received, conservation.trimmed_bytes (UET packet trimming).
  * Collective jobs carry "op" and "algorithm", traffic jobs "pattern"; training jobs carry "tp",
  * "pp", "dp", "micro_batches", a "breakdown" object in each iteration and one averaged over the
  * iterations after "iterations", and "tasks_done" / "tasks_total" (progress of an iteration cut
@@ -448,6 +449,7 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     for (int r = 0; r < DROP_REASONS; r++)
         key_u64(&w, drop_keys[r], st->drops[r]);
     jsonw_obj_end(&w);
+    key_u64(&w, "trimmed", st->trimmed);
     key_u64(&w, "tx_wire_bytes", st->tx_wire_bytes);
     jsonw_obj_end(&w);
 
@@ -462,6 +464,7 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "naks_received", st->naks_received);
     key_u64(&w, "qps_failed", st->qps_failed);
     key_u64(&w, "qps_failed_over", st->qps_failed_over);
+    key_u64(&w, "trims_received", st->trims_received);
     jsonw_key(&w, "ooo_placement");
     jsonw_bool(&w, st->ooo_placement);
     jsonw_key(&w, "failovers");
@@ -483,6 +486,7 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_u64(&w, "sent_bytes", st->sent_bytes);
     key_u64(&w, "delivered_bytes", st->delivered_bytes);
     key_u64(&w, "dropped_bytes", st->dropped_bytes);
+    key_u64(&w, "trimmed_bytes", st->trimmed_bytes);
     key_u64(&w, "inflight_bytes", st->inflight_bytes);
     key_u64(&w, "scale_up_bytes", st->scale_up_bytes);
     jsonw_obj_end(&w);
@@ -985,6 +989,11 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
         shown++;
     }
     fputs(shown ? " packets\n" : "none\n", f);
+    if (st->trimmed)
+        fprintf(f,
+                "trimmed    %" PRIu64 " packets cut to their header by switches (not dropped: "
+                "%" PRIu64 " headers reached their receivers)\n",
+                st->trimmed, st->trims_received);
     if (st->cnp_sent || st->cnp_handled || st->retransmitted_packets || st->out_of_sequence ||
         st->rto_events || st->naks_sent)
         fprintf(f,
@@ -1001,11 +1010,21 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
                 " QPs moved to the NIC's other port\n",
                 st->failovers[i].from_host, st->failovers[i].to_host,
                 summary_fmt_time(a, sizeof a, st->failovers[i].at_ps), st->failovers[i].qps);
-    fprintf(f, "bytes      sent %s = delivered %s + dropped %s + in flight %s\n",
-            summary_fmt_bytes(a, sizeof a, st->sent_bytes),
-            summary_fmt_bytes(b, sizeof b, st->delivered_bytes),
-            summary_fmt_bytes(c, sizeof c, st->dropped_bytes),
-            summary_fmt_bytes(d, sizeof d, st->inflight_bytes));
+    if (st->trimmed_bytes) {
+        char e[32];
+        fprintf(f, "bytes      sent %s = delivered %s + dropped %s + trimmed %s + in flight %s\n",
+                summary_fmt_bytes(a, sizeof a, st->sent_bytes),
+                summary_fmt_bytes(b, sizeof b, st->delivered_bytes),
+                summary_fmt_bytes(c, sizeof c, st->dropped_bytes),
+                summary_fmt_bytes(e, sizeof e, st->trimmed_bytes),
+                summary_fmt_bytes(d, sizeof d, st->inflight_bytes));
+    } else {
+        fprintf(f, "bytes      sent %s = delivered %s + dropped %s + in flight %s\n",
+                summary_fmt_bytes(a, sizeof a, st->sent_bytes),
+                summary_fmt_bytes(b, sizeof b, st->delivered_bytes),
+                summary_fmt_bytes(c, sizeof c, st->dropped_bytes),
+                summary_fmt_bytes(d, sizeof d, st->inflight_bytes));
+    }
     if (st->scale_up_bytes)
         fprintf(f, "           and %s between GPUs of a server over NVLink\n",
                 summary_fmt_bytes(a, sizeof a, st->scale_up_bytes));

@@ -176,6 +176,15 @@ int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry
                     st->ports[i].drops[r]);
         }
 
+    family(f, "wirerate_port_trimmed_packets_total", "counter",
+           "Data packets this egress port cut to their header instead of dropping them "
+           "(switch.trimming; Spectrum-4 trim counters). Not drops.");
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        fputs("wirerate_port_trimmed_packets_total", f);
+        port_labels(&c, i, false);
+        fprintf(f, "} %" PRIu64 "\n", st->ports[i].trimmed);
+    }
+
     /* per traffic class: SAI queue / PFC-per-priority counters, for the (port, class) pairs
      * that carried or paused anything */
     static const struct {
@@ -247,6 +256,8 @@ int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry
                                                   "requester (mlx5 packet_seq_err).", 6},
         {"wirerate_nic_port_qps_failed_total", "QPs of this NIC that exceeded nic.retry_count "
                                                "and went to the error state.", 7},
+        {"wirerate_nic_port_trims_received_total", "Trimmed headers that reached this NIC as "
+                                                   "UET receiver (each NAKed).", 8},
     };
     for (size_t k = 0; k < sizeof nq / sizeof *nq; k++) {
         family(f, nq[k].name, "counter", nq[k].help);
@@ -259,7 +270,8 @@ int prom_write(FILE *f, const scenario *sc, const run_stats *st, const telemetry
                          : nq[k].which == 4 ? n->rto_events
                          : nq[k].which == 5 ? n->naks_sent
                          : nq[k].which == 6 ? n->naks_received
-                                            : n->qps_failed;
+                         : nq[k].which == 7 ? n->qps_failed
+                                            : n->trims_received;
             fprintf(f, "%s{host=\"h%" PRIu32 "\"} %" PRIu64 "\n", nq[k].name, h, v);
         }
     }

@@ -7,10 +7,12 @@
 
 #include <stddef.h>
 
+#include "nic_int.h"
+
 #include "../core/alloc.h"
 
 #define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
-#define SACK_WORDS (NIC_SACK_WINDOW / 64)
+#define SACK_WORDS NIC_SACK_WORDS
 
 static packet *nic_pull(void *ctx, node *host, port *p);
 static void nic_rx(void *ctx, node *host, packet *pkt);
@@ -43,6 +45,8 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->dcqcn = sc->nic.cc == CC_DCQCN;
     t->timely = sc->nic.cc == CC_TIMELY;
     t->selective = sc->nic.retransmit == RETX_SELECTIVE;
+    t->uet = sc->nic.transport == TRANSPORT_UET;
+    t->nscc = t->uet && sc->nic.cc == CC_NSCC;
     t->ack_every = sc->nic.ack_every ? sc->nic.ack_every : 1;
     t->reorder_tol = sc->nic.reorder_tolerance;
     /* out-of-order placement: on for per-packet balancing (the NICs that support adaptive
@@ -52,6 +56,10 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
               (sc->lb.mode == LB_SPRAY || sc->lb.mode == LB_ADAPTIVE));
     if (t->ooo)
         t->selective = true; /* the placement bitmap; only NAK'd PSNs are resent */
+    if (t->uet) {
+        t->ooo = false;      /* UET places out of order by itself (uet.c), with no NAK timer */
+        t->selective = true; /* the responder's placement bitmap */
+    }
     t->reorder_win_ps = sc->nic.reorder_window_ps;
     t->retry_count = sc->nic.retry_count;
     t->rto_ps = sc->nic.rto_ps;
@@ -83,6 +91,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
             event_init(&np->wake, nic_wake_fire);
             dcqcn_params_init(&np->dc, &sc->nic.dcqcn, np->p->rate_bps);
             timely_params_init(&np->tp, &sc->nic.timely, np->p->rate_bps);
+            nscc_params_init(&np->ns, &sc->nic.nscc, np->p->rate_bps, sc->nic.mtu);
         }
     }
     t->cap_flows = max_flows;
@@ -91,6 +100,10 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->qps = xcalloc(t->cap_qps, sizeof(qp), "QPs");
     if (t->selective)
         t->sack_bits = xcalloc(t->cap_qps * SACK_WORDS, sizeof(uint64_t), "SACK windows");
+    if (t->uet) {
+        t->uet_qps = xcalloc(t->cap_qps, sizeof(uet_qp), "UET sender states");
+        t->uet_bits = xcalloc(t->cap_qps * 2 * SACK_WORDS, sizeof(uint64_t), "UET bitmaps");
+    }
     pool_init(&t->msgs, "messages", sizeof(msg), 1024);
     pool_init(&t->pieces, "message pieces", sizeof(piece), 1024);
     t->nvl_free_ps = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(sim_time), "NVLink timelines");
@@ -114,6 +127,8 @@ void transport_free(transport *t)
     xfree(t->nvl_in_free_ps);
     xfree(t->leaf_paths);
     xfree(t->sack_bits);
+    xfree(t->uet_qps);
+    xfree(t->uet_bits);
     xfree(t->qps);
     xfree(t->flows);
     xfree(t->nics);
@@ -169,6 +184,8 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
         event_init(&q->hole, qp_hole_fire);
         if (t->sack_bits)
             q->sack = &t->sack_bits[(uint64_t)q->id * SACK_WORDS];
+        if (t->uet)
+            uet_qp_init(t, q);
     }
     f->sport = f->qps[0].sport;
     return f;
@@ -180,6 +197,8 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
 
 static inline bool qp_can_send(const transport *t, const qp *q)
 {
+    if (t->uet)
+        return uet_can_send(t, q);
     if (q->error)
         return false;
     if (q->rtx_pending)
@@ -240,23 +259,6 @@ static void nic_wake_fire(void *ctx, event *ev)
     nic_port *np = CONTAINER_OF(ev, nic_port, wake);
     (void)ctx;
     net_port_kick(np->owner->t->net, np->p);
-}
-
-/* The unacknowledged piece holding `psn` (psn ≥ snd_una, < n_pkts). */
-static inline const piece *qp_piece(const qp *q, uint32_t psn)
-{
-    const piece *pc = q->head;
-    while (psn >= pc->first_psn + pc->n_pkts)
-        pc = pc->next;
-    return pc;
-}
-
-/* Payload bytes of the packet `psn` of piece pc. */
-static inline uint32_t piece_payload(const transport *t, const piece *pc, uint32_t psn)
-{
-    uint64_t off = (uint64_t)(psn - pc->first_psn) * t->mtu;
-    uint64_t left = pc->bytes - off;
-    return left < t->mtu ? (uint32_t)left : t->mtu;
 }
 
 /* The congestion control set a new rate (`limited` false: line rate, no pacing): recompute the
@@ -329,6 +331,7 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     pkt->prio = f->prio;
     pkt->ecn = ECN_ECT0;
     pkt->hops = 0;
+    pkt->flags = 0;
     pkt->ts_ns = (uint32_t)(now / 1000);
     t->sent_payload_bytes += payload;
     t->data_packets_sent++;
@@ -405,7 +408,7 @@ static packet *nic_pull(void *ctx, node *host, port *p)
             c->dcqcn_held_ps += now - np->held_since_ps;
             np->held = false;
         }
-        packet *pkt = qp_emit(t, np, q, now);
+        packet *pkt = t->uet ? uet_emit(t, np, q, now) : qp_emit(t, np, q, now);
         if (qp_can_send(t, q))
             ring_push(np, q);
         if (nvl)
@@ -452,6 +455,7 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
     pkt->prio = kind == PKT_CNP ? t->cnp_prio : f->prio;
     pkt->ecn = ECN_NOT_ECT;
     pkt->hops = 0;
+    pkt->flags = 0;
     pkt->ts_ns = q->echo_ts_ns;
     pkt_fifo *fq = &np->ctrl[pkt->prio];
     if (fq->tail)
@@ -764,8 +768,12 @@ static void qp_rto_fire(void *ctx, event *ev)
         return;
     }
     q->retries++;
-    q->snd_nxt = q->snd_una; /* go back to the oldest unacknowledged PSN */
-    q->rtx_pending = false;
+    if (t->uet) {
+        uet_on_rto(t, q); /* resend exactly what is outstanding */
+    } else {
+        q->snd_nxt = q->snd_una; /* go back to the oldest unacknowledged PSN */
+        q->rtx_pending = false;
+    }
     q->rto_deadline = s->now + t->rto_ps;
     sim_at(s, &q->rto, q->rto_deadline);
     qp_activate(t, q);
@@ -793,6 +801,13 @@ static void nic_rx(void *ctx, node *host, packet *pkt)
     transport *t = ctx;
     (void)host;
     qp *q = &t->qps[pkt->flow];
+    if (t->uet && pkt->kind != PKT_CNP) {
+        if (pkt->kind == PKT_DATA)
+            t->delivered_payload_bytes += pkt->payload_bytes;
+        uet_rx(t, q, pkt);
+        pool_free(&t->net->pkts, pkt);
+        return;
+    }
     switch (pkt->kind) {
     case PKT_DATA:
         t->delivered_payload_bytes += pkt->payload_bytes;
@@ -826,6 +841,16 @@ static void msg_complete(transport *t, msg *m, sim_time now)
     } else if (t->on_msg) {
         t->on_msg(t->on_msg_ctx, f, cookie);
     }
+}
+
+void nic_qp_activate(transport *t, qp *q)
+{
+    qp_activate(t, q);
+}
+
+void nic_msg_complete(transport *t, msg *m, sim_time now)
+{
+    msg_complete(t, m, now);
 }
 
 /* A fluid (scale-up) message reached its receiver. */
@@ -884,6 +909,7 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
         pc->m = m;
         pc->bytes = hi - lo;
         pc->first_psn = q->n_pkts;
+        pc->got = 0;
         pc->n_pkts = (uint32_t)((pc->bytes + t->mtu - 1) / t->mtu);
         q->n_pkts += pc->n_pkts;
         if (q->tail)

@@ -78,6 +78,11 @@
  * moves to the other one: the requester sends from it, the responder answers from it, and
  * peers address it. Frames already on the dead link are lost and recovered by NAK/RTO.
  *
+ * UET (`nic.transport: uet`): the same flows, messages, pieces and QPs carry the Ultra Ethernet
+ * transport instead (uet.h): qp_can_send, the emit in nic_pull, nic_rx and the RTO's recovery
+ * dispatch to uet.c; the egress round robin, control-frame FIFOs, timers and completion are
+ * shared.
+ *
  * Conservation (payload bytes): sent_payload_bytes counts every data payload put on the wire,
  * retransmissions included; delivered_payload_bytes every data payload reaching a receiver NIC,
  * duplicates and discarded out-of-order packets included.
@@ -93,6 +98,7 @@
 #include "../net/net.h"
 #include "dcqcn.h"
 #include "timely.h"
+#include "uet.h"
 
 typedef struct flow flow;
 typedef struct qp qp;
@@ -127,6 +133,7 @@ struct piece {
     piece *next;
     msg *m;
     uint32_t first_psn, n_pkts;
+    uint32_t got; /* UET receiver: its packets placed so far (complete at n_pkts) */
     uint64_t bytes;
 };
 
@@ -222,6 +229,7 @@ typedef struct nic_port {
     uint8_t ctrl_mask;        /* bit p set when ctrl[p] is not empty */
     dcqcn_params dc;          /* DCQCN parameters at this port's line rate */
     timely_params tp;         /* TIMELY parameters at this port's line rate */
+    nscc_params ns;           /* NSCC parameters at this port's line rate (UET) */
     sim_time last_cnp_ps;     /* NP with cnp_scope port: the last CNP this port sent */
     bool cnp_ever;
     /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
@@ -239,6 +247,7 @@ struct nic {
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
     uint64_t naks_sent, naks_received;    /* as responder / as requester */
     uint64_t qps_failed, qps_failed_over; /* requester QPs that errored / moved away */
+    uint64_t trims_received;              /* UET: trimmed headers that reached this NIC */
     sim_time dcqcn_held_ps; /* time a port of this NIC sat idle with data held back only by
                              * DCQCN rate limiting (summed over its ports) */
     uint32_t sibling;       /* the other port of this dual-port NIC, or UINT32_MAX */
@@ -251,6 +260,9 @@ struct transport {
     uint32_t mtu;
     uint8_t prio, cnp_prio;
     bool dcqcn, timely, selective;
+    bool uet, nscc;      /* nic.transport uet (uet.h), its cc nscc */
+    uet_qp *uet_qps;     /* UET: per QP, indexed by QP id */
+    uint64_t *uet_bits;  /* UET: the senders' acknowledged / resend bitmaps */
     uint32_t ack_every;
     uint32_t reorder_tol; /* selective: NAK a hole after this many packets past it */
     bool ooo;             /* out-of-order placement: NAK a hole only after reorder_win */
@@ -281,6 +293,7 @@ struct transport {
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
     uint64_t acks_sent, naks_sent, data_packets_sent;
     uint64_t naks_received, qps_failed, qps_failed_over;
+    uint64_t trims_received;
 };
 
 /* Create the transport for every host of n (installs net's pull/rx hooks); sc borrowed. Capacity

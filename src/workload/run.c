@@ -613,13 +613,6 @@ static run *run_build(const scenario *sc, int only, err *e)
                         "version (switches store and forward)");
         goto fail;
     }
-    if (sc->nic.transport == TRANSPORT_UET || sc->nic.cc == CC_NSCC) {
-        config_error_at(sc, e, sc->nic.transport == TRANSPORT_UET ? "nic.transport" : "nic.cc",
-                        "%s: the UET transport and NSCC are not available yet in this version "
-                        "(available: transport rocev2, cc dcqcn or none)",
-                        sc->nic.transport == TRANSPORT_UET ? "nic.transport" : "nic.cc");
-        goto fail;
-    }
     r->faults = faults_new(r->net, sc, e);
     if (!r->faults)
         goto fail;
@@ -1116,6 +1109,8 @@ static void collect(run *r)
             pr->drops[d] = p->drops[d];
             st->drops[d] += p->drops[d];
         }
+        pr->trimmed = p->trimmed;
+        st->trimmed += p->trimmed;
     }
 
     st->cnp_sent = t->cnp_sent;
@@ -1127,7 +1122,9 @@ static void collect(run *r)
     st->naks_received = t->naks_received;
     st->qps_failed = t->qps_failed;
     st->qps_failed_over = t->qps_failed_over;
-    st->ooo_placement = t->ooo;
+    st->trims_received = t->trims_received;
+    st->uet = t->uet;
+    st->ooo_placement = t->ooo || t->uet; /* UET always places out of order */
     if (st->deadlock)
         st->end_reason = END_DEADLOCK;
     else if (st->hit_stop_at)
@@ -1152,6 +1149,7 @@ static void collect(run *r)
         nr->qps_failed = c->qps_failed;
         nr->qps_failed_over = c->qps_failed_over;
         nr->dcqcn_held_ps = c->dcqcn_held_ps;
+        nr->trims_received = c->trims_received;
         for (int k = 0; k < NIC_PORTS; k++) /* a hold still open when the run ended */
             if (c->ports[k].held && st->end_ps > c->ports[k].held_since_ps)
                 nr->dcqcn_held_ps += st->end_ps - c->ports[k].held_since_ps;
@@ -1188,11 +1186,15 @@ static void collect(run *r)
     st->delivered_bytes = t->delivered_payload_bytes;
     st->dropped_bytes = n->dropped_payload_bytes;
     st->inflight_bytes = net_inflight_payload(n, NULL);
+    st->trimmed_bytes = n->trimmed_payload_bytes;
     st->scale_up_bytes = t->scale_up_bytes;
-    SIM_ASSERT(st->sent_bytes == st->delivered_bytes + st->dropped_bytes + st->inflight_bytes,
-               "byte conservation: sent %llu != delivered %llu + dropped %llu + in flight %llu",
+    SIM_ASSERT(st->sent_bytes ==
+                   st->delivered_bytes + st->dropped_bytes + st->trimmed_bytes + st->inflight_bytes,
+               "byte conservation: sent %llu != delivered %llu + dropped %llu + trimmed %llu + in "
+               "flight %llu",
                (unsigned long long)st->sent_bytes, (unsigned long long)st->delivered_bytes,
-               (unsigned long long)st->dropped_bytes, (unsigned long long)st->inflight_bytes);
+               (unsigned long long)st->dropped_bytes, (unsigned long long)st->trimmed_bytes,
+               (unsigned long long)st->inflight_bytes);
 }
 
 /* Why job j, unfinished, has nothing left that could move it: a flow that could not send at

@@ -174,6 +174,7 @@ typedef struct port_record {
     uint64_t pfc_pause_rx, wd_events;
     uint64_t rx_bytes, rx_packets;
     uint64_t drops[DROP_REASONS];
+    uint64_t trimmed;           /* frames cut to their header instead of dropped (not drops) */
     /* per traffic class 0..7 (see net.h) */
     uint64_t prio_tx_bytes[8], prio_tx_packets[8], prio_ecn_marked[8], prio_drops[8];
     uint64_t prio_pause_sent[8], prio_pause_rx[8], prio_paused_ps[8];
@@ -189,6 +190,7 @@ typedef struct nic_record {
     uint64_t qps_failed;        /* requester QPs that exceeded nic.retry_count */
     uint64_t qps_failed_over;   /* QPs moved from this port to the NIC's other port */
     sim_time dcqcn_held_ps;     /* idle while its data waited only on DCQCN rate limiting */
+    uint64_t trims_received;    /* UET: trimmed headers that arrived (each one NAKed) */
 } nic_record;
 
 /* Per-tenant figures (scenario tenants:, EVPN-VXLAN; net.h net_tenant_ctr). */
@@ -275,10 +277,13 @@ typedef struct run_stats {
     double max_link_utilization;
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps, pfc_watchdog_events;
     uint64_t drops[DROP_REASONS];       /* packets */
+    uint64_t trimmed;                   /* packets trimmed by switches (switch.trimming) */
 
     /* nics */
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
     uint64_t naks_sent, naks_received, qps_failed, qps_failed_over;
+    uint64_t trims_received;    /* UET receivers: trimmed headers that arrived */
+    bool uet;                   /* nic.transport uet */
     uint32_t n_failovers;       /* all of them; the first RUN_MAX_FAILOVER_RECORDS are kept */
     failover_record failovers[RUN_MAX_FAILOVER_RECORDS];
     bool ooo_placement;         /* the NICs placed out-of-order packets (nic.ooo_placement) */
@@ -287,6 +292,7 @@ typedef struct run_stats {
 
     /* conservation, payload bytes */
     uint64_t sent_bytes, delivered_bytes, dropped_bytes, inflight_bytes;
+    uint64_t trimmed_bytes;     /* payload switches cut off by trimming */
     uint64_t scale_up_bytes;    /* moved inside servers over NVLink (fluid, not packets) */
     bool hit_stop_at;           /* ended by stop_at rather than running out of events */
     bool interrupted;           /* ended by SIGINT/SIGTERM (sim_interrupt_request): the results

@@ -1,0 +1,34 @@
+/*
+ * nic_int.h — what nic.c shares with the transports that run on its QPs (uet.c): not part of the
+ * transport's public interface.
+ */
+#ifndef WR_TRANSPORT_NIC_INT_H
+#define WR_TRANSPORT_NIC_INT_H
+
+#include "nic.h"
+
+#define NIC_SACK_WORDS (NIC_SACK_WINDOW / 64)
+
+/* The unacknowledged piece holding `psn` (psn ≥ snd_una, < n_pkts). */
+static inline const piece *qp_piece(const qp *q, uint32_t psn)
+{
+    const piece *pc = q->head;
+    while (psn >= pc->first_psn + pc->n_pkts)
+        pc = pc->next;
+    return pc;
+}
+
+/* Payload bytes of the packet `psn` of piece pc. */
+static inline uint32_t piece_payload(const transport *t, const piece *pc, uint32_t psn)
+{
+    uint64_t off = (uint64_t)(psn - pc->first_psn) * t->mtu;
+    uint64_t left = pc->bytes - off;
+    return left < t->mtu ? (uint32_t)left : t->mtu;
+}
+
+/* Make q eligible for its port's round robin (if it can send) and wake the port. */
+void nic_qp_activate(transport *t, qp *q);
+/* Message m has fully arrived at `now`: complete it (frees m). */
+void nic_msg_complete(transport *t, msg *m, sim_time now);
+
+#endif
