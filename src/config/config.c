@@ -63,7 +63,8 @@ static const char *const ALGOS[] = {"ring",
                                     "binomial",
                                     "scatter-allgather",
                                     NULL};
-static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
+static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", "list",
+                                       NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
 static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
 static const char *const ECN_MARK_POINTS[] = {"dequeue", "enqueue", NULL};
@@ -109,7 +110,7 @@ const char *coll_algo_name(enum coll_algo a)
 }
 const char *pattern_name(enum traffic_pattern p)
 {
-    return (unsigned)p < 4 ? PATTERNS[p] : "?";
+    return (unsigned)p < 5 ? PATTERNS[p] : "?";
 }
 
 /* --- allowed keys --------------------------------------------------------------------------- */
@@ -204,7 +205,8 @@ static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
 static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time", NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
                                             "size",     "hosts", "load",  "priority",   "size_cdf",
-                                            "duration", "count", NULL};
+                                            "duration", "count", "flows", NULL};
+static const char *const K_FLOW[] = {"id", "src", "dst", "size", "start", "after", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
                                       "vocab",  "ffn",    "heads",    "kv_heads", NULL};
 static const char *const K_PAR[] = {"tp", "pp", "dp", "vp", "order", "placement", NULL};
@@ -1665,6 +1667,154 @@ static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
     return rc;
 }
 
+/* `pattern: list`: the job's `flows`, each {id, src, dst, size, start | after}. `after` names
+ * flows by `id` (anywhere in the list); a flow waits for all of them. Refused: an unknown or
+ * duplicate id, a flow after itself, `start` with `after`, a dependency cycle (Kahn's algorithm;
+ * the error names a flow on the cycle). flow_order gets a dependency order. */
+static int parse_flow_list(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    const cfg_node *fl;
+    char kp[PATHLEN], ep[PATHLEN], np[PATHLEN];
+    TRY(get_seq(L, jm, jp, "flows", "a list of flows like [{src: 0, dst: 1, size: 1MB}]", &fl,
+                kp));
+    if (j->pattern != PAT_LIST) {
+        if (fl)
+            return fail(L, fl, kp, "only for pattern list (the %s pattern makes its own flows)",
+                        PATTERNS[j->pattern]);
+        return ERR_OK;
+    }
+    if (!fl || fl->n == 0)
+        return fail(L, fl ? fl : jm, fl ? kp : jp,
+                    "pattern list needs \"flows\": a list like [{src: 0, dst: 1, size: 1MB}]");
+    static const char *const other[] = {"hosts", "size_cdf", "load", NULL};
+    for (const char *const *o = other; *o; o++) {
+        cfg_node *k = NULL;
+        if (cfg_map_get(jm, *o, &k)) {
+            sub(np, jp, *o);
+            return fail(L, k, np,
+                        "not used by pattern list (each entry of \"flows\" gives its hosts "
+                        "and size)");
+        }
+    }
+    uint32_t n = fl->n;
+    j->n_flows = n;
+    j->flows = ARENA_NEW_ARRAY(L->a, cfg_flow, n);
+    uint64_t *ids = ARENA_NEW_ARRAY(L->a, uint64_t, n);
+    const cfg_node **idn = ARENA_NEW_ARRAY(L->a, const cfg_node *, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const cfg_node *it = fl->vals[i];
+        cfg_flow *f = &j->flows[i];
+        subi(ep, kp, i);
+        if (it->kind != CFG_MAP)
+            return fail(L, it, ep, "expected a mapping like {src: 0, dst: 1, size: 1MB}, got %s",
+                        cfg_kind_name(it->kind));
+        TRY(check_keys(L, it, ep, K_FLOW, "for a flow"));
+        f->line = it->line;
+        f->col = it->col;
+        const cfg_node *sn, *dn, *stn, *an;
+        f->src = f->dst = UINT32_MAX;
+        TRY(get_u32(L, it, ep, "src", 0, 16777215, &f->src, &sn));
+        TRY(get_u32(L, it, ep, "dst", 0, 16777215, &f->dst, &dn));
+        if (!sn || !dn)
+            return fail(L, it, ep, "missing required key \"%s\"", sn ? "dst" : "src");
+        if (f->src == f->dst) {
+            sub(np, ep, "dst");
+            return fail(L, dn, np, "a flow from host %u to itself", f->src);
+        }
+        f->bytes = j->size_bytes;
+        TRY(get_unit_pos(L, it, ep, "size", SIZE, &f->bytes, NULL));
+        TRY(get_unit(L, it, ep, "start", TIME, &f->start_ps, &stn));
+        ids[i] = 0;
+        TRY(get_u64(L, it, ep, "id", 0, UINT32_MAX, &ids[i], &idn[i]));
+        for (uint32_t k = 0; idn[i] && k < i; k++)
+            if (idn[k] && ids[k] == ids[i]) {
+                sub(np, ep, "id");
+                return fail(L, idn[i], np, "id %llu is already used by flows[%u]",
+                            (unsigned long long)ids[i], k);
+            }
+        sub(np, ep, "after");
+        an = cfg_map_get(it, "after", NULL);
+        if (present(an)) {
+            if (an->kind != CFG_SEQ || an->n == 0)
+                return fail(L, an, np, "expected a list of flow ids like [1, 2], got %s",
+                            an->kind == CFG_SEQ ? "an empty list" : cfg_kind_name(an->kind));
+            if (stn)
+                return fail(L, stn, np,
+                            "a flow starts at \"start\" or \"after\" other flows, not both");
+        }
+    }
+    /* resolve `after` ids to indices, now that every id is known */
+    uint32_t *indeg = ARENA_NEW_ARRAY(L->a, uint32_t, n), edges = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const cfg_node *an = cfg_map_get(fl->vals[i], "after", NULL);
+        if (!present(an))
+            continue;
+        cfg_flow *f = &j->flows[i];
+        subi(ep, kp, i);
+        sub(np, ep, "after");
+        f->n_after = an->n;
+        f->after = ARENA_NEW_ARRAY(L->a, uint32_t, an->n);
+        for (uint32_t a = 0; a < an->n; a++) {
+            char ap[PATHLEN];
+            uint64_t id = 0;
+            subi(ap, np, a);
+            TRY(int_node(L, an->vals[a], ap, 0, UINT32_MAX, &id));
+            uint32_t k = 0;
+            while (k < n && !(idn[k] && ids[k] == id))
+                k++;
+            if (k == n)
+                return fail(L, an->vals[a], ap, "no flow of this job has id %llu",
+                            (unsigned long long)id);
+            if (k == i)
+                return fail(L, an->vals[a], ap, "a flow cannot wait for itself (id %llu)",
+                            (unsigned long long)id);
+            for (uint32_t b = 0; b < a; b++)
+                if (f->after[b] == k)
+                    return fail(L, an->vals[a], ap, "id %llu is listed twice",
+                                (unsigned long long)id);
+            f->after[a] = k;
+            indeg[i]++;
+            edges++;
+        }
+    }
+    /* Kahn: the flows in an order where each comes after the flows it waits for */
+    uint32_t *first = ARENA_NEW_ARRAY(L->a, uint32_t, n + 1), *next = NULL;
+    uint32_t *dep = ARENA_NEW_ARRAY(L->a, uint32_t, edges ? edges : 1);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t a = 0; a < j->flows[i].n_after; a++)
+            first[j->flows[i].after[a] + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        first[i + 1] += first[i];
+    next = ARENA_NEW_ARRAY(L->a, uint32_t, n);
+    memcpy(next, first, sizeof(uint32_t) * n);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t a = 0; a < j->flows[i].n_after; a++)
+            dep[next[j->flows[i].after[a]]++] = i;
+    j->flow_order = ARENA_NEW_ARRAY(L->a, uint32_t, n);
+    uint32_t head = 0, tail = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!indeg[i])
+            j->flow_order[tail++] = i;
+    while (head < tail) {
+        uint32_t x = j->flow_order[head++];
+        for (uint32_t e = first[x]; e < first[x + 1]; e++)
+            if (--indeg[dep[e]] == 0)
+                j->flow_order[tail++] = dep[e];
+    }
+    if (tail < n) {
+        uint32_t i = 0;
+        while (!indeg[i])
+            i++;
+        subi(ep, kp, i);
+        sub(np, ep, "after");
+        return fail(L, cfg_map_get(fl->vals[i], "after", NULL), np,
+                    "flows[%u] can never start: what it waits for leads into a dependency cycle "
+                    "(flows that wait for each other)",
+                    i);
+    }
+    return ERR_OK;
+}
+
 /* A traffic job's keys (docs/scenario.md "Traffic jobs"). */
 static int parse_traffic(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
 {
@@ -1692,7 +1842,7 @@ static int parse_traffic(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
                     "only for pattern uniform (the %s pattern has a fixed set of flows)",
                     PATTERNS[j->pattern]);
     }
-    return ERR_OK;
+    return parse_flow_list(L, jm, jp, j);
 }
 
 static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_job *j)

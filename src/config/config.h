@@ -202,7 +202,19 @@ enum coll_algo {
 };
 /* How many algorithms (not an enum member, so switches over them stay exhaustive). */
 #define COLL_ALGO_COUNT (ALGO_SCATTER_ALLGATHER + 1)
-enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM };
+enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM, PAT_LIST };
+
+/* One flow of a `pattern: list` traffic job (its `flows` entries, in file order). It starts at
+ * `start` after its iteration's start, or, with `after`, the moment the last of the flows it
+ * names has completed (its last byte accepted at the receiver). */
+typedef struct cfg_flow {
+    uint32_t src, dst;              /* host indices */
+    uint64_t bytes;
+    sim_time start_ps;              /* default 0; unused with `after` */
+    uint32_t n_after;               /* 0: starts at start_ps */
+    uint32_t *after;                /* indices into the job's flows (resolved from `id`s) */
+    int line, col;                  /* position of the entry */
+} cfg_flow;
 
 /* A list of indices: `all`, an explicit list, or a range string "0-63". */
 typedef struct cfg_index_set {
@@ -268,6 +280,10 @@ typedef struct cfg_job {
     cfg_cdf size_cdf;               /* flow sizes drawn from it (n = 0: every flow `size`) */
     sim_time duration_ps;           /* uniform: arrivals in [start, start + duration), 0 = none */
     uint64_t count;                 /* uniform: at most this many flows, 0 = no cap */
+    cfg_flow *flows;                /* list: the flows, in file order */
+    uint32_t n_flows;
+    uint32_t *flow_order;           /* list: the flows in a dependency order (each after the
+                                     * flows it waits for), for the ideal's chain */
 } cfg_job;
 
 enum fault_kind {
