@@ -341,7 +341,8 @@ int cmd_import(int argc, char **argv)
         return import_htsim(argc - 1, argv + 1);
     if (strcmp(argv[1], "chakra") != 0)
         return cli_usage_error(
-            "import", "unknown format '%s'; this version imports: chakra, astra-sim, htsim", argv[1]);
+            "import", "unknown format '%s'; this version imports: chakra, astra-sim, htsim",
+            argv[1]);
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             cmd_import_help();

@@ -70,7 +70,7 @@ static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
 static const char *const ECN_MARK_POINTS[] = {"dequeue", "enqueue", NULL};
 static const char *const CNP_SCOPES[] = {"port", "qp", NULL};
 static const char *const TRANSPORTS[] = {"rocev2", "uet", NULL};
-static const char *const CCS[] = {"dcqcn", "none", "nscc", "timely", NULL};
+static const char *const CCS[] = {"dcqcn", "none", "nscc", "timely", "hpcc", NULL};
 static const char *const RETX[] = {"go-back-n", "selective", NULL};
 static const char *const NIC_PROFILES[] = {"connectx-6", "connectx-7", "bluefield-3", "paper", NULL};
 static const char *const OOO_MODES[] = {"auto", "on", "off", NULL};
@@ -157,10 +157,11 @@ static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
     "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
-    "retry_count", "failover_delay", "ooo_placement", "reorder_window", "timely", "dscp",
+    "retry_count", "failover_delay", "ooo_placement", "reorder_window", "timely", "hpcc", "dscp",
     "cnp_dscp", "trust", "netdev_mtu", NULL};
 static const char *const K_TIMELY[] = {"t_low",    "t_high", "min_rtt",  "beta",    "ewma",
                                        "add_rate", "min_rate", "hai_n", "segment", NULL};
+static const char *const K_HPCC[] = {"eta", "max_stage", "ai_rate", NULL};
 static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
                                       "rpg_time_reset",
                                       "rpg_byte_reset",
@@ -1299,6 +1300,20 @@ static int parse_timely(ld *L, const cfg_node *m, const char *p, cfg_timely *tm)
     return ERR_OK;
 }
 
+/* nic.hpcc: HPCC's constants (transport/hpcc.h); defaults in scenario_defaults. */
+static int parse_hpcc(ld *L, const cfg_node *m, const char *p, cfg_hpcc *h)
+{
+    const cfg_node *hq;
+    char hp[PATHLEN];
+    TRY(get_map(L, m, p, "hpcc", K_HPCC, &hq, hp));
+    if (!hq)
+        return ERR_OK;
+    TRY(get_num(L, hq, hp, "eta", 0, true, 1, false, "a number in (0, 1]", &h->eta));
+    TRY(get_u32(L, hq, hp, "max_stage", 0, 1000, &h->max_stage, NULL));
+    TRY(get_unit_pos(L, hq, hp, "ai_rate", RATE, &h->ai_rate_bps, NULL));
+    return ERR_OK;
+}
+
 static int parse_dcqcn(ld *L, const cfg_node *m, const char *p, cfg_dcqcn *d)
 {
     const cfg_node *dq, *raw = cfg_map_get(m, "dcqcn", NULL);
@@ -1391,12 +1406,13 @@ static int parse_nic(ld *L, const cfg_node *root)
         sub(kp, p, "cc");
         if (n->transport == TRANSPORT_ROCEV2 && n->cc == CC_NSCC)
             return fail(L, n_cc, kp,
-                        "expected dcqcn | timely | none for transport rocev2, got \"nscc\" (nscc "
-                        "is UET's)");
-        if (n->transport == TRANSPORT_UET && n->cc == CC_TIMELY)
+                        "expected dcqcn | timely | hpcc | none for transport rocev2, got "
+                        "\"nscc\" (nscc is UET's)");
+        if (n->transport == TRANSPORT_UET && (n->cc == CC_TIMELY || n->cc == CC_HPCC))
             return fail(L, n_cc, kp,
-                        "expected nscc | none for transport uet, got \"timely\" (timely is "
-                        "RoCEv2's here)");
+                        "expected nscc | none for transport uet, got \"%s\" (%s is RoCEv2's "
+                        "here)",
+                        CCS[n->cc], CCS[n->cc]);
         if (n->transport == TRANSPORT_UET && n->cc == CC_DCQCN)
             return fail(L, n_cc, kp,
                         "expected nscc | none for transport uet, got \"dcqcn\" (dcqcn is "
@@ -1408,6 +1424,7 @@ static int parse_nic(ld *L, const cfg_node *root)
     cfg_dcqcn_profile(&n->dcqcn, n->profile);
     TRY(parse_dcqcn(L, m, p, &n->dcqcn));
     TRY(parse_timely(L, m, p, &n->timely));
+    TRY(parse_hpcc(L, m, p, &n->hpcc));
     TRY(get_u32(L, m, p, "qps_per_connection", 1, 128, &n->qps_per_connection, NULL));
     TRY(get_enum(L, m, p, "retransmit", RETX, &r, NULL));
     n->retransmit = (enum retx_kind)r;
@@ -1419,6 +1436,11 @@ static int parse_nic(ld *L, const cfg_node *root)
     TRY(get_u32(L, m, p, "cnp_priority", 0, 7, &cnp_prio, NULL));
     n->cnp_priority = (uint8_t)cnp_prio;
     TRY(get_nic_qos(L, m, p, n));
+    /* HPCC: an ACK per packet, as its authors' ns-3 artifact runs it (L2_ACK_INTERVAL 1): the
+     * window is often below ack_every packets, and a window that waits for a coalesced ACK
+     * would stall until the RTO */
+    if (n->cc == CC_HPCC)
+        n->ack_every = 1;
     TRY(get_u32(L, m, p, "ack_every", 1, 65536, &n->ack_every, NULL));
     TRY(get_u32(L, m, p, "reorder_tolerance", 0, 512, &n->reorder_tolerance, NULL));
     TRY(get_u32(L, m, p, "retry_count", 0, 7, &n->retry_count, NULL));
@@ -2528,6 +2550,11 @@ static void set_defaults(scenario *sc)
                              .min_rate_bps = 0,
                              .hai_n = 5,
                              .segment_bytes = 65536};
+    /* HPCC: η = 0.95 and maxStage = 5 (Li et al. SIGCOMM'19, §3.3 and §5.1); W_AI as the
+     * authors' ns-3 artifact sets it (alibaba-edu/High-Precision-Congestion-Control, run.py:
+     * RATE_AI = 10·bw/25 Mb/s for bw in Gb/s, 160 Mb/s at 400G), left 0 here so that it follows
+     * each port's line rate. */
+    n->hpcc = (cfg_hpcc){.eta = 0.95, .max_stage = 5, .ai_rate_bps = 0};
     n->qps_per_connection = 1;
     n->retransmit = RETX_GO_BACK_N;
     n->rto_ps = 4 * SIM_MS;

@@ -102,7 +102,7 @@ typedef struct cfg_switch {
 } cfg_switch;
 
 enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
-enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC, CC_TIMELY };
+enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC, CC_TIMELY, CC_HPCC };
 enum retx_kind { RETX_GO_BACK_N, RETX_SELECTIVE };
 enum ooo_mode { OOO_AUTO, OOO_ON, OOO_OFF };
 
@@ -147,6 +147,13 @@ typedef struct cfg_timely {
     uint64_t segment_bytes;         /* acknowledged bytes per RTT sample (completion event) */
 } cfg_timely;
 
+/* HPCC (Li et al. SIGCOMM'19), nic.cc: hpcc; model in transport/hpcc.h. */
+typedef struct cfg_hpcc {
+    double eta;                     /* η, target utilization */
+    uint32_t max_stage;             /* additive-increase stages before a multiplicative update */
+    uint64_t ai_rate_bps;           /* W_AI / T; 0 = the authors' 10·line/25 Mb/s per Gb/s */
+} cfg_hpcc;
+
 typedef struct cfg_nic {
     uint32_t mtu;                   /* default 4096 (256..4096) */
     enum transport_kind transport;  /* default rocev2 */
@@ -154,6 +161,7 @@ typedef struct cfg_nic {
     enum nic_profile profile;       /* default connectx-7 */
     cfg_dcqcn dcqcn;
     cfg_timely timely;
+    cfg_hpcc hpcc;
     uint32_t qps_per_connection;    /* default 1 */
     enum retx_kind retransmit;      /* default go-back-n */
     sim_time rto_ps;                /* default 4 ms */

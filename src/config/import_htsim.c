@@ -18,7 +18,8 @@
 #include "units.h"
 
 #define MAX_TOKENS 32
-#define MAX_FILE (64u << 20) /* an 8192-node permutation is ~0.3 MB; a .cm of 64 MB is a mistake */
+#define MAX_FILE (64u << 20) /* an 8192-node permutation is ~0.3 MB; a .cm of 64 MB is a mistake   \
+                              */
 
 /* One line cut into tokens, each with its 1-based column. */
 typedef struct line {
@@ -132,9 +133,9 @@ typedef struct topo_cfg {
     uint64_t speed_gbps[3], radix_down[3], radix_up[3], oversub[3], bundle[3];
     uint64_t link_ns[3], switch_ns[3];
     bool have_link_ns[3], have_switch_ns[3], queues;
-    line where[3];                     /* each tier's "Tier k" line, for errors */
-    line switch_line[3];               /* where each tier's Switch_Latency_ns was */
-    line header;                       /* the Nodes line */
+    line where[3];       /* each tier's "Tier k" line, for errors */
+    line switch_line[3]; /* where each tier's Switch_Latency_ns was */
+    line header;         /* the Nodes line */
     /* derived */
     uint64_t pods, tors_per_pod, aggs_per_pod, ntor, nagg, ncore;
 } topo_cfg;
@@ -172,8 +173,9 @@ static int topo_read(const char *path, topo_cfg *c, err *e)
             seen[tier] = true;
             c->where[tier] = l;
         } else if (tier < 0) {
-            rc = fail(e, &l, 0, "\"%s\" before the first \"Tier\" line (the header has Nodes, "
-                                "Tiers, Podsize)",
+            rc = fail(e, &l, 0,
+                      "\"%s\" before the first \"Tier\" line (the header has Nodes, "
+                      "Tiers, Podsize)",
                       k);
         } else if (ieq(k, "Downlink_speed_Gbps")) {
             rc = get_uint(e, &l, 1, k, 1, 1000000, &c->speed_gbps[tier]);
@@ -227,11 +229,13 @@ static int topo_derive(const char *path, topo_cfg *c, err *e)
         if (t + 1 < c->tiers && !c->radix_up[t])
             return fail(e, &w[t], 0, "Tier %u: Radix_Up is missing", t);
         if (c->radix_down[t] % c->bundle[t])
-            return fail(e, &w[t], 0, "Tier %u: Radix_Down %" PRIu64 " is not a multiple of Bundle %" PRIu64,
-                        t, c->radix_down[t], c->bundle[t]);
+            return fail(e, &w[t], 0,
+                        "Tier %u: Radix_Down %" PRIu64 " is not a multiple of Bundle %" PRIu64, t,
+                        c->radix_down[t], c->bundle[t]);
         if (t + 1 < c->tiers && c->radix_up[t] % c->bundle[t + 1])
             return fail(e, &w[t], 0,
-                        "Tier %u: Radix_Up %" PRIu64 " is not a multiple of tier %u's Bundle %" PRIu64,
+                        "Tier %u: Radix_Up %" PRIu64
+                        " is not a multiple of tier %u's Bundle %" PRIu64,
                         t, c->radix_up[t], t + 1, c->bundle[t + 1]);
     }
     if (c->bundle[0] != 1)
@@ -241,11 +245,11 @@ static int topo_derive(const char *path, topo_cfg *c, err *e)
                     c->podsize);
     c->pods = c->nodes / c->podsize;
     if (c->tiers == 2 && c->pods != 1)
-        return fail(e, h, 0,
-                    "a 2-tier fat tree is one pod: Podsize must equal Nodes (%" PRIu64 ")",
+        return fail(e, h, 0, "a 2-tier fat tree is one pod: Podsize must equal Nodes (%" PRIu64 ")",
                     c->nodes);
     if (c->podsize % c->radix_down[0])
-        return fail(e, &w[0], 0, "Tier 0: Podsize %" PRIu64 " is not a multiple of Radix_Down %" PRIu64,
+        return fail(e, &w[0], 0,
+                    "Tier 0: Podsize %" PRIu64 " is not a multiple of Radix_Down %" PRIu64,
                     c->podsize, c->radix_down[0]);
     c->tors_per_pod = c->podsize / c->radix_down[0];
     uint64_t num = c->nodes * c->speed_gbps[0], den = c->speed_gbps[1] * c->oversub[0];
@@ -460,8 +464,8 @@ static int cm_trig_line(cm *m, const line *l, err *e)
                         "of its flows in the order they happen at run time, which a list of "
                         "flows with fixed dependencies cannot express");
         else
-            return fail(e, l, i, "unknown word \"%s\" (a trigger takes id, oneshot, barrier, count)",
-                        k);
+            return fail(e, l, i,
+                        "unknown word \"%s\" (a trigger takes id, oneshot, barrier, count)", k);
         if (rc)
             return rc;
         if (kind != TRIG_NONE) {
@@ -539,16 +543,14 @@ static int cm_read(const char *path, uint32_t nodes, cm *m, err *e)
     if (!rc && (!have_nodes || !have_conns))
         rc = fail(e, &top, 0, "the header needs Nodes and Connections");
     if (!rc && m->nodes > nodes)
-        rc = fail(e, &top, 0,
-                  "the connection matrix is for %" PRIu64 " nodes, the topology has %u",
+        rc = fail(e, &top, 0, "the connection matrix is for %" PRIu64 " nodes, the topology has %u",
                   m->nodes, nodes);
     if (!rc && m->conns != m->n_flows)
         rc = fail(e, &m->conns_line, 1, "Connections says %" PRIu64 ", the file has %u flows",
                   m->conns, m->n_flows);
     if (!rc && m->trigs != m->n_trigs)
         rc = fail(e, m->trigs_line.no ? &m->trigs_line : &top, 1,
-                  "Triggers says %" PRIu64 ", the file has %u trigger lines", m->trigs,
-                  m->n_trigs);
+                  "Triggers says %" PRIu64 ", the file has %u trigger lines", m->trigs, m->n_trigs);
     return rc;
 }
 
@@ -570,8 +572,8 @@ static int cm_resolve(cm *m, uint64_t *ids, uint32_t *chained, err *e)
         max_id = f->id > max_id ? f->id : max_id;
         for (uint32_t k = 0; f->id && k < i; k++)
             if (m->flows[k].id == f->id)
-                return fail(e, &f->at, 0, "flow id %" PRIu64 " is already used on line %d",
-                            f->id, m->flows[k].at.no);
+                return fail(e, &f->at, 0, "flow id %" PRIu64 " is already used on line %d", f->id,
+                            m->flows[k].at.no);
     }
     *chained = 0;
     for (uint32_t i = 0; i < m->n_flows; i++) {
@@ -581,17 +583,17 @@ static int cm_resolve(cm *m, uint64_t *ids, uint32_t *chained, err *e)
         if (act) {
             cm_trig *t = trig_find(m, act);
             if (!t)
-                return fail(e, &f->at, 0, "trigger %" PRIu64 " has no \"trigger id %" PRIu64
-                                          " ...\" line",
-                            act, act);
+                return fail(e, &f->at, 0,
+                            "trigger %" PRIu64 " has no \"trigger id %" PRIu64 " ...\" line", act,
+                            act);
             t->n_act++;
             if (!ids[i])
                 ids[i] = ++max_id;
         }
         if (f->trigger) {
             if (!trig_find(m, f->trigger))
-                return fail(e, &f->at, 0, "trigger %" PRIu64 " has no \"trigger id %" PRIu64
-                                          " ...\" line",
+                return fail(e, &f->at, 0,
+                            "trigger %" PRIu64 " has no \"trigger id %" PRIu64 " ...\" line",
                             f->trigger, f->trigger);
             (*chained)++;
         }
@@ -622,8 +624,8 @@ static const char *base(const char *p)
     return s ? s + 1 : p;
 }
 
-static void link_out(FILE *f, const char *a, uint64_t ai, const char *b, uint64_t bi,
-                     uint64_t gbps, bool have_ns, uint64_t ns)
+static void link_out(FILE *f, const char *a, uint64_t ai, const char *b, uint64_t bi, uint64_t gbps,
+                     bool have_ns, uint64_t ns)
 {
     fprintf(f, "      - {a: %s%" PRIu64 ", b: %s%" PRIu64 ", speed: %" PRIu64 "Gbps", a, ai, b, bi,
             gbps);
@@ -665,8 +667,9 @@ int htsim_import(FILE *f, const char *topo, const char *cmf, htsim_import_stats 
     static const char *tiername[3] = {"ToR", "aggregation", "core"};
     fprintf(f, "# Imported by `wirerate import htsim` from %s and %s (docs/import.md).\n", topo,
             cmf);
-    fprintf(f, "# htsim fat tree: %" PRIu64 " nodes, %" PRIu64 " tiers, pods of %" PRIu64
-               " nodes: %" PRIu64 " ToRs, %" PRIu64 " aggregation, %" PRIu64 " core switches\n",
+    fprintf(f,
+            "# htsim fat tree: %" PRIu64 " nodes, %" PRIu64 " tiers, pods of %" PRIu64
+            " nodes: %" PRIu64 " ToRs, %" PRIu64 " aggregation, %" PRIu64 " core switches\n",
             c.nodes, c.tiers, c.podsize, c.ntor, c.nagg, c.ncore);
     for (uint32_t t = 0; t < c.tiers; t++) {
         fprintf(f, "#   tier %u (%s): downlinks %" PRIu64 "G", t, tiername[t], c.speed_gbps[t]);
@@ -675,8 +678,7 @@ int htsim_import(FILE *f, const char *topo, const char *cmf, htsim_import_stats 
         fprintf(f, ", radix down %" PRIu64, c.radix_down[t]);
         if (t + 1 < c.tiers)
             fprintf(f, " up %" PRIu64, c.radix_up[t]);
-        fprintf(f, ", oversubscribed %" PRIu64 ", bundle %" PRIu64 "\n", c.oversub[t],
-                c.bundle[t]);
+        fprintf(f, ", oversubscribed %" PRIu64 ", bundle %" PRIu64 "\n", c.oversub[t], c.bundle[t]);
     }
     if (c.queues)
         fprintf(f, "# Queue_Up / Queue_Down are not used: wirerate's switches share one buffer "
@@ -731,8 +733,7 @@ int htsim_import(FILE *f, const char *topo, const char *cmf, htsim_import_stats 
                     link_out(f, "agg", a, "core", podpos + c.aggs_per_pod * l, c.speed_gbps[2],
                              c.have_link_ns[2], c.link_ns[2]);
         }
-    fprintf(f, "workload:\n  - name: %s\n    kind: traffic\n    pattern: list\n    flows:\n",
-            name);
+    fprintf(f, "workload:\n  - name: %s\n    kind: traffic\n    pattern: list\n    flows:\n", name);
     for (uint32_t i = 0; i < m.n_flows; i++) {
         const cm_flow *x = &m.flows[i];
         fprintf(f, "      - {");

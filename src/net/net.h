@@ -223,6 +223,7 @@ struct net {
     uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
     uint64_t ecn_pmax_q32;     /* Pmax in 0.32 fixed point */
     bool ecn_at_dequeue;       /* mark when the frame leaves the queue (else when it enters) */
+    bool int_on;               /* HPCC: switches stamp INT into data packets (inttel.h) */
     /* PFC (IEEE 802.1Qbb) */
     uint8_t lossless;          /* lossless classes (0 when PFC is off) */
     uint64_t pfc_xoff_bytes;   /* fixed XOFF per ingress and class, 0 = dynamic threshold */

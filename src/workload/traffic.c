@@ -58,7 +58,8 @@ static int cmp_start(const void *pa, const void *pb)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     const cfg_flow *x = &order_job->flows[a], *y = &order_job->flows[b];
-    sim_time ta = x->n_after ? TRAFFIC_AFTER : x->start_ps, tb = y->n_after ? TRAFFIC_AFTER : y->start_ps;
+    sim_time ta = x->n_after ? TRAFFIC_AFTER : x->start_ps,
+             tb = y->n_after ? TRAFFIC_AFTER : y->start_ps;
     if (ta != tb)
         return ta < tb ? -1 : 1;
     return a < b ? -1 : a > b;
