@@ -991,11 +991,13 @@ static void collect(run *r)
         }
         jr->flows = js->n_flows;
         jr->flows_completed = js->done_flows;
-        if (cj->size_cdf.n) {
+        if (cj->size_cdf.n || cj->pattern == PAT_LIST) {
+            /* sizes drawn, or listed: the job's size is the mean flow size */
             uint64_t bytes = 0;
             for (uint64_t i = 0; i < js->n_flows; i++)
                 bytes += t->flows[js->first_flow + i].size_bytes;
-            jr->size_cdf = cj->size_cdf.name;
+            if (cj->size_cdf.n)
+                jr->size_cdf = cj->size_cdf.name;
             jr->size_bytes = js->n_flows ? bytes / js->n_flows : 0;
         }
         jr->completed = js->done_flows == js->n_flows;
