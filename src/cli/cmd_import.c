@@ -8,8 +8,11 @@
  * executes the per-rank DAGs (compute delays, collectives matched across ranks, sends matched
  * with receives) — the training executor's task graph is the natural host — and it is not built;
  * the command says so rather than writing a scenario that would run something else.
+ * `import astra-sim` and `import htsim` write a scenario (config/import_astra.h,
+ * config/import_htsim.h) through write_scenario: a temp name beside the target and a rename,
+ * so a failed import leaves nothing half-written.
  * Exit codes: 0 read and consistent, 2 usage (or no protobuf-c in this build), 3 a malformed
- * trace, 4 a file that cannot be read.
+ * trace or file, 4 a file that cannot be read.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -181,67 +184,6 @@ static int import_chakra(int n, char **files)
     return bad ? ERR_INVALID : ERR_OK;
 }
 
-static int import_astra(int argc, char **argv)
-{
-    const char *net = NULL, *sys = NULL, *out = NULL;
-    uint64_t size = 64ull << 20; /* the scenario's default collective size */
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        bool missing = false;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            cmd_import_help();
-            return ERR_OK;
-        } else if ((v = cli_opt_value(argc, argv, &i, "--network", &missing))) {
-            net = v;
-        } else if ((v = cli_opt_value(argc, argv, &i, "--system", &missing))) {
-            sys = v;
-        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &missing))) {
-            out = v;
-        } else if ((v = cli_opt_value(argc, argv, &i, "--size", &missing))) {
-            char why[200];
-            if (!units_size(v, &size, why, sizeof why) || !size)
-                return cli_usage_error("import", "--size expects a size like 64MiB, got '%s'", v);
-        } else if (!missing) {
-            return cli_usage_error("import", "unknown option '%s'", argv[i]);
-        }
-        if (missing)
-            return cli_usage_error("import", "option '%s' needs a value", argv[i]);
-    }
-    if (!net)
-        return cli_usage_error("import", "astra-sim needs --network NET.yml");
-    if (!out || !*out)
-        return cli_usage_error("import", "astra-sim needs -o SCENARIO.yaml");
-    /* the scenario via temp name + rename beside its final place: never half-written */
-    err e;
-    err_clear(&e);
-    const char *slash = strrchr(out, '/');
-    char *dir = xstrdup(slash ? out : ".", "scenario folder");
-    if (slash)
-        dir[slash == out ? 1 : slash - out] = '\0';
-    outdir od;
-    memset(&od, 0, sizeof od);
-    int rc = outdir_open_into(&od, dir, &e);
-    FILE *f = rc ? NULL : outdir_begin(&od, slash ? slash + 1 : out, &e);
-    if (f) {
-        rc = astra_import(f, net, sys, size, &e);
-        int rc2 = outdir_end(&od, f, &e);
-        rc = rc ? rc : rc2;
-        if (!rc)
-            rc = outdir_commit(&od, &e);
-    } else if (!rc) {
-        rc = ERR_IO;
-    }
-    if (rc) {
-        outdir_abort(&od);
-        diag_print(stderr, &e, NULL, 0);
-    } else {
-        printf("%s\n", outdir_files(&od)[0]);
-    }
-    outdir_free(&od);
-    xfree(dir);
-    return rc;
-}
-
 /* Write a scenario to `out` via a temp name beside it and a rename: never half-written. The
  * writer fn(f, ctx, e) fills it. */
 typedef int (*import_write_fn)(FILE *f, void *ctx, err *e);
@@ -276,6 +218,51 @@ static int write_scenario(const char *out, import_write_fn fn, void *ctx)
     outdir_free(&od);
     xfree(dir);
     return rc;
+}
+
+typedef struct astra_args {
+    const char *net, *sys;
+    uint64_t size;
+} astra_args;
+
+static int astra_write(FILE *f, void *ctx, err *e)
+{
+    astra_args *a = ctx;
+    return astra_import(f, a->net, a->sys, a->size, e);
+}
+
+static int import_astra(int argc, char **argv)
+{
+    const char *net = NULL, *sys = NULL, *out = NULL;
+    uint64_t size = 64ull << 20; /* the scenario's default collective size */
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        bool missing = false;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            cmd_import_help();
+            return ERR_OK;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--network", &missing))) {
+            net = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--system", &missing))) {
+            sys = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &missing))) {
+            out = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--size", &missing))) {
+            char why[200];
+            if (!units_size(v, &size, why, sizeof why) || !size)
+                return cli_usage_error("import", "--size expects a size like 64MiB, got '%s'", v);
+        } else if (!missing) {
+            return cli_usage_error("import", "unknown option '%s'", argv[i]);
+        }
+        if (missing)
+            return cli_usage_error("import", "option '%s' needs a value", argv[i]);
+    }
+    if (!net)
+        return cli_usage_error("import", "astra-sim needs --network NET.yml");
+    if (!out || !*out)
+        return cli_usage_error("import", "astra-sim needs -o SCENARIO.yaml");
+    astra_args a = {net, sys, size};
+    return write_scenario(out, astra_write, &a);
 }
 
 typedef struct htsim_args {
