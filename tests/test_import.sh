@@ -8,6 +8,10 @@
 # where the mapping puts it; three dimensions (ASTRA-sim's Ring_FullyConnected_Switch, a rail-
 # optimized [FullyConnected, Switch, Switch]) import and run; what cannot be mapped is refused
 # at its file:line:col.
+# htsim: examples/htsim/{fat_tree_16.topo,perm_chain_16.cm} become a scenario with the fat tree's
+# switches and links and the matrix's flows, sizes, start times and trigger chains (counts and spot
+# checks); run, each chained flow starts exactly when the last flow it waits for completes;
+# malformed files are refused at their file:line:col, leaving no scenario.
 # $1 = wirerate binary, $2 = source dir.
 set -u
 W=$1
@@ -71,7 +75,7 @@ check "a truncated trace: exit 3 naming the file and byte" "[ $? = 3 ] && grep -
 check "a missing file: exit 4" "[ $? = 4 ]"
 "$W" import > /dev/null 2>&1
 check "no format: exit 2" "[ $? = 2 ]"
-"$W" import htsim x > /dev/null 2>&1
+"$W" import ns3 x > /dev/null 2>&1
 check "an unknown format: exit 2" "[ $? = 2 ]"
 fi
 
@@ -141,6 +145,65 @@ printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 400 ]\n' > nolat.y
 check "a missing key: exit 3 naming it" "[ $? = 3 ] && grep -q 'latency: missing' nolat.err"
 "$W" import astra-sim -o x.yaml > /dev/null 2>&1
 check "no --network: exit 2" "[ $? = 2 ]"
+
+echo "== htsim topology + connection matrix"
+HT=$SRC/examples/htsim
+"$W" import htsim --topo "$HT/fat_tree_16.topo" --cm "$HT/perm_chain_16.cm" -o ht.yaml > ht.out 2> ht.err
+check "import htsim: exit 0, prints the scenario's path and the counts" \
+    "[ $? = 0 ] && grep -q 'ht.yaml$' ht.out && grep -q '16 hosts, 20 switches, 48 links; 20 flows, 3 of them started' ht.err"
+# the fat tree: 4 pods x 2 ToRs, 4 pods x 2 aggregation switches, 4 cores; 16 host links,
+# 8 ToRs x 2 aggs, 8 aggs x 2 cores
+check "  8 ToRs, 8 aggregation and 4 core switches, 16 hosts" \
+    "[ \$(grep -c '{name: tor' ht.yaml) = 8 ] && [ \$(grep -c '{name: agg' ht.yaml) = 8 ] && [ \$(grep -c '{name: core' ht.yaml) = 4 ] && [ \$(grep -c '{name: h[0-9]*}' ht.yaml) = 16 ]"
+check "  48 links at 400G and 500 ns, switch latency 500 ns" \
+    "[ \$(grep -c 'speed: 400Gbps, latency: 500ns}' ht.yaml) = 48 ] && grep -q '^  switch_latency: 500ns' ht.yaml"
+check "  host 5 on ToR 2, ToR 3 on pod 1's aggregation switches 2 and 3" \
+    "grep -q '{a: h5, b: tor2,' ht.yaml && grep -q '{a: tor3, b: agg2,' ht.yaml && grep -q '{a: tor3, b: agg3,' ht.yaml && ! grep -q '{a: tor3, b: agg0,' ht.yaml"
+check "  aggregation switch 5 (pod position 1) on cores 1 and 3" \
+    "grep -q '{a: agg5, b: core1,' ht.yaml && grep -q '{a: agg5, b: core3,' ht.yaml && [ \$(grep -c '{a: agg5, b: core' ht.yaml) = 2 ]"
+check "  20 flows; 0->7 of 1000000 B at 0, 12->2 of 64000 B at 12.5 us" \
+    "[ \$(grep -c '{id: [0-9]*, src:' ht.yaml) = 20 ] && grep -q '{id: 1, src: 0, dst: 7, size: 1000000, start: 0us}' ht.yaml && grep -q '{id: 20, src: 12, dst: 2, size: 64000, start: 12.5us}' ht.yaml"
+check "  the barrier of count 2 waits for both flows, the oneshots for one each" \
+    "grep -q '{id: 17, src: 0, dst: 5, size: 500000, after: \[1, 2\]}' ht.yaml && grep -q '{id: 18, src: 3, dst: 9, size: 250000, after: \[4\]}' ht.yaml && grep -q '{id: 19, src: 9, dst: 3, size: 250000, after: \[18\]}' ht.yaml"
+"$W" run ht.yaml -o ht-out --set 'output.formats=[json, csv]' > /dev/null 2> ht-run.err
+check "  the scenario runs: 20 flows, all delivered" \
+    "[ $? = 0 ] && [ \$(tail -n +2 ht-out/flows.csv | awk -F, '\$4 == \$5' | wc -l) = 20 ]"
+# flows.csv in the order flows were added: timed ones by start, then the waiting ones
+check "  each chained flow starts exactly when the last flow it waits for ends" \
+    "python3 - <<'PY'
+import csv, sys
+r = list(csv.DictReader(open('ht-out/flows.csv')))
+by = {(int(x['src_host']), int(x['dst_host'])): x for x in r}
+def end(s, d): return int(by[(s, d)]['end_ps'])
+def start(s, d): return int(by[(s, d)]['start_ps'])
+ok = start(0, 5) == max(end(0, 7), end(1, 12)) and start(3, 9) == end(3, 14) \
+     and start(9, 3) == end(3, 9) and start(12, 2) == 12500000 and start(0, 7) == 0
+sys.exit(0 if ok else 1)
+PY"
+printf 'Nodes 16\nConnections 1\nTriggers 1\n0->1 id 1 trigger 5 size 100\ntrigger id 5 multishot\n' > ms.cm
+"$W" import htsim --topo "$HT/fat_tree_16.topo" --cm ms.cm -o ms.yaml > /dev/null 2> ms.err
+check "a multishot trigger: exit 3 at it, no scenario" \
+    "[ $? = 3 ] && grep -q '^wirerate: ms.cm:5:14: error: multishot triggers are not imported' ms.err && [ ! -e ms.yaml ]"
+printf 'Nodes 16\nConnections 2\n0->1 id 1 start 0 size 100\n0->16 id 2 start 0 size 100\n' > far.cm
+"$W" import htsim --topo "$HT/fat_tree_16.topo" --cm far.cm -o far.yaml > /dev/null 2> far.err
+check "a node the topology does not have: exit 3 at its line" \
+    "[ $? = 3 ] && grep -q '^wirerate: far.cm:4:1: error: node 16 does not exist' far.err"
+printf 'Nodes 16\nConnections 3\n0->1 id 1 start 0 size 100\n' > count.cm
+"$W" import htsim --topo "$HT/fat_tree_16.topo" --cm count.cm -o count.yaml > /dev/null 2> count.err
+check "a Connections count that does not match: exit 3" \
+    "[ $? = 3 ] && grep -q 'count.cm:2:13: error: Connections says 3, the file has 1 flows' count.err"
+printf 'Nodes 16\nConnections 2\nTriggers 1\n0->1 id 1 start 0 size 100 send_done_trigger 4\n2->3 id 2 start 0 size 100 send_done_trigger 4\ntrigger id 4 oneshot\n' > two.cm
+"$W" import htsim --topo "$HT/fat_tree_16.topo" --cm two.cm -o two.yaml > /dev/null 2> two.err
+check "a oneshot two flows activate: exit 3 (htsim fires it once)" \
+    "[ $? = 3 ] && grep -q 'two.cm:6:1: error: trigger 4 fires after 1 activation but 2 flows activate it' two.err"
+sed 's/^Radix_Up 2$/Radix_Up 3/' "$HT/fat_tree_16.topo" > bad.topo
+"$W" import htsim --topo bad.topo --cm "$HT/perm_chain_16.cm" -o bad.yaml > /dev/null 2> bad.err
+check "a radix htsim refuses: exit 3 at its tier" \
+    "[ $? = 3 ] && grep -q '^wirerate: bad.topo:[0-9]*:1: error: Tier 0: Radix_Down 2 / Radix_Up 3 does not match Oversubscribed 1' bad.err"
+"$W" import htsim --topo nope.topo --cm "$HT/perm_chain_16.cm" -o x.yaml > /dev/null 2>&1
+check "a missing file: exit 4" "[ $? = 4 ]"
+"$W" import htsim --topo "$HT/fat_tree_16.topo" -o x.yaml > /dev/null 2>&1
+check "no --cm: exit 2" "[ $? = 2 ]"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

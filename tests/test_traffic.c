@@ -264,6 +264,56 @@ static void test_repeated_job(void)
     scenario_free(&sc);
 }
 
+/* pattern list: flows in flows.csv order (timed ones by start, then the waiting ones in file
+ * order), each timed flow at its start after its iteration's, each waiting flow started at
+ * exactly the end of the last flow it waits for (a barrier of two, and a chain), in both
+ * iterations; the second iteration begins when the first's last flow ends. The ideal never
+ * exceeds the JCT. */
+static void test_list_chains(void)
+{
+    static const char y[] =
+        "fabric: {preset: single-switch, servers: 5, gpus_per_server: 1}\n"
+        "nic: {cc: none}\n"
+        "workload:\n"
+        "  - kind: traffic\n"
+        "    pattern: list\n"
+        "    iterations: 2\n"
+        "    start: 2us\n"
+        "    flows:\n"
+        "      - {id: 5, src: 3, dst: 4, size: 20KB, after: [1, 2]}\n"
+        "      - {id: 1, src: 0, dst: 1, size: 300KB, start: 1us}\n"
+        "      - {id: 2, src: 2, dst: 1, size: 100KB}\n"
+        "      - {id: 6, src: 4, dst: 0, size: 10KB, after: [5]}\n";
+    scenario sc;
+    run *r = tl_start(&sc, "traffic.yaml", y, NULL, 0);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const job_result *j = &st->jobs[0];
+    CHECK_EQ_U64(st->n_flows, 8);
+    CHECK(j->completed);
+    CHECK_EQ_U64(j->size_bytes, (20000 + 300000 + 100000 + 10000) / 4);
+    sim_time it0 = 2 * SIM_US;
+    for (uint32_t k = 0; k < 2 && st->n_flows == 8; k++) {
+        const flow_record *f = &st->flows[4 * k];
+        /* order: 2->1 (start 0), 0->1 (start 1 us), 3->4 (after 1, 2), 4->0 (after 5) */
+        CHECK(f[0].src_host == 2 && f[1].src_host == 0 && f[2].src_host == 3 &&
+              f[3].src_host == 4);
+        CHECK_EQ_U64(f[0].start_ps, it0);
+        CHECK_EQ_U64(f[1].start_ps, it0 + 1 * SIM_US);
+        sim_time last = f[0].end_ps > f[1].end_ps ? f[0].end_ps : f[1].end_ps;
+        CHECK(f[0].end_ps != f[1].end_ps);
+        CHECK_EQ_U64(f[2].start_ps, last);
+        CHECK_EQ_U64(f[3].start_ps, f[2].end_ps);
+        CHECK_EQ_U64(j->iterations[k].time_ps, f[3].end_ps - it0);
+        it0 = f[3].end_ps;
+    }
+    CHECK(j->ideal_jct_ps > 0 && j->ideal_jct_ps <= j->jct_ps);
+    run_free(r);
+    scenario_free(&sc);
+}
+
 /* The keys this file's features add parse into the scenario (and bad values are refused). */
 static void test_config_keys(void)
 {
@@ -308,5 +358,6 @@ int main(void)
     TEST_RUN(test_csv_cdf);
     TEST_RUN(test_run_arrivals);
     TEST_RUN(test_repeated_job);
+    TEST_RUN(test_list_chains);
     return tl_finish();
 }

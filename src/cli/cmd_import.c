@@ -6,8 +6,11 @@
  * (workload/chakra_plan.h: collectives matched per process group, sends with receives, no
  * deadlock) and a scenario with a `kind: chakra` job referencing the traces is written (temp
  * name + rename: never half-written). `wirerate import astra-sim`: see config/import_astra.h.
+ * `import htsim`: see config/import_htsim.h. The astra-sim and htsim imports write through
+ * write_scenario: a temp name beside the target and a rename, so a failed import leaves nothing
+ * half-written.
  * Exit codes: 0 read and consistent, 2 usage (or no protobuf-c in this build), 3 a malformed
- * trace, 4 a file that cannot be read.
+ * trace or file, 4 a file that cannot be read.
  */
 #define _DEFAULT_SOURCE /* realpath */
 
@@ -19,6 +22,7 @@
 
 #include "../config/import_astra.h"
 #include "../config/import_chakra.h"
+#include "../config/import_htsim.h"
 #include "../config/units.h"
 #include "../core/alloc.h"
 #include "../core/err.h"
@@ -34,6 +38,7 @@ void cmd_import_help(void)
     fputs("usage: wirerate import chakra TRACE.et... [-o SCENARIO.yaml]\n"
           "       wirerate import astra-sim --network NET.yml [--system SYS.json] [--size SIZE]\n"
           "                                 -o SCENARIO.yaml\n"
+          "       wirerate import htsim --topo FILE.topo --cm FILE.cm -o SCENARIO.yaml\n"
           "\n"
           "Read Chakra execution traces (one .et file per rank, as Chakra's PyTorch converter\n"
           "and ASTRA-sim use them; PREFIX.N.et is rank N) and print what they hold: nodes by\n"
@@ -48,6 +53,11 @@ void cmd_import_help(void)
           "bandwidth, latency per dimension: a switch, a scale-up domain, or a scale-up\n"
           "domain then a switch) and system JSON (all-reduce implementation, active chunks),\n"
           "with an all_reduce of SIZE (default 64MiB) over every GPU. docs/import.md.\n"
+          "\n"
+          "htsim: write a scenario from htsim's fat-tree topology file and connection matrix:\n"
+          "the fat tree as a custom fabric (every switch and link, speeds and latencies per\n"
+          "tier), the flows as a traffic job of pattern list, flows started by triggers\n"
+          "waiting for the flows that activate them. docs/import.md.\n"
           "\n"
           "Exit codes: 0 ok, 2 usage error, 3 malformed trace, 4 unreadable file.\n",
           stdout);
@@ -290,6 +300,53 @@ static int import_chakra(int n, char **files, const char *out)
     return rc;
 }
 
+/* Write a scenario to `out` via a temp name beside it and a rename: never half-written. The
+ * writer fn(f, ctx, e) fills it. */
+typedef int (*import_write_fn)(FILE *f, void *ctx, err *e);
+
+static int write_scenario(const char *out, import_write_fn fn, void *ctx)
+{
+    err e;
+    err_clear(&e);
+    const char *slash = strrchr(out, '/');
+    char *dir = xstrdup(slash ? out : ".", "scenario folder");
+    if (slash)
+        dir[slash == out ? 1 : slash - out] = '\0';
+    outdir od;
+    memset(&od, 0, sizeof od);
+    int rc = outdir_open_into(&od, dir, &e);
+    FILE *f = rc ? NULL : outdir_begin(&od, slash ? slash + 1 : out, &e);
+    if (f) {
+        rc = fn(f, ctx, &e);
+        int rc2 = outdir_end(&od, f, &e);
+        rc = rc ? rc : rc2;
+        if (!rc)
+            rc = outdir_commit(&od, &e);
+    } else if (!rc) {
+        rc = ERR_IO;
+    }
+    if (rc) {
+        outdir_abort(&od);
+        diag_print(stderr, &e, NULL, 0);
+    } else {
+        printf("%s\n", outdir_files(&od)[0]);
+    }
+    outdir_free(&od);
+    xfree(dir);
+    return rc;
+}
+
+typedef struct astra_args {
+    const char *net, *sys;
+    uint64_t size;
+} astra_args;
+
+static int astra_write(FILE *f, void *ctx, err *e)
+{
+    astra_args *a = ctx;
+    return astra_import(f, a->net, a->sys, a->size, e);
+}
+
 static int import_astra(int argc, char **argv)
 {
     const char *net = NULL, *sys = NULL, *out = NULL;
@@ -320,34 +377,56 @@ static int import_astra(int argc, char **argv)
         return cli_usage_error("import", "astra-sim needs --network NET.yml");
     if (!out || !*out)
         return cli_usage_error("import", "astra-sim needs -o SCENARIO.yaml");
-    /* the scenario via temp name + rename beside its final place: never half-written */
-    err e;
-    err_clear(&e);
-    const char *slash = strrchr(out, '/');
-    char *dir = xstrdup(slash ? out : ".", "scenario folder");
-    if (slash)
-        dir[slash == out ? 1 : slash - out] = '\0';
-    outdir od;
-    memset(&od, 0, sizeof od);
-    int rc = outdir_open_into(&od, dir, &e);
-    FILE *f = rc ? NULL : outdir_begin(&od, slash ? slash + 1 : out, &e);
-    if (f) {
-        rc = astra_import(f, net, sys, size, &e);
-        int rc2 = outdir_end(&od, f, &e);
-        rc = rc ? rc : rc2;
-        if (!rc)
-            rc = outdir_commit(&od, &e);
-    } else if (!rc) {
-        rc = ERR_IO;
+    astra_args a = {net, sys, size};
+    return write_scenario(out, astra_write, &a);
+}
+
+typedef struct htsim_args {
+    const char *topo, *cm;
+    htsim_import_stats st;
+} htsim_args;
+
+static int htsim_write(FILE *f, void *ctx, err *e)
+{
+    htsim_args *a = ctx;
+    return htsim_import(f, a->topo, a->cm, &a->st, e);
+}
+
+static int import_htsim(int argc, char **argv)
+{
+    htsim_args a;
+    memset(&a, 0, sizeof a);
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        bool missing = false;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            cmd_import_help();
+            return ERR_OK;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--topo", &missing))) {
+            a.topo = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--cm", &missing))) {
+            a.cm = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &missing))) {
+            out = v;
+        } else if (!missing) {
+            return cli_usage_error("import", "unknown option '%s'", argv[i]);
+        }
+        if (missing)
+            return cli_usage_error("import", "option '%s' needs a value", argv[i]);
     }
-    if (rc) {
-        outdir_abort(&od);
-        diag_print(stderr, &e, NULL, 0);
-    } else {
-        printf("%s\n", outdir_files(&od)[0]);
-    }
-    outdir_free(&od);
-    xfree(dir);
+    if (!a.topo)
+        return cli_usage_error("import", "htsim needs --topo FILE.topo (a fat-tree topology)");
+    if (!a.cm)
+        return cli_usage_error("import", "htsim needs --cm FILE.cm (a connection matrix)");
+    if (!out || !*out)
+        return cli_usage_error("import", "htsim needs -o SCENARIO.yaml");
+    int rc = write_scenario(out, htsim_write, &a);
+    if (!rc)
+        fprintf(stderr,
+                "htsim: %u hosts, %u switches, %u links; %u flows, %u of them started by "
+                "others' completion\n",
+                a.st.hosts, a.st.switches, a.st.links, a.st.flows, a.st.chained);
     return rc;
 }
 
@@ -355,15 +434,18 @@ int cmd_import(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         if (argc < 2)
-            return cli_usage_error("import", "missing the format (chakra)");
+            return cli_usage_error("import", "missing the format (chakra, astra-sim, htsim)");
         cmd_import_help();
         return ERR_OK;
     }
     if (strcmp(argv[1], "astra-sim") == 0)
         return import_astra(argc - 1, argv + 1);
+    if (strcmp(argv[1], "htsim") == 0)
+        return import_htsim(argc - 1, argv + 1);
     if (strcmp(argv[1], "chakra") != 0)
         return cli_usage_error(
-            "import", "unknown format '%s'; this version imports: chakra, astra-sim", argv[1]);
+            "import", "unknown format '%s'; this version imports: chakra, astra-sim, htsim",
+            argv[1]);
     const char *out = NULL;
     char **files = xmalloc(sizeof(char *) * (size_t)argc, "trace files");
     int nf = 0;

@@ -66,13 +66,14 @@ static const char *const ALGOS[] = {"ring",
                                     "scatter-allgather",
                                     "nvls",
                                     NULL};
-static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", NULL};
+static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", "list",
+                                       NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
 static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
 static const char *const ECN_MARK_POINTS[] = {"dequeue", "enqueue", NULL};
 static const char *const CNP_SCOPES[] = {"port", "qp", NULL};
 static const char *const TRANSPORTS[] = {"rocev2", "uet", NULL};
-static const char *const CCS[] = {"dcqcn", "none", "nscc", "timely", NULL};
+static const char *const CCS[] = {"dcqcn", "none", "nscc", "timely", "hpcc", NULL};
 static const char *const RETX[] = {"go-back-n", "selective", NULL};
 static const char *const NIC_PROFILES[] = {"connectx-6", "connectx-7", "bluefield-3", "paper", NULL};
 static const char *const OOO_MODES[] = {"auto", "on", "off", NULL};
@@ -112,7 +113,7 @@ const char *coll_algo_name(enum coll_algo a)
 }
 const char *pattern_name(enum traffic_pattern p)
 {
-    return (unsigned)p < 4 ? PATTERNS[p] : "?";
+    return (unsigned)p < 5 ? PATTERNS[p] : "?";
 }
 
 /* --- allowed keys --------------------------------------------------------------------------- */
@@ -161,12 +162,13 @@ static const char *const K_WD[] = {"detect", "restore", "action", NULL};
 static const char *const K_NIC[] = {
     "mtu",   "transport", "cc",       "dcqcn",        "qps_per_connection",
     "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
-    "retry_count", "failover_delay", "ooo_placement", "reorder_window", "timely", "dscp",
+    "retry_count", "failover_delay", "ooo_placement", "reorder_window", "timely", "hpcc", "dscp",
     "cnp_dscp", "trust", "netdev_mtu", "uet", "nscc", NULL};
 static const char *const K_UET[] = {"paths", "reps_buffer", NULL};
 static const char *const K_NSCC[] = {"base_rtt", "target_delay", NULL};
 static const char *const K_TIMELY[] = {"t_low",    "t_high", "min_rtt",  "beta",    "ewma",
                                        "add_rate", "min_rate", "hai_n", "segment", NULL};
+static const char *const K_HPCC[] = {"eta", "max_stage", "ai_rate", NULL};
 static const char *const K_DCQCN[] = {"rate_reduce_monitor_period",
                                       "rpg_time_reset",
                                       "rpg_byte_reset",
@@ -220,11 +222,12 @@ static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
 static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time", NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
                                             "size",     "hosts", "load",  "priority",   "size_cdf",
-                                            "duration", "count", "tenant", NULL};
+                                            "duration", "count", "tenant", "flows", NULL};
 static const char *const K_JOB_CHAKRA[] = {"name",  "kind",  "start",  "iterations", "trace",
                                            "priority", "ranks", "tenant", NULL};
 static const char *const K_TENANT[] = {"name", "vni", "import", NULL};
 static const char *const VTEPS[] = {"leaf", "host", NULL};
+static const char *const K_FLOW[] = {"id", "src", "dst", "size", "start", "after", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
                                       "vocab",  "ffn",    "heads",    "kv_heads", NULL};
 static const char *const K_PAR[] = {"tp", "pp", "dp", "vp", "order", "placement", NULL};
@@ -1341,6 +1344,20 @@ static int parse_uet(ld *L, const cfg_node *m, const char *p, cfg_nic *n)
     return ERR_OK;
 }
 
+/* nic.hpcc: HPCC's constants (transport/hpcc.h); defaults in scenario_defaults. */
+static int parse_hpcc(ld *L, const cfg_node *m, const char *p, cfg_hpcc *h)
+{
+    const cfg_node *hq;
+    char hp[PATHLEN];
+    TRY(get_map(L, m, p, "hpcc", K_HPCC, &hq, hp));
+    if (!hq)
+        return ERR_OK;
+    TRY(get_num(L, hq, hp, "eta", 0, true, 1, false, "a number in (0, 1]", &h->eta));
+    TRY(get_u32(L, hq, hp, "max_stage", 0, 1000, &h->max_stage, NULL));
+    TRY(get_unit_pos(L, hq, hp, "ai_rate", RATE, &h->ai_rate_bps, NULL));
+    return ERR_OK;
+}
+
 static int parse_dcqcn(ld *L, const cfg_node *m, const char *p, cfg_dcqcn *d)
 {
     const cfg_node *dq, *raw = cfg_map_get(m, "dcqcn", NULL);
@@ -1433,12 +1450,13 @@ static int parse_nic(ld *L, const cfg_node *root)
         sub(kp, p, "cc");
         if (n->transport == TRANSPORT_ROCEV2 && n->cc == CC_NSCC)
             return fail(L, n_cc, kp,
-                        "expected dcqcn | timely | none for transport rocev2, got \"nscc\" (nscc "
-                        "is UET's)");
-        if (n->transport == TRANSPORT_UET && n->cc == CC_TIMELY)
+                        "expected dcqcn | timely | hpcc | none for transport rocev2, got "
+                        "\"nscc\" (nscc is UET's)");
+        if (n->transport == TRANSPORT_UET && (n->cc == CC_TIMELY || n->cc == CC_HPCC))
             return fail(L, n_cc, kp,
-                        "expected nscc | none for transport uet, got \"timely\" (timely is "
-                        "RoCEv2's here)");
+                        "expected nscc | none for transport uet, got \"%s\" (%s is RoCEv2's "
+                        "here)",
+                        CCS[n->cc], CCS[n->cc]);
         if (n->transport == TRANSPORT_UET && n->cc == CC_DCQCN)
             return fail(L, n_cc, kp,
                         "expected nscc | none for transport uet, got \"dcqcn\" (dcqcn is "
@@ -1451,6 +1469,7 @@ static int parse_nic(ld *L, const cfg_node *root)
     TRY(parse_dcqcn(L, m, p, &n->dcqcn));
     TRY(parse_timely(L, m, p, &n->timely));
     TRY(parse_uet(L, m, p, n));
+    TRY(parse_hpcc(L, m, p, &n->hpcc));
     TRY(get_u32(L, m, p, "qps_per_connection", 1, 128, &n->qps_per_connection, NULL));
     TRY(get_enum(L, m, p, "retransmit", RETX, &r, NULL));
     n->retransmit = (enum retx_kind)r;
@@ -1462,6 +1481,11 @@ static int parse_nic(ld *L, const cfg_node *root)
     TRY(get_u32(L, m, p, "cnp_priority", 0, 7, &cnp_prio, NULL));
     n->cnp_priority = (uint8_t)cnp_prio;
     TRY(get_nic_qos(L, m, p, n));
+    /* HPCC: an ACK per packet, as its authors' ns-3 artifact runs it (L2_ACK_INTERVAL 1): the
+     * window is often below ack_every packets, and a window that waits for a coalesced ACK
+     * would stall until the RTO */
+    if (n->cc == CC_HPCC)
+        n->ack_every = 1;
     TRY(get_u32(L, m, p, "ack_every", 1, 65536, &n->ack_every, NULL));
     TRY(get_u32(L, m, p, "reorder_tolerance", 0, 512, &n->reorder_tolerance, NULL));
     TRY(get_u32(L, m, p, "retry_count", 0, 7, &n->retry_count, NULL));
@@ -1741,6 +1765,154 @@ static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
     return rc;
 }
 
+/* `pattern: list`: the job's `flows`, each {id, src, dst, size, start | after}. `after` names
+ * flows by `id` (anywhere in the list); a flow waits for all of them. Refused: an unknown or
+ * duplicate id, a flow after itself, `start` with `after`, a dependency cycle (Kahn's algorithm;
+ * the error names a flow on the cycle). flow_order gets a dependency order. */
+static int parse_flow_list(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
+{
+    const cfg_node *fl;
+    char kp[PATHLEN], ep[PATHLEN], np[PATHLEN];
+    TRY(get_seq(L, jm, jp, "flows", "a list of flows like [{src: 0, dst: 1, size: 1MB}]", &fl,
+                kp));
+    if (j->pattern != PAT_LIST) {
+        if (fl)
+            return fail(L, fl, kp, "only for pattern list (the %s pattern makes its own flows)",
+                        PATTERNS[j->pattern]);
+        return ERR_OK;
+    }
+    if (!fl || fl->n == 0)
+        return fail(L, fl ? fl : jm, fl ? kp : jp,
+                    "pattern list needs \"flows\": a list like [{src: 0, dst: 1, size: 1MB}]");
+    static const char *const other[] = {"hosts", "size_cdf", "load", NULL};
+    for (const char *const *o = other; *o; o++) {
+        cfg_node *k = NULL;
+        if (cfg_map_get(jm, *o, &k)) {
+            sub(np, jp, *o);
+            return fail(L, k, np,
+                        "not used by pattern list (each entry of \"flows\" gives its hosts "
+                        "and size)");
+        }
+    }
+    uint32_t n = fl->n;
+    j->n_flows = n;
+    j->flows = ARENA_NEW_ARRAY(L->a, cfg_flow, n);
+    uint64_t *ids = ARENA_NEW_ARRAY(L->a, uint64_t, n);
+    const cfg_node **idn = ARENA_NEW_ARRAY(L->a, const cfg_node *, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const cfg_node *it = fl->vals[i];
+        cfg_flow *f = &j->flows[i];
+        subi(ep, kp, i);
+        if (it->kind != CFG_MAP)
+            return fail(L, it, ep, "expected a mapping like {src: 0, dst: 1, size: 1MB}, got %s",
+                        cfg_kind_name(it->kind));
+        TRY(check_keys(L, it, ep, K_FLOW, "for a flow"));
+        f->line = it->line;
+        f->col = it->col;
+        const cfg_node *sn, *dn, *stn, *an;
+        f->src = f->dst = UINT32_MAX;
+        TRY(get_u32(L, it, ep, "src", 0, 16777215, &f->src, &sn));
+        TRY(get_u32(L, it, ep, "dst", 0, 16777215, &f->dst, &dn));
+        if (!sn || !dn)
+            return fail(L, it, ep, "missing required key \"%s\"", sn ? "dst" : "src");
+        if (f->src == f->dst) {
+            sub(np, ep, "dst");
+            return fail(L, dn, np, "a flow from host %u to itself", f->src);
+        }
+        f->bytes = j->size_bytes;
+        TRY(get_unit_pos(L, it, ep, "size", SIZE, &f->bytes, NULL));
+        TRY(get_unit(L, it, ep, "start", TIME, &f->start_ps, &stn));
+        ids[i] = 0;
+        TRY(get_u64(L, it, ep, "id", 0, UINT32_MAX, &ids[i], &idn[i]));
+        for (uint32_t k = 0; idn[i] && k < i; k++)
+            if (idn[k] && ids[k] == ids[i]) {
+                sub(np, ep, "id");
+                return fail(L, idn[i], np, "id %llu is already used by flows[%u]",
+                            (unsigned long long)ids[i], k);
+            }
+        sub(np, ep, "after");
+        an = cfg_map_get(it, "after", NULL);
+        if (present(an)) {
+            if (an->kind != CFG_SEQ || an->n == 0)
+                return fail(L, an, np, "expected a list of flow ids like [1, 2], got %s",
+                            an->kind == CFG_SEQ ? "an empty list" : cfg_kind_name(an->kind));
+            if (stn)
+                return fail(L, stn, np,
+                            "a flow starts at \"start\" or \"after\" other flows, not both");
+        }
+    }
+    /* resolve `after` ids to indices, now that every id is known */
+    uint32_t *indeg = ARENA_NEW_ARRAY(L->a, uint32_t, n), edges = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const cfg_node *an = cfg_map_get(fl->vals[i], "after", NULL);
+        if (!present(an))
+            continue;
+        cfg_flow *f = &j->flows[i];
+        subi(ep, kp, i);
+        sub(np, ep, "after");
+        f->n_after = an->n;
+        f->after = ARENA_NEW_ARRAY(L->a, uint32_t, an->n);
+        for (uint32_t a = 0; a < an->n; a++) {
+            char ap[PATHLEN];
+            uint64_t id = 0;
+            subi(ap, np, a);
+            TRY(int_node(L, an->vals[a], ap, 0, UINT32_MAX, &id));
+            uint32_t k = 0;
+            while (k < n && !(idn[k] && ids[k] == id))
+                k++;
+            if (k == n)
+                return fail(L, an->vals[a], ap, "no flow of this job has id %llu",
+                            (unsigned long long)id);
+            if (k == i)
+                return fail(L, an->vals[a], ap, "a flow cannot wait for itself (id %llu)",
+                            (unsigned long long)id);
+            for (uint32_t b = 0; b < a; b++)
+                if (f->after[b] == k)
+                    return fail(L, an->vals[a], ap, "id %llu is listed twice",
+                                (unsigned long long)id);
+            f->after[a] = k;
+            indeg[i]++;
+            edges++;
+        }
+    }
+    /* Kahn: the flows in an order where each comes after the flows it waits for */
+    uint32_t *first = ARENA_NEW_ARRAY(L->a, uint32_t, n + 1), *next = NULL;
+    uint32_t *dep = ARENA_NEW_ARRAY(L->a, uint32_t, edges ? edges : 1);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t a = 0; a < j->flows[i].n_after; a++)
+            first[j->flows[i].after[a] + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        first[i + 1] += first[i];
+    next = ARENA_NEW_ARRAY(L->a, uint32_t, n);
+    memcpy(next, first, sizeof(uint32_t) * n);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t a = 0; a < j->flows[i].n_after; a++)
+            dep[next[j->flows[i].after[a]]++] = i;
+    j->flow_order = ARENA_NEW_ARRAY(L->a, uint32_t, n);
+    uint32_t head = 0, tail = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!indeg[i])
+            j->flow_order[tail++] = i;
+    while (head < tail) {
+        uint32_t x = j->flow_order[head++];
+        for (uint32_t e = first[x]; e < first[x + 1]; e++)
+            if (--indeg[dep[e]] == 0)
+                j->flow_order[tail++] = dep[e];
+    }
+    if (tail < n) {
+        uint32_t i = 0;
+        while (!indeg[i])
+            i++;
+        subi(ep, kp, i);
+        sub(np, ep, "after");
+        return fail(L, cfg_map_get(fl->vals[i], "after", NULL), np,
+                    "flows[%u] can never start: what it waits for leads into a dependency cycle "
+                    "(flows that wait for each other)",
+                    i);
+    }
+    return ERR_OK;
+}
+
 /* A traffic job's keys (docs/scenario.md "Traffic jobs"). */
 static int parse_traffic(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
 {
@@ -1768,7 +1940,7 @@ static int parse_traffic(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
                     "only for pattern uniform (the %s pattern has a fixed set of flows)",
                     PATTERNS[j->pattern]);
     }
-    return ERR_OK;
+    return parse_flow_list(L, jm, jp, j);
 }
 
 static bool file_exists(const char *path)
@@ -2836,6 +3008,11 @@ static void set_defaults(scenario *sc)
     /* NSCC: htsim's reference constants (UecSrc::initNsccParams: the 100 Gb/s, 12 us reference
      * network NSCC's constants are scaled from, target queueing delay 6 us) */
     n->nscc = (cfg_nscc){.base_rtt_ps = 12 * SIM_US, .target_delay_ps = 6 * SIM_US};
+    /* HPCC: η = 0.95 and maxStage = 5 (Li et al. SIGCOMM'19, §3.3 and §5.1); W_AI as the
+     * authors' ns-3 artifact sets it (alibaba-edu/High-Precision-Congestion-Control, run.py:
+     * RATE_AI = 10·bw/25 Mb/s for bw in Gb/s, 160 Mb/s at 400G), left 0 here so that it follows
+     * each port's line rate. */
+    n->hpcc = (cfg_hpcc){.eta = 0.95, .max_stage = 5, .ai_rate_bps = 0};
     n->qps_per_connection = 1;
     n->retransmit = RETX_GO_BACK_N;
     n->rto_ps = 4 * SIM_MS;

@@ -103,7 +103,7 @@ typedef struct cfg_switch {
 } cfg_switch;
 
 enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
-enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC, CC_TIMELY };
+enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC, CC_TIMELY, CC_HPCC };
 enum retx_kind { RETX_GO_BACK_N, RETX_SELECTIVE };
 enum ooo_mode { OOO_AUTO, OOO_ON, OOO_OFF };
 
@@ -160,6 +160,12 @@ typedef struct cfg_nscc {
     sim_time base_rtt_ps;           /* unloaded round trip the window is sized for, 12 us */
     sim_time target_delay_ps;       /* queueing delay NSCC aims at, 6 us */
 } cfg_nscc;
+/* HPCC (Li et al. SIGCOMM'19), nic.cc: hpcc; model in transport/hpcc.h. */
+typedef struct cfg_hpcc {
+    double eta;                     /* η, target utilization */
+    uint32_t max_stage;             /* additive-increase stages before a multiplicative update */
+    uint64_t ai_rate_bps;           /* W_AI / T; 0 = the authors' 10·line/25 Mb/s per Gb/s */
+} cfg_hpcc;
 
 typedef struct cfg_nic {
     uint32_t mtu;                   /* default 4096 (256..4096) */
@@ -170,6 +176,7 @@ typedef struct cfg_nic {
     cfg_timely timely;
     cfg_uet uet;
     cfg_nscc nscc;
+    cfg_hpcc hpcc;
     uint32_t qps_per_connection;    /* default 1 */
     enum retx_kind retransmit;      /* default go-back-n */
     sim_time rto_ps;                /* default 4 ms */
@@ -219,7 +226,19 @@ enum coll_algo {
 };
 /* How many algorithms (not an enum member, so switches over them stay exhaustive). */
 #define COLL_ALGO_COUNT (ALGO_NVLS + 1)
-enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM };
+enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM, PAT_LIST };
+
+/* One flow of a `pattern: list` traffic job (its `flows` entries, in file order). It starts at
+ * `start` after its iteration's start, or, with `after`, the moment the last of the flows it
+ * names has completed (its last byte accepted at the receiver). */
+typedef struct cfg_flow {
+    uint32_t src, dst;              /* host indices */
+    uint64_t bytes;
+    sim_time start_ps;              /* default 0; unused with `after` */
+    uint32_t n_after;               /* 0: starts at start_ps */
+    uint32_t *after;                /* indices into the job's flows (resolved from `id`s) */
+    int line, col;                  /* position of the entry */
+} cfg_flow;
 
 /* A list of indices: `all`, an explicit list, or a range string "0-63". */
 typedef struct cfg_index_set {
@@ -302,6 +321,10 @@ typedef struct cfg_job {
     uint64_t hbm_bps;               /* HBM bandwidth per GPU, bits/s, default 3.35 TB/s (H100) */
     double hbm_eff;                 /* achieved share of it, default 0.8 */
     uint32_t prefill_gpus, decode_gpus; /* disaggregated: GPUs of each pool, 0 = colocated */
+    cfg_flow *flows;                /* list: the flows, in file order */
+    uint32_t n_flows;
+    uint32_t *flow_order;           /* list: the flows in a dependency order (each after the
+                                     * flows it waits for), for the ideal's chain */
 } cfg_job;
 
 enum fault_kind {

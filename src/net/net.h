@@ -240,6 +240,7 @@ struct net {
      * want of buffer is cut to its header and queued in class trim_prio */
     bool trimming;
     uint8_t trim_prio;
+    bool int_on;               /* HPCC: switches stamp INT into data packets (inttel.h) */
     /* PFC (IEEE 802.1Qbb) */
     uint8_t lossless;          /* lossless classes (0 when PFC is off) */
     uint64_t pfc_xoff_bytes;   /* fixed XOFF per ingress and class, 0 = dynamic threshold */

@@ -37,6 +37,7 @@
  * deadlock: the run stops and names the cycle.
  */
 #include "net.h"
+#include "inttel.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -191,6 +192,24 @@ static inline void ecn_mark(net *n, node *sw, port *out, packet *pkt, uint64_t q
         tc->ecn_marked++;
 }
 
+/* HPCC's INT (inttel.h): a data packet leaving a fabric switch's egress pushes this port's
+ * record — now, line bytes sent including it, bytes queued behind it, the link's rate. */
+static inline void int_stamp(net *n, const node *sw, const port *p, packet *pkt)
+{
+    if (pkt->kind != PKT_DATA || sw->tier == TIER_SCALE_UP)
+        return;
+    int_rec *r = pkt_int(pkt);
+    if (r->n >= INT_MAX_HOPS)
+        return;
+    int_hop *h = &r->hop[r->n++];
+    h->ts_ps = n->sim->now;
+    h->tx_bytes = p->tx_wire_bytes + wire_line_bytes(pkt);
+    h->qlen_bytes = p->q_total_bytes - pkt->frame_bytes;
+    h->rate_bps = p->rate_bps;
+    h->node = sw->id;
+    h->port = p->index;
+}
+
 /* ---- transmission ------------------------------------------------------------------------ */
 
 /* Start serializing `pkt` on p at the current time. */
@@ -282,10 +301,13 @@ static void port_next(net *n, port *p)
         /* relayed frames hold no switch buffer: account them off the queue now */
         p->q_bytes[prio] -= pkt->frame_bytes;
         p->q_total_bytes -= pkt->frame_bytes;
-    } else if (n->ecn_at_dequeue && n->ecn_on) {
-        /* marking at dequeue: the queue that is still behind this frame (its own bytes stay
-         * in q_bytes until its transmission ends) */
-        ecn_mark(n, o, p, pkt, p->q_bytes[prio] - pkt->frame_bytes);
+    } else {
+        if (n->ecn_at_dequeue && n->ecn_on)
+            /* marking at dequeue: the queue that is still behind this frame (its own bytes
+             * stay in q_bytes until its transmission ends) */
+            ecn_mark(n, o, p, pkt, p->q_bytes[prio] - pkt->frame_bytes);
+        if (n->int_on)
+            int_stamp(n, o, p, pkt);
     }
     port_start_tx(n, p, pkt);
 }

@@ -42,6 +42,7 @@
 
 #include "../core/alloc.h"
 #include "net.h"
+#include "inttel.h"
 
 typedef struct edge {
     uint32_t a, b;
@@ -644,7 +645,9 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     arena_init(&n->mem, "sim arena (topology, FIBs)");
     n->sc = sc;
     n->sim = s;
-    pool_init(&n->pkts, "packets", sizeof(packet), 4096);
+    /* HPCC: each packet carries its INT record after the struct (inttel.h) */
+    n->int_on = sc->nic.cc == CC_HPCC;
+    pool_init(&n->pkts, "packets", sizeof(packet) + (n->int_on ? sizeof(int_rec) : 0), 4096);
     edge_list el = {0};
     int rc;
     if (sc->fabric.planes > 1 && sc->fabric.preset != PRESET_LEAF_SPINE &&

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../core/sim.h"
+#include "../net/inttel.h"
 #include "../net/net.h"
 #include "../telemetry/pcap.h"
 #include "../telemetry/sampler.h"
@@ -267,7 +268,8 @@ static double packets_bytes(const scenario *sc, const net *n, double qps)
     double on_links = (double)n->n_ports * ceil_div(bdp, frame);
     double in_nics = qps * 4;
     double pkts = ceil_div(in_bufs + on_links + in_nics, 4096) * 4096;
-    return pkts * (double)sizeof(packet);
+    /* the pool's objects carry the INT record after the packet under HPCC (net/inttel.h) */
+    return pkts * (double)(sizeof(packet) + (n->int_on ? sizeof(int_rec) : 0));
 }
 
 static double telemetry_bytes(const scenario *sc, const net *n, double flows)

@@ -44,6 +44,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->cnp_prio = sc->nic.cnp_priority;
     t->dcqcn = sc->nic.cc == CC_DCQCN;
     t->timely = sc->nic.cc == CC_TIMELY;
+    t->hpcc = sc->nic.cc == CC_HPCC;
     t->selective = sc->nic.retransmit == RETX_SELECTIVE;
     t->uet = sc->nic.transport == TRANSPORT_UET;
     t->nscc = t->uet && sc->nic.cc == CC_NSCC;
@@ -92,6 +93,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
             dcqcn_params_init(&np->dc, &sc->nic.dcqcn, np->p->rate_bps);
             timely_params_init(&np->tp, &sc->nic.timely, np->p->rate_bps);
             nscc_params_init(&np->ns, &sc->nic.nscc, np->p->rate_bps, sc->nic.mtu);
+            hpcc_params_init(&np->hc, &sc->nic.hpcc, np->p->rate_bps);
         }
     }
     t->cap_flows = max_flows;
@@ -104,6 +106,8 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
         t->uet_qps = xcalloc(t->cap_qps, sizeof(uet_qp), "UET sender states");
         t->uet_bits = xcalloc(t->cap_qps * 2 * SACK_WORDS, sizeof(uint64_t), "UET bitmaps");
     }
+    if (t->hpcc)
+        t->hpcc_st = xcalloc(t->cap_qps, sizeof(hpcc_state), "HPCC state");
     pool_init(&t->msgs, "messages", sizeof(msg), 1024);
     pool_init(&t->pieces, "message pieces", sizeof(piece), 1024);
     t->nvl_free_ps = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(sim_time), "NVLink timelines");
@@ -129,6 +133,7 @@ void transport_free(transport *t)
     xfree(t->sack_bits);
     xfree(t->uet_qps);
     xfree(t->uet_bits);
+    xfree(t->hpcc_st);
     xfree(t->qps);
     xfree(t->flows);
     xfree(t->nics);
@@ -143,6 +148,7 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
     uint32_t planes = t->sc->fabric.planes;
     if (planes > 1 && src % planes != dst % planes)
         src += dst % planes - src % planes; /* dual-plane: the NIC's port on dst's plane */
+    sim_time base_rtt = 0; /* HPCC: T of this flow's path, computed for its first QP */
     flow *f = &t->flows[t->n_flows];
     f->id = (uint32_t)t->n_flows++;
     f->job = job;
@@ -179,6 +185,13 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
             timely_init(&q->tm, &cs->ports[e].tp);
         else
             dcqcn_rp_init(&q->rp, &cs->ports[e].dc);
+        if (t->hpcc) {
+            if (!base_rtt && !f->fluid)
+                base_rtt =
+                    hpcc_base_rtt(t->net, src, dst, wire_data_frame(t->mtu, 0) + WIRE_LINE_EXTRA,
+                                  WIRE_ACK_FRAME + WIRE_LINE_EXTRA);
+            hpcc_init(&t->hpcc_st[q->id], &cs->ports[e].hc, base_rtt);
+        }
         event_init(&q->rto, qp_rto_fire);
         event_init(&q->cc_timer, qp_cc_fire);
         event_init(&q->hole, qp_hole_fire);
@@ -205,6 +218,8 @@ static inline bool qp_can_send(const transport *t, const qp *q)
         return true;
     if (q->snd_nxt >= q->n_pkts)
         return false;
+    if (t->hpcc && (double)(q->snd_nxt - q->snd_una) * t->mtu >= t->hpcc_st[q->id].w)
+        return false; /* HPCC's window is full: the next ACK reactivates it */
     return !t->selective || q->snd_nxt - q->snd_una < NIC_SACK_WINDOW;
 }
 
@@ -333,6 +348,8 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     pkt->hops = 0;
     pkt->flags = 0;
     pkt->ts_ns = (uint32_t)(now / 1000);
+    if (t->hpcc)
+        pkt_int(pkt)->n = 0; /* the switches on its way push their records */
     t->sent_payload_bytes += payload;
     t->data_packets_sent++;
 
@@ -351,7 +368,7 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
         if (dcqcn_on_bytes(&q->rp, &np->dc, payload))
             q->rate_bps = dcqcn_rate_bps(&q->rp);
         q->next_send_ps = q->rp.limited ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
-    } else if (t->timely) {
+    } else if (t->timely || t->hpcc) {
         q->next_send_ps =
             q->rate_bps < np->p->rate_bps ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
     }
@@ -457,6 +474,14 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
     pkt->hops = 0;
     pkt->flags = 0;
     pkt->ts_ns = q->echo_ts_ns;
+    if (t->hpcc) {
+        /* HPCC: an ACK or NAK carries the INT of the data packet it answers */
+        int_rec *r = pkt_int(pkt);
+        const int_rec *d = t->int_src && kind != PKT_CNP ? pkt_int_c(t->int_src) : NULL;
+        r->n = d ? d->n : 0;
+        if (d)
+            memcpy(r->hop, d->hop, sizeof(int_hop) * d->n);
+    }
     pkt_fifo *fq = &np->ctrl[pkt->prio];
     if (fq->tail)
         fq->tail->next = pkt;
@@ -658,6 +683,14 @@ static void requester_ack(transport *t, qp *q, packet *pkt)
         return;
     if (t->timely && cum > q->snd_una)
         timely_ack(t, q, pkt, (uint64_t)(cum - q->snd_una) * t->mtu, now);
+    if (t->hpcc) {
+        nic_port *np = &t->nics[q->f->src].ports[q->egress];
+        hpcc_state *hs = &t->hpcc_st[q->id];
+        if (hpcc_on_ack(hs, &np->hc, pkt_int_c(pkt), cum, q->snd_nxt)) {
+            uint64_t rate = (uint64_t)hpcc_rate_bps(hs, &np->hc);
+            qp_pace(t, q, rate ? rate : 1, rate < np->p->rate_bps);
+        }
+    }
     if (cum > q->snd_una) {
         q->snd_una = cum;
         q->retries = 0;
@@ -811,7 +844,9 @@ static void nic_rx(void *ctx, node *host, packet *pkt)
     switch (pkt->kind) {
     case PKT_DATA:
         t->delivered_payload_bytes += pkt->payload_bytes;
+        t->int_src = pkt; /* HPCC: ACKs and NAKs it triggers echo its INT */
         responder_data(t, q, pkt);
+        t->int_src = NULL;
         break;
     case PKT_ACK:
     case PKT_NAK:

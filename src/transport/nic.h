@@ -72,6 +72,12 @@
  * it send a CNP to the QP's requester, at most one per QP per `cnp_interval` (cnp_sent). The
  * requester is the reaction point (cnp_handled; dcqcn.h). cc none: line rate, CNPs never sent.
  *
+ * HPCC (nic.cc hpcc; hpcc.h). Switches stamp INT into data packets (net/inttel.h); the
+ * responder copies the records of the data packet an ACK or NAK answers into it; at each ACK
+ * the requester updates the QP's window W (hpcc_on_ack), paces at W/T and sends while fewer
+ * than W bytes are in flight ((snd_nxt − snd_una) whole MTUs: a short last packet counts as a
+ * full one, erring by less than a packet towards fewer bytes in flight).
+ *
  * Dual-port failover (transport_failover; `fabric.nic_ports: 2`): the two ports of a NIC are two
  * hosts of the fabric; when one port's link is down for `nic.failover_delay` (the bond's link
  * monitor, then mlx5 RoCE LAG remaps the QPs' port), every packet flow with an end on that port
@@ -97,6 +103,7 @@
 #include "../core/rng.h"
 #include "../net/net.h"
 #include "dcqcn.h"
+#include "hpcc.h"
 #include "timely.h"
 #include "uet.h"
 
@@ -230,6 +237,7 @@ typedef struct nic_port {
     dcqcn_params dc;          /* DCQCN parameters at this port's line rate */
     timely_params tp;         /* TIMELY parameters at this port's line rate */
     nscc_params ns;           /* NSCC parameters at this port's line rate (UET) */
+    hpcc_params hc;           /* HPCC parameters at this port's line rate */
     sim_time last_cnp_ps;     /* NP with cnp_scope port: the last CNP this port sent */
     bool cnp_ever;
     /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
@@ -263,6 +271,9 @@ struct transport {
     bool uet, nscc;      /* nic.transport uet (uet.h), its cc nscc */
     uet_qp *uet_qps;     /* UET: per QP, indexed by QP id */
     uint64_t *uet_bits;  /* UET: the senders' acknowledged / resend bitmaps */
+    bool hpcc;             /* nic.cc hpcc: INT-driven window (hpcc.h) */
+    hpcc_state *hpcc_st;   /* hpcc: per QP (indexed by QP id), else NULL */
+    const packet *int_src; /* hpcc: the data packet the responder is answering (its INT) */
     uint32_t ack_every;
     uint32_t reorder_tol; /* selective: NAK a hole after this many packets past it */
     bool ooo;             /* out-of-order placement: NAK a hole only after reorder_win */

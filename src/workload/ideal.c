@@ -101,6 +101,19 @@ static sim_time path_latency(const net *n, uint32_t a, uint32_t b, uint32_t line
     return lat;
 }
 
+sim_time ideal_flow_alone(const net *n, uint32_t mtu, const flow *f)
+{
+    if (!f->size_bytes)
+        return 0;
+    if (same_server_fluid(n, f->src, f->dst))
+        return sim_ser_time(f->size_bytes, nvl_rate(n, f->src)) + n->sc->fabric.scale_up_latency_ps;
+    uint32_t last;
+    uint64_t w = msg_wire(n, f->size_bytes, mtu, &last);
+    uint64_t ro = nic_rate(n, f->src), ri = nic_in_rate(n, f->dst);
+    uint64_t rr = ro < ri ? ro : ri;
+    return (rr ? sim_ser_time(w, rr) : 0) + path_latency(n, f->src, f->dst, last);
+}
+
 static char *fmt_rate(char *buf, size_t len, uint64_t bps)
 {
     if (bps % 1000000000 == 0)

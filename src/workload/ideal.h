@@ -45,6 +45,12 @@ sim_time ideal_traffic(const net *n, uint32_t mtu, const flow *flows, uint64_t n
                        const sim_time *at_ps, const uint64_t *iter_end, uint32_t n_iter,
                        char *basis, size_t len);
 
+/* One flow alone on an idle fabric: its bytes at the slower of its two host links plus its
+ * path latency (0 for a flow without bytes; the scale-up rate for a fluid flow). A `list`
+ * flow that waits for others can start no earlier than their ends alone: the run chains these
+ * to place it for ideal_traffic. */
+sim_time ideal_flow_alone(const net *n, uint32_t mtu, const flow *f);
+
 /* Collective job: plan `pl` of one iteration with rank r on host host_of_rank[r] (borrowed);
  * the bound is for `iterations` iterations. Allocates temporaries only. */
 sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,

@@ -64,6 +64,10 @@ typedef struct job_state {
     uint64_t next_flow; /* relative to first_flow */
     sim_time iter_start_ps;
     event arrive;
+    /* pattern list: flow (relative index) -> its entry in the job's `flows`; entry -> its
+     * offset in every iteration; per flow the flows it still waits for; per entry the entries
+     * waiting for it (CSR: waiters[wait_first[e] .. wait_first[e + 1])) */
+    uint32_t *item_of, *pos, *wait_left, *wait_first, *waiters;
     coll_exec *coll;           /* collective jobs */
     train_exec *train;         /* training jobs */
     infer_exec *infer;         /* inference jobs */
@@ -285,6 +289,9 @@ static void traffic_pump(job_state *js)
     transport *t = js->owner->tp;
     sim *s = &js->owner->sim;
     uint64_t end = js->iter_end[js->cur_iter];
+    /* list: the flows that wait for others come last and are started by list_release */
+    while (end > js->next_flow && js->at_ps[end - 1] == TRAFFIC_AFTER)
+        end--;
     while (!js->failed && js->next_flow < end &&
            js->iter_start_ps + js->at_ps[js->next_flow] <= s->now)
         transport_flow_start(t, &t->flows[js->first_flow + js->next_flow++]);
@@ -396,6 +403,19 @@ static void on_gpu_fail(void *ctx, uint32_t gpu, uint32_t fault)
     }
 }
 
+/* pattern list: flow `rel` (relative to the job's first flow) completed: start, now, every flow
+ * of its iteration whose last awaited flow it was. */
+static void list_release(run *r, job_state *js, uint64_t rel)
+{
+    uint64_t base = js->cur_iter ? js->iter_end[js->cur_iter - 1] : 0;
+    uint32_t e = js->item_of[rel];
+    for (uint32_t k = js->wait_first[e]; k < js->wait_first[e + 1]; k++) {
+        uint64_t w = base + js->pos[js->waiters[k]];
+        if (--js->wait_left[w] == 0 && !js->failed)
+            transport_flow_start(r->tp, &r->tp->flows[js->first_flow + w]);
+    }
+}
+
 static void on_flow_done(void *ctx, flow *f)
 {
     run *r = ctx;
@@ -403,11 +423,14 @@ static void on_flow_done(void *ctx, flow *f)
     js->done_flows++;
     if (f->end_ps > js->end_ps)
         js->end_ps = f->end_ps;
+    if (js->item_of)
+        list_release(r, js, f->id - js->first_flow);
     if (js->iter_end && js->done_flows == js->iter_end[js->cur_iter]) {
         /* the iteration's last flow has arrived: the next iteration starts now */
         js->iter_ps[js->cur_iter] = js->end_ps - js->iter_start_ps;
         if (js->cur_iter + 1 < js->n_iter) {
             js->cur_iter++;
+            js->next_flow = js->iter_end[js->cur_iter - 1]; /* past flows that waited (list) */
             traffic_iter_begin(js);
         }
     }
@@ -417,6 +440,7 @@ static void on_flow_done(void *ctx, flow *f)
 
 typedef struct add_ctx {
     transport *tp;
+    const cfg_job *cj;
     job_state *js;
     uint32_t job;
     uint8_t prio;
@@ -430,6 +454,13 @@ static void add_flow(void *ctx, const traffic_flow *tf)
     transport_flow_add(a->tp, a->job, tf->src, tf->dst, tf->bytes, a->prio);
     js->at_ps[i] = tf->at_ps;
     js->iter_end[tf->iteration] = i + 1;
+    if (js->item_of) {
+        const cfg_flow *c = &a->cj->flows[tf->item];
+        js->item_of[i] = tf->item;
+        js->wait_left[i] = c->n_after;
+        if (!tf->iteration)
+            js->pos[tf->item] = (uint32_t)i;
+    }
 }
 
 /* DCQCN rate of QP q for the sampler's rate series. */
@@ -678,7 +709,27 @@ static run *run_build(const scenario *sc, int only, err *e)
             infer_exec_on_finish(js->infer, on_exec_finish, r);
         } else {
             int prio = sc->jobs[j].priority;
-            add_ctx a = {r->tp, js, j, (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
+            const cfg_job *cj = &sc->jobs[j];
+            add_ctx a = {r->tp, cj, js, j, (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
+            if (cj->pattern == PAT_LIST) {
+                uint64_t nf = (uint64_t)cj->n_flows * cj->iterations, edges = 0;
+                js->item_of = xmalloc(sizeof(uint32_t) * nf, "list flows");
+                js->wait_left = xmalloc(sizeof(uint32_t) * nf, "list flows");
+                js->pos = xmalloc(sizeof(uint32_t) * cj->n_flows, "list flows");
+                js->wait_first = xcalloc(cj->n_flows + 1, sizeof(uint32_t), "list flows");
+                for (uint32_t i = 0; i < cj->n_flows; i++)
+                    for (uint32_t k = 0; k < cj->flows[i].n_after; k++, edges++)
+                        js->wait_first[cj->flows[i].after[k] + 1]++;
+                for (uint32_t i = 0; i < cj->n_flows; i++)
+                    js->wait_first[i + 1] += js->wait_first[i];
+                js->waiters = xmalloc(sizeof(uint32_t) * (edges ? edges : 1), "list flows");
+                uint32_t *fill = xmalloc(sizeof(uint32_t) * cj->n_flows, "list flows");
+                memcpy(fill, js->wait_first, sizeof(uint32_t) * cj->n_flows);
+                for (uint32_t i = 0; i < cj->n_flows; i++)
+                    for (uint32_t k = 0; k < cj->flows[i].n_after; k++)
+                        js->waiters[fill[cj->flows[i].after[k]]++] = i;
+                xfree(fill);
+            }
             traffic_flows(sc, j, r->net->n_hosts, add_flow, &a);
             /* an iteration without flows ends where the previous one did */
             for (uint32_t k = 1; k < js->n_iter; k++)
@@ -847,9 +898,35 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
     } else if (js->infer) {
         return; /* no lower bound for a served load: its arrivals set the pace */
     } else {
+        /* pattern list: a flow that waits starts, at best, when what it waits for would end
+         * alone on an idle fabric (chained in dependency order) */
+        sim_time *at = js->at_ps;
+        if (js->item_of && js->n_flows) {
+            at = xmalloc(sizeof(sim_time) * js->n_flows, "ideal starts");
+            memcpy(at, js->at_ps, sizeof(sim_time) * js->n_flows);
+            for (uint32_t k = 0; k < js->n_iter; k++) {
+                uint64_t base = k ? js->iter_end[k - 1] : 0;
+                for (uint32_t o = 0; o < cj->n_flows; o++) {
+                    const cfg_flow *c = &cj->flows[cj->flow_order[o]];
+                    uint64_t i = base + js->pos[cj->flow_order[o]];
+                    if (!c->n_after || i >= js->n_flows)
+                        continue;
+                    sim_time t0 = 0;
+                    for (uint32_t d = 0; d < c->n_after; d++) {
+                        uint64_t w = base + js->pos[c->after[d]];
+                        sim_time e = at[w] + ideal_flow_alone(r->net, mtu,
+                                                              &r->tp->flows[js->first_flow + w]);
+                        t0 = e > t0 ? e : t0;
+                    }
+                    at[i] = t0;
+                }
+            }
+        }
         jr->ideal_jct_ps =
-            ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows, js->at_ps,
+            ideal_traffic(r->net, mtu, &r->tp->flows[js->first_flow], js->n_flows, at,
                           js->iter_end, js->n_iter, jr->ideal_basis, sizeof jr->ideal_basis);
+        if (at != js->at_ps)
+            xfree(at);
     }
     if (jr->completed && jr->ideal_jct_ps)
         jr->jct_over_ideal = (double)jr->jct_ps / (double)jr->ideal_jct_ps;
@@ -971,11 +1048,13 @@ static void collect(run *r)
         }
         jr->flows = js->n_flows;
         jr->flows_completed = js->done_flows;
-        if (cj->size_cdf.n) {
+        if (cj->size_cdf.n || cj->pattern == PAT_LIST) {
+            /* sizes drawn, or listed: the job's size is the mean flow size */
             uint64_t bytes = 0;
             for (uint64_t i = 0; i < js->n_flows; i++)
                 bytes += t->flows[js->first_flow + i].size_bytes;
-            jr->size_cdf = cj->size_cdf.name;
+            if (cj->size_cdf.n)
+                jr->size_cdf = cj->size_cdf.name;
             jr->size_bytes = js->n_flows ? bytes / js->n_flows : 0;
         }
         jr->completed = js->done_flows == js->n_flows;
@@ -1300,6 +1379,11 @@ void run_free(run *r)
         train_exec_free(r->jobs[j].train);
         infer_exec_free(r->jobs[j].infer);
         xfree(r->jobs[j].at_ps);
+        xfree(r->jobs[j].item_of);
+        xfree(r->jobs[j].pos);
+        xfree(r->jobs[j].wait_left);
+        xfree(r->jobs[j].wait_first);
+        xfree(r->jobs[j].waiters);
         xfree(r->jobs[j].iter_end);
         xfree(r->jobs[j].iter_ps);
     }

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../core/alloc.h"
 #include "../core/rng.h"
@@ -50,6 +51,31 @@ static uint64_t flow_bytes(const cfg_job *job, rng *r)
     return job->size_cdf.n ? cdf_quantile(&job->size_cdf, rng_unit(r)) : job->size_bytes;
 }
 
+/* list: the order flows are handed out in — timed ones by start (ties in file order), then the
+ * waiting ones in file order. Returns a new array of the job's n_flows indices. */
+static const cfg_job *order_job; /* qsort has no context argument; build time only */
+static int cmp_start(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const cfg_flow *x = &order_job->flows[a], *y = &order_job->flows[b];
+    sim_time ta = x->n_after ? TRAFFIC_AFTER : x->start_ps,
+             tb = y->n_after ? TRAFFIC_AFTER : y->start_ps;
+    if (ta != tb)
+        return ta < tb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static uint32_t *list_order(const cfg_job *job)
+{
+    uint32_t *o = xmalloc(sizeof(uint32_t) * (job->n_flows ? job->n_flows : 1), "flow order");
+    for (uint32_t i = 0; i < job->n_flows; i++)
+        o[i] = i;
+    order_job = job;
+    qsort(o, job->n_flows, sizeof *o, cmp_start);
+    order_job = NULL;
+    return o;
+}
+
 /* Generate (fn != NULL) or count the flows of job j over host list v[n]; returns the count. */
 static uint64_t generate(const scenario *sc, uint32_t j, const uint32_t *v, uint32_t n,
                          traffic_flow_fn fn, void *ctx)
@@ -63,9 +89,22 @@ static uint64_t generate(const scenario *sc, uint32_t j, const uint32_t *v, uint
     /* uniform: mean inter-arrival time of the whole job's process, in ps */
     double rate = job->pattern == PAT_UNIFORM ? traffic_arrival_rate(job, sc, n) : 0;
     double mean_ps = rate > 0 ? 1e12 / rate : 0;
+    uint32_t *order = job->pattern == PAT_LIST ? list_order(job) : NULL;
     for (uint32_t it = 0; it < job->iterations; it++) {
-        traffic_flow f = {0, 0, 0, 0, it};
+        traffic_flow f = {0, 0, 0, 0, it, 0};
         switch (job->pattern) {
+        case PAT_LIST:
+            for (uint32_t i = 0; i < job->n_flows; i++, total++) {
+                const cfg_flow *c = &job->flows[order[i]];
+                f.src = c->src;
+                f.dst = c->dst;
+                f.bytes = c->bytes;
+                f.at_ps = c->n_after ? TRAFFIC_AFTER : c->start_ps;
+                f.item = order[i];
+                if (fn)
+                    fn(ctx, &f);
+            }
+            break;
         case PAT_PERMUTATION:
             for (;;) { /* uniform derangement by rejection: ~e tries on average */
                 for (uint32_t i = 0; i < n; i++)
@@ -135,6 +174,7 @@ static uint64_t generate(const scenario *sc, uint32_t j, const uint32_t *v, uint
         }
     }
     xfree(dst);
+    xfree(order);
     return total;
 }
 
@@ -143,6 +183,28 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
     const cfg_job *job = &sc->jobs[j];
     char path[32], key[48];
     job_path(j, path, sizeof path);
+    if (job->pattern == PAT_LIST) {
+        for (uint32_t i = 0; i < job->n_flows; i++) {
+            const cfg_flow *c = &job->flows[i];
+            uint32_t h = c->src >= n_hosts ? c->src : c->dst;
+            if (h >= n_hosts) {
+                err_set(e, ERR_INVALID, sc->file, c->line, c->col,
+                        "%s.flows[%u]: host %u does not exist: the fabric has %u hosts (0..%u)",
+                        path, i, h, n_hosts, n_hosts ? n_hosts - 1 : 0);
+                return 0;
+            }
+        }
+        if ((double)job->n_flows * job->iterations > (double)TRAFFIC_MAX_FLOWS) {
+            snprintf(key, sizeof key, "workload.%u", j);
+            config_error_at(sc, e, key,
+                            "%s: job \"%s\" would create %.3g flows, more than a run can hold "
+                            "(%llu); use fewer iterations",
+                            path, job->name, (double)job->n_flows * job->iterations,
+                            (unsigned long long)TRAFFIC_MAX_FLOWS);
+            return 0;
+        }
+        return (uint64_t)job->n_flows * job->iterations;
+    }
     if (!job->hosts.all)
         for (uint32_t i = 0; i < job->hosts.n; i++)
             if (job->hosts.idx[i] >= n_hosts) {
@@ -172,6 +234,8 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
         break;
     case PAT_ALL_TO_ALL:
         per_iter = (double)n * (n - 1);
+        break;
+    case PAT_LIST: /* counted above */
         break;
     case PAT_UNIFORM: {
         double expect = job->duration_ps

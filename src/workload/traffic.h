@@ -14,6 +14,10 @@
  *               whichever comes first, so every job ends. Every flow is its own connection (its
  *               own QP, hence its own UDP source port): ECMP sees one new 5-tuple per flow, the
  *               high-entropy mice a frontend carries.
+ *  list:        the job's `flows`, as written: each from src to dst with its size, at its
+ *               `start`, or (`after`) when the flows it names have completed. Timed flows come
+ *               in start order (ties in file order), then the waiting ones in file order with
+ *               at_ps = TRAFFIC_AFTER: the run starts them (workload/run.c), not the clock.
  * Sizes: `size` bytes each, or drawn from `size_cdf` (config/cdf.h) per flow.
  * Iterations: iteration k+1 starts when every flow of iteration k has arrived; each iteration
  * draws afresh from the job's stream (a new derangement, new arrivals and sizes); flows carry
@@ -33,11 +37,15 @@
  * flow state, beyond any run that could finish. */
 #define TRAFFIC_MAX_FLOWS (1ull << 26)
 
+/* at_ps of a `list` flow that starts when the flows it waits for have completed */
+#define TRAFFIC_AFTER SIM_TIME_MAX
+
 typedef struct traffic_flow {
     uint32_t src, dst; /* host indices */
     uint64_t bytes;
-    sim_time at_ps; /* start, from the start of its iteration */
+    sim_time at_ps; /* start, from the start of its iteration (TRAFFIC_AFTER: see above) */
     uint32_t iteration;
+    uint32_t item; /* list: its index in the job's `flows`; 0 for the other patterns */
 } traffic_flow;
 
 /* Number of flows job j creates over `n_hosts` hosts (all iterations), or 0 with *e set on
