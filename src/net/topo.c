@@ -595,7 +595,8 @@ static int pfc_setup(net *n, err *e)
     const scenario *sc = n->sc;
     const cfg_switch *c = &sc->sw;
     n->max_frame_bytes = wire_data_frame(sc->nic.mtu, 1);
-    n->lossless = c->pfc_enabled ? c->pfc_priorities : 0;
+    /* InfiniBand links are lossless by credits: no PFC (ib_setup) */
+    n->lossless = c->pfc_enabled && sc->fabric.link_layer != LINK_INFINIBAND ? c->pfc_priorities : 0;
     n->pfc_xoff_bytes = c->pfc_xoff_bytes;
     n->pfc_xon_bytes = c->pfc_xon_bytes;
     n->pfc_xon_offset_bytes = c->pfc_xon_offset_bytes;
@@ -632,6 +633,48 @@ static int pfc_setup(net *n, err *e)
                                    (unsigned long long)sw->buf.size_bytes, sw->name, sw->n_ports,
                                    classes, (unsigned long long)reserved);
         sw->buf.size_bytes -= reserved;
+    }
+    return 0;
+}
+
+/*
+ * InfiniBand set-up (net.h "InfiniBand"): credit gating on every link direction outside the
+ * scale-up domain, each receiving port's VL buffer (fabric.infiniband.vl_buffer, or the credit
+ * loop's need), the senders' initial credits, and IB CC marking. ECN and PFC stay off.
+ */
+static int ib_setup(net *n, err *e)
+{
+    const scenario *sc = n->sc;
+    const cfg_ib *ib = &sc->fabric.ib;
+    if (sc->fabric.link_layer != LINK_INFINIBAND)
+        return 0;
+    n->ib = true;
+    n->ecn_on = false;
+    n->ib_cc = sc->nic.cc == CC_IB; /* nic.cc none: no FECN marking either */
+    n->ib_fecn_thr_bytes = ib->cc_threshold_bytes;
+    n->ib_marking_rate = ib->marking_rate;
+    n->deadlock_ps = ib->deadlock_ps;
+    uint32_t need = ib_blocks(n->max_frame_bytes);
+    if (ib->vl_buffer_bytes && ib->vl_buffer_bytes / IB_CREDIT_BYTES < need)
+        return config_error_at(sc, e, "fabric.infiniband.vl_buffer",
+                               "fabric.infiniband.vl_buffer: %llu bytes cannot hold one "
+                               "maximum frame (%u bytes = %u credits of 64 bytes); use at least "
+                               "%u bytes, or auto",
+                               (unsigned long long)ib->vl_buffer_bytes, n->max_frame_bytes, need,
+                               need * IB_CREDIT_BYTES);
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        port *p = n->ports[i];
+        if (p->owner->tier == TIER_SCALE_UP || p->peer->owner->tier == TIER_SCALE_UP)
+            continue;
+        p->credit = true;
+        p->peer->ib_cap_blocks =
+            ib->vl_buffer_bytes ? (uint32_t)(ib->vl_buffer_bytes / IB_CREDIT_BYTES)
+                                : net_ib_vl_blocks_auto(p, n->max_frame_bytes);
+    }
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        port *p = n->ports[i];
+        for (int c = 0; c < NET_PRIOS; c++)
+            p->cr_limit[c] = p->credit ? p->peer->ib_cap_blocks : 0;
     }
     return 0;
 }
@@ -703,6 +746,10 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     n->ecn_kmax_bytes = sc->sw.ecn_kmax_bytes;
     n->ecn_pmax_q32 = (uint64_t)(sc->sw.ecn_pmax * 4294967296.0 + 0.5);
     n->ecn_at_dequeue = sc->sw.ecn_mark_at == ECN_MARK_DEQUEUE;
+    if (ib_setup(n, e)) {
+        net_free(n);
+        return NULL;
+    }
     if (route)
         net_route(n);
     return n;
