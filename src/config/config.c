@@ -146,8 +146,8 @@ static const char *const K_FABRIC[] = {"preset",
                                        NULL};
 static const char *const LINK_LAYERS[] = {"ethernet", "infiniband", NULL};
 static const char *const K_IB[] = {"vl_buffer", "deadlock_detect", "cc", NULL};
-static const char *const K_IBCC[] = {"threshold",  "marking_rate", "ccti_increase", "ccti_timer",
-                                     "ccti_limit", "ccti_min",     NULL};
+static const char *const K_IBCC[] = {
+    "threshold", "marking_rate", "ccti_increase", "ccti_timer", "ccti_limit", "ccti_min", NULL};
 static const char *const K_SCALE_UP[] = {"bandwidth", "efficiency", "latency", NULL};
 static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
 static const char *const K_CSWITCH[] = {"name", NULL};

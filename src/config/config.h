@@ -57,9 +57,9 @@ typedef struct cfg_ib {
     uint64_t cc_threshold_bytes; /* a port VL queue above this marks FECN (0 = auto) */
     uint32_t marking_rate;       /* one eligible packet in marking_rate + 1 is marked */
     uint32_t ccti_increase, ccti_limit, ccti_min;
-    sim_time ccti_timer_ps;      /* CCTI decreases by one per period */
+    sim_time ccti_timer_ps; /* CCTI decreases by one per period */
     uint32_t n_cct;
-    uint16_t cct[IB_CCT_MAX];    /* inter-packet delay per CCT index */
+    uint16_t cct[IB_CCT_MAX]; /* inter-packet delay per CCT index */
 } cfg_ib;
 
 typedef struct cfg_fabric {

@@ -121,19 +121,19 @@ struct port {
      * (cr_sent), both in 64-byte blocks modulo 2^32; a frame starts only when cr_limit − cr_sent
      * covers it. Receiver side (frames this port's owner received from the peer): blocks held
      * (ib_used) and freed so far (ib_freed); the FCP sent back says ib_cap + ib_freed. */
-    bool credit;                      /* this direction is credit-gated */
-    uint8_t cr_blocked;               /* VLs whose next frame waits for credits */
-    uint8_t fcp_pending;              /* VLs whose FCP waits for the wire (receiver side) */
-    uint8_t fecn_skip;                /* IB CC marking rate: eligible packets left to skip */
+    bool credit;         /* this direction is credit-gated */
+    uint8_t cr_blocked;  /* VLs whose next frame waits for credits */
+    uint8_t fcp_pending; /* VLs whose FCP waits for the wire (receiver side) */
+    uint8_t fecn_skip;   /* IB CC marking rate: eligible packets left to skip */
     uint32_t cr_limit[NET_PRIOS], cr_sent[NET_PRIOS], cr_need[NET_PRIOS];
     sim_time cr_block_start[NET_PRIOS];
-    uint32_t ib_cap_blocks;           /* receive buffer per VL (blocks) */
+    uint32_t ib_cap_blocks; /* receive buffer per VL (blocks) */
     uint32_t ib_used[NET_PRIOS], ib_freed[NET_PRIOS];
-    uint32_t ib_peak_blocks;          /* most blocks any VL held (never above ib_cap_blocks) */
-    pkt_fifo fcp_fly;                 /* FCPs on the wire (they skip the peer's pipeline) */
+    uint32_t ib_peak_blocks; /* most blocks any VL held (never above ib_cap_blocks) */
+    pkt_fifo fcp_fly;        /* FCPs on the wire (they skip the peer's pipeline) */
     event fcp_arrive;
-    uint64_t credit_stall_ps;         /* sum over VLs of the time a frame waited for credits */
-    uint64_t credit_stalls;           /* stalls begun */
+    uint64_t credit_stall_ps; /* sum over VLs of the time a frame waited for credits */
+    uint64_t credit_stalls;   /* stalls begun */
     uint64_t fcp_sent, fecn_marked;
 
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
@@ -263,7 +263,7 @@ struct net {
     uint32_t drr_quantum[NET_PRIOS];
     /* InfiniBand (fabric.link_layer infiniband) */
     bool ib;
-    bool ib_cc;                /* switches mark FECN */
+    bool ib_cc;                 /* switches mark FECN */
     uint64_t ib_fecn_thr_bytes; /* 0 = the egress port's downstream VL buffer */
     uint32_t ib_marking_rate;
     bool hosts_relay;          /* rail-only: cross-rail traffic relays through a peer NIC (PXN) */

@@ -256,7 +256,7 @@ static void send_fcp(net *n, port *p)
     int vl = __builtin_ctz(p->fcp_pending);
     packet *pkt = pool_alloc(&n->pkts);
     memset((char *)pkt + sizeof(pool_hdr), 0, sizeof *pkt - sizeof(pool_hdr));
-    p->fcp_pending &= (uint8_t)~(1u << vl);
+    p->fcp_pending &= (uint8_t) ~(1u << vl);
     pkt->kind = PKT_FCP;
     pkt->frame_bytes = WIRE_IB_FCP;
     pkt->prio = (uint8_t)vl;
@@ -284,7 +284,7 @@ void net_credit_block(net *n, port *p, int vl, uint32_t blocks)
 static inline void credit_unblock(net *n, port *p, int vl)
 {
     p->credit_stall_ps += n->sim->now - p->cr_block_start[vl];
-    p->cr_blocked &= (uint8_t)~(1u << vl);
+    p->cr_blocked &= (uint8_t) ~(1u << vl);
 }
 
 /* The classes of `ready` whose head frame has credits on the credit-gated port p. */
@@ -293,7 +293,7 @@ static uint8_t credit_ready(net *n, port *p, uint8_t ready)
     for (uint8_t r = ready; r; r &= (uint8_t)(r - 1)) {
         int c = __builtin_ctz(r);
         if (!net_credit_ok(n, p, c, p->q[c].head->frame_bytes))
-            ready &= (uint8_t)~(1u << c);
+            ready &= (uint8_t) ~(1u << c);
     }
     return ready;
 }
@@ -1119,8 +1119,8 @@ uint64_t net_pfc_headroom_port(const port *ing, uint32_t max_frame_bytes)
 uint32_t net_ib_vl_blocks_auto(const port *p, uint32_t max_frame_bytes)
 {
     uint64_t max_line = max_frame_bytes + WIRE_LINE_EXTRA;
-    uint64_t loop = sim_bytes_in(p->deliver_ps + p->peer->prop_ps, p->rate_bps) + 1 +
-                    3 * max_line + WIRE_IB_FCP;
+    uint64_t loop = sim_bytes_in(p->deliver_ps + p->peer->prop_ps, p->rate_bps) + 1 + 3 * max_line +
+                    WIRE_IB_FCP;
     return (uint32_t)((loop + IB_CREDIT_BYTES - 1) / IB_CREDIT_BYTES);
 }
 

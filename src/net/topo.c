@@ -596,7 +596,8 @@ static int pfc_setup(net *n, err *e)
     const cfg_switch *c = &sc->sw;
     n->max_frame_bytes = wire_data_frame(sc->nic.mtu, 1);
     /* InfiniBand links are lossless by credits: no PFC (ib_setup) */
-    n->lossless = c->pfc_enabled && sc->fabric.link_layer != LINK_INFINIBAND ? c->pfc_priorities : 0;
+    n->lossless =
+        c->pfc_enabled && sc->fabric.link_layer != LINK_INFINIBAND ? c->pfc_priorities : 0;
     n->pfc_xoff_bytes = c->pfc_xoff_bytes;
     n->pfc_xon_bytes = c->pfc_xon_bytes;
     n->pfc_xon_offset_bytes = c->pfc_xon_offset_bytes;
@@ -667,9 +668,9 @@ static int ib_setup(net *n, err *e)
         if (p->owner->tier == TIER_SCALE_UP || p->peer->owner->tier == TIER_SCALE_UP)
             continue;
         p->credit = true;
-        p->peer->ib_cap_blocks =
-            ib->vl_buffer_bytes ? (uint32_t)(ib->vl_buffer_bytes / IB_CREDIT_BYTES)
-                                : net_ib_vl_blocks_auto(p, n->max_frame_bytes);
+        p->peer->ib_cap_blocks = ib->vl_buffer_bytes
+                                     ? (uint32_t)(ib->vl_buffer_bytes / IB_CREDIT_BYTES)
+                                     : net_ib_vl_blocks_auto(p, n->max_frame_bytes);
     }
     for (uint32_t i = 0; i < n->n_ports; i++) {
         port *p = n->ports[i];

@@ -765,13 +765,13 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     fprintf(f, "wirerate %s  scenario \"%s\"  seed %" PRIu64 "\n", WR_VERSION, sc->name, sc->seed);
     fprintf(f, "  simulated  %s  (%s)\n", summary_fmt_time(a, sizeof a, st->end_ps),
-            st->interrupted                      ? "INTERRUPTED by a signal: the results up to this time"
-            : st->deadlock && st->infiniband     ? "stopped: credit deadlock"
-            : st->deadlock                       ? "stopped: PFC deadlock"
-            : st->hit_stop_at                    ? "stopped at stop_at"
-            : st->end_reason == END_STALLED      ? "ended: no job could make progress"
+            st->interrupted ? "INTERRUPTED by a signal: the results up to this time"
+            : st->deadlock && st->infiniband    ? "stopped: credit deadlock"
+            : st->deadlock                      ? "stopped: PFC deadlock"
+            : st->hit_stop_at                   ? "stopped at stop_at"
+            : st->end_reason == END_STALLED     ? "ended: no job could make progress"
             : st->end_reason == END_JOBS_FAILED ? "ended: every job completed or failed"
-                                                 : "all jobs completed, fabric drained");
+                                                : "all jobs completed, fabric drained");
     if (st->deadlock)
         fprintf(f, "  DEADLOCK   at %s, %s cycle with no progress: %s\n",
                 summary_fmt_time(a, sizeof a, st->deadlock_at_ps),
@@ -827,8 +827,8 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
         fprintf(f,
                 "nics       %s sent %" PRIu64 " / handled %" PRIu64 ", retransmitted %" PRIu64
                 " packets, out-of-sequence %" PRIu64 ", NAKs %" PRIu64 ", RTO %" PRIu64 "\n",
-                st->infiniband ? "BECNs (CNPs)" : "CNPs", st->cnp_sent, st->cnp_handled, st->retransmitted_packets, st->out_of_sequence,
-                st->naks_sent, st->rto_events);
+                st->infiniband ? "BECNs (CNPs)" : "CNPs", st->cnp_sent, st->cnp_handled,
+                st->retransmitted_packets, st->out_of_sequence, st->naks_sent, st->rto_events);
     if (st->qps_failed)
         fprintf(f, "           %" PRIu64 " QPs exceeded retry_count (error state)\n",
                 st->qps_failed);

@@ -390,7 +390,7 @@ static packet *nic_pull(void *ctx, node *host, port *p)
         pkt_fifo *fq = &np->ctrl[prio];
         packet *pkt = fq->head;
         if (!net_credit_ok(t->net, p, prio, pkt->frame_bytes)) {
-            ready &= (uint8_t)~(1u << prio); /* InfiniBand: no credits for this VL yet */
+            ready &= (uint8_t) ~(1u << prio); /* InfiniBand: no credits for this VL yet */
             continue;
         }
         fq->head = pkt->next;
@@ -574,9 +574,9 @@ static void responder_data(transport *t, qp *q, packet *pkt)
         t->nics[f->dst].cnp_sent++;
         send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
     } else if (t->dcqcn && pkt->ecn == ECN_CE &&
-        dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
-                          per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
-                          np_port->dc.cnp_gap_ps)) {
+               dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
+                                 per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
+                                 np_port->dc.cnp_gap_ps)) {
         t->cnp_sent++;
         t->nics[f->dst].cnp_sent++;
         send_ctrl(t, q, PKT_CNP, q->rcv_nxt);

@@ -1164,7 +1164,10 @@ const run_stats *run_result(const run *r) { return &r->st; }
 telemetry *run_telemetry(const run *r) { return r->tel; }
 const sim *run_sim(const run *r) { return &r->sim; }
 sim *run_sim_mut(run *r) { return &r->sim; }
-struct net *run_net_mut(run *r) { return r->net; }
+struct net *run_net_mut(run *r)
+{
+    return r->net;
+}
 
 static iter_result *st_iters(run_stats *st, uint32_t j)
 {

@@ -125,10 +125,10 @@ typedef struct port_record {
     uint64_t prio_tx_bytes[8], prio_tx_packets[8], prio_ecn_marked[8], prio_drops[8];
     uint64_t prio_pause_sent[8], prio_pause_rx[8], prio_paused_ps[8];
     /* InfiniBand (fabric.link_layer infiniband; 0 on Ethernet) */
-    uint64_t credit_stall_ps;   /* summed over VLs: a frame waited for the next hop's credits */
-    uint64_t fecn_marked;       /* IB CC: data frames this egress marked FECN */
-    uint64_t fcp_sent;          /* flow control packets sent (credit updates) */
-    uint64_t ib_peak_bytes;     /* most bytes any VL held in this port's receive buffer */
+    uint64_t credit_stall_ps;    /* summed over VLs: a frame waited for the next hop's credits */
+    uint64_t fecn_marked;        /* IB CC: data frames this egress marked FECN */
+    uint64_t fcp_sent;           /* flow control packets sent (credit updates) */
+    uint64_t ib_peak_bytes;      /* most bytes any VL held in this port's receive buffer */
     uint64_t ib_vl_buffer_bytes; /* that buffer's size per VL */
 } port_record;
 
@@ -210,7 +210,7 @@ typedef struct run_stats {
     double max_link_utilization;
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps, pfc_watchdog_events;
     uint64_t drops[DROP_REASONS];       /* packets */
-    bool infiniband;            /* fabric.link_layer infiniband */
+    bool infiniband;                    /* fabric.link_layer infiniband */
     uint64_t credit_stall_ps, fecn_marked, fcp_sent; /* InfiniBand: the ports' sums */
 
     /* nics */
