@@ -49,6 +49,7 @@
 
 typedef struct node node;
 typedef struct port port;
+typedef struct port_ib port_ib;
 typedef struct net net;
 
 enum node_kind { NODE_HOST, NODE_SWITCH };
@@ -69,6 +70,29 @@ typedef struct port_ber {
 typedef struct pkt_fifo {
     packet *head, *tail;
 } pkt_fifo;
+
+/* InfiniBand credit-based flow control of one port (see "InfiniBand" below), per VL = class;
+ * allocated only on an IB fabric, so Ethernet ports stay as small as they were.
+ * Sender side of the port's link direction: FCCL (cr_limit) from the peer's last FCP and FCTBS
+ * (cr_sent), both in 64-byte blocks modulo 2^32; a frame starts only when cr_limit − cr_sent
+ * covers it. Receiver side (frames the port's owner received from the peer): blocks held
+ * (ib_used) and freed so far (ib_freed); the FCP sent back says ib_cap + ib_freed. */
+typedef struct port_ib {
+    event fcp_arrive;    /* the head of fcp_fly reaches the peer */
+    port *port;          /* the port this belongs to */
+    uint8_t cr_blocked;  /* VLs whose next frame waits for credits */
+    uint8_t fcp_pending; /* VLs whose FCP waits for the wire (receiver side) */
+    uint8_t fecn_skip;   /* IB CC marking rate: eligible packets left to skip */
+    uint32_t cr_limit[NET_PRIOS], cr_sent[NET_PRIOS], cr_need[NET_PRIOS];
+    sim_time cr_block_start[NET_PRIOS];
+    uint32_t cap_blocks; /* receive buffer per VL (blocks) */
+    uint32_t used[NET_PRIOS], freed[NET_PRIOS];
+    uint32_t peak_blocks;     /* most blocks any VL held (never above cap_blocks) */
+    pkt_fifo fcp_fly;         /* FCPs on the wire (they skip the peer's pipeline) */
+    uint64_t credit_stall_ps; /* sum over VLs of the time a frame waited for credits */
+    uint64_t credit_stalls;   /* stalls begun */
+    uint64_t fcp_sent, fecn_marked;
+} port_ib;
 
 struct port {
     event tx_done;             /* serialization of tx_pkt ends */
@@ -116,25 +140,7 @@ struct port {
     sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
     event wd_ev;
 
-    /* InfiniBand credit-based flow control (see "InfiniBand" below), per VL = class.
-     * Sender side of this link direction: FCCL (cr_limit) from the peer's last FCP and FCTBS
-     * (cr_sent), both in 64-byte blocks modulo 2^32; a frame starts only when cr_limit − cr_sent
-     * covers it. Receiver side (frames this port's owner received from the peer): blocks held
-     * (ib_used) and freed so far (ib_freed); the FCP sent back says ib_cap + ib_freed. */
-    bool credit;         /* this direction is credit-gated */
-    uint8_t cr_blocked;  /* VLs whose next frame waits for credits */
-    uint8_t fcp_pending; /* VLs whose FCP waits for the wire (receiver side) */
-    uint8_t fecn_skip;   /* IB CC marking rate: eligible packets left to skip */
-    uint32_t cr_limit[NET_PRIOS], cr_sent[NET_PRIOS], cr_need[NET_PRIOS];
-    sim_time cr_block_start[NET_PRIOS];
-    uint32_t ib_cap_blocks; /* receive buffer per VL (blocks) */
-    uint32_t ib_used[NET_PRIOS], ib_freed[NET_PRIOS];
-    uint32_t ib_peak_blocks; /* most blocks any VL held (never above ib_cap_blocks) */
-    pkt_fifo fcp_fly;        /* FCPs on the wire (they skip the peer's pipeline) */
-    event fcp_arrive;
-    uint64_t credit_stall_ps; /* sum over VLs of the time a frame waited for credits */
-    uint64_t credit_stalls;   /* stalls begun */
-    uint64_t fcp_sent, fecn_marked;
+    port_ib *ib; /* InfiniBand: this link's credit state (both directions gated), else NULL */
 
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
      * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
@@ -390,10 +396,10 @@ port *net_find_link(const net *n, const char *spec);
 void net_credit_block(net *n, port *p, int vl, uint32_t blocks);
 static inline bool net_credit_ok(net *n, port *p, int vl, uint32_t frame_bytes)
 {
-    if (!p->credit)
+    if (!p->ib)
         return true;
     uint32_t b = ib_blocks(frame_bytes);
-    if (p->cr_limit[vl] - p->cr_sent[vl] >= b)
+    if (p->ib->cr_limit[vl] - p->ib->cr_sent[vl] >= b)
         return true;
     net_credit_block(n, p, vl, b);
     return false;
@@ -409,6 +415,8 @@ void net_pfc_finish(net *n);
 
 /* Set up a port's events (topology builders call it once per port), and the network's own. */
 void net_port_init_events(port *p);
+/* Give port p its InfiniBand credit state `ib` (zeroed, owned by the caller's arena). */
+void net_port_ib_init(port *p, port_ib *ib);
 void net_init_events(net *n);
 
 /* Name of a port for reports: "leaf0->spine3" (with "#k" for the k-th parallel link). */

@@ -137,10 +137,10 @@ static inline void xon_check(net *n, node *sw, port *ing, int prio)
  * HCA took it): the new credit limit goes upstream in an FCP as soon as the wire allows. */
 static void ib_free(net *n, port *ing, int vl, uint32_t blocks)
 {
-    if (!ing->peer->credit)
+    if (!ing->peer->ib)
         return;
-    ing->ib_freed[vl] += blocks;
-    ing->fcp_pending |= (uint8_t)(1u << vl);
+    ing->ib->freed[vl] += blocks;
+    ing->ib->fcp_pending |= (uint8_t)(1u << vl);
     if (!ing->tx_pkt && ing->up)
         port_next(n, ing);
 }
@@ -155,9 +155,9 @@ static void release(net *n, node *sw, port *out, packet *pkt)
     if (pkt->pfc_pool == PFC_POOL_IB) {
         port *ing = &sw->ports[pkt->in_port];
         uint32_t b = ib_blocks(fb);
-        SIM_ASSERT(ing->ib_used[prio] >= b, "credit accounting: ingress %u VL %d holds %u blocks",
-                   ing->index, prio, ing->ib_used[prio]);
-        ing->ib_used[prio] -= b;
+        SIM_ASSERT(ing->ib->used[prio] >= b, "credit accounting: ingress %u VL %d holds %u blocks",
+                   ing->index, prio, ing->ib->used[prio]);
+        ing->ib->used[prio] -= b;
         ib_free(n, ing, prio, b);
         return;
     }
@@ -216,12 +216,12 @@ static inline void port_start_tx(net *n, port *p, packet *pkt)
     uint64_t halvings = (now - p->dre_last_ps) / NET_DRE_HALF_LIFE_PS;
     p->dre_bytes = (halvings >= 64 ? 0 : p->dre_bytes >> halvings) + wire_line_bytes(pkt);
     p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
-    if (p->credit && pkt->kind != PKT_FCP && pkt->kind != PKT_PAUSE) {
+    if (p->ib && pkt->kind != PKT_FCP && pkt->kind != PKT_PAUSE) {
         uint32_t b = ib_blocks(pkt->frame_bytes);
-        SIM_ASSERT(p->cr_limit[pkt->prio] - p->cr_sent[pkt->prio] >= b,
+        SIM_ASSERT(p->ib->cr_limit[pkt->prio] - p->ib->cr_sent[pkt->prio] >= b,
                    "port %u started a %u-byte frame on VL %d without credits", p->id,
                    pkt->frame_bytes, pkt->prio);
-        p->cr_sent[pkt->prio] += b;
+        p->ib->cr_sent[pkt->prio] += b;
     }
     p->tx_pkt = pkt;
     p->tx_end_ps = now + ser;
@@ -253,38 +253,38 @@ static void send_pfc_frame(net *n, port *p)
 /* InfiniBand: send the FCP of the lowest VL waiting for one, with the limit as of now. */
 static void send_fcp(net *n, port *p)
 {
-    int vl = __builtin_ctz(p->fcp_pending);
+    int vl = __builtin_ctz(p->ib->fcp_pending);
     packet *pkt = pool_alloc(&n->pkts);
     memset((char *)pkt + sizeof(pool_hdr), 0, sizeof *pkt - sizeof(pool_hdr));
-    p->fcp_pending &= (uint8_t) ~(1u << vl);
+    p->ib->fcp_pending &= (uint8_t) ~(1u << vl);
     pkt->kind = PKT_FCP;
     pkt->frame_bytes = WIRE_IB_FCP;
     pkt->prio = (uint8_t)vl;
-    pkt->psn = p->ib_cap_blocks + p->ib_freed[vl];
-    p->fcp_sent++;
+    pkt->psn = p->ib->cap_blocks + p->ib->freed[vl];
+    p->ib->fcp_sent++;
     port_start_tx(n, p, pkt);
 }
 
 void net_credit_block(net *n, port *p, int vl, uint32_t blocks)
 {
     uint8_t bit = (uint8_t)(1u << vl);
-    if (p->cr_blocked & bit) {
-        if (blocks < p->cr_need[vl])
-            p->cr_need[vl] = blocks;
+    if (p->ib->cr_blocked & bit) {
+        if (blocks < p->ib->cr_need[vl])
+            p->ib->cr_need[vl] = blocks;
         return;
     }
-    p->cr_blocked |= bit;
-    p->cr_need[vl] = blocks;
-    p->cr_block_start[vl] = n->sim->now;
-    p->credit_stalls++;
+    p->ib->cr_blocked |= bit;
+    p->ib->cr_need[vl] = blocks;
+    p->ib->cr_block_start[vl] = n->sim->now;
+    p->ib->credit_stalls++;
     if (n->deadlock_ps && !event_queued(&n->deadlock_ev))
         sim_at(n->sim, &n->deadlock_ev, n->sim->now + n->deadlock_ps);
 }
 
 static inline void credit_unblock(net *n, port *p, int vl)
 {
-    p->credit_stall_ps += n->sim->now - p->cr_block_start[vl];
-    p->cr_blocked &= (uint8_t) ~(1u << vl);
+    p->ib->credit_stall_ps += n->sim->now - p->ib->cr_block_start[vl];
+    p->ib->cr_blocked &= (uint8_t) ~(1u << vl);
 }
 
 /* The classes of `ready` whose head frame has credits on the credit-gated port p. */
@@ -331,12 +331,12 @@ static void port_next(net *n, port *p)
         send_pfc_frame(n, p);
         return;
     }
-    if (p->fcp_pending) {
+    if (p->ib && p->ib->fcp_pending) {
         send_fcp(n, p);
         return;
     }
     uint8_t ready = p->q_nonempty & (uint8_t)~p->paused;
-    if (ready && p->credit)
+    if (ready && p->ib)
         ready = credit_ready(n, p, ready);
     if (!ready) {
         if (o->kind == NODE_HOST) {
@@ -382,9 +382,9 @@ static void port_tx_done(void *ctx, event *ev)
             pool_free(&n->pkts, pkt);
         } else {
             pkt->t_arrive = n->sim->now + p->prop_ps;
-            fifo_push(&p->fcp_fly, pkt);
-            if (!event_queued(&p->fcp_arrive))
-                sim_at(n->sim, &p->fcp_arrive, pkt->t_arrive);
+            fifo_push(&p->ib->fcp_fly, pkt);
+            if (!event_queued(&p->ib->fcp_arrive))
+                sim_at(n->sim, &p->ib->fcp_arrive, pkt->t_arrive);
         }
         port_next(n, p);
         return;
@@ -659,13 +659,15 @@ static void link_flush(net *n, port *p)
             net_drop(n, p, pkt, DROP_LINK_DOWN);
     }
     evq_cancel(&n->sim->q, &p->arrive);
-    while (p->fcp_fly.head)
-        pool_free(&n->pkts, fifo_pop(&p->fcp_fly));
-    evq_cancel(&n->sim->q, &p->fcp_arrive);
-    p->fcp_pending = 0;
-    for (int c = 0; c < NET_PRIOS; c++)
-        if (p->cr_blocked >> c & 1)
-            credit_unblock(n, p, c);
+    if (p->ib) {
+        while (p->ib->fcp_fly.head)
+            pool_free(&n->pkts, fifo_pop(&p->ib->fcp_fly));
+        evq_cancel(&n->sim->q, &p->ib->fcp_arrive);
+        p->ib->fcp_pending = 0;
+        for (int c = 0; c < NET_PRIOS; c++)
+            if (p->ib->cr_blocked >> c & 1)
+                credit_unblock(n, p, c);
+    }
     /* a dead link carries no pause: whatever it had paused here is over */
     for (int c = 0; c < NET_PRIOS; c++)
         if (p->paused >> c & 1)
@@ -687,11 +689,11 @@ void net_link_set(net *n, port *p, bool up)
     }
     /* the link's flow control starts again (IB link training): each sender's credits are what
      * its receiver has free now */
-    for (int c = 0; c < NET_PRIOS; c++) {
-        p->cr_sent[c] = q->ib_freed[c] + q->ib_used[c];
-        p->cr_limit[c] = q->ib_cap_blocks + q->ib_freed[c];
-        q->cr_sent[c] = p->ib_freed[c] + p->ib_used[c];
-        q->cr_limit[c] = p->ib_cap_blocks + p->ib_freed[c];
+    for (int c = 0; p->ib && c < NET_PRIOS; c++) {
+        p->ib->cr_sent[c] = q->ib->freed[c] + q->ib->used[c];
+        p->ib->cr_limit[c] = q->ib->cap_blocks + q->ib->freed[c];
+        q->ib->cr_sent[c] = p->ib->freed[c] + p->ib->used[c];
+        q->ib->cr_limit[c] = p->ib->cap_blocks + p->ib->freed[c];
     }
     if (!p->tx_pkt)
         port_next(n, p);
@@ -710,10 +712,10 @@ void net_pfc_finish(net *n)
             q->busy_ps -= q->tx_end_ps - now;
             q->tx_end_ps = now;
         }
-        for (int c = 0; c < NET_PRIOS; c++)
-            if (q->cr_blocked >> c & 1) {
-                q->credit_stall_ps += now - q->cr_block_start[c];
-                q->cr_block_start[c] = now;
+        for (int c = 0; q->ib && c < NET_PRIOS; c++)
+            if (q->ib->cr_blocked >> c & 1) {
+                q->ib->credit_stall_ps += now - q->ib->cr_block_start[c];
+                q->ib->cr_block_start[c] = now;
             }
         for (int c = 0; c < NET_PRIOS; c++)
             if (q->paused >> c & 1) {
@@ -743,7 +745,7 @@ static void port_arrive(void *ctx, event *ev)
     }
     node *peer = p->peer->owner;
     if (peer->kind == NODE_HOST) {
-        if (p->credit)
+        if (p->ib)
             ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes)); /* the HCA takes it */
         if (pkt->dst == peer->index)
             n->rx(n->host_ctx, peer, pkt);
@@ -776,7 +778,7 @@ static void port_arrive_ber(void *ctx, event *ev)
             if (p->fly.head)
                 sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
             b->corrupted++;
-            if (p->credit) /* the receiver discards it: its blocks are free again */
+            if (p->ib) /* the receiver discards it: its blocks are free again */
                 ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes));
             net_drop(n, p, pkt, DROP_BIT_ERROR);
             return;
@@ -788,20 +790,21 @@ static void port_arrive_ber(void *ctx, event *ev)
 /* An FCP reached the sender of the link direction opposite to p: its new credit limit. */
 static void fcp_arrive(void *ctx, event *ev)
 {
-    port *p = CONTAINER_OF(ev, port, fcp_arrive);
+    port *p = CONTAINER_OF(ev, port_ib, fcp_arrive)->port;
     net *n = p->owner->owner;
-    packet *pkt = fifo_pop(&p->fcp_fly);
+    packet *pkt = fifo_pop(&p->ib->fcp_fly);
     port *q = p->peer;
     (void)ctx;
-    if (p->fcp_fly.head)
-        sim_at(n->sim, &p->fcp_arrive, p->fcp_fly.head->t_arrive);
+    if (p->ib->fcp_fly.head)
+        sim_at(n->sim, &p->ib->fcp_arrive, p->ib->fcp_fly.head->t_arrive);
     q->rx_bytes += pkt->frame_bytes;
     q->rx_packets++;
     int vl = pkt->prio;
-    if ((int32_t)(pkt->psn - q->cr_limit[vl]) > 0)
-        q->cr_limit[vl] = pkt->psn;
+    if ((int32_t)(pkt->psn - q->ib->cr_limit[vl]) > 0)
+        q->ib->cr_limit[vl] = pkt->psn;
     pool_free(&n->pkts, pkt);
-    if ((q->cr_blocked >> vl & 1) && q->cr_limit[vl] - q->cr_sent[vl] >= q->cr_need[vl]) {
+    if ((q->ib->cr_blocked >> vl & 1) &&
+        q->ib->cr_limit[vl] - q->ib->cr_sent[vl] >= q->ib->cr_need[vl]) {
         credit_unblock(n, q, vl);
         if (!q->tx_pkt && q->up)
             port_next(n, q);
@@ -847,30 +850,31 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         net_drop(n, out, pkt, DROP_LINK_DOWN);
         return;
     }
-    if (in->peer->credit) {
+    if (in->peer->ib) {
         /* InfiniBand: the frame holds its input port's VL buffer, which the upstream's credits
          * guarantee has room; FECN (IB CC) when the egress VL queue is over the threshold and
          * the port is a root of congestion (it has credits: not a victim of the next hop) */
         uint32_t b = ib_blocks(pkt->frame_bytes);
         int vl = pkt->prio;
-        in->ib_used[vl] += b;
-        SIM_ASSERT(in->ib_used[vl] <= in->ib_cap_blocks,
+        in->ib->used[vl] += b;
+        SIM_ASSERT(in->ib->used[vl] <= in->ib->cap_blocks,
                    "credit overrun at %s port %u VL %d: %u of %u blocks", sw->name, in->index, vl,
-                   in->ib_used[vl], in->ib_cap_blocks);
-        if (in->ib_used[vl] > in->ib_peak_blocks)
-            in->ib_peak_blocks = in->ib_used[vl];
+                   in->ib->used[vl], in->ib->cap_blocks);
+        if (in->ib->used[vl] > in->ib->peak_blocks)
+            in->ib->peak_blocks = in->ib->used[vl];
         pkt->pfc_pool = PFC_POOL_IB;
-        if (n->ib_cc && pkt->kind == PKT_DATA && !(out->cr_blocked >> vl & 1)) {
+        if (n->ib_cc && pkt->kind == PKT_DATA && out->ib && !(out->ib->cr_blocked >> vl & 1)) {
             uint64_t thr = n->ib_fecn_thr_bytes
                                ? n->ib_fecn_thr_bytes
-                               : (uint64_t)out->peer->ib_cap_blocks * IB_CREDIT_BYTES;
+                               : (uint64_t)out->peer->ib->cap_blocks * IB_CREDIT_BYTES;
             if (out->q_bytes[vl] > thr) {
-                if (!out->fecn_skip) {
+                if (!out->ib->fecn_skip) {
                     pkt->ecn = ECN_CE; /* the BTH FECN bit */
-                    out->fecn_marked++;
-                    out->fecn_skip = (uint8_t)(n->ib_marking_rate > 255 ? 255 : n->ib_marking_rate);
+                    out->ib->fecn_marked++;
+                    out->ib->fecn_skip =
+                        (uint8_t)(n->ib_marking_rate > 255 ? 255 : n->ib_marking_rate);
                 } else {
-                    out->fecn_skip--;
+                    out->ib->fecn_skip--;
                 }
             }
         }
@@ -930,7 +934,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
  * frames of class c that entered through a's peer port. */
 static bool waits_on(const port *a, const port *b, int c)
 {
-    if (!((b->paused | b->cr_blocked) >> c & 1) || !b->q[c].head)
+    if (!((b->paused | (b->ib ? b->ib->cr_blocked : 0)) >> c & 1) || !b->q[c].head)
         return false;
     uint32_t in = a->peer->index;
     for (const packet *f = b->q[c].head; f; f = f->next)
@@ -945,7 +949,8 @@ static bool stuck(const net *n, const port *q, int c, sim_time now)
         return false;
     /* held by PFC, or (InfiniBand) waiting for credits, for the detection time */
     return ((q->paused >> c & 1) && now - q->pause_start[c] >= n->deadlock_ps) ||
-           ((q->cr_blocked >> c & 1) && now - q->cr_block_start[c] >= n->deadlock_ps);
+           (q->ib && (q->ib->cr_blocked >> c & 1) &&
+            now - q->ib->cr_block_start[c] >= n->deadlock_ps);
 }
 
 /* Depth-first search for a cycle of stuck queues of class c starting at `start`. The path is
@@ -996,7 +1001,7 @@ static void deadlock_check(void *ctx, event *ev)
         memset(n->dl_mark, 0, n->n_ports);
         for (uint32_t i = 0; i < n->n_ports; i++) {
             port *q = n->ports[i];
-            any_paused |= q->paused != 0 || q->cr_blocked != 0;
+            any_paused |= q->paused != 0 || (q->ib && q->ib->cr_blocked != 0);
             if (!stuck(n, q, c, now) || n->dl_mark[q->id])
                 continue;
             uint32_t len = find_cycle(n, q, c, now);
@@ -1064,6 +1069,13 @@ void net_port_name(const port *p, char *buf, size_t len)
         snprintf(buf, len, "%.20s->%.20s", a->name, b->name);
 }
 
+void net_port_ib_init(port *p, port_ib *ib)
+{
+    p->ib = ib;
+    ib->port = p;
+    event_init(&ib->fcp_arrive, fcp_arrive);
+}
+
 void net_port_init_events(port *p)
 {
     event_init(&p->tx_done, port_tx_done);
@@ -1072,7 +1084,6 @@ void net_port_init_events(port *p)
     event_init(&p->pause_end, pause_end);
     event_init(&p->pause_apply, pause_apply);
     event_init(&p->wd_ev, watchdog_fire);
-    event_init(&p->fcp_arrive, fcp_arrive);
 }
 
 void net_init_events(net *n)

@@ -665,17 +665,22 @@ static int ib_setup(net *n, err *e)
                                need * IB_CREDIT_BYTES);
     for (uint32_t i = 0; i < n->n_ports; i++) {
         port *p = n->ports[i];
-        if (p->owner->tier == TIER_SCALE_UP || p->peer->owner->tier == TIER_SCALE_UP)
+        if (p->owner->tier != TIER_SCALE_UP && p->peer->owner->tier != TIER_SCALE_UP)
+            net_port_ib_init(p, ARENA_NEW(&n->mem, port_ib));
+    }
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        port *p = n->ports[i];
+        if (!p->ib)
             continue;
-        p->credit = true;
-        p->peer->ib_cap_blocks = ib->vl_buffer_bytes
-                                     ? (uint32_t)(ib->vl_buffer_bytes / IB_CREDIT_BYTES)
-                                     : net_ib_vl_blocks_auto(p, n->max_frame_bytes);
+        p->peer->ib->cap_blocks = ib->vl_buffer_bytes
+                                      ? (uint32_t)(ib->vl_buffer_bytes / IB_CREDIT_BYTES)
+                                      : net_ib_vl_blocks_auto(p, n->max_frame_bytes);
     }
     for (uint32_t i = 0; i < n->n_ports; i++) {
         port *p = n->ports[i];
         for (int c = 0; c < NET_PRIOS; c++)
-            p->cr_limit[c] = p->credit ? p->peer->ib_cap_blocks : 0;
+            if (p->ib)
+                p->ib->cr_limit[c] = p->peer->ib->cap_blocks;
     }
     return 0;
 }

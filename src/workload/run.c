@@ -1036,14 +1036,17 @@ static void collect(run *r)
         }
         st->pfc_pause_sent += p->pfc_pause_sent;
         st->pfc_paused_ps += p->pfc_paused_ps;
-        pr->credit_stall_ps = p->credit_stall_ps;
-        pr->fecn_marked = p->fecn_marked;
-        pr->fcp_sent = p->fcp_sent;
-        pr->ib_peak_bytes = (uint64_t)p->ib_peak_blocks * IB_CREDIT_BYTES;
-        pr->ib_vl_buffer_bytes = (uint64_t)p->ib_cap_blocks * IB_CREDIT_BYTES;
-        st->credit_stall_ps += p->credit_stall_ps;
-        st->fecn_marked += p->fecn_marked;
-        st->fcp_sent += p->fcp_sent;
+        if (p->ib) {
+            pr->credit_stall_ps = p->ib->credit_stall_ps;
+            pr->credit_stalls = p->ib->credit_stalls;
+            pr->fecn_marked = p->ib->fecn_marked;
+            pr->fcp_sent = p->ib->fcp_sent;
+            pr->ib_peak_bytes = (uint64_t)p->ib->peak_blocks * IB_CREDIT_BYTES;
+            pr->ib_vl_buffer_bytes = (uint64_t)p->ib->cap_blocks * IB_CREDIT_BYTES;
+            st->credit_stall_ps += p->ib->credit_stall_ps;
+            st->fecn_marked += p->ib->fecn_marked;
+            st->fcp_sent += p->ib->fcp_sent;
+        }
         for (int d = 0; d < DROP_REASONS; d++) {
             pr->drops[d] = p->drops[d];
             st->drops[d] += p->drops[d];

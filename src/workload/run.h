@@ -126,6 +126,7 @@ typedef struct port_record {
     uint64_t prio_pause_sent[8], prio_pause_rx[8], prio_paused_ps[8];
     /* InfiniBand (fabric.link_layer infiniband; 0 on Ethernet) */
     uint64_t credit_stall_ps;    /* summed over VLs: a frame waited for the next hop's credits */
+    uint64_t credit_stalls;      /* stalls begun */
     uint64_t fecn_marked;        /* IB CC: data frames this egress marked FECN */
     uint64_t fcp_sent;           /* flow control packets sent (credit updates) */
     uint64_t ib_peak_bytes;      /* most bytes any VL held in this port's receive buffer */
