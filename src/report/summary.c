@@ -561,8 +561,10 @@ static void write_top_ports(FILE *f, const run_stats *st)
     }
     bool ecn = st->ecn_marked != 0;
     bool pfc = st->pfc_pause_sent != 0 || st->pfc_paused_ps != 0;
-    fprintf(f, "  %-*s  %12s  %10s  %8s%s%s\n", wname, "port", "max queue", "drops", "util",
-            ecn ? "   ECN marks" : "", pfc ? "  PAUSE rx      paused" : "");
+    bool ib = st->infiniband;
+    fprintf(f, "  %-*s  %12s  %10s  %8s%s%s%s\n", wname, "port", "max queue", "drops", "util",
+            ecn ? "   ECN marks" : "", pfc ? "  PAUSE rx      paused" : "",
+            ib ? "  FECN marks  credit stall" : "");
     for (int i = 0; i < n; i++) {
         const port_record *p = &st->ports[top[i]];
         char q[32];
@@ -574,6 +576,9 @@ static void write_top_ports(FILE *f, const run_stats *st)
         if (pfc)
             fprintf(f, "  %8" PRIu64 "  %10s", p->pfc_pause_rx,
                     summary_fmt_time(q, sizeof q, p->pfc_paused_ps));
+        if (ib)
+            fprintf(f, "  %10" PRIu64 "  %12s", p->fecn_marked,
+                    summary_fmt_time(q, sizeof q, p->credit_stall_ps));
         fputc('\n', f);
     }
 }
