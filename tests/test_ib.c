@@ -15,6 +15,7 @@
 #include "core/time.h"
 #include "net/net.h"
 #include "net/packet.h"
+#include "plan/check.h"
 #include "report/diagnose.h"
 #include "testlib.h"
 #include "workload/run.h"
@@ -266,29 +267,30 @@ static void test_cc_frees_victim(void)
 }
 
 /* A ring where every route goes two hops: the credit loop closes and nothing moves. */
+static const char ring_yaml[] =
+    "fabric:\n"
+    "  preset: custom\n"
+    "  host_link: 100Gbps\n"
+    "  fabric_link: 100Gbps\n"
+    "  link_layer: infiniband\n"
+    "  infiniband: {deadlock_detect: 1ms}\n"
+    "  custom:\n"
+    "    switches: [{name: s0}, {name: s1}, {name: s2}, {name: s3}, {name: s4}]\n"
+    "    hosts: [{name: h0}, {name: h1}, {name: h2}, {name: h3}, {name: h4}]\n"
+    "    links: [{a: h0, b: s0}, {a: h1, b: s1}, {a: h2, b: s2}, {a: h3, b: s3},\n"
+    "            {a: h4, b: s4}, {a: s0, b: s1}, {a: s1, b: s2}, {a: s2, b: s3},\n"
+    "            {a: s3, b: s4}, {a: s4, b: s0}]\n"
+    "workload:\n"
+    "  - {name: a, kind: traffic, pattern: incast, hosts: [2, 0], size: 64MB}\n"
+    "  - {name: b, kind: traffic, pattern: incast, hosts: [3, 1], size: 64MB}\n"
+    "  - {name: c, kind: traffic, pattern: incast, hosts: [4, 2], size: 64MB}\n"
+    "  - {name: d, kind: traffic, pattern: incast, hosts: [0, 3], size: 64MB}\n"
+    "  - {name: e, kind: traffic, pattern: incast, hosts: [1, 4], size: 64MB}\n";
+
 static void test_credit_deadlock(void)
 {
-    static const char y[] =
-        "fabric:\n"
-        "  preset: custom\n"
-        "  host_link: 100Gbps\n"
-        "  fabric_link: 100Gbps\n"
-        "  link_layer: infiniband\n"
-        "  infiniband: {deadlock_detect: 1ms}\n"
-        "  custom:\n"
-        "    switches: [{name: s0}, {name: s1}, {name: s2}, {name: s3}, {name: s4}]\n"
-        "    hosts: [{name: h0}, {name: h1}, {name: h2}, {name: h3}, {name: h4}]\n"
-        "    links: [{a: h0, b: s0}, {a: h1, b: s1}, {a: h2, b: s2}, {a: h3, b: s3},\n"
-        "            {a: h4, b: s4}, {a: s0, b: s1}, {a: s1, b: s2}, {a: s2, b: s3},\n"
-        "            {a: s3, b: s4}, {a: s4, b: s0}]\n"
-        "workload:\n"
-        "  - {name: a, kind: traffic, pattern: incast, hosts: [2, 0], size: 64MB}\n"
-        "  - {name: b, kind: traffic, pattern: incast, hosts: [3, 1], size: 64MB}\n"
-        "  - {name: c, kind: traffic, pattern: incast, hosts: [4, 2], size: 64MB}\n"
-        "  - {name: d, kind: traffic, pattern: incast, hosts: [0, 3], size: 64MB}\n"
-        "  - {name: e, kind: traffic, pattern: incast, hosts: [1, 4], size: 64MB}\n";
     scenario sc;
-    run *r = tl_start(&sc, "ring.yaml", y, NULL, 0);
+    run *r = tl_start(&sc, "ring.yaml", ring_yaml, NULL, 0);
     CHECK(r != NULL);
     if (!r)
         return;
@@ -303,6 +305,53 @@ static void test_credit_deadlock(void)
     CHECK_EQ_U64(st->sent_bytes, st->delivered_bytes + st->dropped_bytes + st->inflight_bytes);
     run_free(r);
     scenario_free(&sc);
+}
+
+/* `check` on IB: the credit items instead of PFC/ECN; the ring's cycle found statically; a
+ * configured buffer below the credit loop warned. */
+static const check_item *item(const check_report *r, const char *name)
+{
+    for (uint32_t i = 0; i < r->n_items; i++)
+        if (strcmp(r->items[i].name, name) == 0)
+            return &r->items[i];
+    return NULL;
+}
+
+static void check_yaml(const char *y, const cfg_override *o, int n_o, check_report *r)
+{
+    scenario sc;
+    err e;
+    sim s;
+    err_clear(&e);
+    memset(r, 0, sizeof *r);
+    CHECK(config_load_buffer(&sc, "chk.yaml", y, strlen(y), o, n_o, &e) == 0);
+    sim_init(&s, 1);
+    net *n = net_build_topology(&sc, &s, &e);
+    CHECK(n != NULL);
+    if (n) {
+        check_fabric(n, r);
+        net_free(n);
+    }
+    sim_free(&s);
+    scenario_free(&sc);
+}
+
+static void test_check(void)
+{
+    check_report r;
+    check_yaml(ring_yaml, NULL, 0, &r);
+    const check_item *dl = item(&r, "credit_deadlock_free");
+    CHECK(dl && dl->status == CHECK_FAIL && strstr(dl->detail, "s0->s1") != NULL);
+    CHECK(item(&r, "pfc_deadlock_free") == NULL && item(&r, "pfc_headroom") == NULL &&
+          item(&r, "ecn_before_pfc") == NULL && item(&r, "pfc_lossless_class") == NULL);
+    const check_item *vb = item(&r, "ib_vl_buffer");
+    CHECK(vb && vb->status == CHECK_PASS);
+    /* 100G, 1 us cables, 600 ns pipeline: the loop needs 2.6 us x 12.5 B/ns + 3 x 4194 + 6
+     * + 1 = 45089 B = 705 credits = 45120 B; 32 KiB warns */
+    const cfg_override o = {"fabric.infiniband.vl_buffer", "32KiB"};
+    check_yaml(ring_yaml, &o, 1, &r);
+    vb = item(&r, "ib_vl_buffer");
+    CHECK(vb && vb->status == CHECK_WARN && strstr(vb->detail, "needs 45120 B") != NULL);
 }
 
 /* IB adaptive routing = loadbalance.mode adaptive (least-loaded eligible output), lossless. */
@@ -337,5 +386,6 @@ int main(void)
     TEST_RUN(test_cc_frees_victim);
     TEST_RUN(test_credit_deadlock);
     TEST_RUN(test_adaptive_routing);
+    TEST_RUN(test_check);
     return tl_finish();
 }
