@@ -82,7 +82,7 @@ typedef struct port_ib {
     port *port;          /* the port this belongs to */
     uint8_t cr_blocked;  /* VLs whose next frame waits for credits */
     uint8_t fcp_pending; /* VLs whose FCP waits for the wire (receiver side) */
-    uint8_t fecn_skip;   /* IB CC marking rate: eligible packets left to skip */
+    uint16_t fecn_skip;  /* IB CC marking rate: eligible packets left to skip */
     uint32_t cr_limit[NET_PRIOS], cr_sent[NET_PRIOS], cr_need[NET_PRIOS];
     sim_time cr_block_start[NET_PRIOS];
     uint32_t cap_blocks; /* receive buffer per VL (blocks) */

@@ -871,8 +871,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
                 if (!out->ib->fecn_skip) {
                     pkt->ecn = ECN_CE; /* the BTH FECN bit */
                     out->ib->fecn_marked++;
-                    out->ib->fecn_skip =
-                        (uint8_t)(n->ib_marking_rate > 255 ? 255 : n->ib_marking_rate);
+                    out->ib->fecn_skip = (uint16_t)n->ib_marking_rate; /* 0..65535 */
                 } else {
                     out->ib->fecn_skip--;
                 }
