@@ -1926,6 +1926,13 @@ static int parse_faults(ld *L, const cfg_node *root)
                         "link-ber | link-flap | switch-down | switch-drain | gpu-slow | gpu-fail "
                         "| pfc-storm)");
         f->kind = (enum fault_kind)kind;
+        if (f->kind == FAULT_PFC_STORM && L->sc->fabric.link_layer == LINK_INFINIBAND) {
+            char kp[PATHLEN];
+            sub(kp, ip, "kind");
+            return fail(L, cfg_map_get(fm, "kind", NULL), kp,
+                        "pfc-storm is an Ethernet fault; an InfiniBand fabric "
+                        "(fabric.link_layer infiniband) has no PFC");
+        }
         static const char *const *allowed[FAULT_KINDS_N] = {
             K_FAULT_LINK, K_FAULT_LINK, K_FAULT_GPU,    K_FAULT_STORM, K_FAULT_DEGRADED,
             K_FAULT_BER,  K_FAULT_FLAP, K_FAULT_SWITCH, K_FAULT_DRAIN, K_FAULT_GPU_FAIL};
