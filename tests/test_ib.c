@@ -244,7 +244,7 @@ static void cc_run(const char *cc, sim_time *victim_jct, double *mean_q)
     int nd = summary_diagnose(st, lines, 8);
     bool named = false;
     for (int i = 0; i < nd; i++)
-        named |= strstr(lines[i], "congestion spreading: h1->sw0 waited") != NULL;
+        named |= strstr(lines[i], "IB congestion spreading: h1->sw0 waited") != NULL;
     CHECK(named);
     *victim_jct = st->jobs[1].jct_ps;
     *mean_q = n ? sum / n : 0;

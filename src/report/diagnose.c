@@ -728,10 +728,10 @@ static void rule_credit_spreading(const run_stats *st, diagnosis *out, int *n, i
     diagnosis *d = add(out, n, max, "credit_spreading", capped(st, pp->credit_stall_ps));
     if (d)
         diag_line(d->text,
-                  "InfiniBand congestion spreading: %s waited %s for credits from %s (%.1f %% of "
-                  "the jobs' time; summed over VLs): %s's input buffer stayed full, so flows "
-                  "through it to uncongested hosts waited behind another flow's congestion",
-                  pp->name, summary_fmt_time(a, sizeof a, pp->credit_stall_ps), peer,
+                  "IB congestion spreading: %s waited %s for credits (%.1f %% of the jobs' "
+                  "time): %s's input buffer stayed full, so flows to uncongested hosts waited "
+                  "behind another flow's congestion",
+                  pp->name, summary_fmt_time(a, sizeof a, pp->credit_stall_ps),
                   w ? 100.0 * (double)pp->credit_stall_ps / (double)w : 0.0, peer);
 }
 
