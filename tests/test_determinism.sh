@@ -28,7 +28,7 @@ run() {
     strip_wall "$out/summary.json" > "$out.det.json"
 }
 
-for ex in default incast background mice inference uet-incast; do
+for ex in default incast background mice inference uet-incast infiniband; do
     sc=$SRC/examples/$ex.yaml
     echo "== $ex: two runs, same seed"
     run "$ex run 1" "$sc" "$T/$ex-a" || continue

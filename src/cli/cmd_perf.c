@@ -169,7 +169,9 @@ static int run_size(const char *path, cli_overrides *ov, enum coll_op op, const 
     rc = ERR_OK;
     if (!jr->completed || !jr->n_iterations) {
         diag_msg(stderr, "perf: the %llu-byte %s did not complete (%s)", (unsigned long long)bytes,
-                 coll_op_name(op), st->deadlock ? "PFC deadlock" : "stopped early");
+                 coll_op_name(op),
+                 st->deadlock ? (st->infiniband ? "credit deadlock" : "PFC deadlock")
+                              : "stopped early");
         rc = ERR_RUN;
     } else {
         unsigned __int128 sum = 0;

@@ -73,7 +73,7 @@ static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
 static const char *const ECN_MARK_POINTS[] = {"dequeue", "enqueue", NULL};
 static const char *const CNP_SCOPES[] = {"port", "qp", NULL};
 static const char *const TRANSPORTS[] = {"rocev2", "uet", NULL};
-static const char *const CCS[] = {"dcqcn", "none", "nscc", "timely", "hpcc", NULL};
+static const char *const CCS[] = {"dcqcn", "none", "nscc", "timely", "hpcc", "ib", NULL};
 static const char *const RETX[] = {"go-back-n", "selective", NULL};
 static const char *const NIC_PROFILES[] = {"connectx-6", "connectx-7", "bluefield-3", "paper", NULL};
 static const char *const OOO_MODES[] = {"auto", "on", "off", NULL};
@@ -146,7 +146,13 @@ static const char *const K_FABRIC[] = {"preset",
                                        "scale_up",
                                        "custom",
                                        "vtep",
+                                       "link_layer",
+                                       "infiniband",
                                        NULL};
+static const char *const LINK_LAYERS[] = {"ethernet", "infiniband", NULL};
+static const char *const K_IB[] = {"vl_buffer", "deadlock_detect", "cc", NULL};
+static const char *const K_IBCC[] = {
+    "threshold", "marking_rate", "ccti_increase", "ccti_timer", "ccti_limit", "ccti_min", NULL};
 static const char *const K_SCALE_UP[] = {"bandwidth", "efficiency", "latency", NULL};
 static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
 static const char *const K_CSWITCH[] = {"name", NULL};
@@ -1007,6 +1013,34 @@ static int parse_custom(ld *L, const cfg_node *cm, const char *path)
     return ERR_OK;
 }
 
+/* fabric.infiniband (read whatever the link layer, so a sweep can switch it). */
+static int parse_ib(ld *L, const cfg_node *m, const char *p, cfg_ib *ib)
+{
+    const cfg_node *im, *cm;
+    char ip[PATHLEN], cp[PATHLEN];
+    TRY(get_map(L, m, p, "infiniband", K_IB, &im, ip));
+    if (!im)
+        return ERR_OK;
+    TRY(get_size_auto(L, im, ip, "vl_buffer", &ib->vl_buffer_bytes));
+    TRY(get_unit_pos(L, im, ip, "deadlock_detect", TIME, &ib->deadlock_ps, NULL));
+    TRY(get_map(L, im, ip, "cc", K_IBCC, &cm, cp));
+    if (!cm)
+        return ERR_OK;
+    TRY(get_size_auto(L, cm, cp, "threshold", &ib->cc_threshold_bytes));
+    TRY(get_u32(L, cm, cp, "marking_rate", 0, 65535, &ib->marking_rate, NULL));
+    TRY(get_u32(L, cm, cp, "ccti_increase", 1, 255, &ib->ccti_increase, NULL));
+    TRY(get_u32(L, cm, cp, "ccti_limit", 0, ib->n_cct - 1, &ib->ccti_limit, NULL));
+    TRY(get_u32(L, cm, cp, "ccti_min", 0, ib->n_cct - 1, &ib->ccti_min, NULL));
+    TRY(get_unit_pos(L, cm, cp, "ccti_timer", TIME, &ib->ccti_timer_ps, NULL));
+    if (ib->ccti_min > ib->ccti_limit) {
+        char kp[PATHLEN];
+        sub(kp, cp, "ccti_min");
+        return fail(L, cfg_map_get(cm, "ccti_min", NULL) ? cfg_map_get(cm, "ccti_min", NULL) : cm,
+                    kp, "expected at most ccti_limit (%u), got %u", ib->ccti_limit, ib->ccti_min);
+    }
+    return ERR_OK;
+}
+
 static int parse_fabric(ld *L, const cfg_node *root)
 {
     cfg_fabric *f = &L->sc->fabric;
@@ -1018,6 +1052,10 @@ static int parse_fabric(ld *L, const cfg_node *root)
     int x = (int)f->preset;
     TRY(get_enum(L, m, p, "preset", PRESETS, &x, &n_preset));
     f->preset = (enum fabric_preset)x;
+    int ll = (int)f->link_layer;
+    TRY(get_enum(L, m, p, "link_layer", LINK_LAYERS, &ll, NULL));
+    f->link_layer = (enum link_layer)ll;
+    TRY(parse_ib(L, m, p, &f->ib));
     TRY(get_u32(L, m, p, "servers", 1, 1u << 20, &f->servers, NULL));
     TRY(get_u32(L, m, p, "gpus_per_server", 1, 1024, &f->gpus_per_server, NULL));
     TRY(get_u32(L, m, p, "gpus_per_nic", 1, 1024, &f->gpus_per_nic, &n_gpn));
@@ -1183,6 +1221,10 @@ static int parse_switch(ld *L, const cfg_node *root)
     TRY(get_unit_pos(L, m, p, "buffer", SIZE, &s->buffer_bytes, NULL));
     TRY(get_num(L, m, p, "alpha", 0, true, INFINITY, false, "a number > 0", &s->alpha));
     TRY(get_map(L, m, p, "ecn", K_ECN, &ecn, ep));
+    if (ecn && L->sc->fabric.link_layer == LINK_INFINIBAND)
+        return fail(L, ecn, ep,
+                    "ECN marking is Ethernet's (RoCEv2/DCQCN); with fabric.link_layer infiniband "
+                    "switches mark FECN as set in fabric.infiniband.cc: remove switch.ecn");
     if (ecn) {
         TRY(get_bool(L, ecn, ep, "enabled", &s->ecn_enabled));
         TRY(get_unit(L, ecn, ep, "kmin", SIZE, &s->ecn_kmin_bytes, &n_kmin));
@@ -1202,6 +1244,10 @@ static int parse_switch(ld *L, const cfg_node *root)
         }
     }
     TRY(get_map(L, m, p, "pfc", K_PFC, &pfc, pp));
+    if (pfc && L->sc->fabric.link_layer == LINK_INFINIBAND)
+        return fail(L, pfc, pp,
+                    "PFC is Ethernet's; an InfiniBand link is lossless by credit-based flow "
+                    "control (fabric.infiniband.vl_buffer, deadlock_detect): remove switch.pfc");
     if (pfc) {
         const cfg_node *pr;
         char kp[PATHLEN];
@@ -1429,6 +1475,8 @@ static int parse_nic(ld *L, const cfg_node *root)
     const cfg_node *m, *n_mtu, *n_cc = NULL, *n_tr = NULL;
     char p[PATHLEN];
     TRY(get_map(L, root, "", "nic", K_NIC, &m, p));
+    if (L->sc->fabric.link_layer == LINK_INFINIBAND)
+        n->cc = CC_IB; /* IB congestion control unless nic.cc says none */
     if (!m)
         return ERR_OK;
     TRY(get_u32(L, m, p, "mtu", 256, 4096, &n->mtu, &n_mtu));
@@ -1442,12 +1490,29 @@ static int parse_nic(ld *L, const cfg_node *root)
     TRY(get_enum(L, m, p, "transport", TRANSPORTS, &t, &n_tr));
     n->transport = (enum transport_kind)t;
     TRY(get_enum(L, m, p, "cc", CCS, &c, &n_cc));
+    bool ib = L->sc->fabric.link_layer == LINK_INFINIBAND;
+    if (ib && n->transport == TRANSPORT_UET) {
+        char kp[PATHLEN];
+        sub(kp, p, "transport");
+        return fail(L, n_tr, kp,
+                    "expected rocev2 with fabric.link_layer infiniband (its RC transport runs "
+                    "over IB links), got \"uet\" (Ultra Ethernet needs an Ethernet fabric)");
+    }
     if (c < 0) {
-        n->cc = n->transport == TRANSPORT_UET ? CC_NSCC : CC_DCQCN;
+        n->cc = ib ? CC_IB : n->transport == TRANSPORT_UET ? CC_NSCC : CC_DCQCN;
     } else {
         n->cc = (enum cc_kind)c;
         char kp[PATHLEN];
         sub(kp, p, "cc");
+        if (ib && n->cc != CC_IB && n->cc != CC_NONE)
+            return fail(L, n_cc, kp,
+                        "expected ib | none with fabric.link_layer infiniband, got \"%s\" (%s "
+                        "reacts to ECN or delay on Ethernet; IB congestion control is FECN/BECN)",
+                        CCS[c], CCS[c]);
+        if (!ib && n->cc == CC_IB)
+            return fail(L, n_cc, kp,
+                        "cc ib (IB congestion control, FECN/BECN) needs fabric.link_layer "
+                        "infiniband; on Ethernet use dcqcn, timely or none");
         if (n->transport == TRANSPORT_ROCEV2 && n->cc == CC_NSCC)
             return fail(L, n_cc, kp,
                         "expected dcqcn | timely | hpcc | none for transport rocev2, got "
@@ -2483,6 +2548,13 @@ static int parse_faults(ld *L, const cfg_node *root)
                         "link-ber | link-flap | switch-down | switch-drain | gpu-slow | gpu-fail "
                         "| pfc-storm)");
         f->kind = (enum fault_kind)kind;
+        if (f->kind == FAULT_PFC_STORM && L->sc->fabric.link_layer == LINK_INFINIBAND) {
+            char kp[PATHLEN];
+            sub(kp, ip, "kind");
+            return fail(L, cfg_map_get(fm, "kind", NULL), kp,
+                        "pfc-storm is an Ethernet fault; an InfiniBand fabric "
+                        "(fabric.link_layer infiniband) has no PFC");
+        }
         static const char *const *allowed[FAULT_KINDS_N] = {
             K_FAULT_LINK, K_FAULT_LINK, K_FAULT_GPU,    K_FAULT_STORM, K_FAULT_DEGRADED,
             K_FAULT_BER,  K_FAULT_FLAP, K_FAULT_SWITCH, K_FAULT_DRAIN, K_FAULT_GPU_FAIL};
@@ -2932,6 +3004,28 @@ static void set_defaults(scenario *sc)
     f->scale_up_efficiency = 370.0 / 450.0;
     f->scale_up_achieved_bps = (uint64_t)((double)f->scale_up_bps * f->scale_up_efficiency + 0.5);
     f->planes = 1;
+    f->link_layer = LINK_ETHERNET;
+    /* InfiniBand (fabric.infiniband). NVIDIA publishes no per-port VL buffer size for its
+     * Quantum-2 (NDR) switches, so the default is the IB sizing rule instead of a vendor figure:
+     * `auto` gives each VL of each receiving port the credit loop's bandwidth-delay product at
+     * line rate plus two maximum frames (net.h net_ib_vl_buffer_auto), the least that keeps a
+     * link busy with credits alone. Deadlock detection as PFC's. IB congestion control (IBTA
+     * vol. 1 Annex A10; parameters as OpenSM writes them, cc_* in opensm.conf): the HCA side as
+     * the LLNL IB CC study's base configuration (P. Huang, opensm-cc-conf-gen: ccti_increase 1,
+     * ccti_min 0, marking_rate 0x000f, and the 128-entry "Mellanox default" CCT, entry i =
+     * floor(7 i^2 / (0.218 * 95^2)) with shift 0); ccti_timer 150 x 1.024 us. The FECN threshold
+     * (`auto`) is one VL buffer of queue at the output: more than one input's worth waiting. */
+    f->ib.vl_buffer_bytes = 0;
+    f->ib.deadlock_ps = 10 * SIM_MS;
+    f->ib.cc_threshold_bytes = 0;
+    f->ib.marking_rate = 15;
+    f->ib.ccti_increase = 1;
+    f->ib.ccti_min = 0;
+    f->ib.ccti_timer_ps = 150 * 1024 * SIM_NS;
+    f->ib.n_cct = IB_CCT_MAX;
+    for (uint32_t i = 0; i < IB_CCT_MAX; i++)
+        f->ib.cct[i] = (uint16_t)((7.0 * i * i) / (0.218 * 95.0 * 95.0));
+    f->ib.ccti_limit = IB_CCT_MAX - 1;
     /* Jumbo frames as AI fabrics deploy them: switch ports at 9216 (NVIDIA Cumulus Linux
      * "Switch Port Attributes": swp ports default to MTU 9216; Huawei CloudEngine: maximum
      * frame size default 9216). */

@@ -44,8 +44,28 @@ typedef struct cfg_custom_link {
     int line, col;          /* position of this link in the file, for builder errors */
 } cfg_custom_link;
 
+/* fabric.link_layer: Ethernet (RoCEv2: shared buffers, ECN, PFC) or InfiniBand (credit-based
+ * flow control per virtual lane, IB congestion control; net.h "InfiniBand"). */
+enum link_layer { LINK_ETHERNET, LINK_INFINIBAND };
+
+/* fabric.infiniband: the link layer's credits and IB congestion control (IBTA vol. 1 Annex
+ * A10). Defaults and their sources in config.c scenario_defaults and docs/scenario.md. */
+#define IB_CCT_MAX 128
+typedef struct cfg_ib {
+    uint64_t vl_buffer_bytes;    /* receive buffer per VL per port (credits), 0 = auto */
+    sim_time deadlock_ps;        /* a credit-stalled cycle this long = deadlock */
+    uint64_t cc_threshold_bytes; /* a port VL queue above this marks FECN (0 = auto) */
+    uint32_t marking_rate;       /* one eligible packet in marking_rate + 1 is marked */
+    uint32_t ccti_increase, ccti_limit, ccti_min;
+    sim_time ccti_timer_ps; /* CCTI decreases by one per period */
+    uint32_t n_cct;
+    uint16_t cct[IB_CCT_MAX]; /* inter-packet delay per CCT index */
+} cfg_ib;
+
 typedef struct cfg_fabric {
     enum fabric_preset preset;      /* default single-switch */
+    enum link_layer link_layer;     /* default ethernet */
+    cfg_ib ib;                      /* link_layer infiniband */
     uint32_t servers;               /* default 8 */
     uint32_t gpus_per_server;       /* default 8 */
     uint32_t gpus_per_nic;          /* default 1 */
@@ -103,7 +123,7 @@ typedef struct cfg_switch {
 } cfg_switch;
 
 enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
-enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC, CC_TIMELY, CC_HPCC };
+enum cc_kind { CC_DCQCN, CC_NONE, CC_NSCC, CC_TIMELY, CC_HPCC, CC_IB };
 enum retx_kind { RETX_GO_BACK_N, RETX_SELECTIVE };
 enum ooo_mode { OOO_AUTO, OOO_ON, OOO_OFF };
 

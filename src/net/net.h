@@ -49,6 +49,7 @@
 
 typedef struct node node;
 typedef struct port port;
+typedef struct port_ib port_ib;
 typedef struct net net;
 
 enum node_kind { NODE_HOST, NODE_SWITCH };
@@ -69,6 +70,29 @@ typedef struct port_ber {
 typedef struct pkt_fifo {
     packet *head, *tail;
 } pkt_fifo;
+
+/* InfiniBand credit-based flow control of one port (see "InfiniBand" below), per VL = class;
+ * allocated only on an IB fabric, so Ethernet ports stay as small as they were.
+ * Sender side of the port's link direction: FCCL (cr_limit) from the peer's last FCP and FCTBS
+ * (cr_sent), both in 64-byte blocks modulo 2^32; a frame starts only when cr_limit − cr_sent
+ * covers it. Receiver side (frames the port's owner received from the peer): blocks held
+ * (ib_used) and freed so far (ib_freed); the FCP sent back says ib_cap + ib_freed. */
+typedef struct port_ib {
+    event fcp_arrive;    /* the head of fcp_fly reaches the peer */
+    port *port;          /* the port this belongs to */
+    uint8_t cr_blocked;  /* VLs whose next frame waits for credits */
+    uint8_t fcp_pending; /* VLs whose FCP waits for the wire (receiver side) */
+    uint16_t fecn_skip;  /* IB CC marking rate: eligible packets left to skip */
+    uint32_t cr_limit[NET_PRIOS], cr_sent[NET_PRIOS], cr_need[NET_PRIOS];
+    sim_time cr_block_start[NET_PRIOS];
+    uint32_t cap_blocks; /* receive buffer per VL (blocks) */
+    uint32_t used[NET_PRIOS], freed[NET_PRIOS];
+    uint32_t peak_blocks;     /* most blocks any VL held (never above cap_blocks) */
+    pkt_fifo fcp_fly;         /* FCPs on the wire (they skip the peer's pipeline) */
+    uint64_t credit_stall_ps; /* sum over VLs of the time a frame waited for credits */
+    uint64_t credit_stalls;   /* stalls begun */
+    uint64_t fcp_sent, fecn_marked;
+} port_ib;
 
 struct port {
     event tx_done;             /* serialization of tx_pkt ends */
@@ -115,6 +139,8 @@ struct port {
     uint8_t wd_storm;                 /* classes in a storm: pause ignored, queue drained */
     sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
     event wd_ev;
+
+    port_ib *ib; /* InfiniBand: this link's credit state (both directions gated), else NULL */
 
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
      * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
@@ -259,6 +285,11 @@ struct net {
     uint8_t *dl_mark;
     uint8_t dwrr;              /* scheduler is DWRR */
     uint32_t drr_quantum[NET_PRIOS];
+    /* InfiniBand (fabric.link_layer infiniband) */
+    bool ib;
+    bool ib_cc;                 /* switches mark FECN */
+    uint64_t ib_fecn_thr_bytes; /* 0 = the egress port's downstream VL buffer */
+    uint32_t ib_marking_rate;
     bool hosts_relay;          /* rail-only: cross-rail traffic relays through a peer NIC (PXN) */
     uint32_t n_servers;
     /* EVPN-VXLAN overlay (scenario tenants:). vxlan: 0 none, VTEP_LEAF + 1 (the ingress leaf
@@ -391,12 +422,47 @@ node *net_find_switch(const net *n, const char *name);
  * NULL: node names may contain '-', every split is tried. */
 port *net_find_link(const net *n, const char *spec);
 
+/*
+ * InfiniBand (fabric.link_layer infiniband; IBTA vol. 1 §7.9 link-level flow control). Every
+ * fabric link direction is credit-gated per VL (the traffic class is the VL): the receiving port
+ * has ib_cap_blocks 64-byte blocks of buffer per VL, and the sender starts a frame only when
+ * the credit limit the receiver last advertised covers it — a switch port and the HCA's
+ * transmit alike. A switch holds a frame in its input port's VL buffer from arrival until its
+ * transmission from the egress ends; then the input port sends an FCP upstream with the new
+ * limit (one per VL, coalesced while the wire is busy, ahead of data, after the frame on the
+ * wire), which acts after its serialization and the cable's propagation. An HCA frees a frame
+ * as it arrives. Nothing is ever dropped for lack of buffer, and PFC/ECN are off. Links to
+ * the scale-up domain keep its own model. IB congestion control (Annex A10): a switch marks
+ * FECN on a data frame entering an egress VL queue above the threshold, one in marking_rate + 1
+ * eligible frames, when that port has credits for the VL (a root of congestion, not a victim
+ * waiting on the next hop); the HCAs answer with BECN (transport/nic.h).
+ */
+/* Credit gate: can port p start a frame of `frame_bytes` on VL `vl` now? If not, the VL is
+ * recorded as stalled (net_credit_block) and the port is kicked when an FCP covers it. */
+void net_credit_block(net *n, port *p, int vl, uint32_t blocks);
+static inline bool net_credit_ok(net *n, port *p, int vl, uint32_t frame_bytes)
+{
+    if (!p->ib)
+        return true;
+    uint32_t b = ib_blocks(frame_bytes);
+    if (p->ib->cr_limit[vl] - p->ib->cr_sent[vl] >= b)
+        return true;
+    net_credit_block(n, p, vl, b);
+    return false;
+}
+/* `vl_buffer: auto` for the link direction of sender p: the credit loop at line rate — both
+ * propagations, the receiver's pipeline, a maximum frame on each side and one forwarded, and the
+ * FCP — so a lone flow never waits for credits. In 64-byte blocks. */
+uint32_t net_ib_vl_blocks_auto(const port *p, uint32_t max_frame_bytes);
+
 /* At the end of a run: close open pause intervals into pfc_paused_ps, and count only the part
  * of a frame still being serialized that is behind `now` in busy_ps. */
 void net_pfc_finish(net *n);
 
 /* Set up a port's events (topology builders call it once per port), and the network's own. */
 void net_port_init_events(port *p);
+/* Give port p its InfiniBand credit state `ib` (zeroed, owned by the caller's arena). */
+void net_port_ib_init(port *p, port_ib *ib);
 void net_init_events(net *n);
 
 /* Name of a port for reports: "leaf0->spine3" (with "#k" for the k-th parallel link). */

@@ -46,7 +46,7 @@ enum {
     IP_PROTO_UDP = 17,
 };
 
-enum pkt_kind { PKT_DATA, PKT_ACK, PKT_NAK, PKT_CNP, PKT_PAUSE };
+enum pkt_kind { PKT_DATA, PKT_ACK, PKT_NAK, PKT_CNP, PKT_PAUSE, PKT_FCP };
 
 /* ECN field (RFC 3168). */
 enum { ECN_NOT_ECT = 0, ECN_ECT1 = 1, ECN_ECT0 = 2, ECN_CE = 3 };
@@ -89,7 +89,18 @@ typedef struct packet {
 enum { PKT_F_TRIMMABLE = 1, PKT_F_TRIMMED = 2, PKT_F_ECE = 4, PKT_F_TRIM = 8 };
 
 /* Where a switch accounts a buffered frame (PFC, models.md "Switch"). */
-enum { PFC_POOL_LOSSY = 0, PFC_POOL_SHARED = 1, PFC_POOL_HEADROOM = 2 };
+enum { PFC_POOL_LOSSY = 0, PFC_POOL_SHARED = 1, PFC_POOL_HEADROOM = 2, PFC_POOL_IB = 3 };
+
+/* InfiniBand flow control packet (IBTA vol. 1 §7.9.4: a 4-byte link packet — Op, FCTBS, VL,
+ * FCCL — and its 2-byte LPCRC). It carries FCCL, the receiver's credit limit in 64-byte blocks,
+ * in `psn` and the VL in `prio`. No Ethernet preamble or gap: its line time is its 6 bytes. */
+enum { WIRE_IB_FCP = 6, IB_CREDIT_BYTES = 64 };
+
+/* 64-byte flow-control blocks a frame occupies in an InfiniBand receive buffer. */
+static inline uint32_t ib_blocks(uint32_t frame_bytes)
+{
+    return (frame_bytes + IB_CREDIT_BYTES - 1) / IB_CREDIT_BYTES;
+}
 
 /* A PFC frame (IEEE 802.1Qbb MAC control, 64 bytes on the wire plus preamble and gap). */
 enum { WIRE_PFC_FRAME = 64, PFC_QUANTA_MAX = 0xFFFF, PFC_QUANTUM_BITS = 512 };
@@ -104,7 +115,7 @@ static inline uint32_t wire_data_frame(uint32_t payload, int first)
 /* Bytes of line time a frame occupies (adds preamble/SFD and inter-frame gap). */
 static inline uint32_t wire_line_bytes(const packet *p)
 {
-    return p->frame_bytes + WIRE_LINE_EXTRA;
+    return p->frame_bytes + (p->kind == PKT_FCP ? 0 : WIRE_LINE_EXTRA);
 }
 
 #endif

@@ -137,6 +137,18 @@ static inline void xon_check(net *n, node *sw, port *ing, int prio)
     pfc_request(n, ing, bit);
 }
 
+/* InfiniBand: the receiving port `ing` frees `blocks` of VL vl (a frame left its buffer, or an
+ * HCA took it): the new credit limit goes upstream in an FCP as soon as the wire allows. */
+static void ib_free(net *n, port *ing, int vl, uint32_t blocks)
+{
+    if (!ing->peer->ib)
+        return;
+    ing->ib->freed[vl] += blocks;
+    ing->ib->fcp_pending |= (uint8_t)(1u << vl);
+    if (!ing->tx_pkt && ing->up)
+        port_next(n, ing);
+}
+
 /* A buffered frame leaves switch sw from port out (sent, or discarded by the watchdog). */
 static void release(net *n, node *sw, port *out, packet *pkt)
 {
@@ -144,6 +156,15 @@ static void release(net *n, node *sw, port *out, packet *pkt)
     int prio = pkt->prio;
     out->q_bytes[prio] -= fb;
     out->q_total_bytes -= fb;
+    if (pkt->pfc_pool == PFC_POOL_IB) {
+        port *ing = &sw->ports[pkt->in_port];
+        uint32_t b = ib_blocks(fb);
+        SIM_ASSERT(ing->ib->used[prio] >= b, "credit accounting: ingress %u VL %d holds %u blocks",
+                   ing->index, prio, ing->ib->used[prio]);
+        ing->ib->used[prio] -= b;
+        ib_free(n, ing, prio, b);
+        return;
+    }
     if (pkt->pfc_pool == PFC_POOL_LOSSY) {
         sw->buf.used_bytes -= fb;
         return;
@@ -220,6 +241,13 @@ static inline void port_start_tx(net *n, port *p, packet *pkt)
     uint64_t halvings = (now - p->dre_last_ps) / NET_DRE_HALF_LIFE_PS;
     p->dre_bytes = (halvings >= 64 ? 0 : p->dre_bytes >> halvings) + wire_line_bytes(pkt);
     p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
+    if (p->ib && pkt->kind != PKT_FCP && pkt->kind != PKT_PAUSE) {
+        uint32_t b = ib_blocks(pkt->frame_bytes);
+        SIM_ASSERT(p->ib->cr_limit[pkt->prio] - p->ib->cr_sent[pkt->prio] >= b,
+                   "port %u started a %u-byte frame on VL %d without credits", p->id,
+                   pkt->frame_bytes, pkt->prio);
+        p->ib->cr_sent[pkt->prio] += b;
+    }
     p->tx_pkt = pkt;
     p->tx_end_ps = now + ser;
     p->busy_ps += ser;
@@ -245,6 +273,54 @@ static void send_pfc_frame(net *n, port *p)
             sim_at(n->sim, &p->pfc_refresh, n->sim->now + pause_quanta_ps(p->peer->rate_bps) / 2);
     }
     port_start_tx(n, p, pkt);
+}
+
+/* InfiniBand: send the FCP of the lowest VL waiting for one, with the limit as of now. */
+static void send_fcp(net *n, port *p)
+{
+    int vl = __builtin_ctz(p->ib->fcp_pending);
+    packet *pkt = pool_alloc(&n->pkts);
+    memset((char *)pkt + sizeof(pool_hdr), 0, sizeof *pkt - sizeof(pool_hdr));
+    p->ib->fcp_pending &= (uint8_t) ~(1u << vl);
+    pkt->kind = PKT_FCP;
+    pkt->frame_bytes = WIRE_IB_FCP;
+    pkt->prio = (uint8_t)vl;
+    pkt->psn = p->ib->cap_blocks + p->ib->freed[vl];
+    p->ib->fcp_sent++;
+    port_start_tx(n, p, pkt);
+}
+
+void net_credit_block(net *n, port *p, int vl, uint32_t blocks)
+{
+    uint8_t bit = (uint8_t)(1u << vl);
+    if (p->ib->cr_blocked & bit) {
+        if (blocks < p->ib->cr_need[vl])
+            p->ib->cr_need[vl] = blocks;
+        return;
+    }
+    p->ib->cr_blocked |= bit;
+    p->ib->cr_need[vl] = blocks;
+    p->ib->cr_block_start[vl] = n->sim->now;
+    p->ib->credit_stalls++;
+    if (n->deadlock_ps && !event_queued(&n->deadlock_ev))
+        sim_at(n->sim, &n->deadlock_ev, n->sim->now + n->deadlock_ps);
+}
+
+static inline void credit_unblock(net *n, port *p, int vl)
+{
+    p->ib->credit_stall_ps += n->sim->now - p->ib->cr_block_start[vl];
+    p->ib->cr_blocked &= (uint8_t) ~(1u << vl);
+}
+
+/* The classes of `ready` whose head frame has credits on the credit-gated port p. */
+static uint8_t credit_ready(net *n, port *p, uint8_t ready)
+{
+    for (uint8_t r = ready; r; r &= (uint8_t)(r - 1)) {
+        int c = __builtin_ctz(r);
+        if (!net_credit_ok(n, p, c, p->q[c].head->frame_bytes))
+            ready &= (uint8_t) ~(1u << c);
+    }
+    return ready;
 }
 
 /* DWRR among the classes in `ready` (Shreedhar & Varghese): each visit of a class adds its
@@ -280,7 +356,13 @@ static void port_next(net *n, port *p)
         send_pfc_frame(n, p);
         return;
     }
+    if (p->ib && p->ib->fcp_pending) {
+        send_fcp(n, p);
+        return;
+    }
     uint8_t ready = p->q_nonempty & (uint8_t)~p->paused;
+    if (ready && p->ib)
+        ready = credit_ready(n, p, ready);
     if (!ready) {
         if (o->kind == NODE_HOST) {
             packet *pkt = n->pull(n->host_ctx, o, p);
@@ -335,6 +417,20 @@ static void port_tx_done(void *ctx, event *ev)
     p->tx_bytes += pkt->frame_bytes;
     p->tx_wire_bytes += wire_line_bytes(pkt);
     p->tx_packets++;
+    if (pkt->kind == PKT_FCP) {
+        /* a link packet: read by the peer's link layer after the cable, not its pipeline */
+        p->tx_pkt = NULL;
+        if (!p->up) {
+            pool_free(&n->pkts, pkt);
+        } else {
+            pkt->t_arrive = n->sim->now + p->prop_ps;
+            fifo_push(&p->ib->fcp_fly, pkt);
+            if (!event_queued(&p->ib->fcp_arrive))
+                sim_at(n->sim, &p->ib->fcp_arrive, pkt->t_arrive);
+        }
+        port_next(n, p);
+        return;
+    }
     if (pkt->kind != PKT_PAUSE) {
         p->prio_tx_bytes[pkt->prio] += pkt->frame_bytes;
         p->prio_tx_packets[pkt->prio]++;
@@ -608,6 +704,15 @@ static void link_flush(net *n, port *p)
             net_drop(n, p, pkt, DROP_LINK_DOWN);
     }
     evq_cancel(&n->sim->q, &p->arrive);
+    if (p->ib) {
+        while (p->ib->fcp_fly.head)
+            pool_free(&n->pkts, fifo_pop(&p->ib->fcp_fly));
+        evq_cancel(&n->sim->q, &p->ib->fcp_arrive);
+        p->ib->fcp_pending = 0;
+        for (int c = 0; c < NET_PRIOS; c++)
+            if (p->ib->cr_blocked >> c & 1)
+                credit_unblock(n, p, c);
+    }
     /* a dead link carries no pause: whatever it had paused here is over */
     for (int c = 0; c < NET_PRIOS; c++)
         if (p->paused >> c & 1)
@@ -627,6 +732,14 @@ void net_link_set(net *n, port *p, bool up)
         link_flush(n, q);
         return;
     }
+    /* the link's flow control starts again (IB link training): each sender's credits are what
+     * its receiver has free now */
+    for (int c = 0; p->ib && c < NET_PRIOS; c++) {
+        p->ib->cr_sent[c] = q->ib->freed[c] + q->ib->used[c];
+        p->ib->cr_limit[c] = q->ib->cap_blocks + q->ib->freed[c];
+        q->ib->cr_sent[c] = p->ib->freed[c] + p->ib->used[c];
+        q->ib->cr_limit[c] = p->ib->cap_blocks + p->ib->freed[c];
+    }
     if (!p->tx_pkt)
         port_next(n, p);
     if (!q->tx_pkt)
@@ -644,6 +757,11 @@ void net_pfc_finish(net *n)
             q->busy_ps -= q->tx_end_ps - now;
             q->tx_end_ps = now;
         }
+        for (int c = 0; q->ib && c < NET_PRIOS; c++)
+            if (q->ib->cr_blocked >> c & 1) {
+                q->ib->credit_stall_ps += now - q->ib->cr_block_start[c];
+                q->ib->cr_block_start[c] = now;
+            }
         for (int c = 0; c < NET_PRIOS; c++)
             if (q->paused >> c & 1) {
                 q->pfc_paused_ps += now - q->pause_start[c];
@@ -672,6 +790,8 @@ static void port_arrive(void *ctx, event *ev)
     }
     node *peer = p->peer->owner;
     if (peer->kind == NODE_HOST) {
+        if (p->ib)
+            ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes)); /* the HCA takes it */
         if (pkt->dst == peer->index)
             n->rx(n->host_ctx, peer, pkt);
         else
@@ -703,11 +823,37 @@ static void port_arrive_ber(void *ctx, event *ev)
             if (p->fly.head)
                 sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
             b->corrupted++;
+            if (p->ib) /* the receiver discards it: its blocks are free again */
+                ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes));
             net_drop(n, p, pkt, DROP_BIT_ERROR);
             return;
         }
     }
     port_arrive(ctx, ev);
+}
+
+/* An FCP reached the sender of the link direction opposite to p: its new credit limit. */
+static void fcp_arrive(void *ctx, event *ev)
+{
+    port *p = CONTAINER_OF(ev, port_ib, fcp_arrive)->port;
+    net *n = p->owner->owner;
+    packet *pkt = fifo_pop(&p->ib->fcp_fly);
+    port *q = p->peer;
+    (void)ctx;
+    if (p->ib->fcp_fly.head)
+        sim_at(n->sim, &p->ib->fcp_arrive, p->ib->fcp_fly.head->t_arrive);
+    q->rx_bytes += pkt->frame_bytes;
+    q->rx_packets++;
+    int vl = pkt->prio;
+    if ((int32_t)(pkt->psn - q->ib->cr_limit[vl]) > 0)
+        q->ib->cr_limit[vl] = pkt->psn;
+    pool_free(&n->pkts, pkt);
+    if ((q->ib->cr_blocked >> vl & 1) &&
+        q->ib->cr_limit[vl] - q->ib->cr_sent[vl] >= q->ib->cr_need[vl]) {
+        credit_unblock(n, q, vl);
+        if (!q->tx_pkt && q->up)
+            port_next(n, q);
+    }
 }
 
 void net_port_ber(net *n, port *p, port_ber *b)
@@ -771,19 +917,18 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
 {
     uint32_t gid = sw->fib[pkt->dst];
     pkt->hops++;
-    if (gid == UINT32_MAX) {
+    port *in = &sw->ports[pkt->in_port];
+    if (gid == UINT32_MAX || pkt->hops > 64) {
         /* Count it against the ingress port: there is no egress to blame. */
-        net_drop(n, &sw->ports[pkt->in_port], pkt, DROP_NO_ROUTE);
-        return;
-    }
-    if (pkt->hops > 64) {
-        net_drop(n, &sw->ports[pkt->in_port], pkt, DROP_TTL);
+        ib_free(n, in, pkt->prio, ib_blocks(pkt->frame_bytes));
+        net_drop(n, in, pkt, gid == UINT32_MAX ? DROP_NO_ROUTE : DROP_TTL);
         return;
     }
     const ecmp_group *g = &n->groups[gid];
     uint32_t member = g->n == 1 ? 0 : n->pick(n->pick_ctx, sw, g, pkt);
     port *out = &sw->ports[g->member[member]];
     if (!out->up) {
+        ib_free(n, in, pkt->prio, ib_blocks(pkt->frame_bytes));
         net_drop(n, out, pkt, DROP_LINK_DOWN);
         return;
     }
@@ -797,6 +942,38 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
             pkt->frame_bytes += WIRE_VXLAN_OVERHEAD;
         else if (from_sw && !to_sw)
             pkt->frame_bytes -= WIRE_VXLAN_OVERHEAD;
+    }
+    if (in->peer->ib) {
+        /* InfiniBand: the frame holds its input port's VL buffer, which the upstream's credits
+         * guarantee has room; FECN (IB CC) when the egress VL queue is over the threshold and
+         * the port is a root of congestion (it has credits: not a victim of the next hop) */
+        uint32_t b = ib_blocks(pkt->frame_bytes);
+        int vl = pkt->prio;
+        in->ib->used[vl] += b;
+        SIM_ASSERT(in->ib->used[vl] <= in->ib->cap_blocks,
+                   "credit overrun at %s port %u VL %d: %u of %u blocks", sw->name, in->index, vl,
+                   in->ib->used[vl], in->ib->cap_blocks);
+        if (in->ib->used[vl] > in->ib->peak_blocks)
+            in->ib->peak_blocks = in->ib->used[vl];
+        pkt->pfc_pool = PFC_POOL_IB;
+        if (n->ib_cc && pkt->kind == PKT_DATA && out->ib && !(out->ib->cr_blocked >> vl & 1)) {
+            uint64_t thr = n->ib_fecn_thr_bytes
+                               ? n->ib_fecn_thr_bytes
+                               : (uint64_t)out->peer->ib->cap_blocks * IB_CREDIT_BYTES;
+            if (out->q_bytes[vl] > thr) {
+                if (!out->ib->fecn_skip) {
+                    pkt->ecn = ECN_CE; /* the BTH FECN bit */
+                    out->ib->fecn_marked++;
+                    out->ib->fecn_skip = (uint16_t)n->ib_marking_rate; /* 0..65535 */
+                } else {
+                    out->ib->fecn_skip--;
+                }
+            }
+        }
+        enqueue(out, pkt);
+        if (!out->tx_pkt)
+            port_next(n, out);
+        return;
     }
     int prio = pkt->prio;
     uint8_t bit = (uint8_t)(1u << prio);
@@ -851,7 +1028,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
  * frames of class c that entered through a's peer port. */
 static bool waits_on(const port *a, const port *b, int c)
 {
-    if (!(b->paused >> c & 1) || !b->q[c].head)
+    if (!((b->paused | (b->ib ? b->ib->cr_blocked : 0)) >> c & 1) || !b->q[c].head)
         return false;
     uint32_t in = a->peer->index;
     for (const packet *f = b->q[c].head; f; f = f->next)
@@ -862,8 +1039,12 @@ static bool waits_on(const port *a, const port *b, int c)
 
 static bool stuck(const net *n, const port *q, int c, sim_time now)
 {
-    return q->owner->kind == NODE_SWITCH && (q->paused >> c & 1) && q->q[c].head &&
-           now - q->pause_start[c] >= n->deadlock_ps;
+    if (q->owner->kind != NODE_SWITCH || !q->q[c].head)
+        return false;
+    /* held by PFC, or (InfiniBand) waiting for credits, for the detection time */
+    return ((q->paused >> c & 1) && now - q->pause_start[c] >= n->deadlock_ps) ||
+           (q->ib && (q->ib->cr_blocked >> c & 1) &&
+            now - q->ib->cr_block_start[c] >= n->deadlock_ps);
 }
 
 /* Depth-first search for a cycle of stuck queues of class c starting at `start`. The path is
@@ -909,12 +1090,12 @@ static void deadlock_check(void *ctx, event *ev)
     bool any_paused = false;
     (void)ctx;
     for (int c = 0; c < NET_PRIOS; c++) {
-        if (!(n->lossless >> c & 1))
+        if (!((n->ib ? 0xFF : n->lossless) >> c & 1))
             continue;
         memset(n->dl_mark, 0, n->n_ports);
         for (uint32_t i = 0; i < n->n_ports; i++) {
             port *q = n->ports[i];
-            any_paused |= q->paused != 0;
+            any_paused |= q->paused != 0 || (q->ib && q->ib->cr_blocked != 0);
             if (!stuck(n, q, c, now) || n->dl_mark[q->id])
                 continue;
             uint32_t len = find_cycle(n, q, c, now);
@@ -923,8 +1104,8 @@ static void deadlock_check(void *ctx, event *ev)
             n->deadlock = true;
             n->deadlock_at_ps = now;
             size_t k = 0;
-            k += (size_t)snprintf(n->deadlock_cycle, sizeof n->deadlock_cycle, "priority %d: ",
-                                  c);
+            k += (size_t)snprintf(n->deadlock_cycle, sizeof n->deadlock_cycle,
+                                  n->ib ? "VL %d credits: " : "priority %d: ", c);
             for (uint32_t j = 0; j <= len && k < sizeof n->deadlock_cycle; j++) {
                 char name[48];
                 net_port_name(n->ports[n->dl_path[j % len]], name, sizeof name);
@@ -982,6 +1163,13 @@ void net_port_name(const port *p, char *buf, size_t len)
         snprintf(buf, len, "%.20s->%.20s", a->name, b->name);
 }
 
+void net_port_ib_init(port *p, port_ib *ib)
+{
+    p->ib = ib;
+    ib->port = p;
+    event_init(&ib->fcp_arrive, fcp_arrive);
+}
+
 void net_port_init_events(port *p)
 {
     event_init(&p->tx_done, port_tx_done);
@@ -1031,6 +1219,14 @@ uint64_t net_pfc_headroom_port(const port *ing, uint32_t max_frame_bytes)
 {
     return net_pfc_headroom_auto(ing->rate_bps, ing->deliver_ps + ing->peer->deliver_ps,
                                  max_frame_bytes);
+}
+
+uint32_t net_ib_vl_blocks_auto(const port *p, uint32_t max_frame_bytes)
+{
+    uint64_t max_line = max_frame_bytes + WIRE_LINE_EXTRA;
+    uint64_t loop = sim_bytes_in(p->deliver_ps + p->peer->prop_ps, p->rate_bps) + 1 + 3 * max_line +
+                    WIRE_IB_FCP;
+    return (uint32_t)((loop + IB_CREDIT_BYTES - 1) / IB_CREDIT_BYTES);
 }
 
 port *net_find_link(const net *n, const char *spec)

@@ -598,7 +598,9 @@ static int pfc_setup(net *n, err *e)
     /* the largest frame on any link: with tenants, the VXLAN-encapsulated one (RFC 7348) */
     n->max_frame_bytes =
         wire_data_frame(sc->nic.mtu, 1) + (sc->n_tenants ? WIRE_VXLAN_OVERHEAD : 0);
-    n->lossless = c->pfc_enabled ? c->pfc_priorities : 0;
+    /* InfiniBand links are lossless by credits: no PFC (ib_setup) */
+    n->lossless =
+        c->pfc_enabled && sc->fabric.link_layer != LINK_INFINIBAND ? c->pfc_priorities : 0;
     n->pfc_xoff_bytes = c->pfc_xoff_bytes;
     n->pfc_xon_bytes = c->pfc_xon_bytes;
     n->pfc_xon_offset_bytes = c->pfc_xon_offset_bytes;
@@ -635,6 +637,53 @@ static int pfc_setup(net *n, err *e)
                                    (unsigned long long)sw->buf.size_bytes, sw->name, sw->n_ports,
                                    classes, (unsigned long long)reserved);
         sw->buf.size_bytes -= reserved;
+    }
+    return 0;
+}
+
+/*
+ * InfiniBand set-up (net.h "InfiniBand"): credit gating on every link direction outside the
+ * scale-up domain, each receiving port's VL buffer (fabric.infiniband.vl_buffer, or the credit
+ * loop's need), the senders' initial credits, and IB CC marking. ECN and PFC stay off.
+ */
+static int ib_setup(net *n, err *e)
+{
+    const scenario *sc = n->sc;
+    const cfg_ib *ib = &sc->fabric.ib;
+    if (sc->fabric.link_layer != LINK_INFINIBAND)
+        return 0;
+    n->ib = true;
+    n->ecn_on = false;
+    n->ib_cc = sc->nic.cc == CC_IB; /* nic.cc none: no FECN marking either */
+    n->ib_fecn_thr_bytes = ib->cc_threshold_bytes;
+    n->ib_marking_rate = ib->marking_rate;
+    n->deadlock_ps = ib->deadlock_ps;
+    uint32_t need = ib_blocks(n->max_frame_bytes);
+    if (ib->vl_buffer_bytes && ib->vl_buffer_bytes / IB_CREDIT_BYTES < need)
+        return config_error_at(sc, e, "fabric.infiniband.vl_buffer",
+                               "fabric.infiniband.vl_buffer: %llu bytes cannot hold one "
+                               "maximum frame (%u bytes = %u credits of 64 bytes); use at least "
+                               "%u bytes, or auto",
+                               (unsigned long long)ib->vl_buffer_bytes, n->max_frame_bytes, need,
+                               need * IB_CREDIT_BYTES);
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        port *p = n->ports[i];
+        if (p->owner->tier != TIER_SCALE_UP && p->peer->owner->tier != TIER_SCALE_UP)
+            net_port_ib_init(p, ARENA_NEW(&n->mem, port_ib));
+    }
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        port *p = n->ports[i];
+        if (!p->ib)
+            continue;
+        p->peer->ib->cap_blocks = ib->vl_buffer_bytes
+                                      ? (uint32_t)(ib->vl_buffer_bytes / IB_CREDIT_BYTES)
+                                      : net_ib_vl_blocks_auto(p, n->max_frame_bytes);
+    }
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        port *p = n->ports[i];
+        for (int c = 0; c < NET_PRIOS; c++)
+            if (p->ib)
+                p->ib->cr_limit[c] = p->peer->ib->cap_blocks;
     }
     return 0;
 }
@@ -713,6 +762,10 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
      * high-priority class the fabric already keeps for congestion signals */
     n->trimming = sc->sw.trimming;
     n->trim_prio = sc->nic.cnp_priority;
+    if (ib_setup(n, e)) {
+        net_free(n);
+        return NULL;
+    }
     if (route)
         net_route(n);
     return n;

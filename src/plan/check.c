@@ -634,6 +634,57 @@ static void check_pfc(const net *n, check_report *r)
     }
 }
 
+/* InfiniBand (fabric.link_layer infiniband): no PFC or ECN to check. The VL buffers against the
+ * credit loop of the most demanding link (a buffer below it makes a lone flow wait for credits),
+ * and credit-deadlock freedom: credit loops deadlock on the same cyclic buffer dependencies as
+ * PFC. */
+static void check_ib(const net *n, check_report *r)
+{
+    const cfg_ib *ib = &n->sc->fabric.ib;
+    uint32_t worst = 0;
+    const port *wp = NULL;
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        const port *p = n->ports[i];
+        if (!p->ib)
+            continue;
+        uint32_t need = net_ib_vl_blocks_auto(p, n->max_frame_bytes);
+        if (need > worst) {
+            worst = need;
+            wp = p;
+        }
+    }
+    char wname[48] = "";
+    if (wp)
+        net_port_name(wp, wname, sizeof wname);
+    uint64_t need_b = (uint64_t)worst * IB_CREDIT_BYTES;
+    bool ok = !ib->vl_buffer_bytes || ib->vl_buffer_bytes >= need_b;
+    check_item *it = add_item(r, "ib_vl_buffer", ok ? CHECK_PASS : CHECK_WARN);
+    if (it) {
+        if (!ib->vl_buffer_bytes)
+            snprintf(it->detail, sizeof it->detail,
+                     "vl_buffer auto: up to %llu B per VL and port (link %s), the credit loop "
+                     "at line rate",
+                     (unsigned long long)need_b, wname);
+        else
+            snprintf(it->detail, sizeof it->detail,
+                     "vl_buffer %llu B per VL and port; the longest credit loop (link %s) needs "
+                     "%llu B%s",
+                     (unsigned long long)ib->vl_buffer_bytes, wname, (unsigned long long)need_b,
+                     ok ? "" : ": senders on it wait for credits even without congestion");
+    }
+    char cyc[300];
+    uint32_t len = dependency_cycle(n, cyc, sizeof cyc);
+    it = add_item(r, "credit_deadlock_free", len ? CHECK_FAIL : CHECK_PASS);
+    if (it) {
+        if (len)
+            snprintf(it->detail, sizeof it->detail,
+                     "cyclic buffer dependency over %u links: %.250s", len, cyc);
+        else
+            snprintf(it->detail, sizeof it->detail,
+                     "no cyclic buffer dependency in the routing: credits cannot deadlock");
+    }
+}
+
 /* Dual-port NICs: the QPs of a dead port survive to be moved only if their retry budget,
  * rto × (retry_count + 1), outlasts the failover delay; otherwise they error first. */
 static void check_failover(const net *n, check_report *r)
@@ -731,7 +782,10 @@ void check_fabric(const net *n, check_report *r)
     check_reachability(n, r);
     check_planes(n, r);
     check_mtu(n, r);
-    check_pfc(n, r);
+    if (n->sc->fabric.link_layer == LINK_INFINIBAND)
+        check_ib(n, r);
+    else
+        check_pfc(n, r);
     check_failover(n, r);
     check_tenants(n, r);
 }

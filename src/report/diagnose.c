@@ -678,6 +678,71 @@ static void rule_pfc_spreading(const run_stats *st, diagnosis *out, int *n, int 
                   w ? 100.0 * (double)pp->pfc_paused_ps / (double)w : 0.0, pp->pfc_pause_rx, peer);
 }
 
+/* Does port `name` carry flows to more than one destination? A host's port: the flows it
+ * sends (flow records; collective/training jobs count, their connections fan out); a
+ * switch-to-switch port (roles known): the run has several destinations, as pfc_spreading
+ * assumes. Ports towards hosts do not qualify. */
+static bool carries_several(const run_stats *st, const char *name)
+{
+    char own[48], peer[48], fo[48], fp[48];
+    if (!split_port(name, own, peer, sizeof own))
+        return false;
+    name_family(own, fo, sizeof fo);
+    name_family(peer, fp, sizeof fp);
+    bool jobs = false;
+    for (uint32_t i = 0; i < st->n_jobs && !jobs; i++)
+        jobs = st->jobs[i].kind != JOB_TRAFFIC;
+    if (family_tier(fo) == 0 && !strcmp(own, fo)) /* no digits: not a numbered host */
+        return false;
+    if (family_tier(fo) == 0) {
+        uint32_t h = (uint32_t)strtoul(own + strlen(fo), NULL, 10), dst = UINT32_MAX;
+        for (uint64_t k = 0; k < st->n_flows; k++) {
+            if (st->flows[k].src_host != h)
+                continue;
+            if (dst != UINT32_MAX && st->flows[k].dst_host != dst)
+                return true;
+            dst = st->flows[k].dst_host;
+        }
+        return jobs;
+    }
+    if (family_tier(fo) < 1 || family_tier(fp) < 1)
+        return false;
+    for (uint64_t k = 1; k < st->n_flows && !jobs; k++)
+        jobs = st->flows[k].dst_host != st->flows[0].dst_host;
+    return jobs;
+}
+
+/* InfiniBand congestion spreading: a port that carries flows to several destinations waited
+ * for credits for ≥ 1 % of the window (the next hop's input buffer for the VL stayed full:
+ * the frames in it could not leave), so flows through it to uncongested hosts waited with the
+ * congested ones. The credit counterpart of pfc_spreading. */
+static void rule_credit_spreading(const run_stats *st, diagnosis *out, int *n, int max)
+{
+    char own[48], peer[48], a[32];
+    sim_time w = window_ps(st);
+    const port_record *pp = NULL;
+    if (!st->infiniband)
+        return;
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const port_record *p = &st->ports[i];
+        if (p->credit_stall_ps && (!pp || p->credit_stall_ps > pp->credit_stall_ps) &&
+            carries_several(st, p->name))
+            pp = p;
+    }
+    if (!pp || pp->credit_stall_ps < SIM_US ||
+        (double)pp->credit_stall_ps < DIAG_PAUSED_FRACTION * (double)w ||
+        !split_port(pp->name, own, peer, sizeof own))
+        return;
+    diagnosis *d = add(out, n, max, "credit_spreading", capped(st, pp->credit_stall_ps));
+    if (d)
+        diag_line(d->text,
+                  "IB congestion spreading: %s waited %s for credits (%.1f %% of the jobs' "
+                  "time): %s's input buffer stayed full, so flows to uncongested hosts waited "
+                  "behind another flow's congestion",
+                  pp->name, summary_fmt_time(a, sizeof a, pp->credit_stall_ps),
+                  w ? 100.0 * (double)pp->credit_stall_ps / (double)w : 0.0, peer);
+}
+
 /* DCQCN rate collapse: the senders' reaction points cut their rates (CNPs handled) while no link
  * carried even half its line rate over the jobs' time, a job took ≥ 1.5 × its ideal, and
  * neither drops nor PFC pauses explain the gap: the rate limiters, not the fabric, held the
@@ -700,7 +765,8 @@ static void rule_dcqcn_collapse(const run_stats *st, diagnosis *out, int *n, int
     bool starved = w->jct_over_ideal >= DIAG_STARVED && st->max_link_utilization < DIAG_BUSY_UTIL;
     sim_time win = window_ps(st);
     for (uint32_t i = 0; starved && i < st->n_ports; i++)
-        if ((double)st->ports[i].pfc_paused_ps >= 0.1 * (double)win)
+        if ((double)(st->ports[i].pfc_paused_ps + st->ports[i].credit_stall_ps) >=
+            0.1 * (double)win)
             starved = false;
     /* (b) a sender held idle by a collapsed rate for a tenth of the slowed job's time, even
      * where some link was busy (an ECMP collision elsewhere, say) */
@@ -715,10 +781,20 @@ static void rule_dcqcn_collapse(const run_stats *st, diagnosis *out, int *n, int
             deep = &st->ports[i];
     /* cost: the measured hold of the most-held sender (what its rate limiter kept it from
      * sending for), else the whole excess */
-    diagnosis *d = add(out, n, max, "dcqcn_collapse", held ? capped(st, held) : excess_ps(st));
+    diagnosis *d = add(out, n, max, st->infiniband ? "ibcc_throttle" : "dcqcn_collapse",
+                       held ? capped(st, held) : excess_ps(st));
     if (!d)
         return;
-    if (held_long)
+    if (st->infiniband) /* (a) only: IB CC has no DCQCN hold count */
+        diag_line(d->text,
+                  "IB congestion control throttled the senders: %" PRIu64 " BECNs raised their "
+                  "CCT index (inter-packet delays; deepest queue %s at %s) while the busiest link "
+                  "ran at %.0f %% of line rate; %s took %s = %.2f × its %s ideal",
+                  st->cnp_handled, summary_fmt_bytes(q, sizeof q, deep ? deep->max_queue_bytes : 0),
+                  deep ? deep->name : "-", 100.0 * st->max_link_utilization, w->name,
+                  summary_fmt_time(a, sizeof a, w->jct_ps), w->jct_over_ideal,
+                  summary_fmt_time(b, sizeof b, w->ideal_jct_ps));
+    else if (held_long)
         diag_line(d->text,
                   "DCQCN rate collapse: h%" PRIu32 "'s port sat idle %s with data held back "
                   "by rates under 1/64 of line; %" PRIu64 " CNPs (deepest queue %s at %s); %s "
@@ -753,6 +829,7 @@ int diagnose_run(const run_stats *st, diagnosis *out, int max)
     rule_ecmp_collision(st, out, &n, max);
     rule_pfc_spreading(st, out, &n, max);
     rule_dcqcn_collapse(st, out, &n, max);
+    rule_credit_spreading(st, out, &n, max);
     return n;
 }
 

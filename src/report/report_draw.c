@@ -1181,7 +1181,9 @@ int report_write_html(FILE *f, const report *r)
     fprintf(f, "</h1><div class=\"sub\">wirerate %s · seed %" PRIu64 " · simulated %s%s</div>\n",
             jsonr_str(r->root, "version", "?"), jsonr_u64(r->root, "seed", 0),
             summary_fmt_time(a, sizeof a, st->end_ps),
-            st->deadlock ? " · stopped by a PFC deadlock" : "");
+            st->deadlock ? (st->infiniband ? " · stopped by a credit deadlock"
+                                           : " · stopped by a PFC deadlock")
+                         : "");
 
     fputs("<div class=\"cards\" id=\"headline\">", f);
     uint64_t n_flows = jsonr_u64(r->root, "flows.count", 0);
@@ -1217,7 +1219,9 @@ int report_write_html(FILE *f, const report *r)
 
     fputs("<div id=\"diagnosis\">", f);
     if (st->deadlock) {
-        fputs("<div class=\"diag\">PFC deadlock: ", f);
+        fputs(st->infiniband ? "<div class=\"diag\">Credit deadlock: "
+                             : "<div class=\"diag\">PFC deadlock: ",
+              f);
         html_esc(f, st->deadlock_cycle);
         fputs("</div>", f);
     }

@@ -828,6 +828,7 @@ static void load_summary(report *r)
     st->pfc_watchdog_events = jsonr_u64(j, "fabric.pfc_watchdog_events", 0);
     const jsonr_val *d = jsonr_path(j, "sim.deadlock");
     st->deadlock = d && jsonr_get(d, "detected") && jsonr_get(d, "detected")->b;
+    st->infiniband = strcmp(jsonr_str(j, "fabric.link_layer", "ethernet"), "infiniband") == 0;
     snprintf(st->deadlock_cycle, sizeof st->deadlock_cycle, "%s",
              jsonr_str(j, "sim.deadlock.cycle", ""));
     const jsonr_val *jobs = jsonr_get(j, "jobs");

@@ -451,6 +451,18 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     jsonw_obj_end(&w);
     key_u64(&w, "trimmed", st->trimmed);
     key_u64(&w, "tx_wire_bytes", st->tx_wire_bytes);
+    key_str(&w, "link_layer", st->infiniband ? "infiniband" : "ethernet");
+    if (st->infiniband) {
+        /* credit-based flow control and IB CC; BECNs are nics.cnp_sent / cnp_handled */
+        jsonw_key(&w, "infiniband");
+        jsonw_obj_begin(&w);
+        key_u64(&w, "credit_stall_ps", st->credit_stall_ps);
+        key_u64(&w, "fcp_sent", st->fcp_sent);
+        key_u64(&w, "fecn_marked", st->fecn_marked);
+        key_u64(&w, "becn_sent", st->cnp_sent);
+        key_u64(&w, "becn_handled", st->cnp_handled);
+        jsonw_obj_end(&w);
+    }
     jsonw_obj_end(&w);
 
     jsonw_key(&w, "nics");
@@ -660,8 +672,10 @@ static void write_top_ports(FILE *f, const run_stats *st)
     }
     bool ecn = st->ecn_marked != 0;
     bool pfc = st->pfc_pause_sent != 0 || st->pfc_paused_ps != 0;
-    fprintf(f, "  %-*s  %12s  %10s  %8s%s%s\n", wname, "port", "max queue", "drops", "util",
-            ecn ? "   ECN marks" : "", pfc ? "  PAUSE rx      paused" : "");
+    bool ib = st->infiniband;
+    fprintf(f, "  %-*s  %12s  %10s  %8s%s%s%s\n", wname, "port", "max queue", "drops", "util",
+            ecn ? "   ECN marks" : "", pfc ? "  PAUSE rx      paused" : "",
+            ib ? "  FECN marks  credit stall" : "");
     for (int i = 0; i < n; i++) {
         const port_record *p = &st->ports[top[i]];
         char q[32];
@@ -673,6 +687,9 @@ static void write_top_ports(FILE *f, const run_stats *st)
         if (pfc)
             fprintf(f, "  %8" PRIu64 "  %10s", p->pfc_pause_rx,
                     summary_fmt_time(q, sizeof q, p->pfc_paused_ps));
+        if (ib)
+            fprintf(f, "  %10" PRIu64 "  %12s", p->fecn_marked,
+                    summary_fmt_time(q, sizeof q, p->credit_stall_ps));
         fputc('\n', f);
     }
 }
@@ -926,15 +943,17 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     fprintf(f, "wirerate %s  scenario \"%s\"  seed %" PRIu64 "\n", WR_VERSION, sc->name, sc->seed);
     fprintf(f, "  simulated  %s  (%s)\n", summary_fmt_time(a, sizeof a, st->end_ps),
-            st->interrupted                      ? "INTERRUPTED by a signal: the results up to this time"
-            : st->deadlock                       ? "stopped: PFC deadlock"
-            : st->hit_stop_at                    ? "stopped at stop_at"
-            : st->end_reason == END_STALLED      ? "ended: no job could make progress"
+            st->interrupted ? "INTERRUPTED by a signal: the results up to this time"
+            : st->deadlock && st->infiniband    ? "stopped: credit deadlock"
+            : st->deadlock                      ? "stopped: PFC deadlock"
+            : st->hit_stop_at                   ? "stopped at stop_at"
+            : st->end_reason == END_STALLED     ? "ended: no job could make progress"
             : st->end_reason == END_JOBS_FAILED ? "ended: every job completed or failed"
-                                                 : "all jobs completed, fabric drained");
+                                                : "all jobs completed, fabric drained");
     if (st->deadlock)
-        fprintf(f, "  DEADLOCK   at %s, paused cycle with no progress: %s\n",
-                summary_fmt_time(a, sizeof a, st->deadlock_at_ps), st->deadlock_cycle);
+        fprintf(f, "  DEADLOCK   at %s, %s cycle with no progress: %s\n",
+                summary_fmt_time(a, sizeof a, st->deadlock_at_ps),
+                st->infiniband ? "credit-stalled" : "paused", st->deadlock_cycle);
     char w[32];
     char su[32];
     fprintf(f, "  set-up     %s wall (topology, routing, QPs, plans)\n",
@@ -980,6 +999,12 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
             fprintf(f, ", drops %" PRIu64 ", ECN marked %" PRIu64, t->drops, t->ecn_marked);
         fputc('\n', f);
     }
+    if (st->infiniband)
+        fprintf(f,
+                "           InfiniBand: credit stalls %s (summed over ports and VLs), %" PRIu64
+                " credit updates (FCPs), FECN marked %" PRIu64 " packets, BECNs %" PRIu64 "\n",
+                summary_fmt_time(a, sizeof a, st->credit_stall_ps), st->fcp_sent, st->fecn_marked,
+                st->cnp_sent);
     fputs("drops      ", f);
     int shown = 0;
     for (int r = 0; r < DROP_REASONS; r++) {
@@ -997,10 +1022,10 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
     if (st->cnp_sent || st->cnp_handled || st->retransmitted_packets || st->out_of_sequence ||
         st->rto_events || st->naks_sent)
         fprintf(f,
-                "nics       CNPs sent %" PRIu64 " / handled %" PRIu64 ", retransmitted %" PRIu64
+                "nics       %s sent %" PRIu64 " / handled %" PRIu64 ", retransmitted %" PRIu64
                 " packets, out-of-sequence %" PRIu64 ", NAKs %" PRIu64 ", RTO %" PRIu64 "\n",
-                st->cnp_sent, st->cnp_handled, st->retransmitted_packets, st->out_of_sequence,
-                st->naks_sent, st->rto_events);
+                st->infiniband ? "BECNs (CNPs)" : "CNPs", st->cnp_sent, st->cnp_handled,
+                st->retransmitted_packets, st->out_of_sequence, st->naks_sent, st->rto_events);
     if (st->qps_failed)
         fprintf(f, "           %" PRIu64 " QPs exceeded retry_count (error state)\n",
                 st->qps_failed);

@@ -45,7 +45,8 @@ int summary_write_requests_csv(FILE *f, const run_stats *st);
 
 /* ports.csv: port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,
  * pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,drop_pfc_watchdog,
- * drop_ttl,pfc_pause_rx,pfc_watchdog_events,rx_bytes,rx_packets,tx_wire_bytes,drop_pfc_headroom
+ * drop_ttl,pfc_pause_rx,pfc_watchdog_events,rx_bytes,rx_packets,tx_wire_bytes,drop_pfc_headroom,
+ * credit_stall_ps,fecn_marked,fcp_sent,ib_peak_bytes (the last four InfiniBand's, 0 on Ethernet)
  * (drops in packets; tx_bytes/rx_bytes are MAC frame octets as ifHCOutOctets/ifHCInOctets,
  * tx_wire_bytes adds preamble/SFD and IPG; utilization = busy time / simulated time, 0..1;
  * columns added after the first release go at the end so that readers by position keep

@@ -56,6 +56,8 @@ static void put_le32(uint8_t *b, uint32_t v)
 static void tap(void *ctx, const port *p, const packet *pkt, sim_time t)
 {
     pcap_capture *c = ctx;
+    if (pkt->kind == PKT_FCP)
+        return; /* an InfiniBand link packet: no Ethernet frame to write */
     if (!(c->kinds & kind_bit(pkt->kind)))
         return;
     if (c->node_ok && !c->node_ok[p->owner->id] && !c->node_ok[p->peer->owner->id])

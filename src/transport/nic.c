@@ -45,6 +45,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->dcqcn = sc->nic.cc == CC_DCQCN;
     t->timely = sc->nic.cc == CC_TIMELY;
     t->hpcc = sc->nic.cc == CC_HPCC;
+    t->ibcc = sc->nic.cc == CC_IB;
     t->selective = sc->nic.retransmit == RETX_SELECTIVE;
     t->uet = sc->nic.transport == TRANSPORT_UET;
     t->nscc = t->uet && sc->nic.cc == CC_NSCC;
@@ -298,6 +299,36 @@ static inline void qp_pace(transport *t, qp *q, uint64_t rate_bps, bool limited)
         net_port_kick(t->net, np->p);
 }
 
+/* IB CC: the QP's CCTI at `now`, after the CCTI_Timer ticks (multiples of the period) since it
+ * was last set, each lowering it by one down to ccti_min. */
+static inline uint32_t ibcc_ccti(const transport *t, qp *q, sim_time now)
+{
+    const cfg_ib *ib = &t->sc->fabric.ib;
+    uint64_t ticks = now / ib->ccti_timer_ps - q->ibcc.at / ib->ccti_timer_ps;
+    uint32_t c = q->ibcc.ccti;
+    if (c > ib->ccti_min)
+        c = ticks >= c - ib->ccti_min ? ib->ccti_min : c - (uint32_t)ticks;
+    q->ibcc.ccti = c;
+    q->ibcc.at = now;
+    return c;
+}
+
+/* IB CC: the earliest start of the packet after one of `line_bytes` that started at `start`. */
+static inline sim_time ibcc_next(const transport *t, const nic_port *np, uint32_t ccti,
+                                 sim_time start, uint32_t line_bytes)
+{
+    uint32_t ipd = t->sc->fabric.ib.cct[ccti];
+    return ipd ? start + (sim_time)(ipd + 1) * sim_ser_time(line_bytes, np->p->rate_bps) : 0;
+}
+
+/* Frame bytes of the next packet q would send. */
+static inline uint32_t qp_next_frame(const transport *t, const qp *q)
+{
+    uint32_t psn = q->rtx_pending ? q->rtx_psn : q->snd_nxt;
+    const piece *pc = qp_piece(q, psn);
+    return wire_data_frame(piece_payload(t, pc, psn), psn == pc->first_psn);
+}
+
 /* DCQCN: pace at RC while the QP is limited. */
 static inline void qp_repace(transport *t, qp *q)
 {
@@ -371,6 +402,8 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     } else if (t->timely || t->hpcc) {
         q->next_send_ps =
             q->rate_bps < np->p->rate_bps ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
+    } else if (t->ibcc) {
+        q->next_send_ps = ibcc_next(t, np, ibcc_ccti(t, q, now), now, q->last_line_bytes);
     }
     return pkt;
 }
@@ -381,10 +414,14 @@ static packet *nic_pull(void *ctx, node *host, port *p)
     nic *c = host->host_ctx;
     nic_port *np = &c->ports[p->index];
     uint8_t ready = np->ctrl_mask & (uint8_t)~p->paused;
-    if (ready) {
+    while (ready) {
         int prio = 31 - __builtin_clz((unsigned)ready);
         pkt_fifo *fq = &np->ctrl[prio];
         packet *pkt = fq->head;
+        if (!net_credit_ok(t->net, p, prio, pkt->frame_bytes)) {
+            ready &= (uint8_t) ~(1u << prio); /* InfiniBand: no credits for this VL yet */
+            continue;
+        }
         fq->head = pkt->next;
         if (!fq->head) {
             fq->tail = NULL;
@@ -419,6 +456,11 @@ static packet *nic_pull(void *ctx, node *host, port *p)
             if (q->rate_bps > paced_max_bps)
                 paced_max_bps = q->rate_bps;
             ring_push(np, q);
+            continue;
+        }
+        if (!net_credit_ok(t->net, p, q->f->prio, qp_next_frame(t, q))) {
+            ring_push(np, q); /* InfiniBand: the FCP that covers it kicks the port */
+            pfc_held = true;
             continue;
         }
         if (np->held) {
@@ -564,10 +606,15 @@ static void responder_data(transport *t, qp *q, packet *pkt)
     q->echo_ts_ns = pkt->ts_ns; /* an ACK or NAK this packet triggers carries its send time */
     nic_port *np_port = &t->nics[f->dst].ports[q->rev_egress];
     bool per_port = np_port->dc.cnp_per_port;
-    if (t->dcqcn && pkt->ecn == ECN_CE &&
-        dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
-                          per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
-                          np_port->dc.cnp_gap_ps)) {
+    if (t->ibcc && pkt->ecn == ECN_CE) {
+        /* IB CC: every FECN is answered with a BECN (a CNP) to the requester */
+        t->cnp_sent++;
+        t->nics[f->dst].cnp_sent++;
+        send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
+    } else if (t->dcqcn && pkt->ecn == ECN_CE &&
+               dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
+                                 per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
+                                 np_port->dc.cnp_gap_ps)) {
         t->cnp_sent++;
         t->nics[f->dst].cnp_sent++;
         send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
@@ -762,6 +809,21 @@ static void requester_cnp(transport *t, qp *q)
 {
     t->cnp_handled++;
     t->nics[q->f->src].cnp_handled++;
+    if (t->ibcc) {
+        /* BECN: CCTI up by ccti_increase (at most ccti_limit); the next packet waits the new
+         * inter-packet delay after the previous one */
+        const cfg_ib *ib = &t->sc->fabric.ib;
+        sim_time now = t->net->sim->now;
+        uint32_t c = ibcc_ccti(t, q, now) + ib->ccti_increase;
+        q->ibcc.ccti = c > ib->ccti_limit ? ib->ccti_limit : c;
+        nic_port *np = &t->nics[q->f->src].ports[q->egress];
+        if (!q->last_line_bytes)
+            return;
+        q->next_send_ps = ibcc_next(t, np, q->ibcc.ccti, q->last_send_ps, q->last_line_bytes);
+        if (q->active && q->next_send_ps > now)
+            nic_wake_at(t, np, q->next_send_ps);
+        return;
+    }
     if (!t->dcqcn)
         return;
     sim_time now = t->net->sim->now;

@@ -68,6 +68,16 @@
  * (66 B); CNP = Eth+IPv4+UDP+BTH+16 reserved+ICRC+FCS (78 B). Data and ACK/NAK travel in class
  * `nic.priority`, CNPs in `nic.cnp_priority`; only data is ECN-capable (ECT(0)).
  *
+ * InfiniBand (fabric.link_layer infiniband). The same RC engine over credit-gated links: the
+ * port starts a frame (control or data) only when the next hop's VL buffer has credits for it
+ * (net_credit_ok); there is no loss to recover from, so go-back-N never triggers unless a fault
+ * drops frames. IB congestion control (nic.cc ib; IBTA vol. 1 Annex A10): the responder
+ * answers every FECN-marked data packet with a CNP carrying BECN (cnp_sent); the requester's
+ * CCTI rises by ccti_increase per BECN (cnp_handled) up to ccti_limit and falls by one at each
+ * tick of a free-running CCTI_Timer down to ccti_min (computed lazily: ticks at multiples of
+ * the period). The CCT entry at CCTI is an inter-packet delay used as static rate control's
+ * IPD (IBTA vol. 1 §9.11: a packet may start (IPD + 1) packet times after the previous one).
+ *
  * DCQCN (nic.cc dcqcn). The responder is the notification point: a CE-marked data packet makes
  * it send a CNP to the QP's requester, at most one per QP per `cnp_interval` (cnp_sent). The
  * requester is the reaction point (cnp_handled; dcqcn.h). cc none: line rate, CNPs never sent.
@@ -207,6 +217,10 @@ struct qp {
     union {              /* the congestion control's state: nic.cc picks one */
         dcqcn_rp rp;     /* dcqcn (only read when transport.dcqcn) */
         timely_state tm; /* timely (only read when transport.timely) */
+        struct {
+            uint32_t ccti; /* IB CC: index into the CCT as of `at` */
+            sim_time at;
+        } ibcc; /* ib (only read when transport.ibcc) */
     };
     /* responder */
     uint32_t rcv_nxt;
@@ -274,6 +288,7 @@ struct transport {
     bool hpcc;             /* nic.cc hpcc: INT-driven window (hpcc.h) */
     hpcc_state *hpcc_st;   /* hpcc: per QP (indexed by QP id), else NULL */
     const packet *int_src; /* hpcc: the data packet the responder is answering (its INT) */
+    bool ibcc; /* nic.cc ib: InfiniBand congestion control (FECN/BECN, CCT) */
     uint32_t ack_every;
     uint32_t reorder_tol; /* selective: NAK a hole after this many packets past it */
     bool ooo;             /* out-of-order placement: NAK a hole only after reorder_win */

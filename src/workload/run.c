@@ -1184,6 +1184,17 @@ static void collect(run *r)
         }
         st->pfc_pause_sent += p->pfc_pause_sent;
         st->pfc_paused_ps += p->pfc_paused_ps;
+        if (p->ib) {
+            pr->credit_stall_ps = p->ib->credit_stall_ps;
+            pr->credit_stalls = p->ib->credit_stalls;
+            pr->fecn_marked = p->ib->fecn_marked;
+            pr->fcp_sent = p->ib->fcp_sent;
+            pr->ib_peak_bytes = (uint64_t)p->ib->peak_blocks * IB_CREDIT_BYTES;
+            pr->ib_vl_buffer_bytes = (uint64_t)p->ib->cap_blocks * IB_CREDIT_BYTES;
+            st->credit_stall_ps += p->ib->credit_stall_ps;
+            st->fecn_marked += p->ib->fecn_marked;
+            st->fcp_sent += p->ib->fcp_sent;
+        }
         for (int d = 0; d < DROP_REASONS; d++) {
             pr->drops[d] = p->drops[d];
             st->drops[d] += p->drops[d];
@@ -1192,6 +1203,7 @@ static void collect(run *r)
         st->trimmed += p->trimmed;
     }
 
+    st->infiniband = n->ib;
     st->cnp_sent = t->cnp_sent;
     st->cnp_handled = t->cnp_handled;
     st->retransmitted_packets = t->retransmitted_packets;
@@ -1340,6 +1352,10 @@ const run_stats *run_result(const run *r) { return &r->st; }
 telemetry *run_telemetry(const run *r) { return r->tel; }
 const sim *run_sim(const run *r) { return &r->sim; }
 sim *run_sim_mut(run *r) { return &r->sim; }
+struct net *run_net_mut(run *r)
+{
+    return r->net;
+}
 
 static iter_result *st_iters(run_stats *st, uint32_t j)
 {

@@ -178,6 +178,13 @@ typedef struct port_record {
     /* per traffic class 0..7 (see net.h) */
     uint64_t prio_tx_bytes[8], prio_tx_packets[8], prio_ecn_marked[8], prio_drops[8];
     uint64_t prio_pause_sent[8], prio_pause_rx[8], prio_paused_ps[8];
+    /* InfiniBand (fabric.link_layer infiniband; 0 on Ethernet) */
+    uint64_t credit_stall_ps;    /* summed over VLs: a frame waited for the next hop's credits */
+    uint64_t credit_stalls;      /* stalls begun */
+    uint64_t fecn_marked;        /* IB CC: data frames this egress marked FECN */
+    uint64_t fcp_sent;           /* flow control packets sent (credit updates) */
+    uint64_t ib_peak_bytes;      /* most bytes any VL held in this port's receive buffer */
+    uint64_t ib_vl_buffer_bytes; /* that buffer's size per VL */
 } port_record;
 
 /* Per host (NIC port) transport counters. */
@@ -278,6 +285,8 @@ typedef struct run_stats {
     uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps, pfc_watchdog_events;
     uint64_t drops[DROP_REASONS];       /* packets */
     uint64_t trimmed;                   /* packets trimmed by switches (switch.trimming) */
+    bool infiniband;                    /* fabric.link_layer infiniband */
+    uint64_t credit_stall_ps, fecn_marked, fcp_sent; /* InfiniBand: the ports' sums */
 
     /* nics */
     uint64_t cnp_sent, cnp_handled, retransmitted_packets, out_of_sequence, rto_events;
@@ -337,6 +346,8 @@ const sim *run_sim(const run *r);
 /* The run's simulation context, for tests that step the clock (e.g. run to a time, measure,
  * continue with sim_run). */
 sim *run_sim_mut(run *r);
+/* The run's network, for tests that look at ports between steps. */
+struct net *run_net_mut(run *r);
 void run_free(run *r);
 /* The executor of job j when it is a training or Chakra job, else NULL (for tests). */
 struct train_exec;
