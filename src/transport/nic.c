@@ -458,7 +458,8 @@ static packet *nic_pull(void *ctx, node *host, port *p)
             ring_push(np, q);
             continue;
         }
-        if (!net_credit_ok(t->net, p, q->f->prio, qp_next_frame(t, q))) {
+        /* InfiniBand only (UET, refused on IB, keeps no RoCE send state for qp_next_frame) */
+        if (p->ib && !net_credit_ok(t->net, p, q->f->prio, qp_next_frame(t, q))) {
             ring_push(np, q); /* InfiniBand: the FCP that covers it kicks the port */
             pfc_held = true;
             continue;
