@@ -189,6 +189,8 @@ struct node {
     uint32_t net_port;         /* index of the fabric-facing port (UINT32_MAX if none) */
     uint32_t nvl_port;         /* index of the scale-up (NVLink) port (UINT32_MAX if none) */
     void *host_ctx;
+    uint8_t network;           /* enum network_id: backend, storage or frontend (its ports
+                                * carry the same: a port's network is its owner's) */
 };
 
 /* An ECMP group: the egress ports (indices within the switch) on shortest paths. */
@@ -243,6 +245,13 @@ struct net {
     uint32_t drr_quantum[NET_PRIOS];
     bool hosts_relay;          /* rail-only: cross-rail traffic relays through a peer NIC (PXN) */
     uint32_t n_servers;
+    /* Extra networks (fabric.storage, fabric.frontend; topo.c "Storage and frontend"). Hosts
+     * [0, n_backend_hosts) are the backend NIC ports; then, when configured, one storage NIC
+     * per GPU server (stor_nic0 + server; dedicated storage only), the storage servers
+     * (stor_srv0 + i, i < n_stor_srv) and one frontend NIC per GPU server (fe_nic0 + server).
+     * UINT32_MAX = absent. Without extra networks n_backend_hosts == n_hosts. */
+    uint32_t n_backend_hosts;
+    uint32_t stor_nic0, stor_srv0, n_stor_srv, fe_nic0;
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;
@@ -352,6 +361,10 @@ void net_pfc_finish(net *n);
 /* Set up a port's events (topology builders call it once per port), and the network's own. */
 void net_port_init_events(port *p);
 void net_init_events(net *n);
+
+/* The host a GPU server's traffic to storage leaves from: its storage NIC (dedicated), or the
+ * backend NIC port of `gpu` (converged). UINT32_MAX without a storage network. */
+uint32_t net_storage_client(const net *n, uint32_t gpu);
 
 /* Name of a port for reports: "leaf0->spine3" (with "#k" for the k-th parallel link). */
 void net_port_name(const port *p, char *buf, size_t len);

@@ -59,7 +59,7 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
     fputs("port,tx_bytes,tx_packets,max_queue_bytes,utilization,ecn_marked,pfc_pause_sent,"
           "pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,"
           "drop_pfc_watchdog,drop_ttl,pfc_pause_rx,pfc_watchdog_events,rx_bytes,rx_packets,"
-          "tx_wire_bytes,drop_pfc_headroom\n",
+          "tx_wire_bytes,drop_pfc_headroom,network\n",
           f);
     for (uint32_t i = 0; i < st->n_ports; i++) {
         const port_record *p = &st->ports[i];
@@ -70,9 +70,9 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
                 p->pfc_paused_ps);
         for (int r = 0; r <= DROP_TTL; r++)
             fprintf(f, ",%" PRIu64, p->drops[r]);
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n",
                 p->pfc_pause_rx, p->wd_events, p->rx_bytes, p->rx_packets, p->tx_wire_bytes,
-                p->drops[DROP_PFC_HEADROOM]);
+                p->drops[DROP_PFC_HEADROOM], network_name((enum network_id)p->network));
     }
     return ferror(f) ? -1 : 0;
 }

@@ -403,6 +403,7 @@ typedef struct add_ctx {
     job_state *js;
     uint32_t job;
     uint8_t prio;
+    const uint32_t *map; /* the job's index space -> hosts (traffic_host_map), NULL = same */
 } add_ctx;
 
 static void add_flow(void *ctx, const traffic_flow *tf)
@@ -410,7 +411,8 @@ static void add_flow(void *ctx, const traffic_flow *tf)
     add_ctx *a = ctx;
     job_state *js = a->js;
     uint64_t i = a->tp->n_flows - js->first_flow;
-    transport_flow_add(a->tp, a->job, tf->src, tf->dst, tf->bytes, a->prio);
+    transport_flow_add(a->tp, a->job, a->map ? a->map[tf->src] : tf->src,
+                       a->map ? a->map[tf->dst] : tf->dst, tf->bytes, a->prio);
     js->at_ps[i] = tf->at_ps;
     js->iter_end[tf->iteration] = i + 1;
 }
@@ -600,7 +602,9 @@ static run *run_build(const scenario *sc, int only, err *e)
             if (!r->jobs[j].train)
                 goto fail;
         } else if (job->kind == JOB_TRAFFIC) {
-            c = traffic_flow_count(sc, j, r->net->n_hosts, e);
+            uint32_t space;
+            xfree(traffic_host_map(sc, j, r->net, &space));
+            c = traffic_flow_count(sc, j, space, e);
             if (e->code)
                 goto fail;
             job_state *js = &r->jobs[j];
@@ -639,8 +643,11 @@ static run *run_build(const scenario *sc, int only, err *e)
             train_exec_on_finish(js->train, on_exec_finish, r);
         } else {
             int prio = sc->jobs[j].priority;
-            add_ctx a = {r->tp, js, j, (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
-            traffic_flows(sc, j, r->net->n_hosts, add_flow, &a);
+            uint32_t space;
+            uint32_t *map = traffic_host_map(sc, j, r->net, &space);
+            add_ctx a = {r->tp, js, j, (uint8_t)(prio < 0 ? sc->nic.priority : prio), map};
+            traffic_flows(sc, j, space, add_flow, &a);
+            xfree(map);
             /* an iteration without flows ends where the previous one did */
             for (uint32_t k = 1; k < js->n_iter; k++)
                 if (js->iter_end[k] < js->iter_end[k - 1])
@@ -1004,6 +1011,8 @@ static void collect(run *r)
         const port *p = n->ports[i];
         port_record *pr = &st->ports[i];
         net_port_name(p, pr->name, sizeof pr->name);
+        pr->network = p->owner->network;
+        st->networks |= p->owner->network != NETWORK_BACKEND;
         pr->tx_bytes = p->tx_bytes;
         pr->tx_wire_bytes = p->tx_wire_bytes;
         pr->tx_packets = p->tx_packets;

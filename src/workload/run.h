@@ -78,6 +78,10 @@ typedef struct job_result {
     bool checkpointing;         /* the job has a checkpoint block */
     uint32_t restarts, ckpt_writes;
     sim_time ckpt_ps, lost_ps, restart_ps;
+    /* checkpoints / model load over fabric.storage: bytes, and the time from posting the
+     * writes (reads) to their last byte (summed over checkpoints) */
+    uint64_t ckpt_bytes, load_bytes;
+    sim_time ckpt_io_ps, load_ps;
     sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
     double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
     char ideal_basis[112];      /* what the bound is, in words */
@@ -124,6 +128,7 @@ typedef struct port_record {
     /* per traffic class 0..7 (see net.h) */
     uint64_t prio_tx_bytes[8], prio_tx_packets[8], prio_ecn_marked[8], prio_drops[8];
     uint64_t prio_pause_sent[8], prio_pause_rx[8], prio_paused_ps[8];
+    uint8_t network; /* enum network_id of the port's owner (backend, storage, frontend) */
 } port_record;
 
 /* Per host (NIC port) transport counters. */
@@ -184,6 +189,7 @@ typedef struct run_stats {
 
     uint32_t n_jobs;
     job_result *jobs;
+    bool networks;              /* the fabric has storage/frontend networks (ports say which) */
 
     uint64_t n_flows;
     flow_record *flows;
