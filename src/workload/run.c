@@ -1162,6 +1162,11 @@ const char *end_reason_name(enum end_reason e)
 
 const run_stats *run_result(const run *r) { return &r->st; }
 telemetry *run_telemetry(const run *r) { return r->tel; }
+const net *run_net(const run *r)
+{
+    return r->net;
+}
+
 const sim *run_sim(const run *r) { return &r->sim; }
 sim *run_sim_mut(run *r) { return &r->sim; }
 

@@ -263,6 +263,8 @@ const run_stats *run_result(const run *r);
  * and fill jobs[].isolated_jct_ps and .slowdown — the cost of sharing the fabric. */
 void run_isolated_baselines(run *r);
 const sim *run_sim(const run *r);
+/* The run's network (borrowed), e.g. to name a flow's hosts. */
+const struct net *run_net(const run *r);
 /* The run's simulation context, for tests that step the clock (e.g. run to a time, measure,
  * continue with sim_run). */
 sim *run_sim_mut(run *r);
