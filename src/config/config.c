@@ -152,9 +152,9 @@ static const char *const K_FABRIC[] = {"preset",
                                        "storage",
                                        "frontend",
                                        NULL};
-static const char *const K_STORAGE[] = {"servers",    "server_link", "nic",         "nic_speed",
-                                        "leaf_radix", "spine_radix", "fabric_link", "oversubscription",
-                                        NULL};
+static const char *const K_STORAGE[] = {"servers",     "server_link",      "nic",
+                                        "nic_speed",   "leaf_radix",       "spine_radix",
+                                        "fabric_link", "oversubscription", NULL};
 static const char *const K_FRONTEND[] = {"nic_speed",   "leaf_radix",       "spine_radix",
                                          "fabric_link", "oversubscription", NULL};
 static const char *const K_SCALE_UP[] = {"bandwidth", "efficiency", "latency", NULL};
@@ -212,15 +212,16 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
                                          "algorithm", "size", "ranks",    "channels",   "priority",
                                          "pxn",       "chunk", "reduce_rate", NULL};
 static const char *const K_JOB_TRAIN[] = {
-    "name",        "kind",         "start",  "iterations", "model",    "parallelism",
-    "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
-    "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", "model_load", NULL};
+    "name",        "kind",         "start",        "iterations", "model",
+    "parallelism", "micro_batch",  "global_batch", "gpu",        "ranks",
+    "priority",    "tp_per_layer", "optimizer",    "recompute",  "bucket",
+    "moe",         "checkpoint",   "model_load",   NULL};
 static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
-static const char *const K_CKPT[] = {"interval", "write_time", "size",
-                                     "restart_time", "writers", "async", NULL};
-static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
-                                            "size",     "hosts", "load",  "priority",   "size_cdf",
-                                            "duration", "count", "network", NULL};
+static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time",
+                                     "writers",  "async",      NULL};
+static const char *const K_JOB_TRAFFIC[] = {
+    "name", "kind",     "start",    "iterations", "pattern", "size",    "hosts",
+    "load", "priority", "size_cdf", "duration",   "count",   "network", NULL};
 static const char *const K_MODEL[] = {"preset", "params", "layers",   "hidden", "seq_len",
                                       "vocab",  "ffn",    "heads",    "kv_heads", NULL};
 static const char *const K_PAR[] = {"tp", "pp", "dp", "vp", "order", "placement", NULL};

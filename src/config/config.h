@@ -51,14 +51,14 @@ typedef struct cfg_custom_link {
 enum network_id { NETWORK_BACKEND, NETWORK_STORAGE, NETWORK_FRONTEND, NETWORKS_N };
 const char *network_name(enum network_id w);
 typedef struct cfg_xnet {
-    bool on;                        /* the section was given */
-    bool converged;                 /* storage.nic converged: storage rides the backend */
-    uint32_t servers;               /* storage servers (storage only), required */
-    uint64_t server_link_bps;       /* storage server NIC link, default 200 Gbps */
-    uint64_t nic_bps;               /* the GPU server's NIC on this network: storage 200 Gbps,
-                                     * frontend 100 Gbps */
-    uint64_t fabric_link_bps;       /* leaf-spine links, default fabric.fabric_link */
-    uint32_t leaf_radix, spine_radix; /* default fabric.leaf_radix / spine_radix */
+    bool on;                           /* the section was given */
+    bool converged;                    /* storage.nic converged: storage rides the backend */
+    uint32_t servers;                  /* storage servers (storage only), required */
+    uint64_t server_link_bps;          /* storage server NIC link, default 200 Gbps */
+    uint64_t nic_bps;                  /* the GPU server's NIC on this network: storage 200 Gbps,
+                                        * frontend 100 Gbps */
+    uint64_t fabric_link_bps;          /* leaf-spine links, default fabric.fabric_link */
+    uint32_t leaf_radix, spine_radix;  /* default fabric.leaf_radix / spine_radix */
     uint32_t oversub_down, oversub_up; /* default 1:1 */
 } cfg_xnet;
 
@@ -91,7 +91,7 @@ typedef struct cfg_fabric {
     cfg_custom_switch *custom_switches;
     cfg_custom_host *custom_hosts;
     cfg_custom_link *custom_links;
-    cfg_xnet storage, frontend;     /* extra networks (off unless their section is given) */
+    cfg_xnet storage, frontend; /* extra networks (off unless their section is given) */
 } cfg_fabric;
 
 enum wd_action { WD_DROP, WD_FORWARD };
@@ -222,8 +222,12 @@ enum coll_algo {
 /* How many algorithms (not an enum member, so switches over them stay exhaustive). */
 #define COLL_ALGO_COUNT (ALGO_SCATTER_ALLGATHER + 1)
 enum traffic_pattern {
-    PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM,
-    PAT_STORAGE_WRITE, PAT_STORAGE_READ /* clients <-> storage servers (fabric.storage) */
+    PAT_PERMUTATION,
+    PAT_INCAST,
+    PAT_ALL_TO_ALL,
+    PAT_UNIFORM,
+    PAT_STORAGE_WRITE,
+    PAT_STORAGE_READ /* clients <-> storage servers (fabric.storage) */
 };
 
 /* A list of indices: `all`, an explicit list, or a range string "0-63". */

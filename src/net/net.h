@@ -189,8 +189,8 @@ struct node {
     uint32_t net_port;         /* index of the fabric-facing port (UINT32_MAX if none) */
     uint32_t nvl_port;         /* index of the scale-up (NVLink) port (UINT32_MAX if none) */
     void *host_ctx;
-    uint8_t network;           /* enum network_id: backend, storage or frontend (its ports
-                                * carry the same: a port's network is its owner's) */
+    uint8_t network; /* enum network_id: backend, storage or frontend (its ports
+                      * carry the same: a port's network is its owner's) */
 };
 
 /* An ECMP group: the egress ports (indices within the switch) on shortest paths. */

@@ -542,9 +542,9 @@ static int build_custom(net *n, edge_list *el, err *e)
  * on their own leaves"), in order.
  */
 typedef struct xclos {
-    uint32_t down;             /* host ports per leaf */
+    uint32_t down;               /* host ports per leaf */
     uint32_t leaves_a, leaves_b; /* leaves of the clients, of the storage servers */
-    uint32_t spines;           /* 0 = one switch holds every host */
+    uint32_t spines;             /* 0 = one switch holds every host */
 } xclos;
 
 static int xclos_plan(net *n, const char *key, const cfg_xnet *x, uint32_t n_a, uint64_t bps_a,
@@ -659,7 +659,8 @@ static int add_networks(net *n, edge_list *el, err *e)
     xclos cs = {0}, cf = {0};
     uint32_t conv_leaves = 0, conv_down = 0, n_spines = 0;
     uint32_t *spine_ids = NULL;
-    if (ded && xclos_plan(n, "storage", st, S, st->nic_bps, st->servers, st->server_link_bps, &cs, e))
+    if (ded &&
+        xclos_plan(n, "storage", st, S, st->nic_bps, st->servers, st->server_link_bps, &cs, e))
         return e->code;
     if (st->on && st->converged) {
         bool single = f->preset == PRESET_SINGLE_SWITCH;

@@ -338,7 +338,8 @@ static void check_reachability(const net *n, check_report *r)
             up[uf_find(up, pp->owner->id)] = uf_find(up, pp->peer->owner->id);
     }
     /* comp[h]: the part of host h's fabric switch, UINT32_MAX without one */
-    uint32_t *comp = xmalloc(sizeof(uint32_t) * (n->n_backend_hosts ? n->n_backend_hosts : 1), "reachability");
+    uint32_t *comp =
+        xmalloc(sizeof(uint32_t) * (n->n_backend_hosts ? n->n_backend_hosts : 1), "reachability");
     uint32_t *cnt = xcalloc((size_t)n->n_nodes * P, sizeof(uint32_t), "reachability counts");
     uint64_t pairs = 0, bad = 0;
     uint32_t *plane_n = xcalloc(P, sizeof(uint32_t), "reachability planes");
@@ -647,8 +648,8 @@ static void check_networks(const net *n, check_report *r)
         if (x->net_port == UINT32_MAX)
             continue;
         uint32_t c = uf_find(up, x->ports[x->net_port].peer->owner->id);
-        bool srv = n->stor_srv0 != UINT32_MAX && h >= n->stor_srv0 &&
-                   h < n->stor_srv0 + n->n_stor_srv;
+        bool srv =
+            n->stor_srv0 != UINT32_MAX && h >= n->stor_srv0 && h < n->stor_srv0 + n->n_stor_srv;
         /* converged: the storage servers are reached over the backend */
         uint32_t w = srv && n->stor_nic0 == UINT32_MAX ? NETWORK_BACKEND : x->network;
         hosts[x->network]++;

@@ -517,6 +517,17 @@ static void goodput_collect(run *r)
     gr->samples = g->samples;
     gr->interval = cj->ckpt_interval;
     gr->write_s = (double)cj->ckpt_write_ps * 1e-12;
+    if (cj->ckpt_bytes) {
+        /* a checkpoint of a size: the stall the simulation measured per write (0 when async) */
+        if (!jr->ckpt_writes) {
+            snprintf(gr->why, sizeof gr->why,
+                     "job \"%s\" wrote no checkpoint in the simulation: no write time to build "
+                     "on (run at least checkpoint.interval + 1 iterations)",
+                     cj->name);
+            return;
+        }
+        gr->write_s = (double)jr->ckpt_ps * 1e-12 / jr->ckpt_writes;
+    }
     gr->restart_s = (double)cj->ckpt_restart_ps * 1e-12;
     /* the measured iteration: the mean over the completed iterations */
     if (!jr->n_iterations) {

@@ -189,7 +189,7 @@ typedef struct run_stats {
 
     uint32_t n_jobs;
     job_result *jobs;
-    bool networks;              /* the fabric has storage/frontend networks (ports say which) */
+    bool networks; /* the fabric has storage/frontend networks (ports say which) */
 
     uint64_t n_flows;
     flow_record *flows;

@@ -43,8 +43,8 @@ double traffic_arrival_rate(const cfg_job *job, const scenario *sc, uint32_t n)
     double mean = traffic_mean_bytes(job);
     if (mean <= 0)
         return 0;
-    uint64_t bps = job->network == NETWORK_FRONTEND ? sc->fabric.frontend.nic_bps
-                                                    : sc->fabric.host_link_bps;
+    uint64_t bps =
+        job->network == NETWORK_FRONTEND ? sc->fabric.frontend.nic_bps : sc->fabric.host_link_bps;
     return (double)n * job->load * (double)bps / (8.0 * mean);
 }
 

@@ -124,16 +124,16 @@ struct train_exec {
     /* storage I/O over fabric.storage (checkpoint size, model_load): one writer per rank, or
      * per TP x PP shard (writers: shard); writer w's connections to storage server w mod S */
     uint32_t n_io;
-    uint32_t *io_wconn, *io_rconn; /* [n_io] client -> server, server -> client */
+    uint32_t *io_wconn, *io_rconn;          /* [n_io] client -> server, server -> client */
     uint64_t io_write_bytes, io_read_bytes; /* per writer (the first ones take the remainder) */
     uint32_t io_write_extra, io_read_extra; /* writers that move one byte more */
-    int io_kind;            /* IO_*: what the running I/O is */
-    uint32_t io_left;       /* its messages not yet arrived */
-    uint32_t io_iter;       /* iterations its checkpoint holds */
+    int io_kind;                            /* IO_*: what the running I/O is */
+    uint32_t io_left;                       /* its messages not yet arrived */
+    uint32_t io_iter;                       /* iterations its checkpoint holds */
     sim_time io_start;
-    bool io_blocked;        /* an async checkpoint is due while the previous one is written */
-    sim_time load_ps;       /* model_load: from the job's start to its first step */
-    sim_time ckpt_io_ps;    /* checkpoint writes: posted to last byte on storage (summed) */
+    bool io_blocked;              /* an async checkpoint is due while the previous one is written */
+    sim_time load_ps;             /* model_load: from the job's start to its first step */
+    sim_time ckpt_io_ps;          /* checkpoint writes: posted to last byte on storage (summed) */
     void (*on_finish)(void *ctx); /* called once the last iteration has completed */
     void *on_finish_ctx;
 };
@@ -474,8 +474,10 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
             for (int d = 0; d < 2; d++) {
                 if (x->n_conns == cap_conns) {
                     cap_conns *= 2;
-                    x->conn_src = xrealloc(x->conn_src, sizeof(uint32_t) * cap_conns, "connections");
-                    x->conn_dst = xrealloc(x->conn_dst, sizeof(uint32_t) * cap_conns, "connections");
+                    x->conn_src =
+                        xrealloc(x->conn_src, sizeof(uint32_t) * cap_conns, "connections");
+                    x->conn_dst =
+                        xrealloc(x->conn_dst, sizeof(uint32_t) * cap_conns, "connections");
                 }
                 x->conn_src[x->n_conns] = d ? srv : c;
                 x->conn_dst[x->n_conns] = d ? c : srv;
