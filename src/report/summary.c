@@ -837,6 +837,21 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     fprintf(f, "fabric     tx %s of frames, max link utilization %.1f %%\n",
             summary_fmt_bytes(a, sizeof a, st->tx_bytes), 100.0 * st->max_link_utilization);
+    for (int k = 0; st->networks && k < NETWORKS_N; k++) {
+        /* each network apart (fabric.networks in summary.json) */
+        uint64_t tx = 0, n = 0;
+        double u = 0;
+        for (uint32_t i = 0; i < st->n_ports; i++)
+            if (st->ports[i].network == k) {
+                n++;
+                tx += st->ports[i].tx_bytes;
+                u = st->ports[i].utilization > u ? st->ports[i].utilization : u;
+            }
+        if (n)
+            fprintf(f, "           %-9s tx %s, max link utilization %.1f %%\n",
+                    network_name((enum network_id)k), summary_fmt_bytes(a, sizeof a, tx),
+                    100.0 * u);
+    }
     /* Counter lines that are all zero are left out of the text (summary.json keeps every key):
      * a row of zeros reads as a measurement, and would also show for mechanisms a scenario
      * does not exercise. */
