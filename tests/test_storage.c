@@ -69,6 +69,29 @@ static void test_checkpoint_exact_one_writer(void)
     CHECK_EQ_U64(j->ckpt_ps, 2 * want); /* synchronous: every GPU stalled for it */
     CHECK_EQ_U64(j->load_ps, want);
     check_conservation(st);
+    sim_time sync_jct = j->jct_ps;
+    run_free(r);
+    scenario_free(&sc);
+
+    /* async: no stall, the writes overlap the next iterations on the idle storage network and
+     * take the same time each; the job ends when its last write is on storage */
+    char ya[sizeof y + 32];
+    const char *cut = strstr(y, "restart_time");
+    snprintf(ya, sizeof ya, "%.*sasync: true, %s", (int)(cut - y), y, cut);
+    r = tl_start(&sc, "storage.yaml", ya, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    st = run_result(r);
+    j = &st->jobs[0];
+    CHECK(j->completed);
+    CHECK_EQ_U64(j->ckpt_writes, 2);
+    CHECK_EQ_U64(j->ckpt_ps, 0);
+    CHECK_EQ_U64(j->ckpt_io_ps, 2 * want);
+    CHECK(j->jct_ps < sync_jct);
+    CHECK(j->end_ps >= j->start_ps + want + 2 * want); /* the load, then two writes in turn */
+    check_conservation(st);
     run_free(r);
     scenario_free(&sc);
 }

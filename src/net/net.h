@@ -180,6 +180,8 @@ struct node {
     uint32_t *fib;             /* [n_hosts] -> ECMP group id (UINT32_MAX = no route) */
     uint32_t hash_seed;        /* per-switch ECMP seed */
     bool drained;              /* switch-drain: routing avoids it as transit where it can */
+    uint8_t network;           /* enum network_id: backend, storage or frontend (hosts and
+                                * switches; a port's network is its owner's) */
     rng rng;                   /* per-switch stream (spray, random hash) */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
@@ -189,8 +191,6 @@ struct node {
     uint32_t net_port;         /* index of the fabric-facing port (UINT32_MAX if none) */
     uint32_t nvl_port;         /* index of the scale-up (NVLink) port (UINT32_MAX if none) */
     void *host_ctx;
-    uint8_t network; /* enum network_id: backend, storage or frontend (its ports
-                      * carry the same: a port's network is its owner's) */
 };
 
 /* An ECMP group: the egress ports (indices within the switch) on shortest paths. */

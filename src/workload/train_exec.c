@@ -132,6 +132,7 @@ struct train_exec {
     uint32_t io_iter;                       /* iterations its checkpoint holds */
     sim_time io_start;
     bool io_blocked;              /* an async checkpoint is due while the previous one is written */
+    bool finish_wait;             /* the last iteration is done; the async write is not */
     sim_time load_ps;             /* model_load: from the job's start to its first step */
     sim_time ckpt_io_ps;          /* checkpoint writes: posted to last byte on storage (summed) */
     void (*on_finish)(void *ctx); /* called once the last iteration has completed */
@@ -770,6 +771,12 @@ static void task_done(train_exec *x, uint32_t i)
         start_iteration(x);
         return;
     }
+    if (x->io_kind == IO_CKPT_ASYNC) {
+        /* the job ends once its last async checkpoint is on storage (the trainer finalizes
+         * pending async saves before it exits) */
+        x->finish_wait = true;
+        return;
+    }
     x->finished = true;
     x->end_ps = now;
     if (x->on_finish)
@@ -821,6 +828,12 @@ static void io_done(train_exec *x)
         x->io_blocked = false;
         io_post(x, IO_CKPT_ASYNC);
         start_iteration(x);
+    } else if (x->finish_wait) {
+        x->finish_wait = false;
+        x->finished = true;
+        x->end_ps = now;
+        if (x->on_finish)
+            x->on_finish(x->on_finish_ctx);
     }
 }
 
@@ -977,7 +990,7 @@ static void restart(train_exec *x)
     x->iter = x->last_ckpt;
     x->resume_ps = now;
     x->io_kind = IO_NONE; /* a write in progress was lost with the failure */
-    x->io_blocked = false;
+    x->io_blocked = x->finish_wait = false;
     start_iteration(x);
 }
 
