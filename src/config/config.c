@@ -66,8 +66,11 @@ static const char *const ALGOS[] = {"ring",
                                     "scatter-allgather",
                                     "nvls",
                                     NULL};
-static const char *const PATTERNS[] = {"permutation", "incast", "all-to-all", "uniform", "list",
-                                       NULL};
+static const char *const PATTERNS[] = {"permutation", "incast",        "all-to-all",   "uniform",
+                                       "list",        "storage-write", "storage-read", NULL};
+static const char *const NETWORKS[] = {"backend", "storage", "frontend", NULL};
+static const char *const STORAGE_NICS[] = {"dedicated", "converged", NULL};
+static const char *const CKPT_WRITERS[] = {"all", "shard", NULL};
 static const char *const WD_ACTIONS[] = {"drop", "forward", NULL};
 static const char *const SCHEDULERS[] = {"strict", "dwrr", NULL};
 static const char *const ECN_MARK_POINTS[] = {"dequeue", "enqueue", NULL};
@@ -113,7 +116,11 @@ const char *coll_algo_name(enum coll_algo a)
 }
 const char *pattern_name(enum traffic_pattern p)
 {
-    return (unsigned)p < 5 ? PATTERNS[p] : "?";
+    return (unsigned)p < 7 ? PATTERNS[p] : "?";
+}
+const char *network_name(enum network_id w)
+{
+    return (unsigned)w < NETWORKS_N ? NETWORKS[w] : "?";
 }
 
 /* --- allowed keys --------------------------------------------------------------------------- */
@@ -148,11 +155,18 @@ static const char *const K_FABRIC[] = {"preset",
                                        "vtep",
                                        "link_layer",
                                        "infiniband",
+                                       "storage",
+                                       "frontend",
                                        NULL};
 static const char *const LINK_LAYERS[] = {"ethernet", "infiniband", NULL};
 static const char *const K_IB[] = {"vl_buffer", "deadlock_detect", "cc", NULL};
 static const char *const K_IBCC[] = {
     "threshold", "marking_rate", "ccti_increase", "ccti_timer", "ccti_limit", "ccti_min", NULL};
+static const char *const K_STORAGE[] = {"servers",     "server_link",      "nic",
+                                        "nic_speed",   "leaf_radix",       "spine_radix",
+                                        "fabric_link", "oversubscription", NULL};
+static const char *const K_FRONTEND[] = {"nic_speed",   "leaf_radix",       "spine_radix",
+                                         "fabric_link", "oversubscription", NULL};
 static const char *const K_SCALE_UP[] = {"bandwidth", "efficiency", "latency", NULL};
 static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
 static const char *const K_CSWITCH[] = {"name", NULL};
@@ -214,7 +228,8 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
 static const char *const K_JOB_TRAIN[] = {
     "name",        "kind",         "start",  "iterations", "model",    "parallelism",
     "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
-    "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", "tenant", NULL};
+    "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", "tenant",
+    "model_load",  NULL};
 static const char *const K_JOB_INFER[] = {
     "name",     "kind",     "start",    "model",         "parallelism", "moe", "gpu",
     "ranks",    "priority", "requests", "batching",      "disaggregated", "tenant", NULL};
@@ -225,10 +240,12 @@ static const char *const K_GPU_INFER[] = {"peak_tflops", "mfu", "hbm_bandwidth",
 static const char *const K_PAR_INFER[] = {"tp", "pp", NULL};
 static const char *const K_DISAGG[] = {"prefill_gpus", "decode_gpus", NULL};
 static const char *const K_MOE[] = {"experts", "top_k", "ep", "skew", NULL};
-static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time", NULL};
+static const char *const K_CKPT[] = {"interval", "write_time", "size", "restart_time",
+                                     "writers",  "async",      NULL};
 static const char *const K_JOB_TRAFFIC[] = {"name",     "kind",  "start", "iterations", "pattern",
                                             "size",     "hosts", "load",  "priority",   "size_cdf",
-                                            "duration", "count", "tenant", "flows", NULL};
+                                            "duration", "count", "tenant", "flows",
+                                            "network",  NULL};
 static const char *const K_JOB_CHAKRA[] = {"name",  "kind",  "start",  "iterations", "trace",
                                            "priority", "ranks", "tenant", NULL};
 static const char *const K_TENANT[] = {"name", "vni", "import", NULL};
@@ -1041,6 +1058,60 @@ static int parse_ib(ld *L, const cfg_node *m, const char *p, cfg_ib *ib)
     return ERR_OK;
 }
 
+/* fabric.storage / fabric.frontend (docs/scenario.md "fabric.storage, fabric.frontend"). */
+static int parse_xnet(ld *L, const cfg_node *m, const char *p, const char *key, cfg_xnet *x)
+{
+    const cfg_fabric *f = &L->sc->fabric;
+    bool storage = !strcmp(key, "storage");
+    const cfg_node *xm, *sn;
+    char xp[PATHLEN];
+    TRY(get_map(L, m, p, key, storage ? K_STORAGE : K_FRONTEND, &xm, xp));
+    if (!xm)
+        return ERR_OK;
+    x->on = true;
+    /* NVIDIA DGX SuperPOD (DGX H100) reference architecture: each DGX H100 reaches the storage
+     * fabric over a ConnectX-7 port at 200 Gb/s, and the storage appliances (DDN AI400X2,
+     * VAST, Weka nodes) attach with 200 Gb/s ports: 200G both sides. The frontend (in-band
+     * management, user access, data ingest) is a 100 GbE NIC per server, as in the issue's
+     * reference design and Meta's RoCE paper (Gangidi et al., SIGCOMM'24 §2: a separate
+     * frontend network for data ingestion, checkpointing and logging). */
+    x->nic_bps = storage ? 200000000000ULL : 100000000000ULL;
+    x->server_link_bps = 200000000000ULL;
+    x->fabric_link_bps = f->fabric_link_bps;
+    x->leaf_radix = f->leaf_radix;
+    x->spine_radix = f->spine_radix;
+    x->oversub_down = x->oversub_up = 1;
+    if (storage) {
+        int nic = 0;
+        TRY(get_u32(L, xm, xp, "servers", 1, 1u << 16, &x->servers, &sn));
+        if (!sn)
+            return fail(L, xm, xp,
+                        "missing required key \"servers\" (how many storage servers, e.g. "
+                        "servers: 8)");
+        TRY(get_unit_pos(L, xm, xp, "server_link", RATE, &x->server_link_bps, NULL));
+        TRY(get_enum(L, xm, xp, "nic", STORAGE_NICS, &nic, NULL));
+        x->converged = nic == 1;
+    }
+    const cfg_node *ns;
+    TRY(get_unit_pos(L, xm, xp, "nic_speed", RATE, &x->nic_bps, &ns));
+    if (ns && x->converged) {
+        char kp[PATHLEN];
+        sub(kp, xp, "nic_speed");
+        return fail(L, ns, kp,
+                    "a converged storage network uses the backend NICs (fabric.host_link); "
+                    "remove nic_speed or use nic: dedicated");
+    }
+    TRY(get_unit_pos(L, xm, xp, "fabric_link", RATE, &x->fabric_link_bps, NULL));
+    TRY(get_u32(L, xm, xp, "leaf_radix", 2, 65536, &x->leaf_radix, NULL));
+    TRY(get_u32(L, xm, xp, "spine_radix", 2, 65536, &x->spine_radix, NULL));
+    const cfg_node *v;
+    char kp[PATHLEN], why[400];
+    TRY(get_scalar(L, xm, xp, "oversubscription", "a ratio like \"3:1\"", &v, kp));
+    if (v && !units_ratio(v->str, &x->oversub_down, &x->oversub_up, why, sizeof why))
+        return fail(L, v, kp, "%s", why);
+    return ERR_OK;
+}
+
 static int parse_fabric(ld *L, const cfg_node *root)
 {
     cfg_fabric *f = &L->sc->fabric;
@@ -1182,6 +1253,8 @@ static int parse_fabric(ld *L, const cfg_node *root)
                         "links");
         }
     }
+    TRY(parse_xnet(L, m, p, "storage", &f->storage));
+    TRY(parse_xnet(L, m, p, "frontend", &f->frontend));
     return ERR_OK;
 }
 
@@ -1693,20 +1766,52 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
             TRY(get_u32(L, ck, cp, "interval", 1, UINT32_MAX, &j->ckpt_interval, NULL));
             TRY(get_unit(L, ck, cp, "write_time", TIME, &j->ckpt_write_ps, NULL));
             TRY(get_unit(L, ck, cp, "restart_time", TIME, &j->ckpt_restart_ps, &rt));
-            uint64_t size = 0;
-            TRY(get_unit(L, ck, cp, "size", SIZE, &size, &sz));
-            if (sz) {
+            const cfg_node *wt = cfg_map_get(ck, "write_time", NULL);
+            TRY(get_unit_pos(L, ck, cp, "size", SIZE, &j->ckpt_bytes, &sz));
+            if (sz && !L->sc->fabric.storage.on) {
                 char kp[PATHLEN];
                 sub(kp, cp, "size");
                 return fail(L, sz, kp,
-                            "a checkpoint written over a storage network is not available yet "
-                            "in this version (the fabric has no storage network): give "
-                            "write_time, the time every GPU stalls per checkpoint");
+                            "a checkpoint of a given size is written to storage servers, and "
+                            "the fabric has none: add fabric.storage (e.g. storage: {servers: "
+                            "4}) or give write_time, the time every GPU stalls per checkpoint");
+            }
+            if (sz && present(wt)) {
+                char kp[PATHLEN];
+                sub(kp, cp, "write_time");
+                return fail(L, wt, kp,
+                            "give either size (the checkpoint is written over the storage "
+                            "network and takes what the network makes of it) or write_time (a "
+                            "fixed stall), not both");
+            }
+            int wr = 0;
+            const cfg_node *wn, *an;
+            TRY(get_enum(L, ck, cp, "writers", CKPT_WRITERS, &wr, &wn));
+            j->ckpt_shard_writers = wr == 1;
+            TRY(get_bool(L, ck, cp, "async", &j->ckpt_async));
+            an = cfg_map_get(ck, "async", NULL);
+            if (!sz && (wn || present(an))) {
+                char kp[PATHLEN];
+                sub(kp, cp, wn ? "writers" : "async");
+                return fail(L, wn ? wn : an, kp,
+                            "only with size (a checkpoint written over the storage network)");
             }
             if (!rt)
                 return fail(L, ck, cp,
                             "missing required key \"restart_time\" (from a failure to the "
                             "restarted job's first step, e.g. restart_time: 600s)");
+        }
+    }
+    {
+        /* the model's weights read from storage before the first step (each rank its shard) */
+        const cfg_node *ml;
+        TRY(get_unit_pos(L, jm, jp, "model_load", SIZE, &j->load_bytes, &ml));
+        if (ml && !L->sc->fabric.storage.on) {
+            char kp[PATHLEN];
+            sub(kp, jp, "model_load");
+            return fail(L, ml, kp,
+                        "the model is read from storage servers, and the fabric has none: add "
+                        "fabric.storage (e.g. storage: {servers: 4})");
         }
     }
     TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
@@ -1994,6 +2099,41 @@ static int parse_traffic(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     TRY(get_size_cdf(L, jm, jp, &j->size_cdf));
     TRY(get_unit_pos(L, jm, jp, "duration", TIME, &j->duration_ps, &dn));
     TRY(get_u64(L, jm, jp, "count", 1, 1ull << 32, &j->count, &cn));
+    {
+        bool sto = j->pattern == PAT_STORAGE_WRITE || j->pattern == PAT_STORAGE_READ;
+        int w = sto ? NETWORK_STORAGE : NETWORK_BACKEND;
+        const cfg_node *wn, *pn = cfg_map_get(jm, "pattern", NULL);
+        char kp[PATHLEN];
+        TRY(get_enum(L, jm, jp, "network", NETWORKS, &w, &wn));
+        j->network = (enum network_id)w;
+        if (sto && !L->sc->fabric.storage.on) {
+            sub(kp, jp, "pattern");
+            return fail(L, pn, kp,
+                        "pattern %s moves data to or from storage servers, and the fabric has "
+                        "none: add fabric.storage (e.g. storage: {servers: 4})",
+                        PATTERNS[j->pattern]);
+        }
+        if (sto && j->network != NETWORK_STORAGE) {
+            sub(kp, jp, "network");
+            return fail(L, wn, kp,
+                        "pattern %s runs on the storage network (its clients are the GPU "
+                        "servers' storage NICs, or their backend NICs with storage nic: "
+                        "converged); remove network or set it to storage",
+                        PATTERNS[j->pattern]);
+        }
+        if (!sto && j->network == NETWORK_STORAGE) {
+            sub(kp, jp, "network");
+            return fail(L, wn, kp,
+                        "on the storage network GPU servers talk to storage servers: use "
+                        "pattern storage-write or storage-read");
+        }
+        if (j->network == NETWORK_FRONTEND && !L->sc->fabric.frontend.on) {
+            sub(kp, jp, "network");
+            return fail(L, wn, kp,
+                        "the fabric has no frontend network: add fabric.frontend (e.g. "
+                        "frontend: {nic_speed: 100Gbps})");
+        }
+    }
     if (j->pattern == PAT_UNIFORM && !dn && !cn)
         return fail(L, jm, jp,
                     "pattern uniform needs \"duration\" (arrivals during that time) or "

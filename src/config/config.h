@@ -61,6 +61,23 @@ typedef struct cfg_ib {
     uint32_t n_cct;
     uint16_t cct[IB_CCT_MAX]; /* inter-packet delay per CCT index */
 } cfg_ib;
+/* An extra network beside the backend (fabric.storage, fabric.frontend; docs/network.md
+ * "Storage and frontend networks"). Built as its own 2-tier Clos of `leaf_radix` leaves and
+ * spines; a GPU server gets one extra NIC on it (storage nic: converged uses the backend NICs
+ * and puts the storage leaves under the backend spines instead). */
+enum network_id { NETWORK_BACKEND, NETWORK_STORAGE, NETWORK_FRONTEND, NETWORKS_N };
+const char *network_name(enum network_id w);
+typedef struct cfg_xnet {
+    bool on;                           /* the section was given */
+    bool converged;                    /* storage.nic converged: storage rides the backend */
+    uint32_t servers;                  /* storage servers (storage only), required */
+    uint64_t server_link_bps;          /* storage server NIC link, default 200 Gbps */
+    uint64_t nic_bps;                  /* the GPU server's NIC on this network: storage 200 Gbps,
+                                        * frontend 100 Gbps */
+    uint64_t fabric_link_bps;          /* leaf-spine links, default fabric.fabric_link */
+    uint32_t leaf_radix, spine_radix;  /* default fabric.leaf_radix / spine_radix */
+    uint32_t oversub_down, oversub_up; /* default 1:1 */
+} cfg_xnet;
 
 typedef struct cfg_fabric {
     enum fabric_preset preset;      /* default single-switch */
@@ -93,6 +110,7 @@ typedef struct cfg_fabric {
     cfg_custom_switch *custom_switches;
     cfg_custom_host *custom_hosts;
     cfg_custom_link *custom_links;
+    cfg_xnet storage, frontend; /* extra networks (off unless their section is given) */
 } cfg_fabric;
 
 enum wd_action { WD_DROP, WD_FORWARD };
@@ -246,7 +264,15 @@ enum coll_algo {
 };
 /* How many algorithms (not an enum member, so switches over them stay exhaustive). */
 #define COLL_ALGO_COUNT (ALGO_NVLS + 1)
-enum traffic_pattern { PAT_PERMUTATION, PAT_INCAST, PAT_ALL_TO_ALL, PAT_UNIFORM, PAT_LIST };
+enum traffic_pattern {
+    PAT_PERMUTATION,
+    PAT_INCAST,
+    PAT_ALL_TO_ALL,
+    PAT_UNIFORM,
+    PAT_LIST,
+    PAT_STORAGE_WRITE,
+    PAT_STORAGE_READ /* clients <-> storage servers (fabric.storage) */
+};
 
 /* One flow of a `pattern: list` traffic job (its `flows` entries, in file order). It starts at
  * `start` after its iteration's start, or, with `after`, the moment the last of the flows it
@@ -318,6 +344,12 @@ typedef struct cfg_job {
                                      * restart starts over from iteration 0) */
     sim_time ckpt_write_ps;         /* every GPU stalls this long per checkpoint, default 0 */
     sim_time ckpt_restart_ps;       /* from the failure to the restarted job's first step */
+    uint64_t ckpt_bytes;            /* checkpoint size written to fabric.storage, 0 = none
+                                     * (then write_time is the stall) */
+    bool ckpt_shard_writers;        /* writers: shard (DP rank 0 of each TP x PP shard) instead
+                                     * of every rank (Megatron dist-ckpt fully parallel save) */
+    bool ckpt_async;                /* the next iteration starts while the write goes on */
+    uint64_t load_bytes;            /* model_load: read from storage before the first step */
     /* traffic */
     enum traffic_pattern pattern;   /* default permutation */
     cfg_index_set hosts;            /* default all */
@@ -345,6 +377,8 @@ typedef struct cfg_job {
     uint32_t n_flows;
     uint32_t *flow_order;           /* list: the flows in a dependency order (each after the
                                      * flows it waits for), for the ideal's chain */
+    enum network_id network;        /* traffic: the network its hosts are on (default backend;
+                                     * storage patterns: the storage network) */
 } cfg_job;
 
 enum fault_kind {

@@ -208,6 +208,8 @@ struct node {
     uint32_t *fib;             /* [n_hosts] -> ECMP group id (UINT32_MAX = no route) */
     uint32_t hash_seed;        /* per-switch ECMP seed */
     bool drained;              /* switch-drain: routing avoids it as transit where it can */
+    uint8_t network;           /* enum network_id: backend, storage or frontend (hosts and
+                                * switches; a port's network is its owner's) */
     rng rng;                   /* per-switch stream (spray, random hash) */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
@@ -304,6 +306,13 @@ struct net {
     uint32_t n_qp_tenant;
     uint32_t n_tenants;
     net_tenant_ctr *tenant_ctr; /* [n_tenants], or NULL without tenants */
+    /* Extra networks (fabric.storage, fabric.frontend; topo.c "Storage and frontend"). Hosts
+     * [0, n_backend_hosts) are the backend NIC ports; then, when configured, one storage NIC
+     * per GPU server (stor_nic0 + server; dedicated storage only), the storage servers
+     * (stor_srv0 + i, i < n_stor_srv) and one frontend NIC per GPU server (fe_nic0 + server).
+     * UINT32_MAX = absent. Without extra networks n_backend_hosts == n_hosts. */
+    uint32_t n_backend_hosts;
+    uint32_t stor_nic0, stor_srv0, n_stor_srv, fe_nic0;
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;
@@ -464,6 +473,10 @@ void net_port_init_events(port *p);
 /* Give port p its InfiniBand credit state `ib` (zeroed, owned by the caller's arena). */
 void net_port_ib_init(port *p, port_ib *ib);
 void net_init_events(net *n);
+
+/* The host a GPU server's traffic to storage leaves from: its storage NIC (dedicated), or the
+ * backend NIC port of `gpu` (converged). UINT32_MAX without a storage network. */
+uint32_t net_storage_client(const net *n, uint32_t gpu);
 
 /* Name of a port for reports: "leaf0->spine3" (with "#k" for the k-th parallel link). */
 void net_port_name(const port *p, char *buf, size_t len);

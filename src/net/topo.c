@@ -527,6 +527,311 @@ static int build_custom(net *n, edge_list *el, err *e)
     return 0;
 }
 
+/*
+ * Storage and frontend networks (fabric.storage, fabric.frontend). Each is a separate 2-tier
+ * Clos (or one switch when every port fits one leaf) with its own leaves and spines: no link
+ * joins it to the backend, so shortest-path routing never crosses from one network to another.
+ * A GPU server gets one extra host on it (its storage or frontend NIC, no GPU behind it in the
+ * network model); a storage server is a host with no GPUs. Converged storage (storage.nic:
+ * converged) builds no storage NICs: the storage servers sit on storage leaves cabled to every
+ * backend spine (single-switch: on the switch itself), so storage traffic leaves the GPU servers
+ * through their backend NICs and shares the backend fabric with the collectives.
+ *
+ * Leaf sizing: a leaf of radix R gives U ports to uplinks (one to each of U spines) and R − U
+ * to hosts, U the fewest whose bandwidth keeps downlinks : uplinks at or below the network's
+ * oversubscription; GPU-server NICs and storage servers fill separate leaves ("storage servers
+ * on their own leaves"), in order.
+ */
+typedef struct xclos {
+    uint32_t down;               /* host ports per leaf */
+    uint32_t leaves_a, leaves_b; /* leaves of the clients, of the storage servers */
+    uint32_t spines;             /* 0 = one switch holds every host */
+} xclos;
+
+static int xclos_plan(net *n, const char *key, const cfg_xnet *x, uint32_t n_a, uint64_t bps_a,
+                      uint32_t n_b, uint64_t bps_b, xclos *c, err *e)
+{
+    const scenario *sc = n->sc;
+    char k[64];
+    memset(c, 0, sizeof *c);
+    if ((uint64_t)n_a + n_b <= x->leaf_radix) {
+        c->down = x->leaf_radix;
+        c->leaves_a = 1;
+        return 0;
+    }
+    uint64_t top = bps_a > bps_b ? bps_a : bps_b;
+    uint32_t R = x->leaf_radix, U = 1;
+    while (U < R && (unsigned __int128)(R - U) * top * x->oversub_up >
+                        (unsigned __int128)U * x->fabric_link_bps * x->oversub_down)
+        U++;
+    if (U >= R) {
+        snprintf(k, sizeof k, "fabric.%s.oversubscription", key);
+        return config_error_at(sc, e, k,
+                               "fabric.%s.oversubscription: %u:%u cannot be met by a %u-port leaf "
+                               "with %.0fG host and %.0fG fabric links; raise the ratio or use "
+                               "faster fabric_link",
+                               key, x->oversub_down, x->oversub_up, R, (double)top / 1e9,
+                               (double)x->fabric_link_bps / 1e9);
+    }
+    c->down = R - U;
+    c->spines = U;
+    c->leaves_a = (n_a + c->down - 1) / c->down;
+    c->leaves_b = (n_b + c->down - 1) / c->down;
+    if (c->leaves_a + c->leaves_b > x->spine_radix) {
+        snprintf(k, sizeof k, "fabric.%s.spine_radix", key);
+        return config_error_at(sc, e, k,
+                               "fabric.%s.spine_radix: %u leaves (%u host ports and %u uplinks "
+                               "each) need spine_radix >= %u, got %u",
+                               key, c->leaves_a + c->leaves_b, c->down, U,
+                               c->leaves_a + c->leaves_b, x->spine_radix);
+    }
+    return 0;
+}
+
+static node *new_switch(net *n, uint32_t idx, enum switch_tier t, const char *p, uint32_t i,
+                        enum network_id w)
+{
+    node *x = sw_at(n, idx);
+    x->tier = t;
+    x->network = (uint8_t)w;
+    name_node(x, p, i);
+    return x;
+}
+
+/* The edges of one Clos planned by xclos_plan: clients host a0.. on the first leaves, storage
+ * servers b0.. on the next, every leaf once to every spine. first_sw = its first switch. */
+static void xclos_wire(net *n, edge_list *el, const xclos *c, const cfg_xnet *x, uint32_t first_sw,
+                       const char *lp, const char *sp, enum network_id w, uint32_t a0, uint32_t n_a,
+                       uint64_t bps_a, uint32_t b0, uint32_t n_b, uint64_t bps_b)
+{
+    const cfg_fabric *f = &n->sc->fabric;
+    uint32_t L = c->leaves_a + c->leaves_b;
+    for (uint32_t l = 0; l < L; l++)
+        new_switch(n, first_sw + l, TIER_LEAF, lp, l, w);
+    for (uint32_t s = 0; s < c->spines; s++)
+        new_switch(n, first_sw + L + s, TIER_SPINE, sp, s, w);
+    for (uint32_t i = 0; i < n_a; i++)
+        edges_add(el, a0 + i, sw_at(n, first_sw + i / c->down)->id, bps_a, f->link_latency_ps);
+    for (uint32_t i = 0; i < n_b; i++) {
+        uint32_t l = c->spines ? c->leaves_a + i / c->down : 0;
+        edges_add(el, b0 + i, sw_at(n, first_sw + l)->id, bps_b, f->link_latency_ps);
+    }
+    for (uint32_t l = 0; l < L; l++)
+        for (uint32_t s = 0; s < c->spines; s++)
+            edges_add(el, sw_at(n, first_sw + l)->id, sw_at(n, first_sw + L + s)->id,
+                      x->fabric_link_bps, f->link_latency_ps);
+}
+
+static int add_networks(net *n, edge_list *el, err *e)
+{
+    const scenario *sc = n->sc;
+    const cfg_fabric *f = &sc->fabric;
+    const cfg_xnet *st = &f->storage, *fe = &f->frontend;
+    uint32_t B = n->n_hosts, S = n->n_servers;
+    n->n_backend_hosts = B;
+    n->stor_nic0 = n->stor_srv0 = n->fe_nic0 = UINT32_MAX;
+    n->n_stor_srv = 0;
+    if (!st->on && !fe->on)
+        return 0;
+    const char *key = st->on ? "fabric.storage" : "fabric.frontend";
+    if (f->preset == PRESET_CUSTOM)
+        return config_error_at(sc, e, key,
+                               "%s: a custom fabric lists its own hosts and links; storage and "
+                               "frontend networks are built for the presets (list the storage "
+                               "servers and their switches in fabric.custom instead)",
+                               key);
+    uint32_t nsw_old = n->n_switches, nvs = want_scale_up(f) ? S : 0, nsw_pre = nsw_old - nvs;
+    /* hosts */
+    bool ded = st->on && !st->converged;
+    uint32_t xh = 0, snic0 = UINT32_MAX, ssrv0 = UINT32_MAX, fnic0 = UINT32_MAX;
+    if (ded) {
+        snic0 = B + xh;
+        xh += S;
+    }
+    if (st->on) {
+        ssrv0 = B + xh;
+        xh += st->servers;
+    }
+    if (fe->on) {
+        fnic0 = B + xh;
+        xh += S;
+    }
+    /* switches */
+    xclos cs = {0}, cf = {0};
+    uint32_t conv_leaves = 0, conv_down = 0, n_spines = 0;
+    uint32_t *spine_ids = NULL;
+    if (ded &&
+        xclos_plan(n, "storage", st, S, st->nic_bps, st->servers, st->server_link_bps, &cs, e))
+        return e->code;
+    if (st->on && st->converged) {
+        bool single = f->preset == PRESET_SINGLE_SWITCH;
+        if (!single && (f->preset == PRESET_FAT_TREE || f->preset == PRESET_RAIL_ONLY ||
+                        f->pods > 1 || f->planes > 1))
+            return config_error_at(sc, e, "fabric.storage.nic",
+                                   "fabric.storage.nic: converged storage puts the storage leaves "
+                                   "under the backend spines, built for presets single-switch, "
+                                   "leaf-spine and rail-optimized with pods: 1 and planes: 1 (got "
+                                   "%s); use nic: dedicated",
+                                   preset_name(f->preset));
+        uint32_t *deg = xcalloc(nsw_old ? nsw_old : 1, sizeof(uint32_t), "spine ports");
+        for (uint32_t i = 0; i < el->n; i++) {
+            if (el->e[i].a >= B)
+                deg[el->e[i].a - B]++;
+            if (el->e[i].b >= B)
+                deg[el->e[i].b - B]++;
+        }
+        if (single) {
+            if (deg[0] + st->servers > f->leaf_radix) {
+                xfree(deg);
+                return config_error_at(sc, e, "fabric.storage.servers",
+                                       "fabric.storage.servers: converged storage on a "
+                                       "single-switch fabric puts the %u storage servers on the "
+                                       "switch, which has %u of its %u ports free; use fewer "
+                                       "servers or a bigger leaf_radix",
+                                       st->servers, f->leaf_radix - deg[0], f->leaf_radix);
+            }
+        } else {
+            spine_ids = xmalloc(sizeof(uint32_t) * (nsw_pre ? nsw_pre : 1), "spines");
+            uint32_t worst = 0;
+            for (uint32_t k = 0; k < nsw_pre; k++)
+                if (n->nodes[B + k].tier == TIER_SPINE) {
+                    spine_ids[n_spines++] = k;
+                    worst = deg[k] > worst ? deg[k] : worst;
+                }
+            uint64_t per = (uint64_t)n_spines * f->fabric_link_bps * st->oversub_down /
+                           ((uint64_t)st->server_link_bps * st->oversub_up);
+            conv_down = st->leaf_radix > n_spines ? st->leaf_radix - n_spines : 0;
+            if (per < conv_down)
+                conv_down = (uint32_t)per;
+            if (!n_spines || !conv_down) {
+                xfree(deg);
+                xfree(spine_ids);
+                return config_error_at(sc, e, "fabric.storage.leaf_radix",
+                                       "fabric.storage.leaf_radix: a storage leaf under the %u "
+                                       "backend spines has no port left for a storage server at "
+                                       "%u:%u; use a bigger leaf_radix or a higher "
+                                       "oversubscription",
+                                       n_spines, st->oversub_down, st->oversub_up);
+            }
+            conv_leaves = (st->servers + conv_down - 1) / conv_down;
+            if (worst + conv_leaves > f->spine_radix) {
+                xfree(deg);
+                xfree(spine_ids);
+                return config_error_at(sc, e, "fabric.storage.servers",
+                                       "fabric.storage.servers: converged storage needs %u "
+                                       "storage leaves under every backend spine, which has %u "
+                                       "of its spine_radix %u ports free; use fewer storage "
+                                       "servers, a bigger spine_radix or nic: dedicated",
+                                       conv_leaves, f->spine_radix - worst, f->spine_radix);
+            }
+        }
+        xfree(deg);
+    }
+    if (fe->on && xclos_plan(n, "frontend", fe, S, fe->nic_bps, 0, 0, &cf, e)) {
+        xfree(spine_ids);
+        return e->code;
+    }
+    uint32_t xs_st = cs.leaves_a + cs.leaves_b + cs.spines + conv_leaves;
+    uint32_t xs = xs_st + cf.leaves_a + cf.spines;
+    /* re-lay the nodes: hosts (backend, then the new ones), preset switches, the new switches,
+     * scale-up domains last (add_scale_up finds them there) */
+    uint32_t NH = B + xh, NS = nsw_old + xs;
+    node *old = n->nodes;
+    n->n_hosts = NH;
+    n->n_switches = NS;
+    n->n_nodes = NH + NS;
+    n->nodes = ARENA_NEW_ARRAY(&n->mem, node, n->n_nodes);
+    n->hosts = ARENA_NEW_ARRAY(&n->mem, node *, NH);
+    n->switches = ARENA_NEW_ARRAY(&n->mem, node *, NS);
+    for (uint32_t i = 0; i < n->n_nodes; i++) {
+        node *x = &n->nodes[i];
+        if (i < B) {
+            *x = old[i];
+        } else if (i >= NH) {
+            uint32_t k = i - NH;
+            if (k < nsw_pre)
+                *x = old[B + k];
+            else if (k >= nsw_pre + xs)
+                *x = old[B + k - xs];
+            else
+                x->kind = NODE_SWITCH;
+            x->index = k;
+            n->switches[k] = x;
+        } else {
+            uint32_t h = i;
+            x->kind = NODE_HOST;
+            x->index = h;
+            x->ip = 0x0A000000u + 2u * h + 1u;
+            x->rail = 0;
+            if (h >= fnic0) {
+                x->network = NETWORK_FRONTEND;
+                x->server = h - fnic0;
+                name_node(x, "fnic", x->server);
+            } else if (h >= ssrv0) {
+                x->network = NETWORK_STORAGE;
+                x->server = S + (h - ssrv0); /* a server of its own, after the GPU servers */
+                name_node(x, "stor", h - ssrv0);
+            } else {
+                x->network = NETWORK_STORAGE;
+                x->server = h - snic0;
+                name_node(x, "snic", x->server);
+            }
+            x->gpu = x->server < S ? x->server * f->gpus_per_server : 0;
+        }
+        if (i < NH)
+            n->hosts[i] = x;
+        x->id = i;
+        x->owner = n;
+        if (i >= B && (i < NH || (i - NH >= nsw_pre && i - NH < nsw_pre + xs)))
+            x->net_port = x->nvl_port = UINT32_MAX;
+    }
+    /* the preset's edges, renumbered */
+    for (uint32_t i = 0; i < el->n; i++) {
+        uint32_t *ends[2] = {&el->e[i].a, &el->e[i].b};
+        for (int s = 0; s < 2; s++)
+            if (*ends[s] >= B) {
+                uint32_t k = *ends[s] - B;
+                *ends[s] = NH + (k < nsw_pre ? k : k + xs);
+            }
+    }
+    uint32_t sw0 = nsw_pre;
+    if (ded)
+        xclos_wire(n, el, &cs, st, sw0, "sleaf", "sspine", NETWORK_STORAGE, snic0, S, st->nic_bps,
+                   ssrv0, st->servers, st->server_link_bps);
+    if (st->on && st->converged) {
+        if (!n_spines) /* single-switch: the storage servers on the switch */
+            for (uint32_t i = 0; i < st->servers; i++)
+                edges_add(el, ssrv0 + i, sw_at(n, 0)->id, st->server_link_bps, f->link_latency_ps);
+        for (uint32_t l = 0; l < conv_leaves; l++) {
+            node *leaf = new_switch(n, sw0 + l, TIER_LEAF, "sleaf", l, NETWORK_STORAGE);
+            for (uint32_t s = 0; s < n_spines; s++)
+                edges_add(el, leaf->id, sw_at(n, spine_ids[s])->id, f->fabric_link_bps,
+                          f->link_latency_ps);
+        }
+        for (uint32_t i = 0; i < st->servers && n_spines; i++)
+            edges_add(el, ssrv0 + i, sw_at(n, sw0 + i / conv_down)->id, st->server_link_bps,
+                      f->link_latency_ps);
+    }
+    if (fe->on)
+        xclos_wire(n, el, &cf, fe, sw0 + xs_st, "fleaf", "fspine", NETWORK_FRONTEND, fnic0, S,
+                   fe->nic_bps, 0, 0, 0);
+    xfree(spine_ids);
+    n->stor_nic0 = snic0;
+    n->stor_srv0 = ssrv0;
+    n->n_stor_srv = st->on ? st->servers : 0;
+    n->fe_nic0 = fnic0;
+    return 0;
+}
+
+uint32_t net_storage_client(const net *n, uint32_t gpu)
+{
+    if (n->stor_srv0 == UINT32_MAX || gpu >= net_gpus(n))
+        return UINT32_MAX;
+    if (n->stor_nic0 != UINT32_MAX)
+        return n->stor_nic0 + gpu / n->sc->fabric.gpus_per_server;
+    return net_gpu_host(n, gpu, 0);
+}
+
 /* Join each server's hosts to its scale-up switch (the last n_servers switches). */
 static void add_scale_up(net *n, edge_list *el)
 {
@@ -534,7 +839,7 @@ static void add_scale_up(net *n, edge_list *el)
     uint32_t first = n->n_switches - n->n_servers;
     /* Half the domain's latency on each side, so GPU to GPU takes scale_up.latency. */
     sim_time lat = f->scale_up_latency_ps / 2;
-    for (uint32_t h = 0; h < n->n_hosts; h++)
+    for (uint32_t h = 0; h < n->n_backend_hosts; h++) /* not the storage/frontend NICs */
         edges_add(el, h, sw_at(n, first + n->hosts[h]->server)->id,
                   f->scale_up_achieved_bps * f->gpus_per_nic, lat);
 }
@@ -717,6 +1022,8 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     case PRESET_CUSTOM: rc = build_custom(n, &el, e); break;
     default: rc = err_set(e, ERR_INVALID, sc->file, 0, 0, "fabric.preset: unknown preset"); break;
     }
+    if (!rc)
+        rc = add_networks(n, &el, e);
     if (rc) {
         xfree(el.e);
         net_free(n);

@@ -42,7 +42,7 @@ static double tier_oversub(const net *n, enum switch_tier tier, const node **wor
     *worst = NULL;
     for (uint32_t i = 0; i < n->n_switches; i++) {
         const node *x = n->switches[i];
-        if (x->tier != tier)
+        if (x->tier != tier || x->network != NETWORK_BACKEND) /* the backend's tiers */
             continue;
         uint64_t down = 0, up = 0;
         for (uint32_t p = 0; p < x->n_ports; p++) {
@@ -376,11 +376,12 @@ static void check_reachability(const net *n, check_report *r)
             up[uf_find(up, pp->owner->id)] = uf_find(up, pp->peer->owner->id);
     }
     /* comp[h]: the part of host h's fabric switch, UINT32_MAX without one */
-    uint32_t *comp = xmalloc(sizeof(uint32_t) * (n->n_hosts ? n->n_hosts : 1), "reachability");
+    uint32_t *comp =
+        xmalloc(sizeof(uint32_t) * (n->n_backend_hosts ? n->n_backend_hosts : 1), "reachability");
     uint32_t *cnt = xcalloc((size_t)n->n_nodes * P, sizeof(uint32_t), "reachability counts");
     uint64_t pairs = 0, bad = 0;
     uint32_t *plane_n = xcalloc(P, sizeof(uint32_t), "reachability planes");
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
+    for (uint32_t h = 0; h < n->n_backend_hosts; h++) {
         const node *x = n->hosts[h];
         comp[h] = UINT32_MAX;
         if (x->net_port != UINT32_MAX && x->ports[x->net_port].up &&
@@ -395,9 +396,9 @@ static void check_reachability(const net *n, check_report *r)
     /* the hosts of each server are contiguous (topo.c) */
     uint32_t ex_s = UINT32_MAX, ex_d = 0;
     uint32_t C[64];
-    for (uint32_t s0 = 0; s0 < n->n_hosts;) {
+    for (uint32_t s0 = 0; s0 < n->n_backend_hosts;) {
         uint32_t s1 = s0;
-        while (s1 < n->n_hosts && n->hosts[s1]->server == n->hosts[s0]->server)
+        while (s1 < n->n_backend_hosts && n->hosts[s1]->server == n->hosts[s0]->server)
             s1++;
         /* parts the server's traffic can leave through */
         uint32_t nc = 0;
@@ -433,7 +434,7 @@ static void check_reachability(const net *n, check_report *r)
             uint64_t miss = all > reach ? all - reach : 0;
             if (miss && ex_s == UINT32_MAX) {
                 ex_s = s;
-                for (uint32_t d = 0; d < n->n_hosts; d++) {
+                for (uint32_t d = 0; d < n->n_backend_hosts; d++) {
                     if (d == s || host_plane(n, d) != q ||
                         (nvl && n->hosts[d]->server == n->hosts[s]->server))
                         continue;
@@ -485,7 +486,7 @@ static void check_planes(const net *n, check_report *r)
             up[uf_find(up, a->id)] = uf_find(up, b->id);
     }
     uint32_t label[2] = {UINT32_MAX, UINT32_MAX}, bad = 0;
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
+    for (uint32_t h = 0; h < n->n_backend_hosts; h++) {
         const node *x = n->hosts[h];
         uint32_t c = uf_find(up, x->ports[x->net_port].peer->owner->id), q = host_plane(n, h);
         if (label[q] == UINT32_MAX)
@@ -719,23 +720,107 @@ void check_add_config_db(check_report *r, const char *dir, uint32_t files, uint3
                  findings, files, dir);
 }
 
+/*
+ * Storage and frontend networks (fabric.storage, fabric.frontend): the fabric switches fall
+ * into connected parts; a dedicated storage network and a frontend network must each be one
+ * part of their own, holding all of their hosts and no backend NIC — so no backend route can
+ * cross one of their switches and no storage or frontend route a backend switch (routing is
+ * shortest paths over the links, and no link leaves the part) — while converged storage servers
+ * must share the backend's part. Reports each network's hosts and switches.
+ */
+static void check_networks(const net *n, check_report *r)
+{
+    if (n->n_hosts == n->n_backend_hosts)
+        return;
+    uint32_t *up = xmalloc(sizeof(uint32_t) * n->n_nodes, "network parts");
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        up[i] = i;
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        const node *a = n->ports[i]->owner, *b = n->ports[i]->peer->owner;
+        if (fabric_switch(a) && fabric_switch(b))
+            up[uf_find(up, a->id)] = uf_find(up, b->id);
+    }
+    /* the part of each network's hosts (UINT32_MAX: none yet; UINT32_MAX - 1: split) */
+    uint32_t part[NETWORKS_N] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    uint32_t hosts[NETWORKS_N] = {0}, sw[NETWORKS_N] = {0};
+    uint32_t stor_srv_part = UINT32_MAX;
+    bool ok = true;
+    for (uint32_t h = 0; h < n->n_hosts; h++) {
+        const node *x = n->hosts[h];
+        if (x->net_port == UINT32_MAX)
+            continue;
+        uint32_t c = uf_find(up, x->ports[x->net_port].peer->owner->id);
+        bool srv =
+            n->stor_srv0 != UINT32_MAX && h >= n->stor_srv0 && h < n->stor_srv0 + n->n_stor_srv;
+        /* converged: the storage servers are reached over the backend */
+        uint32_t w = srv && n->stor_nic0 == UINT32_MAX ? NETWORK_BACKEND : x->network;
+        hosts[x->network]++;
+        if (part[w] == UINT32_MAX)
+            part[w] = c;
+        else if (part[w] != c && !(w == NETWORK_BACKEND && n->sc->fabric.planes > 1))
+            ok = false; /* a network in pieces (dual-plane backends are checked by `planes`) */
+        if (srv)
+            stor_srv_part = c;
+    }
+    for (uint32_t i = 0; i < n->n_switches; i++)
+        if (fabric_switch(n->switches[i]))
+            sw[n->switches[i]->network]++;
+    /* no part shared by two networks */
+    for (int a = 0; a < NETWORKS_N; a++)
+        for (int b = a + 1; b < NETWORKS_N; b++)
+            if (part[a] != UINT32_MAX && part[a] == part[b])
+                ok = false;
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        const node *x = n->switches[i];
+        if (!fabric_switch(x) || x->network == NETWORK_BACKEND)
+            continue;
+        uint32_t c = uf_find(up, x->id);
+        uint32_t want = n->stor_nic0 == UINT32_MAX && x->network == NETWORK_STORAGE
+                            ? part[NETWORK_BACKEND]
+                            : part[x->network];
+        ok &= c == want;
+    }
+    xfree(up);
+    check_item *it = add_item(r, "networks", ok ? CHECK_PASS : CHECK_FAIL);
+    if (!it)
+        return;
+    int k = 0;
+    for (int w = NETWORK_STORAGE; w < NETWORKS_N && k < (int)sizeof it->detail; w++) {
+        if (!hosts[w])
+            continue;
+        bool conv = w == NETWORK_STORAGE && n->stor_nic0 == UINT32_MAX;
+        k += snprintf(it->detail + k, sizeof it->detail - (size_t)k,
+                      "%s%s: %u host ports, %u switches, %s", k ? "; " : "", network_name(w),
+                      hosts[w], sw[w],
+                      conv ? (stor_srv_part == part[NETWORK_BACKEND]
+                                  ? "converged (storage servers reached over the backend)"
+                                  : "converged but cut off from the backend")
+                           : "separate from the backend (no link joins them)");
+    }
+    if (!ok && k < (int)sizeof it->detail)
+        snprintf(it->detail + k, sizeof it->detail - (size_t)k,
+                 "; a network is in pieces or meets another");
+}
+
 void check_fabric(const net *n, check_report *r)
 {
     const cfg_fabric *f = &n->sc->fabric;
     memset(r, 0, sizeof *r);
     r->passed = true;
     r->servers = n->n_servers;
-    r->host_ports = n->n_hosts;
+    r->host_ports = n->n_backend_hosts;
     if (f->preset == PRESET_CUSTOM) {
         for (uint32_t i = 0; i < f->n_custom_hosts; i++)
             r->gpus += f->custom_hosts[i].gpus;
-        r->nics = n->n_hosts;
+        r->nics = n->n_backend_hosts;
     } else {
         r->gpus = f->servers * f->gpus_per_server;
         r->nics = f->servers * (f->gpus_per_server / f->gpus_per_nic);
     }
     for (uint32_t i = 0; i < n->n_switches; i++) {
         const node *x = n->switches[i];
+        if (x->network != NETWORK_BACKEND)
+            continue; /* storage and frontend switches: the `networks` item */
         r->leaf += x->tier == TIER_LEAF;
         r->spine += x->tier == TIER_SPINE;
         r->super_spine += x->tier == TIER_SUPER_SPINE;
@@ -744,6 +829,8 @@ void check_fabric(const net *n, check_report *r)
     for (uint32_t i = 0; i < n->n_ports; i++) {
         const port *p = n->ports[i];
         const node *a = p->owner, *b = p->peer->owner;
+        if (a->network != NETWORK_BACKEND || b->network != NETWORK_BACKEND)
+            continue;
         if (a->kind == NODE_HOST)
             *(b->tier == TIER_SCALE_UP ? &r->links_scale_up : &r->links_host) += 1;
         else if (is_fabric_switch(a, TIER_LEAF) && is_fabric_switch(b, TIER_SPINE))
@@ -780,6 +867,7 @@ void check_fabric(const net *n, check_report *r)
     }
 
     check_reachability(n, r);
+    check_networks(n, r);
     check_planes(n, r);
     check_mtu(n, r);
     if (n->sc->fabric.link_layer == LINK_INFINIBAND)

@@ -72,7 +72,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     uint32_t first = F->n, bad = 0;
 
     /* --- pfc_nic_switch --- */
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
+    for (uint32_t h = 0; h < n->n_backend_hosts; h++) {
         const node *x = n->hosts[h];
         const port *lp;
         plan_nic_cfg nc;
@@ -114,7 +114,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     /* --- dscp_trust --- */
     first = F->n;
     bad = 0;
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
+    for (uint32_t h = 0; h < n->n_backend_hosts; h++) {
         const node *x = n->hosts[h];
         const port *lp;
         plan_nic_cfg nc;
@@ -183,7 +183,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     /* --- cnp_not_paused --- */
     first = F->n;
     bad = 0;
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
+    for (uint32_t h = 0; h < n->n_backend_hosts; h++) {
         const node *x = n->hosts[h];
         const port *lp;
         plan_nic_cfg nc;
@@ -214,7 +214,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     bad = 0;
     /* a RoCE packet's IP length: the data frame without Ethernet header and FCS */
     uint32_t roce_ip = wire_data_frame(sc->nic.mtu, 1) - 18;
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
+    for (uint32_t h = 0; h < n->n_backend_hosts; h++) {
         const node *x = n->hosts[h];
         const port *lp;
         plan_nic_cfg nc;

@@ -379,7 +379,7 @@ static int layout(plan *p, err *e)
         home[i] = UINT32_MAX;
         for (uint32_t k = 0; k < x->n_ports && !is_scale_up(x); k++) {
             const node *y = x->ports[k].peer->owner;
-            if (y->kind == NODE_HOST) {
+            if (y->kind == NODE_HOST && y->server < S) { /* not a storage server */
                 home[i] = y->server;
                 break;
             }
@@ -464,10 +464,17 @@ static int layout(plan *p, err *e)
     return ERR_OK;
 }
 
-/* Rack of a node (host: its server's rack). */
+/* Rack of a node (host: its server's rack; a storage server: its storage leaf's). */
 static uint32_t node_rack(const plan *p, const node *x)
 {
+    if (x->kind == NODE_HOST && x->server >= p->n->n_servers)
+        return p->switch_rack[x->ports[x->net_port].peer->owner->index];
     return x->kind == NODE_HOST ? p->server_rack[x->server] : p->switch_rack[x->index];
+}
+
+uint32_t plan_node_rack(const plan *p, const node *x)
+{
+    return node_rack(p, x);
 }
 
 static uint32_t rack_distance_mm(const plan *p, uint32_t a, uint32_t b)
@@ -592,9 +599,10 @@ int plan_build(plan *p, const net *n, err *e)
     }
     assign_asns(p);
     p->srv_host = xcalloc((size_t)n->n_servers + 1, sizeof(uint32_t), "plan: server hosts");
-    for (uint32_t h = n->n_hosts; h-- > 0;)
+    /* the GPU servers' backend NIC ports (storage and frontend networks: docs/plan.md) */
+    for (uint32_t h = n->n_backend_hosts; h-- > 0;)
         p->srv_host[n->hosts[h]->server] = h;
-    p->srv_host[n->n_servers] = n->n_hosts;
+    p->srv_host[n->n_servers] = n->n_backend_hosts;
     int rc = resolve_devices(p, e);
     if (!rc)
         rc = layout(p, e);

@@ -143,5 +143,8 @@ void plan_write_md(FILE *f, const plan *p);
 void plan_write_html(FILE *f, const plan *p);
 /* Rails (NICs per server) and NIC ports of a preset fabric (custom: 1 and 1). */
 uint32_t plan_rails(const plan *p);
+/* The rack a node sits in: a host its server's, a storage server its storage leaf's, a switch its
+ * own. */
+uint32_t plan_node_rack(const plan *p, const node *x);
 
 #endif

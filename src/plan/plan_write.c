@@ -285,10 +285,7 @@ void plan_write_cabling(FILE *f, const plan *p)
         plan_device_name(p, b->owner, db, sizeof db);
         plan_port_name(p, a, pa, sizeof pa);
         plan_port_name(p, b, pb, sizeof pb);
-        uint32_t ra = a->owner->kind == NODE_HOST ? p->server_rack[a->owner->server]
-                                                  : p->switch_rack[a->owner->index];
-        uint32_t rb = b->owner->kind == NODE_HOST ? p->server_rack[b->owner->server]
-                                                  : p->switch_rack[b->owner->index];
+        uint32_t ra = plan_node_rack(p, a->owner), rb = plan_node_rack(p, b->owner);
         char brk[32] = "";
         uint8_t w = p->port_ways[a->id] > 1 ? p->port_ways[a->id] : p->port_ways[b->id];
         if (w > 1) {

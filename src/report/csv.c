@@ -90,7 +90,7 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
           "pfc_paused_ps,drop_buffer_full,drop_link_down,drop_bit_error,drop_no_route,"
           "drop_pfc_watchdog,drop_ttl,pfc_pause_rx,pfc_watchdog_events,rx_bytes,rx_packets,"
           "tx_wire_bytes,drop_pfc_headroom,trimmed,credit_stall_ps,fecn_marked,fcp_sent,"
-          "ib_peak_bytes\n",
+          "ib_peak_bytes,network\n",
           f);
     for (uint32_t i = 0; i < st->n_ports; i++) {
         const port_record *p = &st->ports[i];
@@ -105,8 +105,9 @@ int summary_write_ports_csv(FILE *f, const run_stats *st)
                    ",%" PRIu64,
                 p->pfc_pause_rx, p->wd_events, p->rx_bytes, p->rx_packets, p->tx_wire_bytes,
                 p->drops[DROP_PFC_HEADROOM], p->trimmed);
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", p->credit_stall_ps,
-                p->fecn_marked, p->fcp_sent, p->ib_peak_bytes);
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n", p->credit_stall_ps,
+                p->fecn_marked, p->fcp_sent, p->ib_peak_bytes,
+                network_name((enum network_id)p->network));
     }
     return ferror(f) ? -1 : 0;
 }

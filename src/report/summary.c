@@ -58,6 +58,48 @@ static void key_double(jsonw *w, const char *k, double v)
     jsonw_double(w, v);
 }
 
+/* fabric.networks: the port counters of each network apart (ports of its switches and hosts;
+ * a link between two networks, as a converged storage leaf's uplink, counts each direction
+ * for the network of the port that sends it). Written only when the fabric has a storage or
+ * frontend network. */
+static void write_networks(jsonw *w, const run_stats *st)
+{
+    jsonw_key(w, "networks");
+    jsonw_obj_begin(w);
+    for (int k = 0; k < NETWORKS_N; k++) {
+        uint64_t tx = 0, wire = 0, ecn = 0, pause = 0, paused = 0, drops = 0, ports = 0;
+        double util = 0;
+        for (uint32_t i = 0; i < st->n_ports; i++) {
+            const port_record *p = &st->ports[i];
+            if (p->network != k)
+                continue;
+            ports++;
+            tx += p->tx_bytes;
+            wire += p->tx_wire_bytes;
+            ecn += p->ecn_marked;
+            pause += p->pfc_pause_sent;
+            paused += p->pfc_paused_ps;
+            for (int r = 0; r < DROP_REASONS; r++)
+                drops += p->drops[r];
+            util = p->utilization > util ? p->utilization : util;
+        }
+        if (!ports)
+            continue;
+        jsonw_key(w, network_name((enum network_id)k));
+        jsonw_obj_begin(w);
+        key_u64(w, "ports", ports);
+        key_u64(w, "tx_bytes", tx);
+        key_u64(w, "tx_wire_bytes", wire);
+        key_double(w, "max_link_utilization", util);
+        key_u64(w, "ecn_marked", ecn);
+        key_u64(w, "pfc_pause_sent", pause);
+        key_u64(w, "pfc_paused_ps", paused);
+        key_u64(w, "drops", drops);
+        jsonw_obj_end(w);
+    }
+    jsonw_obj_end(w);
+}
+
 static void key_str(jsonw *w, const char *k, const char *v)
 {
     jsonw_key(w, k);
@@ -227,6 +269,15 @@ static void write_job(jsonw *w, const job_result *j)
         key_u64(w, "checkpoint_ps", j->ckpt_ps);
         key_u64(w, "lost_work_ps", j->lost_ps);
         key_u64(w, "restart_ps", j->restart_ps);
+    }
+    /* storage I/O over fabric.storage: checkpoint writes of `size`, model load */
+    if (j->ckpt_bytes) {
+        key_u64(w, "checkpoint_bytes", j->ckpt_bytes);
+        key_u64(w, "checkpoint_io_ps", j->ckpt_io_ps);
+    }
+    if (j->load_bytes) {
+        key_u64(w, "model_load_bytes", j->load_bytes);
+        key_u64(w, "model_load_ps", j->load_ps);
     }
     /* the lower bound this fabric allows (workload/ideal.h) and the JCT against it */
     key_u64(w, "ideal_jct_ps", j->ideal_jct_ps);
@@ -463,6 +514,8 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
         key_u64(&w, "becn_handled", st->cnp_handled);
         jsonw_obj_end(&w);
     }
+    if (st->networks)
+        write_networks(&w, st);
     jsonw_obj_end(&w);
 
     jsonw_key(&w, "nics");
@@ -976,6 +1029,21 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
 
     fprintf(f, "fabric     tx %s of frames, max link utilization %.1f %%\n",
             summary_fmt_bytes(a, sizeof a, st->tx_bytes), 100.0 * st->max_link_utilization);
+    for (int k = 0; st->networks && k < NETWORKS_N; k++) {
+        /* each network apart (fabric.networks in summary.json) */
+        uint64_t tx = 0, n = 0;
+        double u = 0;
+        for (uint32_t i = 0; i < st->n_ports; i++)
+            if (st->ports[i].network == k) {
+                n++;
+                tx += st->ports[i].tx_bytes;
+                u = st->ports[i].utilization > u ? st->ports[i].utilization : u;
+            }
+        if (n)
+            fprintf(f, "           %-9s tx %s, max link utilization %.1f %%\n",
+                    network_name((enum network_id)k), summary_fmt_bytes(a, sizeof a, tx),
+                    100.0 * u);
+    }
     /* Counter lines that are all zero are left out of the text (summary.json keeps every key):
      * a row of zeros reads as a measurement, and would also show for mechanisms a scenario
      * does not exercise. */

@@ -444,6 +444,7 @@ typedef struct add_ctx {
     job_state *js;
     uint32_t job;
     uint8_t prio;
+    const uint32_t *map; /* the job's index space -> hosts (traffic_host_map), NULL = same */
 } add_ctx;
 
 static void add_flow(void *ctx, const traffic_flow *tf)
@@ -451,7 +452,8 @@ static void add_flow(void *ctx, const traffic_flow *tf)
     add_ctx *a = ctx;
     job_state *js = a->js;
     uint64_t i = a->tp->n_flows - js->first_flow;
-    transport_flow_add(a->tp, a->job, tf->src, tf->dst, tf->bytes, a->prio);
+    transport_flow_add(a->tp, a->job, a->map ? a->map[tf->src] : tf->src,
+                       a->map ? a->map[tf->dst] : tf->dst, tf->bytes, a->prio);
     js->at_ps[i] = tf->at_ps;
     js->iter_end[tf->iteration] = i + 1;
     if (js->item_of) {
@@ -563,6 +565,17 @@ static void goodput_collect(run *r)
     gr->samples = g->samples;
     gr->interval = cj->ckpt_interval;
     gr->write_s = (double)cj->ckpt_write_ps * 1e-12;
+    if (cj->ckpt_bytes) {
+        /* a checkpoint of a size: the stall the simulation measured per write (0 when async) */
+        if (!jr->ckpt_writes) {
+            snprintf(gr->why, sizeof gr->why,
+                     "job \"%s\" wrote no checkpoint in the simulation: no write time to build "
+                     "on (run at least checkpoint.interval + 1 iterations)",
+                     cj->name);
+            return;
+        }
+        gr->write_s = (double)jr->ckpt_ps * 1e-12 / jr->ckpt_writes;
+    }
     gr->restart_s = (double)cj->ckpt_restart_ps * 1e-12;
     /* the measured iteration: the mean over the completed iterations */
     if (!jr->n_iterations) {
@@ -667,7 +680,9 @@ static run *run_build(const scenario *sc, int only, err *e)
             if (!r->jobs[j].infer)
                 goto fail;
         } else if (job->kind == JOB_TRAFFIC) {
-            c = traffic_flow_count(sc, j, r->net->n_hosts, e);
+            uint32_t space;
+            xfree(traffic_host_map(sc, j, r->net, &space));
+            c = traffic_flow_count(sc, j, space, e);
             if (e->code)
                 goto fail;
             job_state *js = &r->jobs[j];
@@ -710,7 +725,9 @@ static run *run_build(const scenario *sc, int only, err *e)
         } else {
             int prio = sc->jobs[j].priority;
             const cfg_job *cj = &sc->jobs[j];
-            add_ctx a = {r->tp, cj, js, j, (uint8_t)(prio < 0 ? sc->nic.priority : prio)};
+            uint32_t space;
+            uint32_t *map = traffic_host_map(sc, j, r->net, &space);
+            add_ctx a = {r->tp, cj, js, j, (uint8_t)(prio < 0 ? sc->nic.priority : prio), map};
             if (cj->pattern == PAT_LIST) {
                 uint64_t nf = (uint64_t)cj->n_flows * cj->iterations, edges = 0;
                 js->item_of = xmalloc(sizeof(uint32_t) * nf, "list flows");
@@ -730,7 +747,8 @@ static run *run_build(const scenario *sc, int only, err *e)
                         js->waiters[fill[cj->flows[i].after[k]]++] = i;
                 xfree(fill);
             }
-            traffic_flows(sc, j, r->net->n_hosts, add_flow, &a);
+            traffic_flows(sc, j, space, add_flow, &a);
+            xfree(map);
             /* an iteration without flows ends where the previous one did */
             for (uint32_t k = 1; k < js->n_iter; k++)
                 if (js->iter_end[k] < js->iter_end[k - 1])
@@ -1152,6 +1170,8 @@ static void collect(run *r)
         const port *p = n->ports[i];
         port_record *pr = &st->ports[i];
         net_port_name(p, pr->name, sizeof pr->name);
+        pr->network = p->owner->network;
+        st->networks |= p->owner->network != NETWORK_BACKEND;
         pr->tx_bytes = p->tx_bytes;
         pr->tx_wire_bytes = p->tx_wire_bytes;
         pr->tx_packets = p->tx_packets;
@@ -1350,6 +1370,11 @@ const char *end_reason_name(enum end_reason e)
 
 const run_stats *run_result(const run *r) { return &r->st; }
 telemetry *run_telemetry(const run *r) { return r->tel; }
+const net *run_net(const run *r)
+{
+    return r->net;
+}
+
 const sim *run_sim(const run *r) { return &r->sim; }
 sim *run_sim_mut(run *r) { return &r->sim; }
 struct net *run_net_mut(run *r)

@@ -125,6 +125,10 @@ typedef struct job_result {
     bool checkpointing;         /* the job has a checkpoint block */
     uint32_t restarts, ckpt_writes;
     sim_time ckpt_ps, lost_ps, restart_ps;
+    /* checkpoints / model load over fabric.storage: bytes, and the time from posting the
+     * writes (reads) to their last byte (summed over checkpoints) */
+    uint64_t ckpt_bytes, load_bytes;
+    sim_time ckpt_io_ps, load_ps;
     sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
     double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
     char ideal_basis[112];      /* what the bound is, in words */
@@ -185,6 +189,7 @@ typedef struct port_record {
     uint64_t fcp_sent;           /* flow control packets sent (credit updates) */
     uint64_t ib_peak_bytes;      /* most bytes any VL held in this port's receive buffer */
     uint64_t ib_vl_buffer_bytes; /* that buffer's size per VL */
+    uint8_t network; /* enum network_id of the port's owner (backend, storage, frontend) */
 } port_record;
 
 /* Per host (NIC port) transport counters. */
@@ -258,6 +263,7 @@ typedef struct run_stats {
 
     uint32_t n_jobs;
     job_result *jobs;
+    bool networks; /* the fabric has storage/frontend networks (ports say which) */
 
     uint64_t n_flows;
     flow_record *flows;
@@ -343,6 +349,8 @@ const run_stats *run_result(const run *r);
  * and fill jobs[].isolated_jct_ps and .slowdown — the cost of sharing the fabric. */
 void run_isolated_baselines(run *r);
 const sim *run_sim(const run *r);
+/* The run's network (borrowed), e.g. to name a flow's hosts. */
+const struct net *run_net(const run *r);
 /* The run's simulation context, for tests that step the clock (e.g. run to a time, measure,
  * continue with sim_run). */
 sim *run_sim_mut(run *r);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/alloc.h"
 #include "../core/rng.h"
@@ -43,7 +44,9 @@ double traffic_arrival_rate(const cfg_job *job, const scenario *sc, uint32_t n)
     double mean = traffic_mean_bytes(job);
     if (mean <= 0)
         return 0;
-    return (double)n * job->load * (double)sc->fabric.host_link_bps / (8.0 * mean);
+    uint64_t bps =
+        job->network == NETWORK_FRONTEND ? sc->fabric.frontend.nic_bps : sc->fabric.host_link_bps;
+    return (double)n * job->load * (double)bps / (8.0 * mean);
 }
 
 static uint64_t flow_bytes(const cfg_job *job, rng *r)
@@ -78,7 +81,7 @@ static uint32_t *list_order(const cfg_job *job)
 
 /* Generate (fn != NULL) or count the flows of job j over host list v[n]; returns the count. */
 static uint64_t generate(const scenario *sc, uint32_t j, const uint32_t *v, uint32_t n,
-                         traffic_flow_fn fn, void *ctx)
+                         uint32_t n_space, traffic_flow_fn fn, void *ctx)
 {
     const cfg_job *job = &sc->jobs[j];
     rng r;
@@ -150,6 +153,19 @@ static uint64_t generate(const scenario *sc, uint32_t j, const uint32_t *v, uint
                             fn(ctx, &f);
                     }
             break;
+        case PAT_STORAGE_WRITE:
+        case PAT_STORAGE_READ:
+            /* client i and storage server i mod S (numbered n_space + k): striped evenly, as a
+             * parallel file system spreads its clients over its servers */
+            for (uint32_t i = 0; i < n; i++, total++) {
+                uint32_t srv = n_space + i % sc->fabric.storage.servers;
+                f.src = job->pattern == PAT_STORAGE_WRITE ? v[i] : srv;
+                f.dst = job->pattern == PAT_STORAGE_WRITE ? srv : v[i];
+                f.bytes = flow_bytes(job, &r);
+                if (fn)
+                    fn(ctx, &f);
+            }
+            break;
         case PAT_UNIFORM: {
             double t = 0;
             for (uint64_t k = 0; !job->count || k < job->count; k++) {
@@ -213,11 +229,19 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
                                 "%s.hosts: host %u does not exist: the fabric has %u hosts "
                                 "(0..%u)",
                                 path, job->hosts.idx[i], n_hosts, n_hosts ? n_hosts - 1 : 0);
+                if (job->network != NETWORK_BACKEND && n_hosts)
+                    snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg),
+                             " (on the %s network a host is a GPU server's NIC%s)",
+                             network_name(job->network),
+                             sc->fabric.storage.converged && job->network == NETWORK_STORAGE
+                                 ? " port on the backend"
+                                 : ": one per server");
                 return 0;
             }
     uint32_t n;
     uint32_t *v = host_list(job, n_hosts, &n);
-    if (n < 2) {
+    bool sto = job->pattern == PAT_STORAGE_WRITE || job->pattern == PAT_STORAGE_READ;
+    if (n < (sto ? 1u : 2u)) {
         xfree(v);
         snprintf(key, sizeof key, "workload.%u.hosts", j);
         config_error_at(sc, e, key, "%s.hosts: the %s pattern needs at least 2 hosts, got %u", path,
@@ -231,6 +255,10 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
         break;
     case PAT_INCAST:
         per_iter = n - 1;
+        break;
+    case PAT_STORAGE_WRITE:
+    case PAT_STORAGE_READ:
+        per_iter = n;
         break;
     case PAT_ALL_TO_ALL:
         per_iter = (double)n * (n - 1);
@@ -272,7 +300,7 @@ uint64_t traffic_flow_count(const scenario *sc, uint32_t j, uint32_t n_hosts, er
         xfree(v);
         return 0;
     }
-    uint64_t c = generate(sc, j, v, n, NULL, NULL);
+    uint64_t c = generate(sc, j, v, n, n_hosts, NULL, NULL);
     xfree(v);
     return c;
 }
@@ -281,6 +309,32 @@ void traffic_flows(const scenario *sc, uint32_t j, uint32_t n_hosts, traffic_flo
 {
     uint32_t n;
     uint32_t *v = host_list(&sc->jobs[j], n_hosts, &n);
-    generate(sc, j, v, n, fn, ctx);
+    generate(sc, j, v, n, n_hosts, fn, ctx);
     xfree(v);
+}
+
+uint32_t *traffic_host_map(const scenario *sc, uint32_t j, const net *n, uint32_t *n_space)
+{
+    const cfg_job *job = &sc->jobs[j];
+    bool sto = job->pattern == PAT_STORAGE_WRITE || job->pattern == PAT_STORAGE_READ;
+    if (job->network == NETWORK_FRONTEND) {
+        *n_space = n->n_servers;
+        uint32_t *m = xmalloc(sizeof(uint32_t) * (n->n_servers ? n->n_servers : 1), "host map");
+        for (uint32_t i = 0; i < n->n_servers; i++)
+            m[i] = n->fe_nic0 + i;
+        return m;
+    }
+    if (!sto) {
+        *n_space = n->n_backend_hosts;
+        return NULL;
+    }
+    bool ded = n->stor_nic0 != UINT32_MAX;
+    uint32_t c = ded ? n->n_servers : n->n_backend_hosts;
+    *n_space = c;
+    uint32_t *m = xmalloc(sizeof(uint32_t) * (c + n->n_stor_srv), "host map");
+    for (uint32_t i = 0; i < c; i++)
+        m[i] = ded ? n->stor_nic0 + i : i;
+    for (uint32_t k = 0; k < n->n_stor_srv; k++)
+        m[c + k] = n->stor_srv0 + k;
+    return m;
 }

@@ -18,6 +18,13 @@
  *               `start`, or (`after`) when the flows it names have completed. Timed flows come
  *               in start order (ties in file order), then the waiting ones in file order with
  *               at_ps = TRAFFIC_AFTER: the run starts them (workload/run.c), not the clock.
+ *  storage-write / storage-read (fabric.storage): every client of the set writes one flow to
+ *               (reads one from) storage server i mod S — the servers striped evenly over the
+ *               clients. Clients are the GPU servers' storage NICs (index = server), or with
+ *               storage nic: converged their backend NIC ports (index = host).
+ * Networks: a job with `network: frontend` runs over the frontend NICs (index = server).
+ * The patterns work in an index space [0, n_space) of clients, storage servers after them
+ * (n_space + k); traffic_host_map turns those indices into hosts of the built network.
  * Sizes: `size` bytes each, or drawn from `size_cdf` (config/cdf.h) per flow.
  * Iterations: iteration k+1 starts when every flow of iteration k has arrived; each iteration
  * draws afresh from the job's stream (a new derangement, new arrivals and sizes); flows carry
@@ -32,6 +39,7 @@
 
 #include "../config/config.h"
 #include "../core/err.h"
+#include "../net/net.h"
 
 /* Most flows a traffic job may generate (over all its iterations): 64 M flows are several GiB of
  * flow state, beyond any run that could finish. */
@@ -57,6 +65,10 @@ typedef void (*traffic_flow_fn)(void *ctx, const traffic_flow *f);
 
 /* Generate the flows of job j (validated by traffic_flow_count first). */
 void traffic_flows(const scenario *sc, uint32_t j, uint32_t n_hosts, traffic_flow_fn fn, void *ctx);
+
+/* The hosts of job j's index space (*n_space clients, then the storage servers): a new array,
+ * or NULL when the index is the host itself (backend jobs). */
+uint32_t *traffic_host_map(const scenario *sc, uint32_t j, const net *n, uint32_t *n_space);
 
 /* uniform: the arrival rate of the whole job (flows per second) over `n` hosts. */
 double traffic_arrival_rate(const cfg_job *job, const scenario *sc, uint32_t n);

@@ -34,6 +34,9 @@
 #include "collective.h"
 
 #define COOKIE_COLL (1ull << 39)
+/* bit 39 clear, bit 38 set: a storage I/O message (checkpoint write, model load), the writer */
+#define COOKIE_IO (1ull << 38)
+enum { IO_NONE, IO_CKPT, IO_CKPT_ASYNC, IO_LOAD };
 #define NONE UINT32_MAX
 
 /* One cached collective plan and what the executor needs to run it. */
@@ -125,12 +128,27 @@ struct train_exec {
     uint64_t stale;       /* of them, posted before the failure: discarded */
     uint32_t restarts, ckpt_writes;
     sim_time ckpt_ps, lost_ps, restart_ps, fail_at;
+    /* storage I/O over fabric.storage (checkpoint size, model_load): one writer per rank, or
+     * per TP x PP shard (writers: shard); writer w's connections to storage server w mod S */
+    uint32_t n_io;
+    uint32_t *io_wconn, *io_rconn;          /* [n_io] client -> server, server -> client */
+    uint64_t io_write_bytes, io_read_bytes; /* per writer (the first ones take the remainder) */
+    uint32_t io_write_extra, io_read_extra; /* writers that move one byte more */
+    int io_kind;                            /* IO_*: what the running I/O is */
+    uint32_t io_left;                       /* its messages not yet arrived */
+    uint32_t io_iter;                       /* iterations its checkpoint holds */
+    sim_time io_start;
+    bool io_blocked;              /* an async checkpoint is due while the previous one is written */
+    bool finish_wait;             /* the last iteration is done; the async write is not */
+    sim_time load_ps;             /* model_load: from the job's start to its first step */
+    sim_time ckpt_io_ps;          /* checkpoint writes: posted to last byte on storage (summed) */
     void (*on_finish)(void *ctx); /* called once the last iteration has completed */
     void *on_finish_ctx;
 };
 
 static void delay_done(void *ctx, uint32_t task);
 static void ckpt_fire(void *ctx, event *ev);
+static void io_post(train_exec *x, int kind);
 
 /* ---- build -------------------------------------------------------------------------------- */
 
@@ -489,6 +507,44 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         x->aux[i] = b;
     }
     ctab_free(&t);
+    if (job->ckpt_bytes || job->load_bytes) {
+        /* Writers. Megatron-LM's distributed checkpoint with a fully parallel save
+         * (megatron/core/dist_checkpointing/strategies/fully_parallel.py) and PyTorch DCP
+         * (torch.distributed.checkpoint: every rank writes its own shards, replicated tensors
+         * deduplicated across ranks) spread the write over every rank: `all`. Megatron's legacy
+         * format (megatron/training/checkpointing.py) saves from data-parallel rank 0 of each
+         * (TP, PP) shard only: `shard`. The model is read by every rank: its shard of
+         * size / (tp x pp), each DP replica reading its own copy. */
+        uint32_t S = n->n_stor_srv, w = 0;
+        x->io_wconn = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks);
+        x->io_rconn = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks);
+        for (uint32_t r = 0; r < x->n_ranks; r++) {
+            if (job->ckpt_shard_writers && P->ranks[r].dp != 0)
+                continue;
+            uint32_t c = net_storage_client(n, x->gpu_of_rank[r]), srv = n->stor_srv0 + w % S;
+            for (int d = 0; d < 2; d++) {
+                if (x->n_conns == cap_conns) {
+                    cap_conns *= 2;
+                    x->conn_src =
+                        xrealloc(x->conn_src, sizeof(uint32_t) * cap_conns, "connections");
+                    x->conn_dst =
+                        xrealloc(x->conn_dst, sizeof(uint32_t) * cap_conns, "connections");
+                }
+                x->conn_src[x->n_conns] = d ? srv : c;
+                x->conn_dst[x->n_conns] = d ? c : srv;
+                (d ? x->io_rconn : x->io_wconn)[w] = x->n_conns++;
+            }
+            w++;
+        }
+        x->n_io = w;
+        x->io_write_bytes = job->ckpt_bytes / w;
+        x->io_write_extra = (uint32_t)(job->ckpt_bytes % w);
+        /* model load: each rank its shard; shard writers read the whole model between them */
+        uint64_t shards = (uint64_t)P->tp * P->pp;
+        uint64_t per = job->ckpt_shard_writers ? job->load_bytes / w : job->load_bytes / shards;
+        x->io_read_bytes = per;
+        x->io_read_extra = job->ckpt_shard_writers ? (uint32_t)(job->load_bytes % w) : 0;
+    }
     uint64_t base = 0;
     for (uint32_t i = 0; i < x->n_xg; i++) {
         xgroup *xg = &x->xg[i];
@@ -786,6 +842,10 @@ void train_exec_result(const train_exec *x, job_result *jr)
     jr->restarts = x->restarts;
     jr->ckpt_writes = x->ckpt_writes;
     jr->ckpt_ps = x->ckpt_ps;
+    jr->ckpt_io_ps = x->ckpt_io_ps;
+    jr->ckpt_bytes = j->ckpt_bytes;
+    jr->load_ps = x->load_ps;
+    jr->load_bytes = j->load_bytes;
     jr->lost_ps = x->lost_ps;
     jr->restart_ps = x->restart_ps + (x->dead ? x->net->sim->now - x->fail_at : 0);
 }
@@ -941,6 +1001,19 @@ static void task_done(train_exec *x, uint32_t i)
     sim_time now = x->net->sim->now;
     x->iter_time[x->iter] = now - x->iter_start;
     if (++x->iter < x->cfg->iterations) {
+        if (x->cfg->ckpt_interval && x->iter % x->cfg->ckpt_interval == 0 && x->n_io &&
+            x->cfg->ckpt_bytes) {
+            if (x->io_kind != IO_NONE) {
+                /* the previous (async) checkpoint is still being written: as Megatron's async
+                 * save finalizes the previous save before starting the next, wait for it */
+                x->io_blocked = true;
+                return;
+            }
+            io_post(x, x->cfg->ckpt_async ? IO_CKPT_ASYNC : IO_CKPT);
+            if (x->cfg->ckpt_async)
+                start_iteration(x);
+            return;
+        }
         if (x->cfg->ckpt_interval && x->iter % x->cfg->ckpt_interval == 0) {
             /* a synchronous checkpoint: every GPU stalls for the write */
             x->ckpt_phase = 1;
@@ -950,10 +1023,70 @@ static void task_done(train_exec *x, uint32_t i)
         start_iteration(x);
         return;
     }
+    if (x->io_kind == IO_CKPT_ASYNC) {
+        /* the job ends once its last async checkpoint is on storage (the trainer finalizes
+         * pending async saves before it exits) */
+        x->finish_wait = true;
+        return;
+    }
     x->finished = true;
     x->end_ps = now;
     if (x->on_finish)
         x->on_finish(x->on_finish_ctx);
+}
+
+/* Post the storage I/O of `kind` now: every writer's share on its connection. */
+static void io_post(train_exec *x, int kind)
+{
+    bool rd = kind == IO_LOAD;
+    x->io_kind = kind;
+    x->io_left = x->n_io;
+    x->io_iter = x->iter;
+    x->io_start = x->net->sim->now;
+    for (uint32_t w = 0; w < x->n_io; w++) {
+        uint64_t b = rd ? x->io_read_bytes + (w < x->io_read_extra)
+                        : x->io_write_bytes + (w < x->io_write_extra);
+        x->outstanding++;
+        if (b)
+            transport_post(x->tp, x->conns[rd ? x->io_rconn[w] : x->io_wconn[w]], b,
+                           ((uint64_t)x->job << 40) | COOKIE_IO | w);
+        else
+            x->io_left--, x->outstanding--;
+    }
+}
+
+/* The running storage I/O has fully arrived. */
+static void io_done(train_exec *x)
+{
+    sim_time now = x->net->sim->now;
+    int kind = x->io_kind;
+    x->io_kind = IO_NONE;
+    if (kind == IO_LOAD) {
+        x->load_ps = now - x->io_start;
+        x->resume_ps = now;
+        start_iteration(x);
+        return;
+    }
+    /* the checkpoint of io_iter iterations is on storage */
+    x->ckpt_writes++;
+    x->ckpt_io_ps += now - x->io_start;
+    x->last_ckpt = x->io_iter;
+    if (kind == IO_CKPT) {
+        x->ckpt_ps += now - x->io_start; /* every GPU stalled for it */
+        x->ckpt_phase = 0;
+        x->resume_ps = now;
+        start_iteration(x);
+    } else if (x->io_blocked) {
+        x->io_blocked = false;
+        io_post(x, IO_CKPT_ASYNC);
+        start_iteration(x);
+    } else if (x->finish_wait) {
+        x->finish_wait = false;
+        x->finished = true;
+        x->end_ps = now;
+        if (x->on_finish)
+            x->on_finish(x->on_finish_ctx);
+    }
 }
 
 static void xg_post_ready(train_exec *x, xgroup *xg, uint32_t xf)
@@ -1147,6 +1280,8 @@ static void restart(train_exec *x)
     }
     x->iter = x->last_ckpt;
     x->resume_ps = now;
+    x->io_kind = IO_NONE; /* a write in progress was lost with the failure */
+    x->io_blocked = x->finish_wait = false;
     start_iteration(x);
 }
 
@@ -1212,6 +1347,10 @@ void train_exec_start(train_exec *x)
     x->start_ps = x->net->sim->now;
     x->started = true;
     x->iter = 0;
+    if (x->cfg->load_bytes && x->n_io) {
+        io_post(x, IO_LOAD); /* the first step waits for the model */
+        return;
+    }
     start_iteration(x);
 }
 
@@ -1235,6 +1374,11 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
     }
     if (x->dead)
         return;
+    if (!(cookie & COOKIE_COLL) && (cookie & COOKIE_IO)) {
+        if (--x->io_left == 0)
+            io_done(x);
+        return;
+    }
     if (!(cookie & COOKIE_COLL)) {
         task_done(x, (uint32_t)cookie);
         return;
