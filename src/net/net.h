@@ -208,6 +208,7 @@ struct node {
     uint32_t *fib;             /* [n_hosts] -> ECMP group id (UINT32_MAX = no route) */
     uint32_t hash_seed;        /* per-switch ECMP seed */
     bool drained;              /* switch-drain: routing avoids it as transit where it can */
+    uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
     rng rng;                   /* per-switch stream (spray, random hash) */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
