@@ -11,6 +11,8 @@
 
 #include "config/config.h"
 #include "core/time.h"
+#include "net/net.h"
+#include "net/packet.h"
 #include "testlib.h"
 #include "workload/run.h"
 
@@ -177,10 +179,91 @@ static void test_dynamic_threshold_steady_state(void)
     dt_case(4, "0.5", 0.5);
 }
 
+/*
+ * Tier independence (no hash polarization). One (src, dst) pair, every UDP source port: the
+ * member a packet takes at its leaf and the one it takes at the next switch must be
+ * independent, so that every (first-hop member, second-hop member) pair is reached, about
+ * equally often. With an affine hash (CRC, XOR) and a seed alone, member = hash mod n of
+ * power-of-two groups reads the same low bits at both tiers and the second choice is a fixed
+ * function of the first (8 of 32 pairs on the leaf-spine below); the per-tier hash offset
+ * (SAI_SWITCH_ATTR_ECMP_DEFAULT_HASH_OFFSET) reads a different bit window at each tier.
+ * Chi-square with 31 or 15 degrees of freedom: 0.1 % critical values 61.1 and 37.7.
+ */
+static void tiers_case(const char *fabric, const char *hash, uint32_t src, uint32_t dst,
+                       uint32_t n1, uint32_t n2)
+{
+    char y[1024];
+    snprintf(y, sizeof y,
+             "seed: 3\n"
+             "fabric: %s\n"
+             "loadbalance: {mode: ecmp, hash: %s}\n"
+             "workload:\n"
+             "  - {kind: traffic, pattern: incast, hosts: [%u, %u], size: 4KB}\n",
+             fabric, hash, src, dst);
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    net *n = run_net_mut(r);
+    const node *h = n->hosts[src];
+    node *leaf = h->ports[h->net_port].peer->owner;
+    const ecmp_group *g1 = &n->groups[leaf->fib[dst]];
+    CHECK_EQ_U64(g1->n, n1);
+    uint64_t cnt[64] = {0};
+    packet pkt;
+    memset(&pkt, 0, sizeof pkt);
+    pkt.src = src;
+    pkt.dst = dst;
+    const uint32_t ports = 65536;
+    uint32_t bad = 0;
+    for (uint32_t sp = 0; sp < ports; sp++) {
+        pkt.sport = (uint16_t)sp;
+        uint32_t m1 = n->pick(n->pick_ctx, leaf, g1, &pkt);
+        node *next = leaf->ports[g1->member[m1]].peer->owner;
+        const ecmp_group *g2 = &n->groups[next->fib[dst]];
+        if (g2->n != n2 || n1 * n2 > 64) {
+            bad++;
+            continue;
+        }
+        uint32_t m2 = n->pick(n->pick_ctx, next, g2, &pkt);
+        cnt[m1 * n2 + m2]++;
+    }
+    CHECK_EQ_U64(bad, 0);
+    uint32_t cells = n1 * n2, reached = 0;
+    double e = (double)ports / cells, chi2 = 0;
+    for (uint32_t c = 0; c < cells; c++) {
+        reached += cnt[c] > 0;
+        chi2 += ((double)cnt[c] - e) * ((double)cnt[c] - e) / e;
+    }
+    if (reached != cells || chi2 > (cells == 32 ? 61.1 : 37.7))
+        printf("  %s %s: %u of %u pairs reached, chi2 %.1f\n", fabric, hash, reached, cells, chi2);
+    CHECK_EQ_U64(reached, cells);
+    CHECK(chi2 < (cells == 32 ? 61.1 : 37.7));
+    run_free(r);
+    scenario_free(&sc);
+}
+
+static void test_tiers_independent(void)
+{
+    /* leaf-spine: 8 uplinks per leaf, 4 parallel links to each of 2 spines (leaf 8-way, spine
+     * down to the destination leaf 4-way) */
+    const char *ls = "{preset: leaf-spine, servers: 16, gpus_per_server: 1, leaf_radix: 16, "
+                     "spines: 2}";
+    /* k = 8 fat tree, hosts in different pods: leaf 4-way up, aggregation 4-way up to a core */
+    const char *ft = "{preset: fat-tree, k: 8, gpus_per_server: 1}";
+    const char *fam[] = {"crc32", "crc16", "xor"};
+    for (int i = 0; i < 3; i++) {
+        tiers_case(ls, fam[i], 0, 8, 8, 4);
+        tiers_case(ft, fam[i], 0, 127, 4, 4);
+    }
+}
+
 int main(void)
 {
     TEST_RUN(test_ecmp_collides_spray_spreads);
     TEST_RUN(test_utilization_metric);
     TEST_RUN(test_dynamic_threshold_steady_state);
+    TEST_RUN(test_tiers_independent);
     return tl_finish();
 }

@@ -68,19 +68,58 @@ static uint32_t tuple(const cfg_lb *cfg, const node *sw, const packet *pkt, uint
     return sip ^ dip ^ ((uint32_t)sp << 16 | dp) ^ pr;
 }
 
+/* Rotate the w-bit hash h right by r bits (SAI_SWITCH_ATTR_ECMP_DEFAULT_HASH_OFFSET). */
+static inline uint32_t rotr(uint32_t h, uint32_t r, uint32_t w)
+{
+    if (r == 0)
+        return h;
+    uint32_t mask = w == 32 ? 0xFFFFFFFFu : (1u << w) - 1;
+    return ((h >> r) | (h << (w - r))) & mask;
+}
+
 uint32_t lb_hash(const cfg_lb *cfg, const node *sw, const packet *pkt)
 {
     uint8_t b[13];
     uint32_t x = tuple(cfg, sw, pkt, b);
     switch (cfg->hash) {
-    case HASH_CRC16: return lb_crc16((uint16_t)sw->hash_seed, b, sizeof b);
+    case HASH_CRC16:
+        return rotr(lb_crc16((uint16_t)sw->hash_seed, b, sizeof b), sw->hash_offset, 16);
     case HASH_XOR: {
         uint32_t h = x ^ sw->hash_seed;
-        return (h ^ (h >> 16)) & 0xFFFF;
+        return rotr((h ^ (h >> 16)) & 0xFFFF, sw->hash_offset, 16);
     }
-    case HASH_RANDOM: return (uint32_t)rng_next((rng *)&sw->rng);
+    case HASH_RANDOM:
+        return (uint32_t)rng_next((rng *)&sw->rng);
     case HASH_CRC32:
-    default: return lb_crc32(sw->hash_seed, b, sizeof b);
+    default:
+        return rotr(lb_crc32(sw->hash_seed, b, sizeof b), sw->hash_offset, 32);
+    }
+}
+
+/*
+ * Per-tier hash offset. CRC-32, CRC-16 and the XOR fold are affine in their input, so a
+ * switch's seed only XORs a constant into the hash; with power-of-two groups (member = hash
+ * mod n: its low bits) every tier would read the same bits and a packet's choice at a spine
+ * would be a fixed function of its choice at the leaf (hash polarization: of the 8 × 4 leaf ×
+ * spine member pairs of the leaf-spine in test_lb, one (src, dst) reaches 8). Switch ASICs
+ * therefore take the member from a configurable bit window of the hash: SAI rotates the ECMP
+ * hash right by SAI_SWITCH_ATTR_ECMP_DEFAULT_HASH_OFFSET bits (opencomputeproject/SAI
+ * inc/saiswitch.h; SONiC's SWITCH_TABLE `ecmp_hash_offset` next to `ecmp_hash_seed`), and
+ * operators give each tier its own offset (Broadcom RTAG7 hash-bit selection; Google's
+ * sonic-pins SAI P4 programs give their S2 and S3 switch roles different ECMP hash offsets
+ * and algorithms).
+ * Here leaves keep SAI's default 0 and each higher tier moves a third of the hash width (32-bit
+ * CRC: 0, 10, 20; 16-bit CRC and XOR: 0, 5, 10), so the tiers read disjoint bit windows for
+ * groups of up to 1024 (32) members and their choices are independent. Switches outside the
+ * Clos tiers (scale-up domains; custom fabrics' switches are all leaves) keep offset 0.
+ */
+static void set_offsets(net *n, enum hash_kind hash)
+{
+    uint32_t w = hash == HASH_CRC32 ? 32 : 16;
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        node *sw = n->switches[i];
+        uint32_t rank = sw->tier == TIER_SPINE ? 1 : sw->tier == TIER_SUPER_SPINE ? 2 : 0;
+        sw->hash_offset = (uint8_t)(hash == HASH_RANDOM ? 0 : rank * (w / 3));
     }
 }
 
@@ -154,12 +193,13 @@ static uint32_t pick_flowlet(void *ctx, node *sw, const ecmp_group *g, const pac
     key.hash = HASH_CRC32;
     (void)tuple(&key, sw, pkt, b);
     uint32_t h = lb_crc32(sw->hash_seed, b, sizeof b);
+    uint32_t hm = rotr(h, sw->hash_offset, 32); /* the member window (set_offsets) */
     uint32_t gid = (uint32_t)(g - n->groups) + 1;
     struct flowlet_entry *e = &sw->flowlets[h & (FLOWLET_TABLE - 1)];
     /* (a reroute renumbers groups: an entry whose member no longer exists is re-chosen) */
     if (e->group != gid || now - e->last_ps > cfg->flowlet_gap_ps || e->member >= g->n) {
         e->group = gid;
-        e->member = least_loaded(sw, g, h % g->n, ADAPT_QUEUE);
+        e->member = least_loaded(sw, g, hm % g->n, ADAPT_QUEUE);
     }
     e->last_ps = now;
     return e->member;
@@ -188,6 +228,7 @@ int lb_install(net *n, const scenario *sc, err *e)
     if (!tables_ready)
         tables_init();
     n->pick_ctx = (void *)&sc->lb;
+    set_offsets(n, sc->lb.mode == LB_FLOWLET ? HASH_CRC32 : sc->lb.hash);
     switch (sc->lb.mode) {
     case LB_ECMP: n->pick = pick_ecmp; return 0;
     case LB_SPRAY: n->pick = pick_spray; return 0;

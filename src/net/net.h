@@ -210,6 +210,7 @@ struct node {
     bool drained;              /* switch-drain: routing avoids it as transit where it can */
     uint8_t network;           /* enum network_id: backend, storage or frontend (hosts and
                                 * switches; a port's network is its owner's) */
+    uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
     rng rng;                   /* per-switch stream (spray, random hash) */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
