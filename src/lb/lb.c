@@ -110,8 +110,8 @@ uint32_t lb_hash(const cfg_lb *cfg, const node *sw, const packet *pkt)
  * and algorithms).
  * Here leaves keep SAI's default 0 and each higher tier moves a third of the hash width (32-bit
  * CRC: 0, 10, 20; 16-bit CRC and XOR: 0, 5, 10), so the tiers read disjoint bit windows for
- * groups of up to 1024 (32) members and their choices are independent. Switches outside the
- * Clos tiers (scale-up domains; custom fabrics' switches are all leaves) keep offset 0.
+ * groups of up to 1024 (32) members and their choices are independent. Scale-up domains keep
+ * offset 0; a custom fabric's switches take the rank of their distance from the hosts.
  */
 static void set_offsets(net *n, enum hash_kind hash)
 {
@@ -119,6 +119,8 @@ static void set_offsets(net *n, enum hash_kind hash)
     for (uint32_t i = 0; i < n->n_switches; i++) {
         node *sw = n->switches[i];
         uint32_t rank = sw->tier == TIER_SPINE ? 1 : sw->tier == TIER_SUPER_SPINE ? 2 : 0;
+        if (sw->tier == TIER_LEAF && sw->hop_rank > 1) /* a custom fabric's switch (topo.c) */
+            rank = sw->hop_rank >= 3 ? 2 : 1;
         sw->hash_offset = (uint8_t)(hash == HASH_RANDOM ? 0 : rank * (w / 3));
     }
 }

@@ -211,6 +211,8 @@ struct node {
     uint8_t network;           /* enum network_id: backend, storage or frontend (hosts and
                                 * switches; a port's network is its owner's) */
     uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
+    uint8_t hop_rank;          /* custom fabrics: hops from the nearest host (1 = leaf-like,
+                                * capped at 255), 0 elsewhere; lb.c ranks the hash offset by it */
     rng rng;                   /* per-switch stream (spray, random hash) */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */

@@ -527,6 +527,36 @@ static int build_custom(net *n, edge_list *el, err *e)
     return 0;
 }
 
+/* A custom fabric's switches are all tagged leaves; for the ECMP hash offset (lb.c) each gets
+ * its hops from the nearest host instead (1 = next to a host, 2 = above those, ...), by a
+ * breadth-first walk from the hosts over switch links, scale-up domains left out. */
+static void custom_hop_ranks(net *n)
+{
+    uint32_t *queue = xmalloc(sizeof(uint32_t) * (n->n_switches ? n->n_switches : 1), "hop ranks");
+    uint32_t head = 0, tail = 0;
+    for (uint32_t h = 0; h < n->n_hosts; h++)
+        for (uint32_t k = 0; k < n->hosts[h]->n_ports; k++) {
+            const port *p = &n->hosts[h]->ports[k];
+            node *sw = p->peer ? p->peer->owner : NULL;
+            if (sw && sw->kind == NODE_SWITCH && sw->tier != TIER_SCALE_UP && !sw->hop_rank) {
+                sw->hop_rank = 1;
+                queue[tail++] = sw->index;
+            }
+        }
+    while (head < tail) {
+        const node *sw = n->switches[queue[head++]];
+        for (uint32_t k = 0; k < sw->n_ports; k++) {
+            const port *p = &sw->ports[k];
+            node *o = p->peer ? p->peer->owner : NULL;
+            if (o && o->kind == NODE_SWITCH && o->tier != TIER_SCALE_UP && !o->hop_rank) {
+                o->hop_rank = (uint8_t)(sw->hop_rank < 255 ? sw->hop_rank + 1 : 255);
+                queue[tail++] = o->index;
+            }
+        }
+    }
+    xfree(queue);
+}
+
 /*
  * Storage and frontend networks (fabric.storage, fabric.frontend). Each is a separate 2-tier
  * Clos (or one switch when every port fits one leaf) with its own leaves and spines: no link
@@ -1065,6 +1095,8 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     n->ecn_pmax_q32 = (uint64_t)(sc->sw.ecn_pmax * 4294967296.0 + 0.5);
     n->ecn_at_dequeue = sc->sw.ecn_mark_at == ECN_MARK_DEQUEUE;
     net_vxlan_setup(n, sc);
+    if (sc->fabric.preset == PRESET_CUSTOM)
+        custom_hop_ranks(n);
     /* packet trimming (switch.trimming): trimmed headers go in the class CNPs use, the
      * high-priority class the fabric already keeps for congestion signals */
     n->trimming = sc->sw.trimming;
