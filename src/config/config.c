@@ -1894,6 +1894,35 @@ static void add_ref_file(ld *L, const char *path)
 }
 
 /* `size_cdf`: a built-in distribution's name or a CSV file (relative to the scenario's folder). */
+
+/* Reads a CSV input the scenario names (`name`, relative to the scenario's folder) whole, up to
+ * MAX_FILE_BYTES, into *buf (xmalloc'd: the caller frees it); *path is the resolved path. The
+ * file is recorded for the sweep's definition hash. An unreadable or too large file is an error
+ * at node v. */
+static int read_input_csv(ld *L, const cfg_node *v, const char *kp, const char *name,
+                          const char *what, char **path, char **buf, size_t *n)
+{
+    *path = scenario_path(L, name);
+    FILE *f = fopen(*path, "rb");
+    *buf = NULL;
+    *n = 0;
+    if (f) {
+        *buf = xmalloc(MAX_FILE_BYTES + 1, what);
+        *n = fread(*buf, 1, MAX_FILE_BYTES + 1, f);
+        fclose(f);
+    }
+    if (!f || *n > MAX_FILE_BYTES) {
+        xfree(*buf);
+        char s[200];
+        return fail(L, v, kp, "cannot read the CSV file \"%s\"%s", show(s, sizeof s, name),
+                    f                ? " (larger than 16 MiB)"
+                    : name[0] == '/' ? ""
+                                     : " (a relative path is read from the scenario's folder)");
+    }
+    add_ref_file(L, *path);
+    return ERR_OK;
+}
+
 static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
 {
     const cfg_node *v;
@@ -1911,24 +1940,9 @@ static int get_size_cdf(ld *L, const cfg_node *jm, const char *jp, cfg_cdf *c)
                     "expected websearch | datamining or the path of a CSV file, got \"%s\"",
                     show(s, sizeof s, name));
     }
-    char *path = scenario_path(L, name);
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0;
-    if (f) {
-        buf = xmalloc(MAX_FILE_BYTES + 1, "size CDF file");
-        n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
-        fclose(f);
-    }
-    if (!f || n > MAX_FILE_BYTES) {
-        xfree(buf);
-        char s[200];
-        return fail(L, v, kp, "cannot read the CSV file \"%s\"%s", show(s, sizeof s, name),
-                    f                ? " (larger than 16 MiB)"
-                    : name[0] == '/' ? ""
-                                     : " (a relative path is read from the scenario's folder)");
-    }
-    add_ref_file(L, path);
+    char *path, *buf;
+    size_t n;
+    TRY(read_input_csv(L, v, kp, name, "size CDF file", &path, &buf, &n));
     int rc = cdf_parse_csv(buf, n, path, L->a, c, L->e);
     xfree(buf);
     c->name = name;
@@ -2299,29 +2313,9 @@ static int parse_inference(ld *L, const cfg_node *jm, const char *jp, cfg_job *j
                         "output tokens)");
         }
         sub(kp, rp, "trace");
-        const char *file = L->sc->file ? L->sc->file : "";
-        const char *slash = strrchr(file, '/');
-        size_t dl = trace[0] == '/' || !slash ? 0 : (size_t)(slash - file) + 1;
-        char *path = arena_alloc(L->a, dl + strlen(trace) + 1);
-        memcpy(path, file, dl);
-        strcpy(path + dl, trace);
-        FILE *f = fopen(path, "rb");
-        char *buf = NULL;
-        size_t n = 0;
-        if (f) {
-            buf = xmalloc(MAX_FILE_BYTES + 1, "request trace file");
-            n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
-            fclose(f);
-        }
-        if (!f || n > MAX_FILE_BYTES) {
-            xfree(buf);
-            char sh[200];
-            return fail(L, tn, kp, "cannot read the CSV file \"%s\"%s", show(sh, sizeof sh, trace),
-                        f                 ? " (larger than 16 MiB)"
-                        : trace[0] == '/' ? ""
-                                          : " (a relative path is read from the scenario's folder)");
-        }
-        add_ref_file(L, path); /* the sweep's definition hash covers it */
+        char *path, *buf;
+        size_t n;
+        TRY(read_input_csv(L, tn, kp, trace, "request trace file", &path, &buf, &n));
         int rc = reqtrace_parse(buf, n, path, L->a, &j->req_count, &j->trace_arrival_ps,
                                 &j->trace_prompt, &j->trace_output, L->e);
         xfree(buf);
