@@ -10,6 +10,8 @@
 
 #include "config/config.h"
 #include "core/err.h"
+#include "core/sim.h"
+#include "lb/lb.h"
 #include "net/net.h"
 #include "net/packet.h"
 #include "testlib.h"
@@ -73,6 +75,9 @@ static void test_incast_bounded(void)
                 "  cc %s: receiver queue max %llu B (bound %llu), %llu grants, JCT %.3f us\n",
                 ccs[k], (unsigned long long)maxq, (unsigned long long)bound,
                 (unsigned long long)rp->grants, (double)st->jobs[0].jct_ps / 1e6);
+        /* no connection reopened its window: the bound counts one window per sender */
+        for (uint64_t q = 0; q < t->n_qps; q++)
+            CHECK_EQ_U64(t->uet_qps[q].unsol_windows, 1);
         CHECK(maxq > 0);
         CHECK(maxq <= bound);
         /* credits: every packet beyond the unsolicited windows was credited exactly once */
@@ -91,6 +96,7 @@ static void test_incast_bounded(void)
                     (double)(wire_data_frame(1000000 - (uint32_t)(pkts - 1) * 4096, 0) +
                              WIRE_LINE_EXTRA)) *
                    8.0 / 100e9 * 1e12;
+        fprintf(stderr, "  cc %s: line-rate ideal %.3f us\n", ccs[k], ideal_ps / 1e6);
         CHECK((double)st->jobs[0].jct_ps <= 1.05 * ideal_ps);
         CHECK((double)st->jobs[0].jct_ps >= ideal_ps);
         run_free(r);
@@ -112,6 +118,78 @@ static void test_without_rccc_deeper(void)
     CHECK(st->jobs[0].completed);
     CHECK(st->trimmed > 0);
     run_free(r);
+    scenario_free(&sc);
+}
+
+/* Messages posted on the transport directly, 4 QPs per connection, odd sizes, in two rounds: the
+ * second round is posted after everything went idle, so blocked connections open fresh
+ * unsolicited windows; every message completes exactly once and no QP is credited beyond what
+ * it posted. */
+static uint32_t done_count[64];
+static void on_msg(void *ctx, flow *f, uint64_t cookie)
+{
+    (void)ctx;
+    (void)f;
+    if (cookie < 64)
+        done_count[cookie]++;
+}
+
+static void test_messages_two_rounds(void)
+{
+    static const char y[] =
+        "fabric: {preset: single-switch, servers: 5, gpus_per_server: 1, host_link: 100Gbps}\n"
+        "switch: {buffer: 512KiB, trimming: true, pfc: {enabled: false}}\n"
+        "nic: {transport: uet, qps_per_connection: 4, uet: {rccc: true, unsolicited: 10KB}}\n";
+    scenario sc;
+    err e;
+    err_clear(&e);
+    CHECK(config_load_buffer(&sc, "msgs.yaml", y, strlen(y), NULL, 0, &e) == 0);
+    sim s;
+    sim_init(&s, sc.seed);
+    net *n = net_build(&sc, &s, &e);
+    CHECK(n != NULL);
+    if (!n) {
+        sim_free(&s);
+        scenario_free(&sc);
+        return;
+    }
+    CHECK(lb_install(n, &sc, &e) == 0);
+    transport *t = transport_new(n, &sc, 4);
+    t->on_msg = on_msg;
+    memset(done_count, 0, sizeof done_count);
+    flow *f[4];
+    for (uint32_t i = 0; i < 4; i++)
+        f[i] = transport_flow_add(t, 0, i + 1, 0, 0, sc.nic.priority);
+    uint64_t posted = 0;
+    for (int round = 0; round < 2; round++) {
+        for (uint64_t c = (uint64_t)round * 32; c < (uint64_t)round * 32 + 32; c++) {
+            uint64_t bytes = 1 + (c * 7919 * 13) % 300000;
+            transport_post(t, f[c % 4], bytes, c);
+            posted += bytes;
+        }
+        sim_run(&s);
+    }
+    for (int c = 0; c < 64; c++)
+        CHECK_EQ_U64(done_count[c], 1);
+    uint64_t got = 0, reopened = 0;
+    for (int i = 0; i < 4; i++)
+        got += f[i]->delivered_bytes;
+    CHECK_EQ_U64(got, posted);
+    for (uint64_t q = 0; q < t->n_qps; q++) {
+        const uet_qp *u = &t->uet_qps[q];
+        CHECK(u->grant_end <= t->qps[q].n_pkts + u->unsol_pkts);
+        CHECK(u->credit_end <= t->qps[q].n_pkts);
+        reopened += u->unsol_windows > 1;
+    }
+    CHECK(reopened > 0);
+    CHECK_EQ_U64(t->sent_payload_bytes, t->delivered_payload_bytes + n->dropped_payload_bytes +
+                                            n->trimmed_payload_bytes +
+                                            net_inflight_payload(n, NULL));
+    fprintf(stderr, "  64 messages in 2 rounds: %llu QPs reopened an unsolicited window\n",
+            (unsigned long long)reopened);
+    sim_free(&s);
+    transport_free(t);
+    net_free(n);
     scenario_free(&sc);
 }
 
@@ -142,6 +220,7 @@ int main(void)
 {
     TEST_RUN(test_incast_bounded);
     TEST_RUN(test_without_rccc_deeper);
+    TEST_RUN(test_messages_two_rounds);
     TEST_RUN(test_determinism);
     return tl_finish();
 }
