@@ -88,6 +88,7 @@ static void test_incast_bounded(void)
         uint64_t line_bits = (full + WIRE_LINE_EXTRA) * 8;
         CHECK_EQ_U64(rp->interval_ps, (line_bits * SIM_S + 100000000000ull - 1) / 100000000000ull);
         CHECK(rp->last_ps - rp->first_ps >= (rp->grants - 1) * rp->interval_ps);
+        CHECK(rp->min_gap_ps >= rp->interval_ps); /* no two grants closer than one frame */
         /* near line rate: within 5 % of the serialization of every data frame at 100 Gb/s */
         double ideal_ps = 0;
         ideal_ps = (double)SENDERS *

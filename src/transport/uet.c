@@ -537,6 +537,8 @@ static void rccc_tick(void *ctx, event *ev)
         send_credit(t, q, u->grant_end);
         if (!r->grants)
             r->first_ps = now;
+        else if (!r->min_gap_ps || now - r->last_ps < r->min_gap_ps)
+            r->min_gap_ps = now - r->last_ps;
         r->grants++;
         r->last_ps = now;
         r->next_ps = now + r->interval_ps;

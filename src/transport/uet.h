@@ -128,6 +128,7 @@ typedef struct rccc_port {
     sim_time next_ps;           /* earliest next grant */
     uint64_t grants;            /* credits granted (one packet each) */
     sim_time first_ps, last_ps; /* the first and the latest grant */
+    sim_time min_gap_ps;        /* the shortest time between two grants (0 before two) */
 } rccc_port;
 
 /* Allocate and start the credit pacers (transport.rccc). */
