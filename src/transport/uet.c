@@ -50,6 +50,14 @@ static void rccc_tick(void *ctx, event *ev);
 
 /* ---- RCCC setup (before hotpath.h: it allocates) -------------------------------------------- */
 
+/* One full-MTU frame's line time at the port's current rate (a degraded link's too), rounded
+ * up so the grants never outrun the line. */
+static sim_time rccc_interval(const rccc_port *r)
+{
+    uint64_t rate = r->p->rate_bps;
+    return rate ? (sim_time)((r->line_bytes * 8 * SIM_S + rate - 1) / rate) : 1;
+}
+
 void uet_rccc_init(transport *t)
 {
     uint32_t hosts = t->net->n_hosts ? t->net->n_hosts : 1;
@@ -61,8 +69,9 @@ void uet_rccc_init(transport *t)
             rccc_port *r = &t->rccc_ports[(uint64_t)h * NIC_PORTS + i];
             r->t = t;
             event_init(&r->tick, rccc_tick);
-            uint64_t rate = t->net->hosts[h]->ports[i].rate_bps;
-            r->interval_ps = rate ? (sim_time)((line * 8 * SIM_S + rate - 1) / rate) : 1;
+            r->p = &t->net->hosts[h]->ports[i];
+            r->line_bytes = line;
+            r->interval_ps = rccc_interval(r);
         }
 }
 
@@ -541,6 +550,7 @@ static void rccc_tick(void *ctx, event *ev)
             r->min_gap_ps = now - r->last_ps;
         r->grants++;
         r->last_ps = now;
+        r->interval_ps = rccc_interval(r);
         r->next_ps = now + r->interval_ps;
         if (q->n_pkts > u->grant_end)
             rr_push(r, q, u);

@@ -123,10 +123,12 @@ typedef struct uet_qp {
 typedef struct rccc_port {
     event tick; /* the next grant */
     transport *t;
-    qp *head, *tail;            /* QPs with posted PSNs beyond their credit */
-    sim_time interval_ps;       /* one full-MTU frame at the port's line rate, rounded up */
-    sim_time next_ps;           /* earliest next grant */
-    uint64_t grants;            /* credits granted (one packet each) */
+    qp *head, *tail;      /* QPs with posted PSNs beyond their credit */
+    const struct port *p; /* the host port whose line paces the grants */
+    uint64_t line_bytes;  /* a full-MTU data frame's line bytes */
+    sim_time interval_ps; /* one such frame at the port's line rate, rounded up (the latest) */
+    sim_time next_ps;     /* earliest next grant */
+    uint64_t grants;      /* credits granted (one packet each) */
     sim_time first_ps, last_ps; /* the first and the latest grant */
     sim_time min_gap_ps;        /* the shortest time between two grants (0 before two) */
 } rccc_port;
