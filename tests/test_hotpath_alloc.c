@@ -88,11 +88,23 @@ static void test_uet_incast_trimming(void)
                  200 * SIM_US, 1200 * SIM_US);
 }
 
+static void test_uet_rccc_incast(void)
+{
+    /* UET receiver credits: the credit pacer's grants and credit frames */
+    steady_state("fabric: {preset: single-switch, servers: 8, gpus_per_server: 1,\n"
+                 "         host_link: 100Gbps}\n"
+                 "switch: {buffer: 1MiB, trimming: true, pfc: {enabled: false}}\n"
+                 "nic: {transport: uet, uet: {rccc: true, unsolicited: 64KiB}}\n"
+                 "workload: [{name: i, kind: traffic, pattern: incast, size: 8MB}]\n",
+                 200 * SIM_US, 1200 * SIM_US);
+}
+
 int main(void)
 {
     TEST_RUN(test_permutation_leaf_spine);
     TEST_RUN(test_incast_at_threshold);
     TEST_RUN(test_incast_pfc_pausing);
     TEST_RUN(test_uet_incast_trimming);
+    TEST_RUN(test_uet_rccc_incast);
     return tl_finish();
 }

@@ -184,7 +184,7 @@ static const char *const K_NIC[] = {
     "retransmit", "rto",  "priority", "cnp_priority", "ack_every", "reorder_tolerance", "profile",
     "retry_count", "failover_delay", "ooo_placement", "reorder_window", "timely", "hpcc", "dscp",
     "cnp_dscp", "trust", "netdev_mtu", "uet", "nscc", NULL};
-static const char *const K_UET[] = {"paths", "reps_buffer", NULL};
+static const char *const K_UET[] = {"paths", "reps_buffer", "rccc", "unsolicited", NULL};
 static const char *const K_NSCC[] = {"base_rtt", "target_delay", NULL};
 static const char *const K_TIMELY[] = {"t_low",    "t_high", "min_rtt",  "beta",    "ewma",
                                        "add_rate", "min_rate", "hai_n", "segment", NULL};
@@ -1454,6 +1454,16 @@ static int parse_uet(ld *L, const cfg_node *m, const char *p, cfg_nic *n)
     if (u) {
         TRY(get_u32(L, u, up, "paths", 1, 65536, &n->uet.paths, NULL));
         TRY(get_u32(L, u, up, "reps_buffer", 0, REPS_MAX_CFG, &n->uet.reps_buffer, NULL));
+        TRY(get_bool(L, u, up, "rccc", &n->uet.rccc));
+        TRY(get_size_auto(L, u, up, "unsolicited", &n->uet.unsolicited));
+        const cfg_node *rc = cfg_map_get(u, "rccc", NULL);
+        if (n->uet.rccc && n->transport != TRANSPORT_UET) {
+            char kp[PATHLEN];
+            sub(kp, up, "rccc");
+            return fail(L, rc, kp,
+                        "receiver credits (RCCC) are UET's: set nic.transport: uet, or drop "
+                        "nic.uet.rccc");
+        }
     }
     TRY(get_map(L, m, p, "nscc", K_NSCC, &c, cp));
     if (c) {

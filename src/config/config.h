@@ -191,6 +191,8 @@ typedef struct cfg_timely {
 typedef struct cfg_uet {
     uint32_t paths;                 /* distinct entropy values a connection sprays over, 256 */
     uint32_t reps_buffer;           /* REPS: recycled entropies kept, 8 */
+    bool rccc;                      /* receiver credits (RCCC, transport/uet.h), off */
+    uint64_t unsolicited;           /* RCCC: bytes a sender may send uncredited, 0 = one BDP */
 } cfg_uet;
 
 /* NSCC (nic.cc: nscc; transport/nscc.h). */

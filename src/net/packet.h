@@ -85,8 +85,9 @@ typedef struct packet {
 /* packet.flags. UET (transport/uet.h): TRIMMABLE marks a data packet a switch may trim instead
  * of dropping (UET data in a trimming-eligible class); TRIMMED is set by the switch that cut the
  * payload off; on an ACK/NAK, ECE echoes a CE mark of the data packet it answers and TRIM says
- * it answers a trimmed packet (a NAK; an ACK when the receiver already had it). */
-enum { PKT_F_TRIMMABLE = 1, PKT_F_TRIMMED = 2, PKT_F_ECE = 4, PKT_F_TRIM = 8 };
+ * it answers a trimmed packet (a NAK; an ACK when the receiver already had it). CREDIT marks an
+ * ACK-sized RCCC credit frame: `psn` is the PSN the sender may now send up to (exclusive). */
+enum { PKT_F_TRIMMABLE = 1, PKT_F_TRIMMED = 2, PKT_F_ECE = 4, PKT_F_TRIM = 8, PKT_F_CREDIT = 16 };
 
 /* Where a switch accounts a buffered frame (PFC, models.md "Switch"). */
 enum { PFC_POOL_LOSSY = 0, PFC_POOL_SHARED = 1, PFC_POOL_HEADROOM = 2, PFC_POOL_IB = 3 };

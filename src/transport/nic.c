@@ -106,6 +106,9 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     if (t->uet) {
         t->uet_qps = xcalloc(t->cap_qps, sizeof(uet_qp), "UET sender states");
         t->uet_bits = xcalloc(t->cap_qps * 2 * SACK_WORDS, sizeof(uint64_t), "UET bitmaps");
+        t->rccc = sc->nic.uet.rccc;
+        if (t->rccc)
+            uet_rccc_init(t);
     }
     if (t->hpcc)
         t->hpcc_st = xcalloc(t->cap_qps, sizeof(hpcc_state), "HPCC state");
@@ -133,6 +136,7 @@ void transport_free(transport *t)
     xfree(t->leaf_paths);
     xfree(t->sack_bits);
     xfree(t->uet_qps);
+    xfree(t->rccc_ports);
     xfree(t->uet_bits);
     xfree(t->hpcc_st);
     xfree(t->qps);

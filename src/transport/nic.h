@@ -285,6 +285,8 @@ struct transport {
     bool uet, nscc;      /* nic.transport uet (uet.h), its cc nscc */
     uet_qp *uet_qps;     /* UET: per QP, indexed by QP id */
     uint64_t *uet_bits;  /* UET: the senders' acknowledged / resend bitmaps */
+    bool rccc;           /* UET receiver credits (nic.uet.rccc, uet.h) */
+    struct rccc_port *rccc_ports; /* rccc: per host port (host × NIC_PORTS + port) */
     bool hpcc;             /* nic.cc hpcc: INT-driven window (hpcc.h) */
     hpcc_state *hpcc_st;   /* hpcc: per QP (indexed by QP id), else NULL */
     const packet *int_src; /* hpcc: the data packet the responder is answering (its INT) */

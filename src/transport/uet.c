@@ -9,6 +9,10 @@
 #include "nic.h"
 #include "nic_int.h"
 
+#include <stddef.h>
+
+#include "../core/alloc.h"
+
 /* ---- REPS ----------------------------------------------------------------------------------- */
 
 void reps_init(reps_state *r, uint32_t cap)
@@ -38,6 +42,37 @@ void reps_on_ack(reps_state *r, uint16_t ev, bool ecn)
     }
     r->ev[(r->head + r->count) % r->cap] = ev;
     r->count++;
+}
+
+#define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+static void rccc_tick(void *ctx, event *ev);
+
+/* ---- RCCC setup (before hotpath.h: it allocates) -------------------------------------------- */
+
+/* One full-MTU frame's line time at the port's current rate (a degraded link's too), rounded
+ * up so the grants never outrun the line. */
+static sim_time rccc_interval(const rccc_port *r)
+{
+    uint64_t rate = r->p->rate_bps;
+    return rate ? (sim_time)((r->line_bytes * 8 * SIM_S + rate - 1) / rate) : 1;
+}
+
+void uet_rccc_init(transport *t)
+{
+    uint32_t hosts = t->net->n_hosts ? t->net->n_hosts : 1;
+    t->rccc_ports = xcalloc((uint64_t)hosts * NIC_PORTS, sizeof(rccc_port), "RCCC credit pacers");
+    /* one grant per full-MTU frame: its line bytes (preamble and gap included) */
+    uint64_t line = (uint64_t)wire_data_frame(t->mtu, 0) + WIRE_LINE_EXTRA;
+    for (uint32_t h = 0; h < t->net->n_hosts; h++)
+        for (uint32_t i = 0; i < t->net->hosts[h]->n_ports && i < NIC_PORTS; i++) {
+            rccc_port *r = &t->rccc_ports[(uint64_t)h * NIC_PORTS + i];
+            r->t = t;
+            event_init(&r->tick, rccc_tick);
+            r->p = &t->net->hosts[h]->ports[i];
+            r->line_bytes = line;
+            r->interval_ps = rccc_interval(r);
+        }
 }
 
 #include "../core/hotpath.h"
@@ -80,6 +115,27 @@ void uet_qp_init(transport *t, qp *q)
     reps_init(&u->reps, t->sc->nic.uet.reps_buffer);
     nic *c = &t->nics[q->f->src];
     nscc_init(&u->cc, &c->ports[q->egress].ns, t->net->sim->now);
+    if (t->rccc) {
+        /* default: one BDP at the sender port's line rate and nscc.base_rtt (UE 1.0 sizes the
+         * unsolicited window to cover the first round trip) */
+        uint64_t b = t->sc->nic.uet.unsolicited ? t->sc->nic.uet.unsolicited
+                                                : (uint64_t)c->ports[q->egress].ns.bdp;
+        uint64_t pk = (b + t->mtu - 1) / t->mtu;
+        u->unsol_pkts = pk < 1 ? 1 : pk > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)pk;
+        u->unsol_end = u->grant_end = u->unsol_pkts;
+        u->credit_end = 0;
+        u->unsol_windows = 1;
+        u->in_rr = false;
+        u->rr_next = NULL;
+    }
+}
+
+/* RCCC: may the next new PSN go? (credit or unsolicited window; a connection with nothing
+ * outstanding may open a fresh window) */
+static inline bool rccc_allows(const qp *q, const uet_qp *u)
+{
+    uint32_t end = u->unsol_end > u->credit_end ? u->unsol_end : u->credit_end;
+    return q->snd_nxt < end || q->snd_una >= q->snd_max;
 }
 
 /* ---- sender --------------------------------------------------------------------------------- */
@@ -89,7 +145,8 @@ bool uet_can_send(const transport *t, const qp *q)
     if (q->error)
         return false;
     const uet_qp *u = uq_of(t, q);
-    if (!u->rtx_count && (q->snd_nxt >= q->n_pkts || q->snd_nxt - q->snd_una >= NIC_SACK_WINDOW))
+    if (!u->rtx_count && (q->snd_nxt >= q->n_pkts || q->snd_nxt - q->snd_una >= NIC_SACK_WINDOW ||
+                          (t->rccc && !rccc_allows(q, u))))
         return false;
     return !t->nscc || !u->inflight_bytes || (double)(u->inflight_bytes + t->mtu) <= u->cc.cwnd;
 }
@@ -130,6 +187,10 @@ packet *uet_emit(transport *t, nic_port *np, qp *q, sim_time now)
     } else {
         psn = q->snd_nxt++;
         q->snd_max = q->snd_nxt;
+        if (t->rccc && psn >= u->unsol_end && psn >= u->credit_end) {
+            u->unsol_end = psn + u->unsol_pkts; /* idle and uncredited: a fresh window */
+            u->unsol_windows++;
+        }
     }
     flow *f = q->f;
     const piece *pc = qp_piece(q, psn);
@@ -269,6 +330,16 @@ void uet_on_rto(transport *t, qp *q)
     /* the caller re-arms the timer, then activates the QP */
 }
 
+/* RCCC: a credit frame raised q's credited PSN limit. */
+static void sender_credit(transport *t, qp *q, const packet *pkt)
+{
+    uet_qp *u = uq_of(t, q);
+    if (q->error || pkt->psn <= u->credit_end)
+        return;
+    u->credit_end = pkt->psn;
+    nic_qp_activate(t, q);
+}
+
 /* ---- receiver ------------------------------------------------------------------------------- */
 
 /* Queue an ACK or NAK for data packet `d` of q, from its receiver. */
@@ -311,12 +382,16 @@ static void send_ctrl(transport *t, qp *q, const packet *d, enum pkt_kind kind, 
     net_port_kick(t->net, np->p);
 }
 
+static void rccc_note(transport *t, qp *q, uint32_t psn);
+
 static void receiver_data(transport *t, qp *q, const packet *pkt)
 {
     flow *f = q->f;
     if (q->error)
         return; /* flushed: counted as delivered, nothing is answered */
     uint32_t psn = pkt->psn;
+    if (t->rccc)
+        rccc_note(t, q, psn);
     bool have = psn < q->rcv_nxt || (psn - q->rcv_nxt < NIC_SACK_WINDOW && bit_test(q->sack, psn));
     if (pkt->flags & PKT_F_TRIMMED) {
         t->trims_received++;
@@ -367,7 +442,10 @@ void uet_rx(transport *t, qp *q, packet *pkt)
         receiver_data(t, q, pkt);
         break;
     case PKT_ACK:
-        sender_ack(t, q, pkt);
+        if (pkt->flags & PKT_F_CREDIT)
+            sender_credit(t, q, pkt);
+        else
+            sender_ack(t, q, pkt);
         break;
     case PKT_NAK:
         sender_nak(t, q, pkt);
@@ -375,4 +453,109 @@ void uet_rx(transport *t, qp *q, packet *pkt)
     default:
         break;
     }
+}
+
+/* ---- RCCC: the receivers' credit pacers ----------------------------------------------------- */
+
+static inline rccc_port *rp_of(const transport *t, const qp *q)
+{
+    return &t->rccc_ports[(uint64_t)q->f->dst * NIC_PORTS + q->rev_egress];
+}
+
+static void rccc_tick(void *ctx, event *ev);
+
+static void rr_push(rccc_port *r, qp *q, uet_qp *u)
+{
+    u->in_rr = true;
+    u->rr_next = NULL;
+    if (r->tail)
+        r->t->uet_qps[r->tail->id].rr_next = q;
+    else
+        r->head = q;
+    r->tail = q;
+}
+
+/* A data packet `psn` of q arrived: what arrived was sent, so it is covered; serve q if it has
+ * posted PSNs beyond its credit. */
+static void rccc_note(transport *t, qp *q, uint32_t psn)
+{
+    uet_qp *u = uq_of(t, q);
+    if (psn >= u->grant_end)
+        u->grant_end = psn + 1; /* sent from a fresh unsolicited window */
+    if (u->in_rr || q->n_pkts <= u->grant_end)
+        return;
+    rccc_port *r = rp_of(t, q);
+    rr_push(r, q, u);
+    if (!event_queued(&r->tick)) {
+        sim_time now = t->net->sim->now;
+        sim_at(t->net->sim, &r->tick, r->next_ps > now ? r->next_ps : now);
+    }
+}
+
+/* Send q's sender a credit frame naming PSN limit `end`. */
+static void send_credit(transport *t, qp *q, uint32_t end)
+{
+    flow *f = q->f;
+    nic_port *np = &t->nics[f->dst].ports[q->rev_egress];
+    packet *pkt = pool_alloc(&t->net->pkts);
+    pkt->next = NULL;
+    pkt->flow = q->id;
+    pkt->src = f->dst;
+    pkt->dst = f->src;
+    pkt->psn = end;
+    pkt->payload_bytes = 0;
+    pkt->msg_bytes = q->rcv_nxt;
+    pkt->first = pkt->last = 0;
+    pkt->frame_bytes = WIRE_ACK_FRAME;
+    pkt->sport = q->sport;
+    pkt->path = (uint16_t)(f->path + (q - f->qps));
+    pkt->in_port = 0;
+    pkt->kind = PKT_ACK;
+    pkt->prio = f->prio;
+    pkt->ecn = ECN_NOT_ECT;
+    pkt->hops = 0;
+    pkt->flags = PKT_F_CREDIT;
+    pkt->ts_ns = (uint32_t)(t->net->sim->now / 1000);
+    pkt_fifo *fq = &np->ctrl[pkt->prio];
+    if (fq->tail)
+        fq->tail->next = pkt;
+    else
+        fq->head = pkt;
+    fq->tail = pkt;
+    np->ctrl_mask |= (uint8_t)(1u << pkt->prio);
+    net_port_kick(t->net, np->p);
+}
+
+/* Grant one packet of credit to the QP at the head of the round robin. */
+static void rccc_tick(void *ctx, event *ev)
+{
+    rccc_port *r = CONTAINER_OF(ev, rccc_port, tick);
+    transport *t = r->t;
+    sim_time now = t->net->sim->now;
+    (void)ctx;
+    while (r->head) {
+        qp *q = r->head;
+        uet_qp *u = uq_of(t, q);
+        r->head = u->rr_next;
+        if (!r->head)
+            r->tail = NULL;
+        u->in_rr = false;
+        if (q->error || q->n_pkts <= u->grant_end)
+            continue; /* nothing left to credit */
+        u->grant_end++;
+        send_credit(t, q, u->grant_end);
+        if (!r->grants)
+            r->first_ps = now;
+        else if (!r->min_gap_ps || now - r->last_ps < r->min_gap_ps)
+            r->min_gap_ps = now - r->last_ps;
+        r->grants++;
+        r->last_ps = now;
+        r->interval_ps = rccc_interval(r);
+        r->next_ps = now + r->interval_ps;
+        if (q->n_pkts > u->grant_end)
+            rr_push(r, q, u);
+        break;
+    }
+    if (r->head)
+        sim_at(t->net->sim, &r->tick, r->next_ps);
 }

@@ -37,8 +37,26 @@
  * outstanding PSN not acknowledged. Retransmissions go before new data, oldest first. In-flight
  * bytes count PSNs sent and neither acknowledged nor marked for resending.
  *
+ * Receiver credits (RCCC, `nic.uet.rccc: true`; alone or with NSCC's window, as UE 1.0 allows:
+ * arXiv 2508.08906 §congestion control; htsim's UEC model, `UecPullPacer` in uec.cpp, one
+ * credit — a "pull" — of one MTU per full packet time at the receiver's link speed). A sender
+ * may send the first `unsolicited` bytes of a connection (its unsolicited window, in packets:
+ * ⌈bytes / MTU⌉) without credit; beyond that a new PSN goes only when the receiver's credit
+ * covers it. Each host port runs a credit pacer: the QPs arriving on it with posted PSNs beyond
+ * their credit (the receiver reads the QP's posted PSN count — UET's request header carries the
+ * message length) are served round robin, one packet of credit each, one grant per full-MTU
+ * frame time at the port's line rate (rounded up, so the credits never exceed the line). A grant
+ * is an ACK-sized control frame (PKT_F_CREDIT, the PSN limit in `psn`), queued and serialized with
+ * the port's ACKs. The receiver takes the credit a connection already has as at least its
+ * unsolicited window and any PSN that arrived beyond it. A connection with nothing outstanding
+ * that is blocked on credit (a new message after an idle period) opens a fresh unsolicited
+ * window from its next PSN. Retransmissions need no credit (they replace bytes already
+ * credited). So an incast's receiver queue holds at most the unsolicited windows plus what
+ * the paced credits bring, which arrive no faster than the port drains.
+ *
  * Not modelled: UET's ACK coalescing (one ACK per packet here), its header sizes (the RoCEv2
- * sizes of packet.h stand in for the PDS/SES headers), receiver credits (RCCC).
+ * sizes of packet.h stand in for the PDS/SES headers), credit piggy-backed on ACKs (a grant is
+ * always its own frame).
  *
  * Conservation: every payload byte put on the wire (sent_payload_bytes) is delivered, dropped,
  * trimmed away by a switch (net.trimmed_payload_bytes) or still in the fabric.
@@ -50,6 +68,7 @@
 #include <stdint.h>
 
 #include "../config/config.h"
+#include "../core/evq.h"
 #include "../core/rng.h"
 #include "../core/time.h"
 #include "nscc.h"
@@ -89,7 +108,33 @@ typedef struct uet_qp {
     uint64_t inflight_bytes; /* sent, not acknowledged, not marked for retransmission */
     reps_state reps;
     nscc_state cc;
+    /* RCCC (transport.rccc): sender */
+    uint32_t unsol_pkts;    /* the unsolicited window, packets */
+    uint32_t unsol_end;     /* PSNs below this may go without credit */
+    uint32_t credit_end;    /* PSNs below this are credited (the newest grant) */
+    uint32_t unsol_windows; /* unsolicited windows opened (1 + fresh ones after idling) */
+    /* RCCC: receiver */
+    uint32_t grant_end; /* PSNs below this are credited or unsolicited */
+    bool in_rr;         /* in its receiver port's credit round robin */
+    qp *rr_next;
 } uet_qp;
+
+/* RCCC: the credit pacer of one host port (transport->rccc_ports[host * NIC_PORTS + port]). */
+typedef struct rccc_port {
+    event tick; /* the next grant */
+    transport *t;
+    qp *head, *tail;      /* QPs with posted PSNs beyond their credit */
+    const struct port *p; /* the host port whose line paces the grants */
+    uint64_t line_bytes;  /* a full-MTU data frame's line bytes */
+    sim_time interval_ps; /* one such frame at the port's line rate, rounded up (the latest) */
+    sim_time next_ps;     /* earliest next grant */
+    uint64_t grants;      /* credits granted (one packet each) */
+    sim_time first_ps, last_ps; /* the first and the latest grant */
+    sim_time min_gap_ps;        /* the shortest time between two grants (0 before two) */
+} rccc_port;
+
+/* Allocate and start the credit pacers (transport.rccc). */
+void uet_rccc_init(transport *t);
 
 /* nic.c's hooks (transport.uet set). */
 void uet_qp_init(transport *t, qp *q);
