@@ -38,8 +38,10 @@
  * prefetching it replaces made 31.1 / 20.1 / 15.1 / 3.3; this queue 40.8 / 24.7 / 27.8 / 17.1.
  * What remains at 10^6 is mostly the first touch of each event (prefetched a bucket ahead).
  *
- * Buckets grow by doubling with xrealloc while a scenario warms up, never in steady state; the
- * queue never allocates per event.
+ * Radix buckets are lists of 1 KiB chunks from one free list, refilled by slabs that double the
+ * total (O(log) allocations in a run, none once the queue has reached its working size); the
+ * front FIFO and the early heap grow by doubling while a scenario warms up. The queue never
+ * allocates per event (test_hotpath_alloc).
  */
 #include "evq.h"
 
