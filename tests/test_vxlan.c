@@ -136,6 +136,35 @@ static void test_overhead_exact(void)
     CHECK_EQ_U64(d0, d2);
 }
 
+/* A host VTEP encapsulates every frame the NIC sends, whichever transport built it: UET's data
+ * frames and ACKs carry the 50 B as RoCE's do (they come from the same frame builders). */
+static void test_overhead_uet_host_vtep(void)
+{
+    sums plain, host;
+    uint64_t d0, d1;
+    run_stats t;
+#define UET_FABRIC                                                                                 \
+    "seed: 7\n"                                                                                    \
+    "nic: {transport: uet}\n"                                                                      \
+    "switch: {trimming: true, pfc: {enabled: false}}\n"                                            \
+    "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 1, leaf_radix: 4,\n"                \
+    "         host_link: 100Gbps, fabric_link: 100Gbps"
+    if (run_one(UET_FABRIC "}\nworkload: [" FLOW "}]\n", &plain, NULL, &d0))
+        return;
+    if (run_one(UET_FABRIC ", vtep: host}\n"
+                           "tenants: [{name: blue, vni: 10010}]\n"
+                           "workload: [" FLOW ", tenant: blue}]\n",
+                &host, &t, &d1))
+        return;
+#undef UET_FABRIC
+    CHECK(plain.host_pkts > 2 * 244); /* 245 data frames and their ACKs on host links */
+    CHECK_EQ_U64(host.host_pkts, plain.host_pkts);
+    CHECK_EQ_U64(host.fab_pkts, plain.fab_pkts);
+    CHECK_EQ_U64(host.host_bytes, plain.host_bytes + 50 * plain.host_pkts);
+    CHECK_EQ_U64(host.fab_bytes, plain.fab_bytes + 50 * plain.fab_pkts);
+    CHECK_EQ_U64(d0, d1);
+}
+
 /* RFC 7348 §5: the outer source port hashes the inner headers into 49152..65535; one inner flow
  * always gets one port, and the inner source port moves it. */
 static void test_outer_sport(void)
@@ -258,6 +287,7 @@ static void test_two_tenants_rerun(void)
 int main(void)
 {
     TEST_RUN(test_overhead_exact);
+    TEST_RUN(test_overhead_uet_host_vtep);
     TEST_RUN(test_outer_sport);
     TEST_RUN(test_check_isolation);
     TEST_RUN(test_two_tenants_rerun);

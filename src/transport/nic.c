@@ -345,21 +345,8 @@ static inline uint32_t host_vxlan_bytes(const transport *t)
     return t->net->vxlan == VTEP_HOST + 1 ? WIRE_VXLAN_OVERHEAD : 0;
 }
 
-static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
+packet *nic_data_packet(transport *t, qp *q, uint32_t psn, sim_time now, bool idle)
 {
-    uint32_t psn;
-    if (q->rtx_pending) {
-        psn = q->rtx_psn;
-        q->rtx_pending = false;
-    } else {
-        psn = q->snd_nxt++;
-    }
-    bool idle = q->snd_una >= q->snd_max; /* nothing outstanding before this packet */
-    if (psn < q->snd_max) {
-        t->retransmitted_packets++;
-        t->nics[q->f->src].retransmitted_packets++;
-    } else
-        q->snd_max = psn + 1;
     flow *f = q->f;
     const piece *pc = qp_piece(q, psn);
     uint32_t payload = piece_payload(t, pc, psn);
@@ -383,8 +370,6 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     pkt->hops = 0;
     pkt->flags = 0;
     pkt->ts_ns = (uint32_t)(now / 1000);
-    if (t->hpcc)
-        pkt_int(pkt)->n = 0; /* the switches on its way push their records */
     t->sent_payload_bytes += payload;
     t->data_packets_sent++;
 
@@ -395,10 +380,32 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
     } else if (idle) {
         q->rto_deadline = now + t->rto_ps;
     }
-
-    /* pacing at RC (DCQCN); line rate needs none: the port itself serializes at line rate */
     q->last_send_ps = now;
     q->last_line_bytes = wire_line_bytes(pkt);
+    return pkt;
+}
+
+static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
+{
+    uint32_t psn;
+    if (q->rtx_pending) {
+        psn = q->rtx_psn;
+        q->rtx_pending = false;
+    } else {
+        psn = q->snd_nxt++;
+    }
+    bool idle = q->snd_una >= q->snd_max; /* nothing outstanding before this packet */
+    if (psn < q->snd_max) {
+        t->retransmitted_packets++;
+        t->nics[q->f->src].retransmitted_packets++;
+    } else
+        q->snd_max = psn + 1;
+    packet *pkt = nic_data_packet(t, q, psn, now, idle);
+    uint32_t payload = pkt->payload_bytes;
+    if (t->hpcc)
+        pkt_int(pkt)->n = 0; /* the switches on its way push their records */
+
+    /* pacing at RC (DCQCN); line rate needs none: the port itself serializes at line rate */
     if (t->dcqcn && q->rp.limited) {
         if (dcqcn_on_bytes(&q->rp, &np->dc, payload))
             q->rate_bps = dcqcn_rate_bps(&q->rp);
@@ -498,11 +505,9 @@ static packet *nic_pull(void *ctx, node *host, port *p)
     return NULL;
 }
 
-/* Queue a control frame from the responder of q (at q's dst) to its requester. */
-static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
+packet *nic_ctrl_frame(transport *t, qp *q, enum pkt_kind kind, uint32_t psn, uint8_t prio)
 {
     flow *f = q->f;
-    nic_port *np = &t->nics[f->dst].ports[q->rev_egress];
     packet *pkt = pool_alloc(&t->net->pkts);
     pkt->next = NULL;
     pkt->flow = q->id;
@@ -510,16 +515,39 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
     pkt->dst = f->src;
     pkt->psn = psn;
     pkt->payload_bytes = 0;
+    pkt->msg_bytes = 0;
     pkt->first = pkt->last = 0;
     pkt->frame_bytes = (kind == PKT_CNP ? WIRE_CNP_FRAME : WIRE_ACK_FRAME) + host_vxlan_bytes(t);
     pkt->sport = q->sport;
     pkt->path = (uint16_t)(f->path + (q - f->qps));
     pkt->in_port = 0;
     pkt->kind = (uint8_t)kind;
-    pkt->prio = kind == PKT_CNP ? t->cnp_prio : f->prio;
+    pkt->prio = prio;
     pkt->ecn = ECN_NOT_ECT;
     pkt->hops = 0;
     pkt->flags = 0;
+    pkt->ts_ns = (uint32_t)(t->net->sim->now / 1000);
+    return pkt;
+}
+
+void nic_ctrl_send(transport *t, qp *q, packet *pkt)
+{
+    nic_port *np = &t->nics[q->f->dst].ports[q->rev_egress];
+    pkt_fifo *fq = &np->ctrl[pkt->prio];
+    if (fq->tail)
+        fq->tail->next = pkt;
+    else
+        fq->head = pkt;
+    fq->tail = pkt;
+    np->ctrl_mask |= (uint8_t)(1u << pkt->prio);
+    net_port_kick(t->net, np->p);
+}
+
+/* Queue a control frame from the responder of q (at q's dst) to its requester. */
+static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
+{
+    flow *f = q->f;
+    packet *pkt = nic_ctrl_frame(t, q, kind, psn, kind == PKT_CNP ? t->cnp_prio : f->prio);
     pkt->ts_ns = q->echo_ts_ns;
     if (t->hpcc) {
         /* HPCC: an ACK or NAK carries the INT of the data packet it answers */
@@ -529,20 +557,13 @@ static void send_ctrl(transport *t, qp *q, enum pkt_kind kind, uint32_t psn)
         if (d)
             memcpy(r->hop, d->hop, sizeof(int_hop) * d->n);
     }
-    pkt_fifo *fq = &np->ctrl[pkt->prio];
-    if (fq->tail)
-        fq->tail->next = pkt;
-    else
-        fq->head = pkt;
-    fq->tail = pkt;
-    np->ctrl_mask |= (uint8_t)(1u << pkt->prio);
     if (kind == PKT_ACK)
         t->acks_sent++;
     else if (kind == PKT_NAK) {
         t->naks_sent++;
         t->nics[f->dst].naks_sent++;
     }
-    net_port_kick(t->net, np->p);
+    nic_ctrl_send(t, q, pkt);
 }
 
 /* ---- responder ------------------------------------------------------------------------------ */

@@ -26,6 +26,18 @@ static inline uint32_t piece_payload(const transport *t, const piece *pc, uint32
     return left < t->mtu ? (uint32_t)left : t->mtu;
 }
 
+/* Data packet `psn` of q leaving its sender at `now` (from the packet pool): headers, payload
+ * and frame size (with a host VTEP's overhead), q's entropy in sport and no flags — a transport
+ * that sprays or marks sets its own —, the sender's counters, the retransmission timer armed
+ * (pushed back when nothing was outstanding before it: `idle`) and q's pacing reference
+ * (last_send_ps, last_line_bytes). RoCE's qp_emit and UET's uet_emit both build on it. */
+packet *nic_data_packet(transport *t, qp *q, uint32_t psn, sim_time now, bool idle);
+/* A control frame of q from its responder (the flow's destination) to its requester: kind
+ * (ACK, NAK or CNP and its size, with a host VTEP's overhead), psn, class prio, q's entropy and
+ * path, no flags, stamped now; the caller changes what its transport carries differently. */
+packet *nic_ctrl_frame(transport *t, qp *q, enum pkt_kind kind, uint32_t psn, uint8_t prio);
+/* Queue a control frame of q at its responder's port and wake the port. */
+void nic_ctrl_send(transport *t, qp *q, packet *pkt);
 /* Make q eligible for its port's round robin (if it can send) and wake the port. */
 void nic_qp_activate(transport *t, qp *q);
 /* Message m has fully arrived at `now`: complete it (frees m). */

@@ -192,40 +192,10 @@ packet *uet_emit(transport *t, nic_port *np, qp *q, sim_time now)
             u->unsol_windows++;
         }
     }
-    flow *f = q->f;
-    const piece *pc = qp_piece(q, psn);
-    uint32_t payload = piece_payload(t, pc, psn);
-    u->inflight_bytes += payload;
-    packet *pkt = pool_alloc(&t->net->pkts);
-    pkt->next = NULL;
-    pkt->flow = q->id;
-    pkt->src = f->src;
-    pkt->dst = f->dst;
-    pkt->psn = psn;
-    pkt->payload_bytes = payload;
-    pkt->first = psn == pc->first_psn;
-    pkt->last = psn + 1 == pc->first_psn + pc->n_pkts;
-    pkt->frame_bytes = wire_data_frame(payload, pkt->first);
-    pkt->msg_bytes = pc->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)pc->bytes;
-    pkt->sport = reps_next(&u->reps, &t->nics[f->src].rng, q->sport, t->sc->nic.uet.paths);
-    pkt->path = (uint16_t)(f->path + (q - f->qps));
-    pkt->in_port = 0;
-    pkt->kind = PKT_DATA;
-    pkt->prio = f->prio;
-    pkt->ecn = ECN_ECT0;
-    pkt->hops = 0;
+    packet *pkt = nic_data_packet(t, q, psn, now, idle);
+    u->inflight_bytes += pkt->payload_bytes;
+    pkt->sport = reps_next(&u->reps, &t->nics[q->f->src].rng, q->sport, t->sc->nic.uet.paths);
     pkt->flags = PKT_F_TRIMMABLE;
-    pkt->ts_ns = (uint32_t)(now / 1000);
-    t->sent_payload_bytes += payload;
-    t->data_packets_sent++;
-    if (!event_queued(&q->rto)) {
-        q->rto_deadline = now + t->rto_ps;
-        sim_at(t->net->sim, &q->rto, q->rto_deadline);
-    } else if (idle) {
-        q->rto_deadline = now + t->rto_ps;
-    }
-    q->last_send_ps = now;
-    q->last_line_bytes = wire_line_bytes(pkt);
     return pkt;
 }
 
@@ -345,41 +315,19 @@ static void sender_credit(transport *t, qp *q, const packet *pkt)
 /* Queue an ACK or NAK for data packet `d` of q, from its receiver. */
 static void send_ctrl(transport *t, qp *q, const packet *d, enum pkt_kind kind, uint8_t flags)
 {
-    flow *f = q->f;
-    nic_port *np = &t->nics[f->dst].ports[q->rev_egress];
-    packet *pkt = pool_alloc(&t->net->pkts);
-    pkt->next = NULL;
-    pkt->flow = q->id;
-    pkt->src = f->dst;
-    pkt->dst = f->src;
-    pkt->psn = d->psn;
-    pkt->payload_bytes = 0;
+    packet *pkt = nic_ctrl_frame(t, q, kind, d->psn, q->f->prio);
     pkt->msg_bytes = q->rcv_nxt; /* the cumulative point */
-    pkt->first = pkt->last = 0;
-    pkt->frame_bytes = WIRE_ACK_FRAME;
-    pkt->sport = d->sport; /* the EV comes back to its sender */
+    pkt->sport = d->sport;       /* the EV comes back to its sender */
     pkt->path = d->path;
-    pkt->in_port = 0;
-    pkt->kind = (uint8_t)kind;
-    pkt->prio = f->prio;
-    pkt->ecn = ECN_NOT_ECT;
-    pkt->hops = 0;
     pkt->flags = flags;
     pkt->ts_ns = d->ts_ns;
-    pkt_fifo *fq = &np->ctrl[pkt->prio];
-    if (fq->tail)
-        fq->tail->next = pkt;
-    else
-        fq->head = pkt;
-    fq->tail = pkt;
-    np->ctrl_mask |= (uint8_t)(1u << pkt->prio);
     if (kind == PKT_ACK) {
         t->acks_sent++;
     } else {
         t->naks_sent++;
-        t->nics[f->dst].naks_sent++;
+        t->nics[q->f->dst].naks_sent++;
     }
-    net_port_kick(t->net, np->p);
+    nic_ctrl_send(t, q, pkt);
 }
 
 static void rccc_note(transport *t, qp *q, uint32_t psn);
@@ -495,35 +443,10 @@ static void rccc_note(transport *t, qp *q, uint32_t psn)
 /* Send q's sender a credit frame naming PSN limit `end`. */
 static void send_credit(transport *t, qp *q, uint32_t end)
 {
-    flow *f = q->f;
-    nic_port *np = &t->nics[f->dst].ports[q->rev_egress];
-    packet *pkt = pool_alloc(&t->net->pkts);
-    pkt->next = NULL;
-    pkt->flow = q->id;
-    pkt->src = f->dst;
-    pkt->dst = f->src;
-    pkt->psn = end;
-    pkt->payload_bytes = 0;
+    packet *pkt = nic_ctrl_frame(t, q, PKT_ACK, end, q->f->prio);
     pkt->msg_bytes = q->rcv_nxt;
-    pkt->first = pkt->last = 0;
-    pkt->frame_bytes = WIRE_ACK_FRAME;
-    pkt->sport = q->sport;
-    pkt->path = (uint16_t)(f->path + (q - f->qps));
-    pkt->in_port = 0;
-    pkt->kind = PKT_ACK;
-    pkt->prio = f->prio;
-    pkt->ecn = ECN_NOT_ECT;
-    pkt->hops = 0;
     pkt->flags = PKT_F_CREDIT;
-    pkt->ts_ns = (uint32_t)(t->net->sim->now / 1000);
-    pkt_fifo *fq = &np->ctrl[pkt->prio];
-    if (fq->tail)
-        fq->tail->next = pkt;
-    else
-        fq->head = pkt;
-    fq->tail = pkt;
-    np->ctrl_mask |= (uint8_t)(1u << pkt->prio);
-    net_port_kick(t->net, np->p);
+    nic_ctrl_send(t, q, pkt);
 }
 
 /* Grant one packet of credit to the QP at the head of the round robin. */
