@@ -343,6 +343,11 @@ void net_route(net *n);
 /* The port a host sends a frame for `dst` on: NVLink inside the server, the NIC port when the
  * fabric reaches dst, else (rail-only) NVLink towards the relay NIC on dst's rail. */
 uint32_t net_host_egress(const net *n, const node *host, uint32_t dst);
+/* From the moment the last bit of a frame of `line_bytes` left host a until host b has it, on
+ * an idle fabric: each cable's propagation, each switch's pipeline, and the frame's
+ * serialization at each switch egress (store-and-forward), along the first member of each
+ * ECMP group. */
+sim_time net_path_latency(const net *n, uint32_t a, uint32_t b, uint32_t line_bytes);
 /* True when host s's packets for host d arrive over the current FIBs (first next hop followed;
  * all members of a group are on shortest paths). Cost: one step per hop. */
 bool net_reaches(const net *n, uint32_t s, uint32_t d);

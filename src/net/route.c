@@ -151,6 +151,23 @@ uint32_t net_host_egress(const net *n, const node *host, uint32_t dst)
     return host->nvl_port != UINT32_MAX ? host->nvl_port : 0;
 }
 
+sim_time net_path_latency(const net *n, uint32_t a, uint32_t b, uint32_t line_bytes)
+{
+    const node *h = n->hosts[a];
+    const port *p = &h->ports[net_host_egress(n, h, b)];
+    sim_time lat = p->prop_ps;
+    const node *cur = p->peer->owner;
+    for (int hop = 0; hop < 16 && cur->kind == NODE_SWITCH && cur->fib; hop++) {
+        uint32_t g = cur->fib[b];
+        if (g == UINT32_MAX || !n->groups[g].n)
+            break;
+        const port *e = &cur->ports[n->groups[g].member[0]];
+        lat += cur->pipeline_ps + sim_ser_time(line_bytes, e->rate_bps) + e->prop_ps;
+        cur = e->peer->owner;
+    }
+    return lat;
+}
+
 bool net_reaches(const net *n, uint32_t s, uint32_t d)
 {
     /* follow the first next hop: every member of an ECMP group is on a shortest path, so one

@@ -100,16 +100,7 @@ sim_time hpcc_base_rtt(const net *n, uint32_t src, uint32_t dst, uint32_t data_l
         uint32_t a = dir ? dst : src, b = dir ? src : dst, line = dir ? ack_line : data_line;
         const node *h = n->hosts[a];
         const port *p = &h->ports[net_host_egress(n, h, b)];
-        t += sim_ser_time(line, p->rate_bps) + p->prop_ps;
-        const node *cur = p->peer->owner;
-        for (int hop = 0; hop < 16 && cur->kind == NODE_SWITCH && cur->fib; hop++) {
-            uint32_t g = cur->fib[b];
-            if (g == UINT32_MAX || !n->groups[g].n)
-                break;
-            const port *e = &cur->ports[n->groups[g].member[0]];
-            t += cur->pipeline_ps + sim_ser_time(line, e->rate_bps) + e->prop_ps;
-            cur = e->peer->owner;
-        }
+        t += sim_ser_time(line, p->rate_bps) + net_path_latency(n, a, b, line);
     }
     return t;
 }

@@ -81,26 +81,6 @@ static uint64_t nic_in_rate(const net *n, uint32_t h)
     return x->net_port != UINT32_MAX ? x->ports[x->net_port].peer->rate_bps : 0;
 }
 
-/* From the moment the last bit of a frame of `line` bytes left host a until host b has it:
- * each cable's propagation, each switch's pipeline, and the frame's serialization at each
- * switch egress (store-and-forward), along the first member of each ECMP group. */
-static sim_time path_latency(const net *n, uint32_t a, uint32_t b, uint32_t line)
-{
-    const node *h = n->hosts[a];
-    const port *p = &h->ports[net_host_egress(n, h, b)];
-    sim_time lat = p->prop_ps;
-    const node *cur = p->peer->owner;
-    for (int hop = 0; hop < 16 && cur->kind == NODE_SWITCH && cur->fib; hop++) {
-        uint32_t g = cur->fib[b];
-        if (g == UINT32_MAX || !n->groups[g].n)
-            break;
-        const port *e = &cur->ports[n->groups[g].member[0]];
-        lat += cur->pipeline_ps + sim_ser_time(line, e->rate_bps) + e->prop_ps;
-        cur = e->peer->owner;
-    }
-    return lat;
-}
-
 sim_time ideal_flow_alone(const net *n, uint32_t mtu, const flow *f)
 {
     if (!f->size_bytes)
@@ -111,7 +91,7 @@ sim_time ideal_flow_alone(const net *n, uint32_t mtu, const flow *f)
     uint64_t w = msg_wire(n, f->size_bytes, mtu, &last);
     uint64_t ro = nic_rate(n, f->src), ri = nic_in_rate(n, f->dst);
     uint64_t rr = ro < ri ? ro : ri;
-    return (rr ? sim_ser_time(w, rr) : 0) + path_latency(n, f->src, f->dst, last);
+    return (rr ? sim_ser_time(w, rr) : 0) + net_path_latency(n, f->src, f->dst, last);
 }
 
 static char *fmt_rate(char *buf, size_t len, uint64_t bps)
@@ -150,7 +130,7 @@ static sim_time traffic_set(const net *n, uint32_t mtu, const flow *flows, uint6
         uint64_t w = msg_wire(n, f->size_bytes, mtu, &last);
         out[f->src] += w;
         in[f->dst] += w;
-        sim_time l = path_latency(n, f->src, f->dst, last);
+        sim_time l = net_path_latency(n, f->src, f->dst, last);
         if (at_ps && at_ps[i]) { /* a late arrival alone: its start, its bytes, its path */
             uint64_t ro = nic_rate(n, f->src), ri = nic_in_rate(n, f->dst);
             uint64_t rr = ro < ri ? ro : ri;
@@ -273,7 +253,7 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
             u_out[bound_unit(n, a, per_server)] += w;
             u_in[bound_unit(n, b, per_server)] += w;
             uint64_t ra = nic_rate(n, a);
-            cost = (ra ? sim_ser_time(w, ra) : 0) + path_latency(n, a, b, last);
+            cost = (ra ? sim_ser_time(w, ra) : 0) + net_path_latency(n, a, b, last);
         }
         fin[i] = t0 + cost;
         chain = fin[i] > chain ? fin[i] : chain;
