@@ -108,7 +108,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     snprintf(ok, sizeof ok,
              "%u NIC ports: PFC classes agree with their leaf port, RoCE in a "
              "lossless class",
-             n->n_hosts);
+             n->n_backend_hosts);
     item(r, "pfc_nic_switch", bad, F, first, ok);
 
     /* --- dscp_trust --- */
