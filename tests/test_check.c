@@ -318,6 +318,17 @@ static void test_pfc_checks(void)
                      &r) == 0);
     CHECK(item(&r, "pfc_lossless_class")->status == CHECK_FAIL);
     CHECK(!r.passed);
+    /* PFC off: the detail names the retransmission the NICs actually run */
+    CHECK(check_yaml("fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
+                     "switch: {pfc: {enabled: false}}\n",
+                     &r) == 0);
+    CHECK(item(&r, "pfc_lossless_class")->status == CHECK_WARN);
+    CHECK(strstr(item(&r, "pfc_lossless_class")->detail, "go-back-N") != NULL);
+    CHECK(check_yaml("fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
+                     "switch: {pfc: {enabled: false}}\nnic: {retransmit: selective}\n",
+                     &r) == 0);
+    const check_item *lc = item(&r, "pfc_lossless_class");
+    CHECK(lc && strstr(lc->detail, "selective repeat") && !strstr(lc->detail, "go-back-N"));
     /* Kmax above a fixed XOFF */
     CHECK(check_yaml("fabric: {preset: single-switch, servers: 2, gpus_per_server: 1}\n"
                      "switch: {ecn: {kmin: 100KB, kmax: 400KB}, pfc: {xoff: 200KB}}\n",

@@ -81,6 +81,18 @@ static void test_defaults_pass(void)
         CHECK(status(&o, items[i]) == CHECK_PASS);
     CHECK_EQ_U64(o.f.n, 0);
     CHECK(o.r.passed);
+    for (uint32_t i = 0; i < o.r.n_items; i++)
+        if (!strcmp(o.r.items[i].name, "pfc_nic_switch"))
+            CHECK(strstr(o.r.items[i].detail, "RoCE in a lossless class") != NULL);
+    cdb_report_free(&o.f);
+    /* PFC off everywhere: the NICs agree with their leaves, and no class is lossless */
+    CHECK(run_checks("switch: {pfc: {enabled: false}}\n", &o, m, sizeof m) == 0);
+    CHECK(status(&o, "pfc_nic_switch") == CHECK_PASS);
+    for (uint32_t i = 0; i < o.r.n_items; i++)
+        if (!strcmp(o.r.items[i].name, "pfc_nic_switch")) {
+            CHECK(strstr(o.r.items[i].detail, "lossless class") != NULL);
+            CHECK(strstr(o.r.items[i].detail, "PFC is off") != NULL);
+        }
     cdb_report_free(&o.f);
 }
 

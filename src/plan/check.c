@@ -546,8 +546,11 @@ static void check_pfc(const net *n, check_report *r)
         if (it)
             snprintf(it->detail, sizeof it->detail,
                      "PFC is disabled: RoCEv2 traffic in class %u is lossy, so congestion drops "
-                     "packets and go-back-N retransmits",
-                     sc->nic.priority);
+                     "packets and %s",
+                     sc->nic.priority,
+                     sc->nic.retransmit == RETX_SELECTIVE
+                         ? "the NICs retransmit what was lost (selective repeat)"
+                         : "go-back-N resends everything after each loss");
         return;
     }
     bool data_lossless = c->pfc_priorities >> sc->nic.priority & 1;

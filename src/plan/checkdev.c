@@ -72,6 +72,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
     uint32_t first = F->n, bad = 0;
 
     /* --- pfc_nic_switch --- */
+    bool any_lossless = false; /* PFC enabled on some NIC's leaf port */
     for (uint32_t h = 0; h < n->n_backend_hosts; h++) {
         const node *x = n->hosts[h];
         const port *lp;
@@ -79,6 +80,7 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
         plan_sw_cfg sw;
         if (!nic_link(p, x, &lp, &nc, &sw, nn, sizeof nn, spn, sizeof spn))
             continue;
+        any_lossless |= sw.pfc != 0;
         if (nc.pfc != sw.pfc) {
             plan_mask_text(nc.pfc, a, sizeof a);
             plan_mask_text(sw.pfc, b, sizeof b);
@@ -105,10 +107,16 @@ void check_devices(const plan *p, check_report *r, cdb_report *F)
         }
     }
     char ok[200];
-    snprintf(ok, sizeof ok,
-             "%u NIC ports: PFC classes agree with their leaf port, RoCE in a "
-             "lossless class",
-             n->n_backend_hosts);
+    if (any_lossless)
+        snprintf(ok, sizeof ok,
+                 "%u NIC ports: PFC classes agree with their leaf port, RoCE in a "
+                 "lossless class",
+                 n->n_backend_hosts);
+    else
+        snprintf(ok, sizeof ok,
+                 "%u NIC ports: PFC is off on the NICs and their leaf ports alike (no "
+                 "lossless class)",
+                 n->n_backend_hosts);
     item(r, "pfc_nic_switch", bad, F, first, ok);
 
     /* --- dscp_trust --- */
