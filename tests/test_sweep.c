@@ -178,6 +178,16 @@ static void test_numbering(void)
               "loadbalance.mode=spray, workload.0.size=2KB, seed=1");
     sweep_free(&s);
 
+    /* zip: an axis may repeat a value when another axis tells the runs apart */
+    p = write_sweep(dir, "base: base.yaml\nmode: zip\n"
+                         "axes:\n"
+                         "  loadbalance.mode: [ecmp, ecmp, spray]\n"
+                         "  workload.0.size: [1KB, 2KB, 1KB]\n");
+    CHECK(sweep_load(&s, p, &e) == ERR_OK && sweep_validate(&s, &e) == ERR_OK);
+    CHECK_EQ_U64(s.n_runs, 3);
+    CHECK_STR(sweep_describe(&s, 1, d, sizeof d), "loadbalance.mode=ecmp, workload.0.size=2KB");
+    sweep_free(&s);
+
     /* no seeds: the base scenario's seed; no axes: one run */
     p = write_sweep(dir, "base: base.yaml\n");
     CHECK(sweep_load(&s, p, &e) == ERR_OK && sweep_validate(&s, &e) == ERR_OK);
