@@ -365,6 +365,32 @@ static void test_cx_increase_phases(void)
     CHECK_EQ_U64(dcqcn_next_ps(&rp), 608 * SIM_US);
 }
 
+/* The 400G incast's overshoot (docs/validation.md, "DCQCN at 400G"): with the firmware defaults a
+ * cut is mostly won back by the byte counter before the next monitor period can cut again. At
+ * 400G the first cut halves RC (RT stays at the line, nothing was increased yet); the next three
+ * byte-counter expiries (one fast recovery, then additive steps whose RT stays capped at the
+ * line) each halve the distance to RT, so RC is back at RT − (RT − RC)/8, and the 3 × 32,767
+ * bytes that take it there leave in less than one 4 us period even at the cut rate. */
+static void test_cx_byte_counter_undoes_cut_within_period(void)
+{
+    cfg_dcqcn c;
+    cfg_dcqcn_profile(&c, NIC_CONNECTX7);
+    dcqcn_params p;
+    dcqcn_rp rp;
+    cx_init(&p, &rp, &c);
+    dcqcn_on_cnp(&rp, &p, 0);
+    dcqcn_on_timer(&rp, &p, 4 * SIM_US);
+    double cut = rp.rc_bps;
+    NEAR(cut, LINE * (1 - A0 * pow(1 - G, 4) / 2));
+    NEAR(rp.rt_bps, LINE);
+    CHECK(3.0 * 32767 * 8 / cut * 1e12 < (double)p.monitor_ps);
+    CHECK(dcqcn_on_bytes(&rp, &p, 3 * 32767));
+    NEAR(rp.rt_bps, LINE);
+    NEAR(rp.rc_bps, LINE - (LINE - cut) / 8);
+    CHECK_EQ_U64(rp.bc_stage, 3);
+    CHECK_EQ_U64(rp.t_stage, 0);
+}
+
 static void test_cx_target_rate_clamping(void)
 {
     cfg_dcqcn c;
@@ -493,6 +519,7 @@ int main(void)
     TEST_RUN(test_cx_cut_limits);
     TEST_RUN(test_cx_increase_phases);
     TEST_RUN(test_cx_target_rate_clamping);
+    TEST_RUN(test_cx_byte_counter_undoes_cut_within_period);
     TEST_RUN(test_cx_first_cnp_rate_and_max_rate);
     TEST_RUN(test_cx_release_at_line);
     TEST_RUN(test_np_min_time_between_cnps);

@@ -106,6 +106,26 @@ static void test_bad_sweeps(void)
     CHECK(n >= 15);
 }
 
+/* The shipped DCQCN-at-400G sweeps (docs/validation.md) load and validate: 13 runs each, every
+ * value accepted by the scenario loader, the first run the defaults. */
+static void test_example_dcqcn_sweeps(void)
+{
+    static const char *const files[] = {WR_SOURCE_DIR "/examples/sweep/dcqcn-400g.yaml",
+                                        WR_SOURCE_DIR "/examples/sweep/dcqcn-400g-lb.yaml"};
+    for (int i = 0; i < 2; i++) {
+        sweep_def s;
+        err e;
+        CHECK(sweep_load(&s, files[i], &e) == ERR_OK && sweep_validate(&s, &e) == ERR_OK);
+        CHECK_EQ_U64(s.n_runs, 13);
+        scenario sc;
+        CHECK(sweep_load_run(&s, 0, &sc, &e) == ERR_OK);
+        CHECK_EQ_U64(sc.nic.cc, CC_DCQCN);
+        CHECK_EQ_U64(sc.nic.dcqcn.dce_tcp_g, 1019);
+        scenario_free(&sc);
+        sweep_free(&s);
+    }
+}
+
 /* Write a sweep file (and the base scenario beside it) in a temp folder; returns its path. */
 static const char *write_sweep(char *dir, const char *body)
 {
@@ -176,6 +196,16 @@ static void test_numbering(void)
               "loadbalance.mode=ecmp, workload.0.size=1KB, seed=3");
     CHECK_STR(sweep_describe(&s, 3, d, sizeof d),
               "loadbalance.mode=spray, workload.0.size=2KB, seed=1");
+    sweep_free(&s);
+
+    /* zip: an axis may repeat a value when another axis tells the runs apart */
+    p = write_sweep(dir, "base: base.yaml\nmode: zip\n"
+                         "axes:\n"
+                         "  loadbalance.mode: [ecmp, ecmp, spray]\n"
+                         "  workload.0.size: [1KB, 2KB, 1KB]\n");
+    CHECK(sweep_load(&s, p, &e) == ERR_OK && sweep_validate(&s, &e) == ERR_OK);
+    CHECK_EQ_U64(s.n_runs, 3);
+    CHECK_STR(sweep_describe(&s, 1, d, sizeof d), "loadbalance.mode=ecmp, workload.0.size=2KB");
     sweep_free(&s);
 
     /* no seeds: the base scenario's seed; no axes: one run */
@@ -329,6 +359,7 @@ static void test_rows(void)
 int main(void)
 {
     TEST_RUN(test_bad_sweeps);
+    TEST_RUN(test_example_dcqcn_sweeps);
     TEST_RUN(test_numbering);
     TEST_RUN(test_rows);
     return tl_finish();

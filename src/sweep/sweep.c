@@ -250,7 +250,9 @@ static int parse_axes(sweep_def *s, const cfg_node *v, err *e)
             ax->value_text[i] = node_text(&s->mem, x);
             ax->value[i].text = x->kind == CFG_SCALAR ? x->str : ax->value_text[i];
             ax->value[i].quoted = x->kind != CFG_SCALAR || x->quoted;
-            for (uint32_t j = 0; j < i; j++)
+            /* zip: one axis may repeat a value (the other axes tell the runs apart); two
+             * whole rows that are the same are refused below */
+            for (uint32_t j = 0; j < i && s->mode != SWEEP_ZIP; j++)
                 if (strcmp(ax->value_text[j], ax->value_text[i]) == 0)
                     return fail_at(s, e, x,
                                    "axes.%s[%u]: value \"%s\" is already axes.%s[%u] (the two "
@@ -271,6 +273,19 @@ static int parse_axes(sweep_def *s, const cfg_node *v, err *e)
             return fail_at(s, e, k, "axes: more than %u combinations; split the sweep",
                            SWEEP_MAX_RUNS);
     }
+    if (s->mode == SWEEP_ZIP && v->n)
+        for (uint32_t i = 1; i < s->axes[0].n_values; i++)
+            for (uint32_t j = 0; j < i; j++) {
+                uint32_t a = 0;
+                while (a < s->n_axes &&
+                       strcmp(s->axes[a].value_text[i], s->axes[a].value_text[j]) == 0)
+                    a++;
+                if (a == s->n_axes)
+                    return fail_at(s, e, s->axes[s->n_axes - 1].value_node[i],
+                                   "axes: the values at [%u] are those at [%u] on every axis "
+                                   "(the two runs would be the same)",
+                                   i, j);
+            }
     s->n_points = v->n ? (uint32_t)points : 1;
     return ERR_OK;
 }

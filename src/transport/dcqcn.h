@@ -62,6 +62,13 @@
  * cnps from the port" [N3] — or per QP for the paper (one CNP per flow per 50 µs [Z]); the CNP
  * goes to the QP whose marked packet arrived. The per-port state lives in the NIC (nic_port).
  *  [N3] NVIDIA mstflint, tools_open_layouts (roce_np/roce_rp register descriptions).
+ *  [N4] NVIDIA's mlxconfig parameter database (mstflint mlxconfig/mlxconfig_dbs/
+ *       mlxconfig_host.db, TLVs nv_roce_cc and nv_roce_cc_ecn): rpg_byte_reset "Given in Bytes";
+ *       the CNP spacing scope is a firmware setting, ROCE_CC_CNP_MODERATION (PER_PORT or
+ *       PER_FLOW), whose default (DEVICE_DEFAULT) is not published per device, hence
+ *       cnp_per_port is a key; its dce_tcp_g text is the other reading of α's gain (α =
+ *       dceTcpG·cnp + (1 − dceTcpG)·α): the sources disagree, this model keeps the reading
+ *       above. Measured consequences of each open reading: docs/validation.md, "DCQCN at 400G".
  */
 #ifndef WR_TRANSPORT_DCQCN_H
 #define WR_TRANSPORT_DCQCN_H
