@@ -227,11 +227,12 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
     }
     sim_time chain = 0;
     for (uint32_t i = 0; i < pl->n_xfers; i++) {
-        const coll_xfer *x = &pl->xfers[i];
+        coll_xfer buf;
+        const coll_xfer *x = coll_plan_xfer(pl, i, &buf);
         uint32_t a = host_of_rank[x->src], b = host_of_rank[x->dst];
         sim_time t0 = 0;
         for (uint32_t k = 0; k < x->n_deps; k++) {
-            sim_time d = fin[pl->deps[x->first_dep + k]];
+            sim_time d = fin[coll_plan_dep(pl, x, k)];
             t0 = d > t0 ? d : t0;
         }
         t0 += coll_xfer_compute_ps(pl, x);

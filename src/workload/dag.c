@@ -1,0 +1,144 @@
+/*
+ * dag.c — the workload engine (see dag.h): dependency release over a stored or implicit shape,
+ * the connection list, and the packet network behind dag_net (the transport).
+ *
+ * Cost: a completion touches its successors' counters only; an implicit shape costs a function
+ * call that does a few divisions. Starting a run writes every counter once (n words) — the same
+ * work every executor did before it used this one.
+ */
+#include "dag.h"
+
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "../core/err.h"
+#include "../transport/nic.h"
+
+void dag_run_init(dag_run *r, arena *a, uint32_t cap, uint32_t max_deps, dag_ready_fn ready,
+                  void *ctx)
+{
+    memset(r, 0, sizeof *r);
+    r->cap = cap;
+    r->ready = ready;
+    r->ctx = ctx;
+    if (max_deps > UINT16_MAX)
+        r->left32 = ARENA_NEW_ARRAY(a, uint32_t, cap ? cap : 1);
+    else if (max_deps > 1)
+        r->left16 = ARENA_NEW_ARRAY(a, uint16_t, cap ? cap : 1);
+}
+
+uint32_t dag_conns_add(dag_conns *c, uint32_t src_host, uint32_t dst_host)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 1024;
+        c->src = xrealloc(c->src, sizeof(uint32_t) * c->cap, "connections");
+        c->dst = xrealloc(c->dst, sizeof(uint32_t) * c->cap, "connections");
+    }
+    c->src[c->n] = src_host;
+    c->dst[c->n] = dst_host;
+    return c->n++;
+}
+
+void dag_conns_free(dag_conns *c)
+{
+    xfree(c->src);
+    xfree(c->dst);
+    memset(c, 0, sizeof *c);
+}
+
+static void transport_post_fn(dag_net *n, uint32_t conn, uint64_t bytes, uint64_t cookie);
+
+void dag_net_transport_init(dag_net_transport *d, transport *t, const dag_conns *c, uint32_t job,
+                            uint8_t prio)
+{
+    d->net.post = transport_post_fn;
+    d->tp = t;
+    d->n = c->n;
+    d->job_bits = (uint64_t)job << 40;
+    d->flows = xmalloc(sizeof(flow *) * (c->n ? c->n : 1), "connection flows");
+    for (uint32_t i = 0; i < c->n; i++) {
+        flow *f = transport_flow_add(t, job, c->src[i], c->dst[i], 0, prio);
+        f->started = true;
+        d->flows[i] = f;
+    }
+}
+
+void dag_net_transport_free(dag_net_transport *d)
+{
+    xfree(d->flows);
+    d->flows = NULL;
+}
+
+#include "../core/hotpath.h"
+
+static void transport_post_fn(dag_net *n, uint32_t conn, uint64_t bytes, uint64_t cookie)
+{
+    dag_net_transport *d = (dag_net_transport *)n;
+    transport_post(d->tp, d->flows[conn], bytes, d->job_bits | cookie);
+}
+
+bool dag_run_start(dag_run *r, const dag_graph *g)
+{
+    SIM_ASSERT(g->n <= r->cap, "a run of %u nodes in room for %u", g->n, r->cap);
+    SIM_ASSERT(g->max_deps <= 1 || r->left16 || r->left32,
+               "a shape with %u dependencies per node on a run without counters", g->max_deps);
+    SIM_ASSERT(g->max_deps <= UINT16_MAX || r->left32, "%u dependencies in 16-bit counters",
+               g->max_deps);
+    r->g = g;
+    r->done = 0;
+    if (!g->n)
+        return true;
+    if (r->left32)
+        for (uint32_t i = 0; i < g->n; i++)
+            r->left32[i] = g->deps_fn(g->ctx, i);
+    else if (r->left16)
+        for (uint32_t i = 0; i < g->n; i++)
+            r->left16[i] = (uint16_t)g->deps_fn(g->ctx, i);
+    /* counters first, then the roots: a root's owner may complete nodes at once */
+    if (r->left32) {
+        for (uint32_t i = 0; i < g->n; i++)
+            if (!r->left32[i])
+                r->ready(r->ctx, i);
+    } else if (r->left16) {
+        for (uint32_t i = 0; i < g->n; i++)
+            if (!r->left16[i])
+                r->ready(r->ctx, i);
+    } else {
+        for (uint32_t i = 0; i < g->n; i++)
+            if (!g->deps_fn(g->ctx, i))
+                r->ready(r->ctx, i);
+    }
+    return false;
+}
+
+/* Successor s lost one outstanding dependency. */
+static inline void release(dag_run *r, uint32_t s)
+{
+    if (r->left16) {
+        if (--r->left16[s] == 0)
+            r->ready(r->ctx, s);
+    } else if (r->left32) {
+        if (--r->left32[s] == 0)
+            r->ready(r->ctx, s);
+    } else {
+        r->ready(r->ctx, s); /* its only dependency */
+    }
+}
+
+bool dag_run_complete(dag_run *r, uint32_t i)
+{
+    const dag_graph *g = r->g;
+    SIM_ASSERT(g && i < g->n && r->done < g->n, "node %u completes in a run of %u (%u done)", i,
+               g ? g->n : 0, r->done);
+    r->done++;
+    if (g->succ_first) {
+        for (uint32_t k = g->succ_first[i]; k < g->succ_first[i + 1]; k++)
+            release(r, g->succ[k]);
+    } else {
+        uint32_t out[DAG_SUCC_IMPLICIT_MAX];
+        uint32_t m = g->succ_fn(g->ctx, i, out);
+        for (uint32_t k = 0; k < m; k++)
+            release(r, out[k]);
+    }
+    return r->done == g->n;
+}
