@@ -94,20 +94,11 @@ bool dag_run_start(dag_run *r, const dag_graph *g)
     else if (r->left16)
         for (uint32_t i = 0; i < g->n; i++)
             r->left16[i] = (uint16_t)g->deps_fn(g->ctx, i);
-    /* counters first, then the roots: a root's owner may complete nodes at once */
-    if (r->left32) {
-        for (uint32_t i = 0; i < g->n; i++)
-            if (!r->left32[i])
-                r->ready(r->ctx, i);
-    } else if (r->left16) {
-        for (uint32_t i = 0; i < g->n; i++)
-            if (!r->left16[i])
-                r->ready(r->ctx, i);
-    } else {
-        for (uint32_t i = 0; i < g->n; i++)
-            if (!g->deps_fn(g->ctx, i))
-                r->ready(r->ctx, i);
-    }
+    /* counters first, then the roots (by their dependency count, not the counter: a root's owner
+     * may complete nodes at once, and a node released that way must not go twice) */
+    for (uint32_t i = 0; i < g->n; i++)
+        if (!g->deps_fn(g->ctx, i))
+            r->ready(r->ctx, i);
     return false;
 }
 
