@@ -21,10 +21,24 @@ void dag_run_init(dag_run *r, arena *a, uint32_t cap, uint32_t max_deps, dag_rea
     r->cap = cap;
     r->ready = ready;
     r->ctx = ctx;
+    size_t n = cap ? cap : 1;
+    r->owned = !a;
     if (max_deps > UINT16_MAX)
-        r->left32 = ARENA_NEW_ARRAY(a, uint32_t, cap ? cap : 1);
+        r->left32 = a ? ARENA_NEW_ARRAY(a, uint32_t, n)
+                      : xmalloc(sizeof(uint32_t) * n, "dependency counters");
     else if (max_deps > 1)
-        r->left16 = ARENA_NEW_ARRAY(a, uint16_t, cap ? cap : 1);
+        r->left16 = a ? ARENA_NEW_ARRAY(a, uint16_t, n)
+                      : xmalloc(sizeof(uint16_t) * n, "dependency counters");
+}
+
+void dag_run_free(dag_run *r)
+{
+    if (r->owned) {
+        xfree(r->left16);
+        xfree(r->left32);
+    }
+    r->left16 = NULL;
+    r->left32 = NULL;
 }
 
 uint32_t dag_conns_add(dag_conns *c, uint32_t src_host, uint32_t dst_host)

@@ -62,14 +62,17 @@ typedef struct dag_run {
     uint16_t *left16; /* outstanding dependencies (max_deps ≤ 65535) */
     uint32_t *left32; /* (max_deps > 65535) */
     uint32_t done;    /* nodes completed in this run */
+    bool owned;       /* the counters are the run's own (dag_run_free) */
     dag_ready_fn ready;
     void *ctx;
 } dag_run;
 
 /* Room for runs of up to `cap` nodes whose nodes have at most `max_deps` dependencies; counters
- * come from arena `a` (none when max_deps ≤ 1). */
+ * come from arena `a` (none when max_deps ≤ 1), or from the heap when `a` is NULL (then
+ * dag_run_free releases them). */
 void dag_run_init(dag_run *r, arena *a, uint32_t cap, uint32_t max_deps, dag_ready_fn ready,
                   void *ctx);
+void dag_run_free(dag_run *r);
 /* Start a run of shape g (g->n ≤ cap, g->max_deps within the init's): counters reset, then every
  * root is released in index order. Returns true when g has no nodes (the run is complete at
  * once; nothing was released). */
