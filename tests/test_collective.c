@@ -658,6 +658,8 @@ static void compact_vs_stored(enum coll_op op, uint32_t n, uint32_t gps, uint64_
         for (uint32_t k = 0; same && k < a->n_deps; k++)
             same = coll_plan_dep(st, a, k) == coll_plan_dep(cp, x, k);
         CHECK_EQ_U64(gc.deps_fn(gc.ctx, i), gs.deps_fn(gs.ctx, i));
+        if (x->n_deps) /* dependencies lie within the span a windowed pass keeps */
+            CHECK(i - coll_plan_dep(cp, x, 0) <= coll_plan_dep_span(cp));
         uint32_t out[DAG_SUCC_IMPLICIT_MAX];
         uint32_t m = gc.succ_fn(gc.ctx, i, out);
         same = same && m == gs.succ_first[i + 1] - gs.succ_first[i];

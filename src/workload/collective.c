@@ -1626,6 +1626,17 @@ void coll_plan_conns(const coll_plan *pl, arena *a, coll_conns *cn)
     xfree(tri);
 }
 
+uint32_t coll_plan_dep_span(const coll_plan *pl)
+{
+    if (!pl->ring)
+        return pl->n_xfers;
+    uint64_t K = 0;
+    for (uint32_t c = 0; c < pl->ring->C; c++)
+        K = pl->ring->K[c] > K ? pl->ring->K[c] : K;
+    uint64_t span = ((uint64_t)pl->ring->n + 1) * K; /* position 1..n−1 reach back (n + 1)·K */
+    return span < pl->n_xfers ? (uint32_t)span : pl->n_xfers;
+}
+
 uint32_t coll_plan_max_ready(const coll_plan *pl)
 {
     if (pl->ring)

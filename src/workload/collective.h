@@ -231,6 +231,11 @@ static inline uint32_t coll_conn_of(const coll_plan *pl, const coll_conns *c, ui
     return c->of ? c->of[i] : coll_ring_conn(pl, i);
 }
 
+/* Largest distance i − d from a transfer i back to one of its dependencies d: a stored plan
+ * says n_xfers (no bound kept), a compact ring (n + 1) × its largest chunk count. Lets a pass in
+ * index order keep per-transfer values in a window of span + 1 entries. */
+uint32_t coll_plan_dep_span(const coll_plan *pl);
+
 /* Most transfers of the plan that can be released and not yet complete at once, bounded from
  * the plan's structure (a compact ring: one per chain (channel, block position, chunk); else
  * every transfer). Sizes an executor's delay queue. */
