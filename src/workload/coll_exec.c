@@ -76,19 +76,12 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
     x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, (size_t)x->n_ranks + 1);
     x->gpu_of_rank[x->n_ranks] = TRANSFER_GROUP;
     uint32_t *server = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
-    for (uint32_t r = 0; r < x->n_ranks; r++) {
-        uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
-        if (g >= gpus) {
-            config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
-                            "workload[%u].ranks: GPU %u does not exist: the fabric has %u GPUs "
-                            "(0..%u)",
-                            j, g, gpus, gpus ? gpus - 1 : 0);
-            coll_exec_free(x);
-            return NULL;
-        }
-        x->gpu_of_rank[r] = g;
-        server[r] = n->hosts[net_gpu_host(n, g, 0)]->server;
+    if (!dag_job_gpus(sc, j, gpus, x->n_ranks, x->gpu_of_rank, e)) {
+        coll_exec_free(x);
+        return NULL;
     }
+    for (uint32_t r = 0; r < x->n_ranks; r++)
+        server[r] = n->hosts[net_gpu_host(n, x->gpu_of_rank[r], 0)]->server;
     if (x->n_ranks < 2) {
         config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
                         "workload[%u].ranks: a collective needs at least 2 ranks, got %u", j,

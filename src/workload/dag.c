@@ -8,6 +8,7 @@
  */
 #include "dag.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/alloc.h"
@@ -58,6 +59,26 @@ void dag_conns_free(dag_conns *c)
     xfree(c->src);
     xfree(c->dst);
     memset(c, 0, sizeof *c);
+}
+
+bool dag_job_gpus(const scenario *sc, uint32_t j, uint32_t gpus, uint32_t n_ranks,
+                  uint32_t *gpu_of_rank, err *e)
+{
+    const cfg_job *job = &sc->jobs[j];
+    for (uint32_t r = 0; r < n_ranks; r++) {
+        uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
+        if (g >= gpus) {
+            char key[64];
+            snprintf(key, sizeof key, "workload.%u.ranks", j);
+            config_error_at(sc, e, key,
+                            "workload[%u].ranks: GPU %u does not exist: the fabric has %u GPUs "
+                            "(0..%u)",
+                            j, g, gpus, gpus ? gpus - 1 : 0);
+            return false;
+        }
+        gpu_of_rank[r] = g;
+    }
+    return true;
 }
 
 static void transport_post_fn(dag_net *n, uint32_t conn, uint64_t bytes, uint64_t cookie);

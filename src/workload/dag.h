@@ -34,7 +34,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../config/config.h"
 #include "../core/arena.h"
+#include "../core/err.h"
 #include "../core/time.h"
 
 /* Most successors an implicit shape may give one node. */
@@ -122,5 +124,13 @@ static inline void dag_net_post(dag_net *n, uint32_t conn, uint64_t bytes, uint6
 {
     n->post(n, conn, bytes, cookie);
 }
+
+/* ---- jobs ----------------------------------------------------------------------------------- */
+
+/* The GPU of each of the first n_ranks ranks of job j (its `ranks`, or GPU r when `all`) into
+ * gpu_of_rank[0 .. n_ranks). False + *e at workload.j.ranks when one is not among the fabric's
+ * `gpus`. */
+bool dag_job_gpus(const scenario *sc, uint32_t j, uint32_t gpus, uint32_t n_ranks,
+                  uint32_t *gpu_of_rank, err *e);
 
 #endif

@@ -332,18 +332,10 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         x->n_ranks = tr.n_ranks;
     }
     x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
-    for (uint32_t r = 0; r < x->n_ranks; r++) {
-        uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
-        if (g >= gpus) {
-            config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
-                            "workload[%u].ranks: GPU %u does not exist: the fabric has %u GPUs "
-                            "(0..%u)",
-                            j, g, gpus, gpus ? gpus - 1 : 0);
-            chakra_free(&tr);
-            train_exec_free(x);
-            return NULL;
-        }
-        x->gpu_of_rank[r] = g;
+    if (!dag_job_gpus(sc, j, gpus, x->n_ranks, x->gpu_of_rank, e)) {
+        chakra_free(&tr);
+        train_exec_free(x);
+        return NULL;
     }
     if (job->kind == JOB_CHAKRA) {
         x->chakra = true;
