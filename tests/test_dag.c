@@ -143,6 +143,35 @@ static void test_chain_and_empty(void)
     arena_free(&a);
 }
 
+/* Recording: a node's start is when its owner says, its end when it completes; NULL records
+ * nothing. */
+static void test_record(void)
+{
+    arena a;
+    arena_init(&a, "test_dag");
+    dag_graph g = {.n = 10, .max_deps = 1, .succ_fn = chain_succ, .deps_fn = chain_deps};
+    rlog l = {0};
+    dag_run r;
+    dag_run_init(&r, &a, 10, 1, on_ready, &l);
+    sim_time now = 5, t0[10] = {0}, t1[10] = {0};
+    dag_run_record(&r, &now, t0, t1);
+    CHECK(!dag_run_start(&r, &g));
+    for (uint32_t i = 0; i < 10; i++) {
+        now = 100 * i + 7;
+        dag_run_started(&r, i);
+        now += 50;
+        dag_run_complete(&r, i);
+        CHECK_EQ_U64(t0[i], 100 * i + 7);
+        CHECK_EQ_U64(t1[i], 100 * i + 57);
+    }
+    dag_run_record(&r, NULL, NULL, NULL);
+    CHECK(!dag_run_start(&r, &g));
+    dag_run_started(&r, 0);
+    dag_run_complete(&r, 0);
+    CHECK_EQ_U64(t0[0], 7); /* unchanged */
+    arena_free(&a);
+}
+
 static void test_conns(void)
 {
     dag_conns c;
@@ -159,6 +188,7 @@ int main(void)
     TEST_RUN(test_diamond);
     TEST_RUN(test_wide);
     TEST_RUN(test_chain_and_empty);
+    TEST_RUN(test_record);
     TEST_RUN(test_conns);
     return tl_finish();
 }

@@ -269,8 +269,7 @@ static void post(coll_exec *x, uint32_t i)
 {
     coll_xfer buf;
     const coll_xfer *t = coll_plan_xfer(x->plan, i, &buf);
-    if (x->iter < x->rec_iters)
-        x->x_start[(size_t)x->iter * x->plan->n_xfers + i] = x->net->sim->now;
+    dag_run_started(&x->run, i);
     dag_net_post(x->nw, coll_conn_of(x->plan, &x->pconns, i), t->bytes, i);
 }
 
@@ -294,6 +293,11 @@ static void post_delayed(void *ctx, uint32_t xfer)
 static void start_iteration(coll_exec *x)
 {
     x->iter_start = x->net->sim->now;
+    size_t row = (size_t)x->iter * x->plan->n_xfers;
+    if (x->iter < x->rec_iters)
+        dag_run_record(&x->run, &x->net->sim->now, x->x_start + row, x->x_end + row);
+    else
+        dag_run_record(&x->run, NULL, NULL, NULL);
     if (dag_run_start(&x->run, &x->shape))
         coll_exec_on_msg(x, UINT64_MAX);
 }
@@ -307,11 +311,8 @@ void coll_exec_start(coll_exec *x)
 
 void coll_exec_on_msg(coll_exec *x, uint64_t xfer)
 {
-    const coll_plan *pl = x->plan;
     if (xfer != UINT64_MAX) {
         uint32_t i = (uint32_t)xfer;
-        if (x->iter < x->rec_iters)
-            x->x_end[(size_t)x->iter * pl->n_xfers + i] = x->net->sim->now;
         if (!dag_run_complete(&x->run, i))
             return;
     }

@@ -157,6 +157,8 @@ bool dag_run_complete(dag_run *r, uint32_t i)
     SIM_ASSERT(g && i < g->n && r->done < g->n, "node %u completes in a run of %u (%u done)", i,
                g ? g->n : 0, r->done);
     r->done++;
+    if (r->rec_end)
+        r->rec_end[i] = *r->clock;
     if (g->succ_first) {
         for (uint32_t k = g->succ_first[i]; k < g->succ_first[i + 1]; k++)
             release(r, g->succ[k]);

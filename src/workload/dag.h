@@ -65,6 +65,11 @@ typedef struct dag_run {
     uint32_t *left32; /* (max_deps > 65535) */
     uint32_t done;    /* nodes completed in this run */
     bool owned;       /* the counters are the run's own (dag_run_free) */
+    /* recording (optional): node i's start (dag_run_started) and completion times go to
+     * rec_start[i] / rec_end[i] when set, read from *clock; owners point them at the current
+     * iteration's rows (transfers.csv, traces, breakdowns) or at NULL */
+    const sim_time *clock;
+    sim_time *rec_start, *rec_end;
     dag_ready_fn ready;
     void *ctx;
 } dag_run;
@@ -79,8 +84,21 @@ void dag_run_free(dag_run *r);
  * root is released in index order. Returns true when g has no nodes (the run is complete at
  * once; nothing was released). */
 bool dag_run_start(dag_run *r, const dag_graph *g);
-/* Node i has completed: release each successor whose last dependency it was, in the shape's
- * order. Returns true when this was the run's last node. */
+/* Record where the run keeps its times (see dag_run); NULL arrays record nothing. */
+static inline void dag_run_record(dag_run *r, const sim_time *clock, sim_time *start, sim_time *end)
+{
+    r->clock = clock;
+    r->rec_start = start;
+    r->rec_end = end;
+}
+/* Node i starts now (its owner decides when: a post, the start of a compute phase). */
+static inline void dag_run_started(dag_run *r, uint32_t i)
+{
+    if (r->rec_start)
+        r->rec_start[i] = *r->clock;
+}
+/* Node i has completed (its time is recorded first): release each successor whose last dependency
+ * it was, in the shape's order. Returns true when this was the run's last node. */
 bool dag_run_complete(dag_run *r, uint32_t i);
 
 /* ---- connections and the network -------------------------------------------------------- */

@@ -951,7 +951,6 @@ static void start_iteration(train_exec *x);
 /* Task i has ended now: release its successors; the iteration ends with its last task. */
 static void task_done(train_exec *x, uint32_t i)
 {
-    cur_end(x)[i] = x->net->sim->now;
     if (!dag_run_complete(&x->run, i))
         return;
     sim_time now = x->net->sim->now;
@@ -1071,7 +1070,7 @@ static void coll_start(train_exec *x, uint32_t i)
     const train_plan *P = x->plan;
     const train_task *k = &P->tasks[i];
     x->busy[k->group] = 1;
-    cur_start(x)[i] = x->net->sim->now;
+    dag_run_started(&x->run, i);
     uint32_t xi = x->xg_of_group[k->group];
     if (xi == NONE) {
         /* inside one server: α–β over the scale-up domain */
@@ -1112,7 +1111,7 @@ static void compute_start(train_exec *x, uint32_t i)
 {
     const train_task *k = &x->plan->tasks[i];
     sim_time now = x->net->sim->now;
-    cur_start(x)[i] = now;
+    dag_run_started(&x->run, i);
     delayq_push(&x->delays, now + train_compute_ps(k->dur_ps, x->factor[k->rank]), i);
 }
 
@@ -1139,7 +1138,7 @@ static void task_ready(void *ctx, uint32_t i)
         compute_start(x, i);
         break;
     case TRAIN_P2P:
-        cur_start(x)[i] = now;
+        dag_run_started(&x->run, i);
         if (k->bytes == 0)
             delayq_push(&x->delays, now, i);
         else {
@@ -1191,6 +1190,7 @@ static void delay_done(void *ctx, uint32_t i)
 static void start_iteration(train_exec *x)
 {
     x->iter_start = x->net->sim->now;
+    dag_run_record(&x->run, &x->net->sim->now, cur_start(x), cur_end(x));
     if (!dag_run_start(&x->run, &x->shape))
         return;
     /* a plan without tasks */
