@@ -677,23 +677,24 @@ static void compact_vs_stored(enum coll_op op, uint32_t n, uint32_t gps, uint64_
 
 static void test_ring_compact(void)
 {
-    const enum coll_op ops[] = {OP_ALL_REDUCE, OP_REDUCE_SCATTER, OP_ALL_GATHER};
+    const enum coll_op ops[] = {OP_ALL_REDUCE, OP_REDUCE_SCATTER, OP_ALL_GATHER, OP_BROADCAST,
+                                OP_REDUCE};
     const uint32_t ns[][2] = {{2, 1}, {3, 1}, {8, 8}, {12, 4}, {16, 8}, {24, 8}, {5, 2}};
     const uint64_t sizes[] = {1, 97, 4096, (1u << 20) + 7, 8u << 20};
     const uint64_t chunks[] = {0, 4096};
     const uint32_t chans[] = {1, 3, 8};
     uint32_t compact = 0;
-    for (size_t o = 0; o < 3; o++)
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
         for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
             for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; b++)
                 for (size_t c = 0; c < 2; c++)
                     for (size_t d = 0; d < 3; d++)
                         compact_vs_stored(ops[o], ns[a][0], ns[a][1], sizes[b], chans[d], chunks[c],
                                           &compact);
-    CHECK(compact > 100); /* most of the grid is regular */
-    /* not a ring op: always stored */
+    CHECK(compact > 150); /* most of the grid is regular */
+    /* not a ring: always stored */
     coll_params p = {.op = OP_BROADCAST,
-                     .algo = ALGO_RING,
+                     .algo = ALGO_TREE,
                      .n_ranks = 8,
                      .size_bytes = 1 << 20,
                      .compact = true};

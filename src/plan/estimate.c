@@ -61,6 +61,7 @@ static double flow_bytes(const scenario *sc)
 typedef struct coll_count {
     double xfers, conns;
     double compact_bytes; /* > 0: a compact plan (no per-transfer memory), this many bytes */
+    double chains;        /* compact: transfer chains, each with one message posted at a time */
 } coll_count;
 
 static void add_slots(coll_count *c, double slots, double slot_bytes, double chunk)
@@ -73,20 +74,23 @@ static void add_slots(coll_count *c, double slots, double slot_bytes, double chu
 static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, double S,
                                 double ch, double chunk, double g)
 {
-    coll_count c = {0, 0, 0};
+    coll_count c = {0, 0, 0, 0};
     if (n < 2 || S <= 0)
         return c;
     double ring_steps = 2 * (n - 1);
-    if (algo == ALGO_RING &&
-        (op == OP_ALL_REDUCE || op == OP_REDUCE_SCATTER || op == OP_ALL_GATHER) &&
-        S / (n * ch) >= 1) {
+    bool chain = op == OP_BROADCAST || op == OP_REDUCE;
+    double K0 = ceil_div(chain ? S / ch : S / (n * ch), chunk);
+    double steps0 = op == OP_ALL_REDUCE ? ring_steps : n - 1;
+    if (algo == ALGO_RING && S / ch >= 1 && (chain || S / (n * ch) >= 1) &&
+        ch * (chain ? 1 : n) * steps0 * K0 < 4294967295.0) { /* 32-bit indices (coll_plan) */
         /* described, not listed (collective.h "Memory"): per channel its ring order and
          * connections; the executor keeps nothing per transfer, its reduction delay queue a slot
-         * per chain and the ideal bound a window of (n + 1) chunks */
-        double K = ceil_div(S / (n * ch), chunk);
-        c.conns = ch * n;
-        c.xfers = ch * n * (op == OP_ALL_REDUCE ? ring_steps : n - 1) * K;
-        c.compact_bytes = ch * n * (4 + 12) + ch * n * K * 16 + (n + 2) * K * 8 + 4096;
+         * per chain of transfers and the ideal bound a window of (n + 1) chunks (a chain: 1) */
+        double K = K0, P = chain ? 1 : n;
+        c.conns = chain ? ch * (n - 1) : ch * n;
+        c.xfers = ch * P * steps0 * K;
+        c.compact_bytes = ch * n * (4 + 12) + ch * P * K * 16 + (P + 2) * K * 8 + 4096;
+        c.chains = ch * P * K;
         return c;
     }
     switch (algo) {
@@ -172,11 +176,15 @@ static double collective_job(const scenario *sc, const cfg_job *j, double gpus, 
                                  j->channels ? j->channels : 1, chunk, g);
     *conns = c.conns;
     if (c.compact_bytes > 0) {
+        /* what is left per transfer is the transport's: every chain has a message posted (the
+         * first step's all at once), a msg and a piece per QP each */
+        uint32_t q = sc->nic.qps_per_connection ? sc->nic.qps_per_connection : 1;
+        double posted = c.chains * ((double)sizeof(msg) + q * (double)sizeof(piece));
         /* transfers.csv keeps a start and an end per transfer, up to its row cap */
         double rows = 0;
         if (sc->output_formats & (OUT_CSV | OUT_HTML))
             rows = fmin(c.xfers * (j->iterations ? j->iterations : 1), (double)TRANSFERS_MAX);
-        return c.compact_bytes + rows * 16;
+        return c.compact_bytes + posted + rows * 16;
     }
     return c.xfers * (double)XFER_BYTES;
 }

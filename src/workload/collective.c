@@ -1180,38 +1180,44 @@ static void build_nvls(builder *b, const coll_params *p, const topo_info *t, uin
 /* ---- compact ring ------------------------------------------------------------------------ */
 
 /*
- * A ring all_reduce / reduce_scatter / all_gather as ring_blocks emits it, described instead of
- * listed: channel c's transfers are indices base[c] + (s·n + p)·K[c] + k for step s, ring
- * position p and chunk k, in exactly ring_blocks' emission order, so a compact plan and a
- * stored one number every transfer alike and an executor runs them identically. Valid when no
- * chunk is empty (every block of every channel holds at least K[c] bytes), which ring_compact
- * checks; otherwise the plan is stored.
+ * A ring plan described instead of listed. All_reduce / reduce_scatter / all_gather as
+ * ring_blocks emits them: channel c's transfers are indices base[c] + (s·n + p)·K[c] + k for
+ * step s, ring position p and chunk k. Broadcast / reduce as ring_chain emits them: one hop per
+ * step (P = 1 position), base[c] + s·K[c] + k. Either way exactly the emission order, so a
+ * compact plan and a stored one number every transfer alike and an executor runs them
+ * identically. Valid when no chunk is empty (every block of every channel holds at least K[c]
+ * bytes), which ring_compact checks; otherwise the plan is stored.
  */
 typedef struct coll_ring {
     uint32_t C, n, nsteps;
-    bool rs;
+    uint32_t P;     /* positions sending per step: n (blocks) or 1 (a chain's hop) */
+    bool rs;        /* blocks: the first n − 1 steps reduce-scatter */
+    bool to_root;   /* chain: reduce (towards root 0) rather than broadcast */
     uint64_t *base; /* [C + 1] first transfer of each channel */
     uint64_t *D;    /* [C] channel bytes */
-    uint64_t *K;    /* [C] chunks per block */
-    uint32_t *R;    /* [C × n] ring order of each channel */
+    uint64_t *K;    /* [C] chunks per block (chain: per channel buffer) */
+    uint32_t *R;    /* [C × n] ring order of each channel (chain: rotated to start at rank 0) */
 } coll_ring;
 
 /* The compact description of *p's ring plan in `a`, or NULL when it has empty chunks. */
 static coll_ring *ring_compact(const coll_params *p, const topo_info *t, uint64_t chunk, arena *a)
 {
     uint32_t n = t->n, C = p->channels ? p->channels : 1;
-    if (p->algo != ALGO_RING || n < 2 ||
-        !(p->op == OP_ALL_REDUCE || p->op == OP_REDUCE_SCATTER || p->op == OP_ALL_GATHER))
+    if (p->algo != ALGO_RING || n < 2)
         return NULL;
-    bool rs = p->op != OP_ALL_GATHER, ag = p->op != OP_REDUCE_SCATTER;
-    uint32_t nsteps = (rs ? n - 1 : 0) + (ag ? n - 1 : 0);
+    bool chain = p->op == OP_BROADCAST || p->op == OP_REDUCE;
+    if (!chain && !(p->op == OP_ALL_REDUCE || p->op == OP_REDUCE_SCATTER || p->op == OP_ALL_GATHER))
+        return NULL;
+    bool rs = p->op == OP_ALL_REDUCE || p->op == OP_REDUCE_SCATTER;
+    bool ag = p->op == OP_ALL_REDUCE || p->op == OP_ALL_GATHER;
+    uint32_t nsteps = chain ? n - 1 : (rs ? n - 1 : 0) + (ag ? n - 1 : 0), P = chain ? 1 : n;
     uint64_t total = 0;
     for (uint32_t c = 0; c < C; c++) {
         uint64_t D = split_len(p->size_bytes, C, c);
-        uint64_t K = ceil_div(split_len(D, n, 0), chunk);
-        if (D == 0 || D / n < K)
-            return NULL; /* an empty block or chunk: ring_blocks skips it */
-        total += (uint64_t)nsteps * n * K;
+        uint64_t K = ceil_div(chain ? D : split_len(D, n, 0), chunk);
+        if (D == 0 || (!chain && D / n < K))
+            return NULL; /* an empty block or chunk: the builders skip it */
+        total += (uint64_t)nsteps * P * K;
         if (total >= UINT32_MAX)
             return NULL; /* the stored build refuses it with its message */
     }
@@ -1219,18 +1225,27 @@ static coll_ring *ring_compact(const coll_params *p, const topo_info *t, uint64_
     g->C = C;
     g->n = n;
     g->nsteps = nsteps;
+    g->P = P;
     g->rs = rs;
+    g->to_root = p->op == OP_REDUCE;
     g->base = ARENA_NEW_ARRAY(a, uint64_t, (size_t)C + 1);
     g->D = ARENA_NEW_ARRAY(a, uint64_t, C);
     g->K = ARENA_NEW_ARRAY(a, uint64_t, C);
     g->R = ARENA_NEW_ARRAY(a, uint32_t, (size_t)C * n);
+    uint32_t *R = xcalloc(n, sizeof(uint32_t), "collective plan: ring order");
     g->base[0] = 0;
     for (uint32_t c = 0; c < C; c++) {
         g->D[c] = split_len(p->size_bytes, C, c);
-        g->K[c] = ceil_div(split_len(g->D[c], n, 0), chunk);
-        g->base[c + 1] = g->base[c] + (uint64_t)nsteps * n * g->K[c];
-        ring_order(t, c, g->R + (size_t)c * n);
+        g->K[c] = ceil_div(chain ? g->D[c] : split_len(g->D[c], n, 0), chunk);
+        g->base[c + 1] = g->base[c] + (uint64_t)nsteps * P * g->K[c];
+        ring_order(t, c, R);
+        uint32_t p0 = 0;
+        while (chain && R[p0] != 0)
+            p0++;
+        for (uint32_t q = 0; q < n; q++)
+            g->R[(size_t)c * n + q] = R[(p0 + q) % n];
     }
+    xfree(R);
     return g;
 }
 
@@ -1248,15 +1263,21 @@ static uint32_t ring_channel(const coll_ring *g, uint64_t i)
     return lo;
 }
 
-/* Position of transfer i: channel c, step s, ring position p, chunk k. */
+/* Position of transfer i: channel c, step s, ring position p (0 for a chain), chunk k. */
 static void ring_pos(const coll_ring *g, uint32_t i, uint32_t *c, uint32_t *s, uint32_t *p,
                      uint64_t *k)
 {
     *c = ring_channel(g, i);
     uint64_t K = g->K[*c], rem = i - g->base[*c], q = rem / K;
     *k = rem % K;
-    *p = (uint32_t)(q % g->n);
-    *s = (uint32_t)(q / g->n);
+    *p = (uint32_t)(q % g->P);
+    *s = (uint32_t)(q / g->P);
+}
+
+/* Index of (c, s, p, k). */
+static uint32_t ring_index(const coll_ring *g, uint32_t c, uint32_t s, uint32_t p, uint64_t k)
+{
+    return (uint32_t)(g->base[c] + ((uint64_t)s * g->P + p) * g->K[c] + k);
 }
 
 void coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *x)
@@ -1266,23 +1287,31 @@ void coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *x)
     uint64_t k;
     ring_pos(g, i, &c, &s, &p, &k);
     uint64_t K = g->K[c];
+    const uint32_t *R = g->R + (size_t)c * n;
+    x->channel = (uint16_t)c;
+    x->step = s;
+    /* the one dependency: the same chunk one step earlier, one position back (a chain: the
+     * previous hop) */
+    x->n_deps = s > 0;
+    x->first_dep = s > 0 ? ring_index(g, c, s - 1, g->P == 1 ? 0 : (p + n - 1) % n, k) : 0;
+    if (g->P == 1) { /* as ring_chain: hop s of the chain from (or to) rank 0 */
+        uint32_t qs = g->to_root ? n - 1 - s : s, qd = g->to_root ? n - 2 - s : s + 1;
+        x->src = R[qs];
+        x->dst = R[qd];
+        x->bytes = (uint32_t)split_len(g->D[c], K, k);
+        x->reduce_inputs = g->to_root && s > 0;
+        return;
+    }
     /* as ring_blocks */
     bool in_rs = g->rs && s < n - 1;
     uint32_t t_ag = g->rs ? s - (n - 1) : s;
     uint32_t blk =
         in_rs ? (uint32_t)((p + 2u * n - s - 1) % n) : (uint32_t)((p + 2u * n - t_ag) % n);
     uint64_t bb = split_len(g->D[c], n, blk);
-    const uint32_t *R = g->R + (size_t)c * n;
     x->src = R[p];
     x->dst = R[(p + 1) % n];
     x->bytes = (uint32_t)split_len(bb, K, k);
-    x->channel = (uint16_t)c;
-    x->step = s;
     x->reduce_inputs = in_rs ? (s >= 1) : (g->rs && t_ag == 0);
-    /* the one dependency: the same chunk one step earlier, one position back */
-    x->n_deps = s > 0;
-    x->first_dep =
-        s > 0 ? (uint32_t)(g->base[c] + ((uint64_t)(s - 1) * n + (p + n - 1) % n) * K + k) : 0;
 }
 
 uint32_t coll_ring_conn(const coll_plan *pl, uint32_t i)
@@ -1291,7 +1320,8 @@ uint32_t coll_ring_conn(const coll_plan *pl, uint32_t i)
     uint32_t c, s, p;
     uint64_t k;
     ring_pos(g, i, &c, &s, &p, &k);
-    return c * g->n + p; /* step 0 uses every (channel, position) in this order */
+    /* blocks: step 0 uses every (channel, position) in this order; a chain: each hop its own */
+    return g->P == 1 ? c * (g->n - 1) + s : c * g->n + p;
 }
 
 static uint32_t ring_deps_fn(const void *ctx, uint32_t i)
@@ -1299,19 +1329,19 @@ static uint32_t ring_deps_fn(const void *ctx, uint32_t i)
     const coll_plan *pl = ctx;
     const coll_ring *g = pl->ring;
     uint32_t c = ring_channel(g, i);
-    return i - g->base[c] >= (uint64_t)g->n * g->K[c]; /* every step after the first */
+    return i - g->base[c] >= (uint64_t)g->P * g->K[c]; /* every step after the first */
 }
 
 static uint32_t ring_succ_fn(const void *ctx, uint32_t i, uint32_t *out)
 {
     const coll_plan *pl = ctx;
     const coll_ring *g = pl->ring;
-    uint32_t c, s, p, n = g->n;
+    uint32_t c, s, p;
     uint64_t k;
     ring_pos(g, i, &c, &s, &p, &k);
     if (s + 1 >= g->nsteps)
         return 0;
-    out[0] = (uint32_t)(g->base[c] + ((uint64_t)(s + 1) * n + (p + 1) % n) * g->K[c] + k);
+    out[0] = ring_index(g, c, s + 1, g->P == 1 ? 0 : (p + 1) % g->n, k);
     return 1;
 }
 
@@ -1419,8 +1449,8 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
         pl->n_xfers = (uint32_t)g->base[g->C];
         pl->n_steps = g->nsteps;
         for (uint32_t c = 0; c < g->C; c++) {
-            pl->n_deps += (uint32_t)((uint64_t)(g->nsteps - 1) * g->n * g->K[c]);
-            pl->total_bytes += (uint64_t)g->nsteps * g->D[c]; /* a step moves every block */
+            pl->n_deps += (uint32_t)((uint64_t)(g->nsteps - 1) * g->P * g->K[c]);
+            pl->total_bytes += (uint64_t)g->nsteps * g->D[c]; /* a step moves every byte */
         }
         pl->footprint_bytes = sizeof(coll_plan) + sizeof(coll_ring) +
                               (uint64_t)(3 * g->C + 1) * sizeof(uint64_t) +
@@ -1568,16 +1598,19 @@ void coll_plan_conns(const coll_plan *pl, arena *a, coll_conns *cn)
     memset(cn, 0, sizeof *cn);
     if (pl->ring) {
         const coll_ring *g = pl->ring;
-        cn->n = g->C * g->n;
+        uint32_t per = g->P == 1 ? g->n - 1 : g->n; /* a chain's hops, or a ring's positions */
+        cn->n = g->C * per;
         cn->src = ARENA_NEW_ARRAY(a, uint32_t, cn->n);
         cn->dst = ARENA_NEW_ARRAY(a, uint32_t, cn->n);
         cn->channel = ARENA_NEW_ARRAY(a, uint32_t, cn->n);
         for (uint32_t c = 0; c < g->C; c++)
-            for (uint32_t p = 0; p < g->n; p++) {
-                uint32_t i = c * g->n + p;
-                cn->src[i] = g->R[(size_t)c * g->n + p];
-                cn->dst[i] = g->R[(size_t)c * g->n + (p + 1) % g->n];
-                cn->channel[i] = c;
+            for (uint32_t q = 0; q < per; q++) {
+                /* the first transfer on the connection tells its ends */
+                coll_xfer x;
+                coll_ring_xfer(pl, ring_index(g, c, g->P == 1 ? q : 0, g->P == 1 ? 0 : q, 0), &x);
+                cn->src[c * per + q] = x.src;
+                cn->dst[c * per + q] = x.dst;
+                cn->channel[c * per + q] = c;
             }
         return;
     }
@@ -1633,7 +1666,8 @@ uint32_t coll_plan_dep_span(const coll_plan *pl)
     uint64_t K = 0;
     for (uint32_t c = 0; c < pl->ring->C; c++)
         K = pl->ring->K[c] > K ? pl->ring->K[c] : K;
-    uint64_t span = ((uint64_t)pl->ring->n + 1) * K; /* position 1..n−1 reach back (n + 1)·K */
+    /* a ring position 1..n−1 reaches back (n + 1)·K, a chain's hop K */
+    uint64_t span = pl->ring->P == 1 ? K : ((uint64_t)pl->ring->n + 1) * K;
     return span < pl->n_xfers ? (uint32_t)span : pl->n_xfers;
 }
 

@@ -57,11 +57,12 @@
  * shared uint32 array, so transfers with the same dependencies share one list. A 1024-rank ring
  * all_reduce of 1 GiB on 8 channels is 16.8 M transfers and 16.8 M dependency entries: 447.5 MiB
  * (24 + 4 bytes a transfer), built in about 0.7 s (test_collective prints the measured figure).
- * With `compact` (what the collective executor asks for), a ring all_reduce, reduce_scatter or
- * all_gather whose chunks are all non-empty is not listed but described — per channel its first
- * transfer index, bytes, chunk count and ring order — and transfer i is computed from
- * (channel, step, ring position, chunk) by coll_plan_xfer, its one dependency and one successor
- * by the same arithmetic: that 1024-rank plan is 32 KiB, numbered exactly as the stored one.
+ * With `compact` (what the executors ask for), a ring plan (all_reduce, reduce_scatter,
+ * all_gather, and broadcast / reduce's chain) whose chunks are all non-empty is not listed but
+ * described — per channel its first transfer index, bytes, chunk count and ring order — and
+ * transfer i is computed from (channel, step, ring position, chunk) by coll_plan_xfer, its one
+ * dependency and one successor by the same arithmetic: that 1024-rank plan is 32 KiB, numbered
+ * exactly as the stored one.
  *
  * compute: coll_xfer_compute_ps() is a delay of that transfer (reduce_inputs × bytes at the
  * reduction rate), not an exclusive use of the GPU: transfers released by the same dependencies
@@ -108,7 +109,7 @@ typedef struct coll_params {
     uint64_t reduce_Bps;             /* GPU reduction rate in bytes/s; 0 = negligible */
     double a2a_skew;                 /* direct all_to_all: rank j receives a share ∝
                                       * (j + 1)^−skew of every send buffer (0 = S/n each) */
-    bool compact;                    /* describe regular plans instead of listing them
+    bool compact;                    /* describe ring plans instead of listing them
                                       * (coll_plan.ring); readers use coll_plan_xfer */
 } coll_params;
 
@@ -232,7 +233,8 @@ static inline uint32_t coll_conn_of(const coll_plan *pl, const coll_conns *c, ui
 }
 
 /* Largest distance i − d from a transfer i back to one of its dependencies d: a stored plan
- * says n_xfers (no bound kept), a compact ring (n + 1) × its largest chunk count. Lets a pass in
+ * says n_xfers (no bound kept), a compact ring (n + 1) × its largest chunk count (a chain: the
+ * chunk count). Lets a pass in
  * index order keep per-transfer values in a window of span + 1 entries. */
 uint32_t coll_plan_dep_span(const coll_plan *pl);
 
