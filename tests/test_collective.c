@@ -9,6 +9,7 @@
 
 #include "testlib.h"
 #include "workload/collective.h"
+#include "workload/dag.h"
 
 static arena A;
 
@@ -598,6 +599,111 @@ static void test_compute_and_successors(void)
     CHECK_EQ_U64(first[pl->n_xfers], edges);
 }
 
+/* A compact ring plan is the stored plan described: the same transfers (every field), the same
+ * dependencies and successors, the same connections, in the same order. */
+static void compact_vs_stored(enum coll_op op, uint32_t n, uint32_t gps, uint64_t S, uint32_t C,
+                              uint64_t chunk, uint32_t *n_compact)
+{
+    coll_params p = {.op = op,
+                     .algo = ALGO_RING,
+                     .n_ranks = n,
+                     .gpus_per_server = gps,
+                     .size_bytes = S,
+                     .channels = C,
+                     .chunk_bytes = chunk,
+                     .reduce_Bps = 1000};
+    err e;
+    err_clear(&e);
+    coll_plan *st = coll_plan_build(&p, &A, &e);
+    p.compact = true;
+    coll_plan *cp = coll_plan_build(&p, &A, &e);
+    CHECK(st && cp);
+    if (!st || !cp)
+        return;
+    CHECK(st->ring == NULL);
+    if (!cp->ring) {
+        /* refused only when some chunk is empty: a block smaller than its chunk count */
+        CHECK(cp->xfers != NULL);
+        return;
+    }
+    ++*n_compact;
+    CHECK(cp->xfers == NULL && cp->deps == NULL);
+    CHECK(coll_plan_check(cp) == NULL);
+    CHECK_EQ_U64(cp->n_xfers, st->n_xfers);
+    CHECK_EQ_U64(cp->n_deps, st->n_deps);
+    CHECK_EQ_U64(cp->n_steps, st->n_steps);
+    CHECK_EQ_U64(cp->n_channels, st->n_channels);
+    CHECK_EQ_U64(cp->total_bytes, st->total_bytes);
+    if (st->n_xfers > 1000)
+        CHECK(cp->footprint_bytes < st->footprint_bytes);
+    dag_graph gs, gc;
+    coll_plan_graph(st, &A, &gs);
+    coll_plan_graph(cp, &A, &gc);
+    CHECK(gc.succ_first == NULL && gc.max_deps == 1 && gs.max_deps <= 1);
+    coll_conns ks, kc;
+    coll_plan_conns(st, &A, &ks);
+    coll_plan_conns(cp, &A, &kc);
+    CHECK_EQ_U64(kc.n, ks.n);
+    for (uint32_t c = 0; c < ks.n && c < kc.n; c++)
+        CHECK(ks.src[c] == kc.src[c] && ks.dst[c] == kc.dst[c] && ks.channel[c] == kc.channel[c]);
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < st->n_xfers && bad < 5; i++) {
+        coll_xfer b;
+        const coll_xfer *a = &st->xfers[i], *x = coll_plan_xfer(cp, i, &b);
+        bool same = a->src == x->src && a->dst == x->dst && a->bytes == x->bytes &&
+                    a->channel == x->channel && a->step == x->step &&
+                    a->reduce_inputs == x->reduce_inputs && a->n_deps == x->n_deps &&
+                    coll_xfer_compute_ps(st, a) == coll_xfer_compute_ps(cp, x) &&
+                    coll_conn_of(st, &ks, i) == coll_conn_of(cp, &kc, i);
+        for (uint32_t k = 0; same && k < a->n_deps; k++)
+            same = coll_plan_dep(st, a, k) == coll_plan_dep(cp, x, k);
+        CHECK_EQ_U64(gc.deps_fn(gc.ctx, i), gs.deps_fn(gs.ctx, i));
+        if (x->n_deps) /* dependencies lie within the span a windowed pass keeps */
+            CHECK(i - coll_plan_dep(cp, x, 0) <= coll_plan_dep_span(cp));
+        uint32_t out[DAG_SUCC_IMPLICIT_MAX];
+        uint32_t m = gc.succ_fn(gc.ctx, i, out);
+        same = same && m == gs.succ_first[i + 1] - gs.succ_first[i];
+        for (uint32_t k = 0; same && k < m; k++)
+            same = out[k] == gs.succ[gs.succ_first[i] + k];
+        if (!same) {
+            fprintf(stderr, "  op %d n %u S %llu C %u: transfer %u differs\n", (int)op, n,
+                    (unsigned long long)S, C, i);
+            bad++;
+        }
+    }
+    CHECK_EQ_U64(bad, 0);
+    CHECK_EQ_U64(coll_plan_critical_path(cp), coll_plan_critical_path(st));
+}
+
+static void test_ring_compact(void)
+{
+    const enum coll_op ops[] = {OP_ALL_REDUCE, OP_REDUCE_SCATTER, OP_ALL_GATHER, OP_BROADCAST,
+                                OP_REDUCE};
+    const uint32_t ns[][2] = {{2, 1}, {3, 1}, {8, 8}, {12, 4}, {16, 8}, {24, 8}, {5, 2}};
+    const uint64_t sizes[] = {1, 97, 4096, (1u << 20) + 7, 8u << 20};
+    const uint64_t chunks[] = {0, 4096};
+    const uint32_t chans[] = {1, 3, 8};
+    uint32_t compact = 0;
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+            for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; b++)
+                for (size_t c = 0; c < 2; c++)
+                    for (size_t d = 0; d < 3; d++)
+                        compact_vs_stored(ops[o], ns[a][0], ns[a][1], sizes[b], chans[d], chunks[c],
+                                          &compact);
+    CHECK(compact > 150); /* most of the grid is regular */
+    /* not a ring: always stored */
+    coll_params p = {.op = OP_BROADCAST,
+                     .algo = ALGO_TREE,
+                     .n_ranks = 8,
+                     .size_bytes = 1 << 20,
+                     .compact = true};
+    err e;
+    err_clear(&e);
+    coll_plan *pl = coll_plan_build(&p, &A, &e);
+    CHECK(pl && !pl->ring && pl->xfers);
+}
+
 static void test_footprint_1024(void)
 {
     /* 1024 ranks (128 servers × 8), 1 GiB, 8 channels: 16.8 M transfers of 128 KiB */
@@ -623,6 +729,20 @@ static void test_footprint_1024(void)
                 (double)pl->footprint_bytes / 1048576.0, (double)big.used_bytes / 1048576.0,
                 secs);
     }
+    /* the same plan, compact (what the collective executor builds) */
+    p.compact = true;
+    t0 = clock();
+    coll_plan *cp = coll_plan_build(&p, &big, &e);
+    secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    CHECK(cp && cp->ring);
+    if (cp && pl) {
+        CHECK_EQ_U64(cp->n_xfers, pl->n_xfers);
+        CHECK_EQ_U64(cp->total_bytes, pl->total_bytes);
+        CHECK(cp->footprint_bytes < 1u << 20);
+        CHECK_EQ_U64(coll_plan_max_ready(cp), 1024ull * 8);
+        fprintf(stderr, "  footprint: the same plan compact: %.1f KiB, built in %.3f s\n",
+                (double)cp->footprint_bytes / 1024.0, secs);
+    }
     arena_free(&big);
 }
 
@@ -643,6 +763,7 @@ int main(void)
     TEST_RUN(test_hierarchical);
     TEST_RUN(test_errors);
     TEST_RUN(test_compute_and_successors);
+    TEST_RUN(test_ring_compact);
     TEST_RUN(test_footprint_1024);
     arena_free(&A);
     return tl_finish();

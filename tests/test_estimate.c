@@ -19,6 +19,7 @@
 #include "config/config.h"
 #include "plan/estimate.h"
 #include "testlib.h"
+#include "transport/nic.h"
 #include "workload/run.h"
 
 #define FACTOR 2.0
@@ -118,22 +119,40 @@ static void test_estimate_vs_rss(void)
 static void test_estimate_shape(void)
 {
     mem_estimate small, big, tiny;
+    /* a stored plan (tree) grows with its transfers */
     uint64_t a = estimated("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8,"
                            " leaf_radix: 16}\n"
-                           "workload: [{kind: collective, size: 64MiB}]\n",
+                           "workload: [{kind: collective, algorithm: tree, size: 64MiB}]\n",
                            &small);
     uint64_t b = estimated("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8,"
                            " leaf_radix: 16}\n"
-                           "workload: [{kind: collective, size: 1GiB}]\n",
+                           "workload: [{kind: collective, algorithm: tree, size: 1GiB}]\n",
                            &big);
     CHECK(b > a);
     CHECK(big.part[MEM_COLLECTIVES] > 8 * small.part[MEM_COLLECTIVES]);
     CHECK_EQ_U64(big.biggest_job, 0);
-    /* a chunk of one MTU on 1 GiB over 64 ranks: 2·63·64 slots × 4096 transfers ≈ 33 M */
+    /* a chunk of one MTU on 1 GiB over 64 ranks: 2·2·63 tree slots × 128 Ki transfers ≈ 33 M */
     estimated("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8, leaf_radix: 16}\n"
-              "workload: [{kind: collective, size: 1GiB, chunk: 4096B}]\n",
+              "workload: [{kind: collective, algorithm: tree, size: 1GiB, chunk: 4096B}]\n",
               &tiny);
     CHECK(tiny.part[MEM_COLLECTIVES] > 1000000000ull);
+    /* a ring all_reduce is a compact plan (collective.h): the same 33 M transfers cost
+     * kilobytes of plan; what remains is the transport's, a message (and a piece on its one QP)
+     * for each of the 64 × 4096 chains, posted at once on the first step; and two times per
+     * transfer for transfers.csv, up to its 2 M-row cap */
+    mem_estimate ring, ring_csv;
+    estimated("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8, leaf_radix: 16}\n"
+              "workload: [{kind: collective, size: 1GiB, chunk: 4096B}]\n",
+              &ring);
+    uint64_t posted = 64ull * 4096 * (sizeof(msg) + sizeof(piece));
+    CHECK(ring.part[MEM_COLLECTIVES] >= posted);
+    CHECK(ring.part[MEM_COLLECTIVES] < posted + 16000000ull);
+    estimated("fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 8, leaf_radix: 16}\n"
+              "workload: [{kind: collective, size: 1GiB, chunk: 4096B}]\n"
+              "output: {formats: [csv]}\n",
+              &ring_csv);
+    CHECK_EQ_U64(ring_csv.part[MEM_COLLECTIVES] - ring.part[MEM_COLLECTIVES],
+                 (uint64_t)TRANSFERS_MAX * 16);
     const char *src = NULL;
     uint64_t avail = mem_available_bytes(&src);
     printf("  available: %.1f MB (%s)\n", avail / 1e6, src ? src : "unknown");

@@ -60,6 +60,8 @@ static double flow_bytes(const scenario *sc)
  */
 typedef struct coll_count {
     double xfers, conns;
+    double compact_bytes; /* > 0: a compact plan (no per-transfer memory), this many bytes */
+    double chains;        /* compact: transfer chains, each with one message posted at a time */
 } coll_count;
 
 static void add_slots(coll_count *c, double slots, double slot_bytes, double chunk)
@@ -72,10 +74,25 @@ static void add_slots(coll_count *c, double slots, double slot_bytes, double chu
 static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, double S,
                                 double ch, double chunk, double g)
 {
-    coll_count c = {0, 0};
+    coll_count c = {0, 0, 0, 0};
     if (n < 2 || S <= 0)
         return c;
     double ring_steps = 2 * (n - 1);
+    bool chain = op == OP_BROADCAST || op == OP_REDUCE;
+    double K0 = ceil_div(chain ? S / ch : S / (n * ch), chunk);
+    double steps0 = op == OP_ALL_REDUCE ? ring_steps : n - 1;
+    if (algo == ALGO_RING && S / ch >= 1 && (chain || S / (n * ch) >= 1) &&
+        ch * (chain ? 1 : n) * steps0 * K0 < 4294967295.0) { /* 32-bit indices (coll_plan) */
+        /* described, not listed (collective.h "Memory"): per channel its ring order and
+         * connections; the executor keeps nothing per transfer, its reduction delay queue a slot
+         * per chain of transfers and the ideal bound a window of (n + 1) chunks (a chain: 1) */
+        double K = K0, P = chain ? 1 : n;
+        c.conns = chain ? ch * (n - 1) : ch * n;
+        c.xfers = ch * P * steps0 * K;
+        c.compact_bytes = ch * n * (4 + 12) + ch * P * K * 16 + (P + 2) * K * 8 + 4096;
+        c.chains = ch * P * K;
+        return c;
+    }
     switch (algo) {
     case ALGO_RING:
         if (op == OP_ALL_REDUCE)
@@ -158,6 +175,17 @@ static double collective_job(const scenario *sc, const cfg_job *j, double gpus, 
     coll_count c = coll_estimate(j->op, j->algorithm, job_ranks(j, gpus), (double)j->size_bytes,
                                  j->channels ? j->channels : 1, chunk, g);
     *conns = c.conns;
+    if (c.compact_bytes > 0) {
+        /* what is left per transfer is the transport's: every chain has a message posted (the
+         * first step's all at once), a msg and a piece per QP each */
+        uint32_t q = sc->nic.qps_per_connection ? sc->nic.qps_per_connection : 1;
+        double posted = c.chains * ((double)sizeof(msg) + q * (double)sizeof(piece));
+        /* transfers.csv keeps a start and an end per transfer, up to its row cap */
+        double rows = 0;
+        if (sc->output_formats & (OUT_CSV | OUT_HTML))
+            rows = fmin(c.xfers * (j->iterations ? j->iterations : 1), (double)TRANSFERS_MAX);
+        return c.compact_bytes + posted + rows * 16;
+    }
     return c.xfers * (double)XFER_BYTES;
 }
 
@@ -224,7 +252,8 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
     if (dp > 1) {
         coll_count c = coll_estimate(OP_ALL_REDUCE, ALGO_RING, dp, fmin(bucket, grad), 1,
                                      (double)COLL_CHUNK_DEFAULT, 1);
-        plans = c.xfers * (double)XFER_BYTES * fmin(buckets, 4);
+        plans = (c.compact_bytes > 0 ? c.compact_bytes : c.xfers * (double)XFER_BYTES) *
+                fmin(buckets, 4);
     }
     if (j->moe_experts && ep > 1) { /* the direct all_to_all plan of an EP group */
         double S = (double)(j->micro_batch ? j->micro_batch : 1) * (double)j->model.seq_len *

@@ -1,9 +1,13 @@
 /*
  * coll_exec.c — collective executor (see coll_exec.h).
  *
- * State per transfer is one 16-bit count of dependencies still outstanding and the id of its
- * connection; successors come from coll_plan_successors. Reduction delays (when the plan has
- * them) wait in a delay queue (core/delayq.h): one event per job, whatever their number.
+ * The plan runs on the workload engine (dag.h): its shape is coll_plan_graph's (stored successor
+ * lists, or none at all for a compact ring plan), a dag_run per iteration releases transfers as
+ * their dependencies complete, and a released transfer is posted on its connection through the
+ * engine's network interface. Per transfer the executor keeps nothing for a compact plan (its
+ * connection is computed); a stored plan adds its connection id and a dependency counter.
+ * Reduction delays (when the plan has them) wait in a delay queue (core/delayq.h): one event per
+ * job, whatever their number.
  */
 #include "coll_exec.h"
 
@@ -16,6 +20,7 @@
 #include "../core/delayq.h"
 #include "../telemetry/trace.h"
 #include "collective.h"
+#include "dag.h"
 
 struct coll_exec {
     net *net;
@@ -26,17 +31,15 @@ struct coll_exec {
     coll_plan *plan;
     uint32_t n_ranks;
     uint32_t *gpu_of_rank;
-    uint32_t *succ_first, *succ;
-    uint16_t *left;             /* outstanding dependencies per transfer */
-    uint32_t *conn_of;          /* transfer -> index into conns */
-    uint32_t n_conns;
-    uint32_t *conn_src, *conn_dst; /* hosts per connection */
-    flow **conns;
-    transport *tp;
+    dag_graph shape;   /* the plan's DAG (implicit for compact ring plans) */
+    dag_run run;       /* the running iteration */
+    coll_conns pconns; /* the plan's connections */
+    dag_conns conns;   /* their hosts */
+    dag_net_transport nett;
+    dag_net *nw;
     uint8_t prio;
     /* progress */
-    uint32_t iter;              /* current iteration (0-based) */
-    uint64_t done_in_iter;
+    uint32_t iter; /* current iteration (0-based) */
     sim_time iter_start;
     sim_time *iter_time;        /* [iterations] */
     sim_time start_ps, end_ps;
@@ -48,6 +51,7 @@ struct coll_exec {
     uint32_t rec_iters;         /* iterations recorded: as many as TRANSFERS_MAX rows allow */
 };
 
+static void ready(void *ctx, uint32_t i);
 static void post_delayed(void *ctx, uint32_t xfer);
 
 static const char *job_key(char *buf, size_t len, uint32_t j, const char *k)
@@ -72,19 +76,12 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
     x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, (size_t)x->n_ranks + 1);
     x->gpu_of_rank[x->n_ranks] = TRANSFER_GROUP;
     uint32_t *server = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
-    for (uint32_t r = 0; r < x->n_ranks; r++) {
-        uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
-        if (g >= gpus) {
-            config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
-                            "workload[%u].ranks: GPU %u does not exist: the fabric has %u GPUs "
-                            "(0..%u)",
-                            j, g, gpus, gpus ? gpus - 1 : 0);
-            coll_exec_free(x);
-            return NULL;
-        }
-        x->gpu_of_rank[r] = g;
-        server[r] = n->hosts[net_gpu_host(n, g, 0)]->server;
+    if (!dag_job_gpus(sc, j, gpus, x->n_ranks, x->gpu_of_rank, e)) {
+        coll_exec_free(x);
+        return NULL;
     }
+    for (uint32_t r = 0; r < x->n_ranks; r++)
+        server[r] = n->hosts[net_gpu_host(n, x->gpu_of_rank[r], 0)]->server;
     if (x->n_ranks < 2) {
         config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
                         "workload[%u].ranks: a collective needs at least 2 ranks, got %u", j,
@@ -103,6 +100,7 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
         .pxn = job->pxn,
         .chunk_bytes = job->chunk_bytes,
         .reduce_Bps = job->reduce_bps / 8,
+        .compact = true,
     };
     err pe;
     err_clear(&pe);
@@ -113,58 +111,29 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
         return NULL;
     }
     const coll_plan *pl = x->plan;
-    coll_plan_successors(pl, &x->mem, &x->succ_first, &x->succ);
-    x->left = ARENA_NEW_ARRAY(&x->mem, uint16_t, pl->n_xfers ? pl->n_xfers : 1);
-    x->conn_of = ARENA_NEW_ARRAY(&x->mem, uint32_t, pl->n_xfers ? pl->n_xfers : 1);
-    /* connections: distinct (src, dst, channel), found with an open-addressing table */
-    uint32_t cap = 1024;
-    while (cap < 2 * (uint64_t)pl->n_xfers && cap < (1u << 30))
-        cap <<= 1;
-    uint64_t *keys = xmalloc(sizeof(uint64_t) * cap, "connection table");
-    uint32_t *vals = xmalloc(sizeof(uint32_t) * cap, "connection table");
-    memset(keys, 0xFF, sizeof(uint64_t) * cap);
-    uint32_t cap_conns = 1024;
-    x->conn_src = xmalloc(sizeof(uint32_t) * cap_conns, "connections");
-    x->conn_dst = xmalloc(sizeof(uint32_t) * cap_conns, "connections");
-    for (uint32_t i = 0; i < pl->n_xfers; i++) {
-        const coll_xfer *t = &pl->xfers[i];
-        uint64_t k = ((uint64_t)t->src << 40) ^ ((uint64_t)t->dst << 16) ^ t->channel;
-        uint64_t h = k * 0x9E3779B97F4A7C15ull;
-        uint32_t s = (uint32_t)(h >> 34) & (cap - 1);
-        while (keys[s] != UINT64_MAX && keys[s] != k)
-            s = (s + 1) & (cap - 1);
-        if (keys[s] == UINT64_MAX) {
-            keys[s] = k;
-            if (x->n_conns == cap_conns) {
-                cap_conns *= 2;
-                x->conn_src = xrealloc(x->conn_src, sizeof(uint32_t) * cap_conns, "connections");
-                x->conn_dst = xrealloc(x->conn_dst, sizeof(uint32_t) * cap_conns, "connections");
-            }
-            if (pl->nvswitch) {
-                /* nvls: a fluid flow on the GPU's own host; to the switch it takes the GPU's
-                 * NVLink egress, from the switch its ingress (coll_exec_connect) */
-                uint32_t g = t->src == COLL_NVSWITCH(pl) ? t->dst : t->src;
-                x->conn_src[x->n_conns] = x->conn_dst[x->n_conns] =
-                    net_gpu_host(n, x->gpu_of_rank[g], t->channel);
-            } else {
-                x->conn_src[x->n_conns] = net_gpu_host(n, x->gpu_of_rank[t->src], t->channel);
-                x->conn_dst[x->n_conns] = net_gpu_host(n, x->gpu_of_rank[t->dst], t->channel);
-            }
-            vals[s] = x->n_conns++;
+    coll_plan_graph(pl, &x->mem, &x->shape);
+    dag_run_init(&x->run, &x->mem, pl->n_xfers, x->shape.max_deps, ready, x);
+    coll_plan_conns(pl, &x->mem, &x->pconns);
+    for (uint32_t c = 0; c < x->pconns.n; c++) {
+        uint32_t s = x->pconns.src[c], d = x->pconns.dst[c], ch = x->pconns.channel[c];
+        if (pl->nvswitch) {
+            /* nvls: a fluid flow on the GPU's own host; to the switch it takes the GPU's
+             * NVLink egress, from the switch its ingress (coll_exec_connect) */
+            uint32_t h = net_gpu_host(n, x->gpu_of_rank[s == COLL_NVSWITCH(pl) ? d : s], ch);
+            dag_conns_add(&x->conns, h, h);
+        } else {
+            dag_conns_add(&x->conns, net_gpu_host(n, x->gpu_of_rank[s], ch),
+                          net_gpu_host(n, x->gpu_of_rank[d], ch));
         }
-        x->conn_of[i] = vals[s];
     }
-    xfree(keys);
-    xfree(vals);
     x->iter_time = ARENA_NEW_ARRAY(&x->mem, sim_time, job->iterations ? job->iterations : 1);
     x->prio = (uint8_t)(job->priority < 0 ? sc->nic.priority : job->priority);
-    *connections = x->n_conns;
+    *connections = x->conns.n;
     return x;
 }
 
 void coll_exec_connect(coll_exec *x, transport *t)
 {
-    x->tp = t;
     uint64_t nx = x->plan->n_xfers;
     /* transfers.csv is part of the csv output (html implies csv): record only for it */
     bool csv = x->sc->output_formats & (OUT_CSV | OUT_HTML);
@@ -175,18 +144,14 @@ void coll_exec_connect(coll_exec *x, transport *t)
         x->x_start = xcalloc((size_t)x->rec_iters * nx, sizeof(sim_time), "transfer times");
         x->x_end = xcalloc((size_t)x->rec_iters * nx, sizeof(sim_time), "transfer times");
     }
-    x->conns = xmalloc(sizeof(flow *) * (x->n_conns ? x->n_conns : 1), "connection flows");
-    for (uint32_t c = 0; c < x->n_conns; c++) {
-        flow *f = transport_flow_add(t, x->job, x->conn_src[c], x->conn_dst[c], 0, x->prio);
-        f->started = true;
-        x->conns[c] = f;
-    }
+    dag_net_transport_init(&x->nett, t, &x->conns, x->job, x->prio);
+    x->nw = &x->nett.net;
     if (x->plan->nvswitch)
-        for (uint32_t i = 0; i < x->plan->n_xfers; i++)
-            if (x->plan->xfers[i].src == COLL_NVSWITCH(x->plan))
-                x->conns[x->conn_of[i]]->nvl_in = true;
+        for (uint32_t c = 0; c < x->pconns.n; c++)
+            if (x->pconns.src[c] == COLL_NVSWITCH(x->plan))
+                x->nett.flows[c]->nvl_in = true;
     /* room for every transfer waiting on its reduction at once (only if the plan has any) */
-    delayq_init(&x->delays, x->net->sim, x->plan->reduce_Bps ? x->plan->n_xfers : 1,
+    delayq_init(&x->delays, x->net->sim, x->plan->reduce_Bps ? coll_plan_max_ready(x->plan) : 1,
                 post_delayed, x);
 }
 
@@ -241,7 +206,8 @@ void coll_exec_transfers(const coll_exec *x, uint32_t j, transfer_record *out, u
             continue;
         }
         for (uint32_t i = 0; i < pl->n_xfers; i++) {
-            const coll_xfer *t = &pl->xfers[i];
+            coll_xfer buf;
+            const coll_xfer *t = coll_plan_xfer(pl, i, &buf);
             transfer_record *r = &out[(*n)++];
             r->job = j;
             r->iteration = it;
@@ -269,9 +235,8 @@ void coll_exec_free(coll_exec *x)
     arena_free(&x->mem);
     xfree(x->x_start);
     xfree(x->x_end);
-    xfree(x->conn_src);
-    xfree(x->conn_dst);
-    xfree(x->conns);
+    dag_conns_free(&x->conns);
+    dag_net_transport_free(&x->nett);
     if (x->delays.heap)
         delayq_free(&x->delays);
     xfree(x);
@@ -302,16 +267,18 @@ void coll_exec_trace(const coll_exec *x, trace_writer *tw)
 
 static void post(coll_exec *x, uint32_t i)
 {
-    const coll_xfer *t = &x->plan->xfers[i];
-    if (x->iter < x->rec_iters)
-        x->x_start[(size_t)x->iter * x->plan->n_xfers + i] = x->net->sim->now;
-    transport_post(x->tp, x->conns[x->conn_of[i]], t->bytes, ((uint64_t)x->job << 40) | i);
+    coll_xfer buf;
+    const coll_xfer *t = coll_plan_xfer(x->plan, i, &buf);
+    dag_run_started(&x->run, i);
+    dag_net_post(x->nw, coll_conn_of(x->plan, &x->pconns, i), t->bytes, i);
 }
 
 /* Transfer i may go: after the sender's reduction time, if any. */
-static void ready(coll_exec *x, uint32_t i)
+static void ready(void *ctx, uint32_t i)
 {
-    sim_time d = coll_xfer_compute_ps(x->plan, &x->plan->xfers[i]);
+    coll_exec *x = ctx;
+    coll_xfer buf;
+    sim_time d = coll_xfer_compute_ps(x->plan, coll_plan_xfer(x->plan, i, &buf));
     if (d)
         delayq_push(&x->delays, x->net->sim->now + d, i);
     else
@@ -325,18 +292,14 @@ static void post_delayed(void *ctx, uint32_t xfer)
 
 static void start_iteration(coll_exec *x)
 {
-    const coll_plan *pl = x->plan;
     x->iter_start = x->net->sim->now;
-    x->done_in_iter = 0;
-    for (uint32_t i = 0; i < pl->n_xfers; i++)
-        x->left[i] = pl->xfers[i].n_deps;
-    if (!pl->n_xfers) {
+    size_t row = (size_t)x->iter * x->plan->n_xfers;
+    if (x->iter < x->rec_iters)
+        dag_run_record(&x->run, &x->net->sim->now, x->x_start + row, x->x_end + row);
+    else
+        dag_run_record(&x->run, NULL, NULL, NULL);
+    if (dag_run_start(&x->run, &x->shape))
         coll_exec_on_msg(x, UINT64_MAX);
-        return;
-    }
-    for (uint32_t i = 0; i < pl->n_xfers; i++)
-        if (!x->left[i])
-            ready(x, i);
 }
 
 void coll_exec_start(coll_exec *x)
@@ -348,18 +311,9 @@ void coll_exec_start(coll_exec *x)
 
 void coll_exec_on_msg(coll_exec *x, uint64_t xfer)
 {
-    const coll_plan *pl = x->plan;
     if (xfer != UINT64_MAX) {
         uint32_t i = (uint32_t)xfer;
-        x->done_in_iter++;
-        if (x->iter < x->rec_iters)
-            x->x_end[(size_t)x->iter * pl->n_xfers + i] = x->net->sim->now;
-        for (uint32_t k = x->succ_first[i]; k < x->succ_first[i + 1]; k++) {
-            uint32_t s = x->succ[k];
-            if (--x->left[s] == 0)
-                ready(x, s);
-        }
-        if (x->done_in_iter < pl->n_xfers)
+        if (!dag_run_complete(&x->run, i))
             return;
     }
     sim_time now = x->net->sim->now;
@@ -373,6 +327,5 @@ void coll_exec_on_msg(coll_exec *x, uint64_t xfer)
     if (x->finish_fn)
         x->finish_fn(x->finish_ctx);
 }
-
 
 bool coll_exec_finished(const coll_exec *x) { return x->finished; }

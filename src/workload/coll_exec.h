@@ -1,7 +1,8 @@
 /*
  * coll_exec.h — runs a collective job (`kind: collective`) over the transport.
  *
- * The job's plan (collective.h: a DAG of point-to-point transfers) is built once. Every
+ * The job's plan (collective.h: a DAG of point-to-point transfers; compact for ring plans) is
+ * built once and runs on the workload engine (dag.h), one dag_run per iteration. Every
  * (src rank, dst rank, channel) pair gets a connection — a transport flow with its own QPs, so
  * channels use distinct QPs and UDP source ports, as NCCL's do — and each transfer is posted on
  * its connection as a message the moment its dependencies have completed (after the sender's

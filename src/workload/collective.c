@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "dag.h"
 
 /* ---- emission ---------------------------------------------------------------------------- */
 
@@ -1176,6 +1177,174 @@ static void build_nvls(builder *b, const coll_params *p, const topo_info *t, uin
     xfree(up);
 }
 
+/* ---- compact ring ------------------------------------------------------------------------ */
+
+/*
+ * A ring plan described instead of listed. All_reduce / reduce_scatter / all_gather as
+ * ring_blocks emits them: channel c's transfers are indices base[c] + (s·n + p)·K[c] + k for
+ * step s, ring position p and chunk k. Broadcast / reduce as ring_chain emits them: one hop per
+ * step (P = 1 position), base[c] + s·K[c] + k. Either way exactly the emission order, so a
+ * compact plan and a stored one number every transfer alike and an executor runs them
+ * identically. Valid when no chunk is empty (every block of every channel holds at least K[c]
+ * bytes), which ring_compact checks; otherwise the plan is stored.
+ */
+typedef struct coll_ring {
+    uint32_t C, n, nsteps;
+    uint32_t P;     /* positions sending per step: n (blocks) or 1 (a chain's hop) */
+    bool rs;        /* blocks: the first n − 1 steps reduce-scatter */
+    bool to_root;   /* chain: reduce (towards root 0) rather than broadcast */
+    uint64_t *base; /* [C + 1] first transfer of each channel */
+    uint64_t *D;    /* [C] channel bytes */
+    uint64_t *K;    /* [C] chunks per block (chain: per channel buffer) */
+    uint32_t *R;    /* [C × n] ring order of each channel (chain: rotated to start at rank 0) */
+} coll_ring;
+
+/* The compact description of *p's ring plan in `a`, or NULL when it has empty chunks. */
+static coll_ring *ring_compact(const coll_params *p, const topo_info *t, uint64_t chunk, arena *a)
+{
+    uint32_t n = t->n, C = p->channels ? p->channels : 1;
+    if (p->algo != ALGO_RING || n < 2)
+        return NULL;
+    bool chain = p->op == OP_BROADCAST || p->op == OP_REDUCE;
+    if (!chain && !(p->op == OP_ALL_REDUCE || p->op == OP_REDUCE_SCATTER || p->op == OP_ALL_GATHER))
+        return NULL;
+    bool rs = p->op == OP_ALL_REDUCE || p->op == OP_REDUCE_SCATTER;
+    bool ag = p->op == OP_ALL_REDUCE || p->op == OP_ALL_GATHER;
+    uint32_t nsteps = chain ? n - 1 : (rs ? n - 1 : 0) + (ag ? n - 1 : 0), P = chain ? 1 : n;
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < C; c++) {
+        uint64_t D = split_len(p->size_bytes, C, c);
+        uint64_t K = ceil_div(chain ? D : split_len(D, n, 0), chunk);
+        if (D == 0 || (!chain && D / n < K))
+            return NULL; /* an empty block or chunk: the builders skip it */
+        total += (uint64_t)nsteps * P * K;
+        if (total >= UINT32_MAX)
+            return NULL; /* the stored build refuses it with its message */
+    }
+    coll_ring *g = ARENA_NEW(a, coll_ring);
+    g->C = C;
+    g->n = n;
+    g->nsteps = nsteps;
+    g->P = P;
+    g->rs = rs;
+    g->to_root = p->op == OP_REDUCE;
+    g->base = ARENA_NEW_ARRAY(a, uint64_t, (size_t)C + 1);
+    g->D = ARENA_NEW_ARRAY(a, uint64_t, C);
+    g->K = ARENA_NEW_ARRAY(a, uint64_t, C);
+    g->R = ARENA_NEW_ARRAY(a, uint32_t, (size_t)C * n);
+    uint32_t *R = xcalloc(n, sizeof(uint32_t), "collective plan: ring order");
+    g->base[0] = 0;
+    for (uint32_t c = 0; c < C; c++) {
+        g->D[c] = split_len(p->size_bytes, C, c);
+        g->K[c] = ceil_div(chain ? g->D[c] : split_len(g->D[c], n, 0), chunk);
+        g->base[c + 1] = g->base[c] + (uint64_t)nsteps * P * g->K[c];
+        ring_order(t, c, R);
+        uint32_t p0 = 0;
+        while (chain && R[p0] != 0)
+            p0++;
+        for (uint32_t q = 0; q < n; q++)
+            g->R[(size_t)c * n + q] = R[(p0 + q) % n];
+    }
+    xfree(R);
+    return g;
+}
+
+/* Channel of transfer i: the last c with base[c] ≤ i. */
+static uint32_t ring_channel(const coll_ring *g, uint64_t i)
+{
+    uint32_t lo = 0, hi = g->C;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->base[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Position of transfer i: channel c, step s, ring position p (0 for a chain), chunk k. */
+static void ring_pos(const coll_ring *g, uint32_t i, uint32_t *c, uint32_t *s, uint32_t *p,
+                     uint64_t *k)
+{
+    *c = ring_channel(g, i);
+    uint64_t K = g->K[*c], rem = i - g->base[*c], q = rem / K;
+    *k = rem % K;
+    *p = (uint32_t)(q % g->P);
+    *s = (uint32_t)(q / g->P);
+}
+
+/* Index of (c, s, p, k). */
+static uint32_t ring_index(const coll_ring *g, uint32_t c, uint32_t s, uint32_t p, uint64_t k)
+{
+    return (uint32_t)(g->base[c] + ((uint64_t)s * g->P + p) * g->K[c] + k);
+}
+
+void coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *x)
+{
+    const coll_ring *g = pl->ring;
+    uint32_t c, s, p, n = g->n;
+    uint64_t k;
+    ring_pos(g, i, &c, &s, &p, &k);
+    uint64_t K = g->K[c];
+    const uint32_t *R = g->R + (size_t)c * n;
+    x->channel = (uint16_t)c;
+    x->step = s;
+    /* the one dependency: the same chunk one step earlier, one position back (a chain: the
+     * previous hop) */
+    x->n_deps = s > 0;
+    x->first_dep = s > 0 ? ring_index(g, c, s - 1, g->P == 1 ? 0 : (p + n - 1) % n, k) : 0;
+    if (g->P == 1) { /* as ring_chain: hop s of the chain from (or to) rank 0 */
+        uint32_t qs = g->to_root ? n - 1 - s : s, qd = g->to_root ? n - 2 - s : s + 1;
+        x->src = R[qs];
+        x->dst = R[qd];
+        x->bytes = (uint32_t)split_len(g->D[c], K, k);
+        x->reduce_inputs = g->to_root && s > 0;
+        return;
+    }
+    /* as ring_blocks */
+    bool in_rs = g->rs && s < n - 1;
+    uint32_t t_ag = g->rs ? s - (n - 1) : s;
+    uint32_t blk =
+        in_rs ? (uint32_t)((p + 2u * n - s - 1) % n) : (uint32_t)((p + 2u * n - t_ag) % n);
+    uint64_t bb = split_len(g->D[c], n, blk);
+    x->src = R[p];
+    x->dst = R[(p + 1) % n];
+    x->bytes = (uint32_t)split_len(bb, K, k);
+    x->reduce_inputs = in_rs ? (s >= 1) : (g->rs && t_ag == 0);
+}
+
+uint32_t coll_ring_conn(const coll_plan *pl, uint32_t i)
+{
+    const coll_ring *g = pl->ring;
+    uint32_t c, s, p;
+    uint64_t k;
+    ring_pos(g, i, &c, &s, &p, &k);
+    /* blocks: step 0 uses every (channel, position) in this order; a chain: each hop its own */
+    return g->P == 1 ? c * (g->n - 1) + s : c * g->n + p;
+}
+
+static uint32_t ring_deps_fn(const void *ctx, uint32_t i)
+{
+    const coll_plan *pl = ctx;
+    const coll_ring *g = pl->ring;
+    uint32_t c = ring_channel(g, i);
+    return i - g->base[c] >= (uint64_t)g->P * g->K[c]; /* every step after the first */
+}
+
+static uint32_t ring_succ_fn(const void *ctx, uint32_t i, uint32_t *out)
+{
+    const coll_plan *pl = ctx;
+    const coll_ring *g = pl->ring;
+    uint32_t c, s, p;
+    uint64_t k;
+    ring_pos(g, i, &c, &s, &p, &k);
+    if (s + 1 >= g->nsteps)
+        return 0;
+    out[0] = ring_index(g, c, s + 1, g->P == 1 ? 0 : (p + 1) % g->n, k);
+    return 1;
+}
+
 static void run_builder(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
 {
     if (t->n < 2 || p->size_bytes == 0)
@@ -1275,6 +1444,20 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
     pl->chunk_bytes = chunk;
     pl->reduce_Bps = p->reduce_Bps;
 
+    if (p->compact && p->size_bytes && (pl->ring = ring_compact(p, &t, chunk, a))) {
+        const coll_ring *g = pl->ring;
+        pl->n_xfers = (uint32_t)g->base[g->C];
+        pl->n_steps = g->nsteps;
+        for (uint32_t c = 0; c < g->C; c++) {
+            pl->n_deps += (uint32_t)((uint64_t)(g->nsteps - 1) * g->P * g->K[c]);
+            pl->total_bytes += (uint64_t)g->nsteps * g->D[c]; /* a step moves every byte */
+        }
+        pl->footprint_bytes = sizeof(coll_plan) + sizeof(coll_ring) +
+                              (uint64_t)(3 * g->C + 1) * sizeof(uint64_t) +
+                              (uint64_t)g->C * g->n * sizeof(uint32_t);
+        topo_free(&t);
+        return pl;
+    }
     builder cnt = {.pl = pl};
     run_builder(&cnt, p, &t, chunk);
     if (cnt.nx >= UINT32_MAX || cnt.nd >= UINT32_MAX || cnt.overflow) {
@@ -1307,7 +1490,8 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
 const char *coll_plan_check(const coll_plan *pl)
 {
     for (uint32_t i = 0; i < pl->n_xfers; i++) {
-        const coll_xfer *x = &pl->xfers[i];
+        coll_xfer buf;
+        const coll_xfer *x = coll_plan_xfer(pl, i, &buf);
         if (x->bytes == 0)
             return "zero-byte transfer";
         if (x->src == x->dst)
@@ -1321,10 +1505,10 @@ const char *coll_plan_check(const coll_plan *pl)
             return "channel out of range";
         if (x->bytes > pl->chunk_bytes)
             return "transfer larger than a chunk";
-        if ((uint64_t)x->first_dep + x->n_deps > pl->n_deps)
+        if (pl->deps && (uint64_t)x->first_dep + x->n_deps > pl->n_deps)
             return "dependency range outside deps[]";
         for (uint32_t k = 0; k < x->n_deps; k++)
-            if (pl->deps[x->first_dep + k] >= i)
+            if (coll_plan_dep(pl, x, k) >= i)
                 return "dependency not before its dependent (cycle or bad order)";
     }
     return NULL;
@@ -1337,10 +1521,11 @@ uint32_t coll_plan_critical_path(const coll_plan *pl)
     uint32_t *len = xcalloc(pl->n_xfers, sizeof(uint32_t), "collective plan: critical path");
     uint32_t best = 0;
     for (uint32_t i = 0; i < pl->n_xfers; i++) {
-        const coll_xfer *x = &pl->xfers[i];
+        coll_xfer buf;
+        const coll_xfer *x = coll_plan_xfer(pl, i, &buf);
         uint32_t l = 0;
         for (uint32_t k = 0; k < x->n_deps; k++) {
-            uint32_t d = len[pl->deps[x->first_dep + k]];
+            uint32_t d = len[coll_plan_dep(pl, x, k)];
             if (d > l)
                 l = d;
         }
@@ -1358,9 +1543,10 @@ void coll_plan_successors(const coll_plan *pl, arena *a, uint32_t **first, uint3
     uint32_t *f = ARENA_NEW_ARRAY(a, uint32_t, (size_t)n + 1);
     uint64_t edges = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const coll_xfer *x = &pl->xfers[i];
+        coll_xfer buf;
+        const coll_xfer *x = coll_plan_xfer(pl, i, &buf);
         for (uint32_t k = 0; k < x->n_deps; k++)
-            f[pl->deps[x->first_dep + k] + 1]++;
+            f[coll_plan_dep(pl, x, k) + 1]++;
         edges += x->n_deps;
     }
     SIM_ASSERT(edges < UINT32_MAX, "%llu dependency edges", (unsigned long long)edges);
@@ -1369,15 +1555,127 @@ void coll_plan_successors(const coll_plan *pl, arena *a, uint32_t **first, uint3
     uint32_t *s = ARENA_NEW_ARRAY(a, uint32_t, edges ? edges : 1);
     uint32_t *fill = xcalloc((size_t)n + 1, sizeof(uint32_t), "collective plan: successors");
     for (uint32_t i = 0; i < n; i++) {
-        const coll_xfer *x = &pl->xfers[i];
+        coll_xfer buf;
+        const coll_xfer *x = coll_plan_xfer(pl, i, &buf);
         for (uint32_t k = 0; k < x->n_deps; k++) {
-            uint32_t d = pl->deps[x->first_dep + k];
+            uint32_t d = coll_plan_dep(pl, x, k);
             s[f[d] + fill[d]++] = i;
         }
     }
     xfree(fill);
     *first = f;
     *succ = s;
+}
+
+static uint32_t stored_deps_fn(const void *ctx, uint32_t i)
+{
+    return ((const coll_plan *)ctx)->xfers[i].n_deps;
+}
+
+void coll_plan_graph(const coll_plan *pl, arena *a, dag_graph *g)
+{
+    memset(g, 0, sizeof *g);
+    g->n = pl->n_xfers;
+    g->ctx = pl;
+    if (pl->ring) {
+        g->max_deps = 1;
+        g->deps_fn = ring_deps_fn;
+        g->succ_fn = ring_succ_fn;
+        return;
+    }
+    g->deps_fn = stored_deps_fn;
+    for (uint32_t i = 0; i < pl->n_xfers; i++)
+        if (pl->xfers[i].n_deps > g->max_deps)
+            g->max_deps = pl->xfers[i].n_deps;
+    uint32_t *first, *succ;
+    coll_plan_successors(pl, a, &first, &succ);
+    g->succ_first = first;
+    g->succ = succ;
+}
+
+void coll_plan_conns(const coll_plan *pl, arena *a, coll_conns *cn)
+{
+    memset(cn, 0, sizeof *cn);
+    if (pl->ring) {
+        const coll_ring *g = pl->ring;
+        uint32_t per = g->P == 1 ? g->n - 1 : g->n; /* a chain's hops, or a ring's positions */
+        cn->n = g->C * per;
+        cn->src = ARENA_NEW_ARRAY(a, uint32_t, cn->n);
+        cn->dst = ARENA_NEW_ARRAY(a, uint32_t, cn->n);
+        cn->channel = ARENA_NEW_ARRAY(a, uint32_t, cn->n);
+        for (uint32_t c = 0; c < g->C; c++)
+            for (uint32_t q = 0; q < per; q++) {
+                /* the first transfer on the connection tells its ends */
+                coll_xfer x;
+                coll_ring_xfer(pl, ring_index(g, c, g->P == 1 ? q : 0, g->P == 1 ? 0 : q, 0), &x);
+                cn->src[c * per + q] = x.src;
+                cn->dst[c * per + q] = x.dst;
+                cn->channel[c * per + q] = c;
+            }
+        return;
+    }
+    uint32_t nx = pl->n_xfers;
+    cn->of = ARENA_NEW_ARRAY(a, uint32_t, nx ? nx : 1);
+    /* distinct (src, dst, channel) by open addressing; triples in order of first use */
+    uint32_t cap = 1024;
+    while (cap < 2 * (uint64_t)nx && cap < (1u << 30))
+        cap <<= 1;
+    uint64_t *keys = xmalloc(sizeof(uint64_t) * cap, "connection table");
+    uint32_t *vals = xmalloc(sizeof(uint32_t) * cap, "connection table");
+    memset(keys, 0xFF, sizeof(uint64_t) * cap);
+    uint32_t n = 0, tcap = 64;
+    uint32_t *tri = xmalloc(sizeof(uint32_t) * 3 * tcap, "plan connections");
+    for (uint32_t i = 0; i < nx; i++) {
+        const coll_xfer *t = &pl->xfers[i];
+        uint64_t k = ((uint64_t)t->src << 40) ^ ((uint64_t)t->dst << 16) ^ t->channel;
+        uint64_t h = k * 0x9E3779B97F4A7C15ull;
+        uint32_t s = (uint32_t)(h >> 34) & (cap - 1);
+        while (keys[s] != UINT64_MAX && keys[s] != k)
+            s = (s + 1) & (cap - 1);
+        if (keys[s] == UINT64_MAX) {
+            keys[s] = k;
+            if (n == tcap) {
+                tcap *= 2;
+                tri = xrealloc(tri, sizeof(uint32_t) * 3 * tcap, "plan connections");
+            }
+            tri[3 * n] = t->src;
+            tri[3 * n + 1] = t->dst;
+            tri[3 * n + 2] = t->channel;
+            vals[s] = n++;
+        }
+        cn->of[i] = vals[s];
+    }
+    xfree(keys);
+    xfree(vals);
+    cn->n = n;
+    cn->src = ARENA_NEW_ARRAY(a, uint32_t, n ? n : 1);
+    cn->dst = ARENA_NEW_ARRAY(a, uint32_t, n ? n : 1);
+    cn->channel = ARENA_NEW_ARRAY(a, uint32_t, n ? n : 1);
+    for (uint32_t c = 0; c < n; c++) {
+        cn->src[c] = tri[3 * c];
+        cn->dst[c] = tri[3 * c + 1];
+        cn->channel[c] = tri[3 * c + 2];
+    }
+    xfree(tri);
+}
+
+uint32_t coll_plan_dep_span(const coll_plan *pl)
+{
+    if (!pl->ring)
+        return pl->n_xfers;
+    uint64_t K = 0;
+    for (uint32_t c = 0; c < pl->ring->C; c++)
+        K = pl->ring->K[c] > K ? pl->ring->K[c] : K;
+    /* a ring position 1..n−1 reaches back (n + 1)·K, a chain's hop K */
+    uint64_t span = pl->ring->P == 1 ? K : ((uint64_t)pl->ring->n + 1) * K;
+    return span < pl->n_xfers ? (uint32_t)span : pl->n_xfers;
+}
+
+uint32_t coll_plan_max_ready(const coll_plan *pl)
+{
+    if (pl->ring)
+        return pl->n_xfers / pl->ring->nsteps; /* one per chain */
+    return pl->n_xfers;
 }
 
 /* ---- bandwidth --------------------------------------------------------------------------- */

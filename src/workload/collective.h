@@ -57,6 +57,12 @@
  * shared uint32 array, so transfers with the same dependencies share one list. A 1024-rank ring
  * all_reduce of 1 GiB on 8 channels is 16.8 M transfers and 16.8 M dependency entries: 447.5 MiB
  * (24 + 4 bytes a transfer), built in about 0.7 s (test_collective prints the measured figure).
+ * With `compact` (what the executors ask for), a ring plan (all_reduce, reduce_scatter,
+ * all_gather, and broadcast / reduce's chain) whose chunks are all non-empty is not listed but
+ * described — per channel its first transfer index, bytes, chunk count and ring order — and
+ * transfer i is computed from (channel, step, ring position, chunk) by coll_plan_xfer, its one
+ * dependency and one successor by the same arithmetic: that 1024-rank plan is 32 KiB, numbered
+ * exactly as the stored one.
  *
  * compute: coll_xfer_compute_ps() is a delay of that transfer (reduce_inputs × bytes at the
  * reduction rate), not an exclusive use of the GPU: transfers released by the same dependencies
@@ -103,6 +109,8 @@ typedef struct coll_params {
     uint64_t reduce_Bps;             /* GPU reduction rate in bytes/s; 0 = negligible */
     double a2a_skew;                 /* direct all_to_all: rank j receives a share ∝
                                       * (j + 1)^−skew of every send buffer (0 = S/n each) */
+    bool compact;                    /* describe ring plans instead of listing them
+                                      * (coll_plan.ring); readers use coll_plan_xfer */
 } coll_params;
 
 /*
@@ -140,8 +148,25 @@ typedef struct coll_plan {
     bool nvswitch;                   /* nvls: endpoint n_ranks is the NVSwitch */
     uint32_t n_steps;                /* 1 + largest step */
     uint64_t total_bytes;            /* Σ bytes over transfers */
-    uint64_t footprint_bytes;        /* plan struct + transfers + deps */
+    uint64_t footprint_bytes;        /* plan struct + transfers + deps (or ring description) */
+    const struct coll_ring *ring;    /* compact ring plan: xfers and deps are NULL */
 } coll_plan;
+
+/* Transfer i of the plan (stored plans: a pointer into xfers; compact plans: computed into *buf,
+ * which the pointer then names). */
+void coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *buf);
+static inline const coll_xfer *coll_plan_xfer(const coll_plan *pl, uint32_t i, coll_xfer *buf)
+{
+    if (pl->xfers)
+        return &pl->xfers[i];
+    coll_ring_xfer(pl, i, buf);
+    return buf;
+}
+/* Dependency k (< x->n_deps) of transfer x (from coll_plan_xfer of the same plan). */
+static inline uint32_t coll_plan_dep(const coll_plan *pl, const coll_xfer *x, uint32_t k)
+{
+    return pl->deps ? pl->deps[x->first_dep + k] : x->first_dep; /* compact: the one dep */
+}
 
 /*
  * Build the plan for *p into arena `a` (returns new, owned by the arena). On bad input (an
@@ -180,6 +205,43 @@ uint32_t coll_plan_critical_path(const coll_plan *pl);
  * (*succ), the transfers that list i among their deps. Both arrays are new in `a`.
  */
 void coll_plan_successors(const coll_plan *pl, arena *a, uint32_t **first, uint32_t **succ);
+
+/*
+ * The plan's shape for the workload engine (dag.h) in *g: a stored plan's successor lists are
+ * built in `a` (coll_plan_successors); a compact plan's shape is implicit (rank arithmetic, no
+ * memory). g->ctx borrows pl.
+ */
+struct dag_graph;
+void coll_plan_graph(const coll_plan *pl, arena *a, struct dag_graph *g);
+
+/*
+ * The plan's connections: its distinct (src, dst, channel) triples in order of first use (so
+ * the flows an executor creates for them, and their ids, do not depend on how they were found).
+ * `of` maps each transfer to its connection ([n_xfers] in `a`; NULL for a compact plan, whose
+ * transfers' connections are computed: coll_conn_of).
+ */
+typedef struct coll_conns {
+    uint32_t n;
+    uint32_t *src, *dst, *channel; /* [n] */
+    uint32_t *of;                  /* [n_xfers] or NULL */
+} coll_conns;
+void coll_plan_conns(const coll_plan *pl, arena *a, coll_conns *c);
+uint32_t coll_ring_conn(const coll_plan *pl, uint32_t i);
+static inline uint32_t coll_conn_of(const coll_plan *pl, const coll_conns *c, uint32_t i)
+{
+    return c->of ? c->of[i] : coll_ring_conn(pl, i);
+}
+
+/* Largest distance i − d from a transfer i back to one of its dependencies d: a stored plan
+ * says n_xfers (no bound kept), a compact ring (n + 1) × its largest chunk count (a chain: the
+ * chunk count). Lets a pass in
+ * index order keep per-transfer values in a window of span + 1 entries. */
+uint32_t coll_plan_dep_span(const coll_plan *pl);
+
+/* Most transfers of the plan that can be released and not yet complete at once, bounded from
+ * the plan's structure (a compact ring: one per chain (channel, block position, chunk); else
+ * every transfer). Sizes an executor's delay queue. */
+uint32_t coll_plan_max_ready(const coll_plan *pl);
 
 /* ---- nccl-tests bandwidth accounting (src/common.cu and each test's GetBw) ---------------- */
 

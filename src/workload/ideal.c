@@ -218,7 +218,12 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
     uint64_t *u_out = ub, *u_in = ub + U, *u_rate_out = ub + 2 * U, *u_rate_in = ub + 3 * U;
     uint32_t *u_ports = xcalloc(U, sizeof(uint32_t), "ideal NIC ports");
     uint64_t *nvl = xcalloc(H ? H : 1, sizeof(uint64_t), "ideal NVLink bytes");
-    sim_time *fin = xcalloc(pl->n_xfers ? pl->n_xfers : 1, sizeof(sim_time), "ideal chain");
+    /* finish times: a window reaching back as far as any dependency does (every transfer for a
+     * stored plan; two ring steps for a compact one, not its millions of transfers) */
+    uint64_t win = (uint64_t)coll_plan_dep_span(pl) + 1;
+    if (win > pl->n_xfers)
+        win = pl->n_xfers ? pl->n_xfers : 1;
+    sim_time *fin = xcalloc(win, sizeof(sim_time), "ideal chain");
     for (uint32_t h = 0; h < H; h++) {
         uint32_t u = bound_unit(n, h, per_server);
         u_rate_out[u] += nic_rate(n, h);
@@ -227,11 +232,12 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
     }
     sim_time chain = 0;
     for (uint32_t i = 0; i < pl->n_xfers; i++) {
-        const coll_xfer *x = &pl->xfers[i];
+        coll_xfer buf;
+        const coll_xfer *x = coll_plan_xfer(pl, i, &buf);
         uint32_t a = host_of_rank[x->src], b = host_of_rank[x->dst];
         sim_time t0 = 0;
         for (uint32_t k = 0; k < x->n_deps; k++) {
-            sim_time d = fin[pl->deps[x->first_dep + k]];
+            sim_time d = fin[coll_plan_dep(pl, x, k) % win];
             t0 = d > t0 ? d : t0;
         }
         t0 += coll_xfer_compute_ps(pl, x);
@@ -255,8 +261,8 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
             uint64_t ra = nic_rate(n, a);
             cost = (ra ? sim_ser_time(w, ra) : 0) + net_path_latency(n, a, b, last);
         }
-        fin[i] = t0 + cost;
-        chain = fin[i] > chain ? fin[i] : chain;
+        fin[i % win] = t0 + cost;
+        chain = t0 + cost > chain ? t0 + cost : chain;
     }
     sim_time beta = 0;
     char r[32], what[96] = "";

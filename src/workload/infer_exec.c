@@ -28,6 +28,7 @@
 #include "../core/alloc.h"
 #include "../core/arena.h"
 #include "../core/delayq.h"
+#include "dag.h"
 #include "../core/rng.h"
 #include "../telemetry/trace.h"
 #include "collective.h"
@@ -70,8 +71,8 @@ typedef struct ireq {
 /* A cross-server collective plan of one TP group. */
 typedef struct gplan {
     coll_plan *pl;
-    uint32_t *succ_first, *succ;
-    uint32_t *conn; /* [n_xfers] executor connection */
+    dag_graph shape; /* the plan's DAG for the engine */
+    uint32_t *conn;  /* [n_xfers] executor connection */
     uint64_t nominal;
 } gplan;
 
@@ -92,12 +93,13 @@ typedef struct replica {
     uint32_t msgs_left;
     /* cross-server TP groups: per stage, plans by phase kind (AR, A2A, AG), NULL if local */
     gplan **gp; /* [pp × 3] */
-    uint16_t *left;
-    uint32_t max_xfers;
+    struct infer_exec *x;
+    uint32_t idx;
+    uint32_t max_xfers, max_deps;
+    dag_run run; /* the running cross-server collective */
     const gplan *cur;
     uint64_t cur_bytes;
     uint8_t cur_ph;
-    uint32_t cur_done;
     uint32_t *pp_conn; /* [(pp − 1) × tp] */
 } replica;
 
@@ -129,11 +131,10 @@ struct infer_exec {
     uint32_t next_arrival, done;
     event arrive;
     /* connections */
-    uint32_t n_conns, cap_conns;
-    uint32_t *conn_src, *conn_dst;
-    flow **conns;
+    dag_conns conns;
+    dag_net_transport nett;
+    dag_net *nw;
     uint32_t *kv_conn; /* disaggregated: [(p · n_decode + d) × rsize] */
-    transport *tp_;
     uint8_t prio;
     delayq delays;
     /* progress */
@@ -151,6 +152,7 @@ struct infer_exec {
 
 static void arrive_fire(void *ctx, event *ev);
 static void delay_done(void *ctx, uint32_t r);
+static void post_xfer(void *ctx, uint32_t xf);
 
 /* ---- build -------------------------------------------------------------------------------- */
 
@@ -172,14 +174,7 @@ static uint32_t server_of(const infer_exec *x, uint32_t rank)
 
 static uint32_t conn_new(infer_exec *x, uint32_t src_rank, uint32_t dst_rank)
 {
-    if (x->n_conns == x->cap_conns) {
-        x->cap_conns = x->cap_conns ? 2 * x->cap_conns : 64;
-        x->conn_src = xrealloc(x->conn_src, sizeof(uint32_t) * x->cap_conns, "connections");
-        x->conn_dst = xrealloc(x->conn_dst, sizeof(uint32_t) * x->cap_conns, "connections");
-    }
-    x->conn_src[x->n_conns] = host_of(x, src_rank);
-    x->conn_dst[x->n_conns] = host_of(x, dst_rank);
-    return x->n_conns++;
+    return dag_conns_add(&x->conns, host_of(x, src_rank), host_of(x, dst_rank));
 }
 
 uint64_t infer_kv_bytes_per_token(const cfg_job *j, uint32_t layers, uint32_t tp)
@@ -231,7 +226,7 @@ static gplan *group_plan(infer_exec *x, uint32_t r, uint32_t s, enum coll_op op,
     g->pl = coll_plan_build(&cp, &x->mem, e);
     if (!g->pl)
         return NULL;
-    coll_plan_successors(g->pl, &x->mem, &g->succ_first, &g->succ);
+    coll_plan_graph(g->pl, &x->mem, &g->shape);
     uint32_t nx = g->pl->n_xfers;
     g->conn = ARENA_NEW_ARRAY(&x->mem, uint32_t, nx ? nx : 1);
     for (uint32_t i = 0; i < nx; i++) {
@@ -283,17 +278,8 @@ infer_exec *infer_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     uint32_t gpus = net_gpus(n);
     x->n_ranks = job->ranks.all ? gpus : job->ranks.n;
     x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
-    for (uint32_t r = 0; r < x->n_ranks; r++) {
-        uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
-        if (g >= gpus) {
-            config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
-                            "workload[%u].ranks: GPU %u does not exist: the fabric has %u GPUs "
-                            "(0..%u)",
-                            j, g, gpus, gpus ? gpus - 1 : 0);
-            goto fail;
-        }
-        x->gpu_of_rank[r] = g;
-    }
+    if (!dag_job_gpus(sc, j, gpus, x->n_ranks, x->gpu_of_rank, e))
+        goto fail;
     x->tp = job->tp;
     x->pp = job->pp;
     x->rsize = x->tp * x->pp;
@@ -440,10 +426,14 @@ infer_exec *infer_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
                 R->gp[3 * s + (uint32_t)k] = g;
                 if (g->pl->n_xfers > R->max_xfers)
                     R->max_xfers = g->pl->n_xfers;
+                if (g->shape.max_deps > R->max_deps)
+                    R->max_deps = g->shape.max_deps;
             }
         }
         SIM_ASSERT(R->max_xfers < (1u << XFER_BITS), "collective of %u transfers", R->max_xfers);
-        R->left = ARENA_NEW_ARRAY(&x->mem, uint16_t, R->max_xfers ? R->max_xfers : 1);
+        R->x = x;
+        R->idx = r;
+        dag_run_init(&R->run, &x->mem, R->max_xfers, R->max_deps, post_xfer, R);
         R->pp_conn = ARENA_NEW_ARRAY(&x->mem, uint32_t, (size_t)x->pp * x->tp);
         for (uint32_t s = 0; s + 1 < x->pp; s++)
             for (uint32_t t = 0; t < x->tp; t++)
@@ -470,7 +460,7 @@ infer_exec *infer_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         x->steps = xmalloc(sizeof(step_rec) * (x->cap_steps ? x->cap_steps : 1), "step records");
     }
     x->prio = (uint8_t)(job->priority < 0 ? sc->nic.priority : job->priority);
-    *connections = x->n_conns;
+    *connections = x->conns.n;
     return x;
 fail:
     infer_exec_free(x);
@@ -479,13 +469,8 @@ fail:
 
 void infer_exec_connect(infer_exec *x, transport *t)
 {
-    x->tp_ = t;
-    x->conns = xmalloc(sizeof(flow *) * (x->n_conns ? x->n_conns : 1), "connection flows");
-    for (uint32_t c = 0; c < x->n_conns; c++) {
-        flow *f = transport_flow_add(t, x->job, x->conn_src[c], x->conn_dst[c], 0, x->prio);
-        f->started = true;
-        x->conns[c] = f;
-    }
+    dag_net_transport_init(&x->nett, t, &x->conns, x->job, x->prio);
+    x->nw = &x->nett.net;
     delayq_init(&x->delays, x->net->sim, x->n_rep, delay_done, x);
 }
 
@@ -500,9 +485,8 @@ void infer_exec_free(infer_exec *x)
     arena_free(&x->mem);
     xfree(x->req);
     xfree(x->rep);
-    xfree(x->conn_src);
-    xfree(x->conn_dst);
-    xfree(x->conns);
+    dag_conns_free(&x->conns);
+    dag_net_transport_free(&x->nett);
     xfree(x->steps);
     xfree(x);
 }
@@ -844,9 +828,8 @@ static void kv_send(infer_exec *x, uint32_t p, uint32_t i)
     for (uint32_t k = 0; k < x->rsize; k++) {
         uint64_t bytes = (uint64_t)q->prompt * x->kv_rank_bytes[k / x->tp];
         x->kv_bytes += bytes;
-        flow *f = x->conns[x->kv_conn[((size_t)p * nd + (d - x->n_prefill)) * x->rsize + k]];
-        transport_post(x->tp_, f, bytes ? bytes : 1,
-                       ((uint64_t)x->job << 40) | (CK_KV << CK_KIND_SHIFT) | i);
+        dag_net_post(x->nw, x->kv_conn[((size_t)p * nd + (d - x->n_prefill)) * x->rsize + k],
+                     bytes ? bytes : 1, (CK_KV << CK_KIND_SHIFT) | i);
     }
 }
 
@@ -950,21 +933,24 @@ static void rep_schedule(infer_exec *x, uint32_t r)
     rep_advance(x, r);
 }
 
-static void post_xfer(infer_exec *x, uint32_t r, uint32_t xf)
+/* Transfer xf of the replica's running collective is released: post it. */
+static void post_xfer(void *ctx, uint32_t xf)
 {
-    replica *R = &x->rep[r];
+    replica *R = ctx;
+    infer_exec *x = R->x;
+    uint32_t r = R->idx;
     const gplan *g = R->cur;
+    coll_xfer buf;
     /* the plan's transfer scaled from its nominal size to this collective's */
-    uint64_t b =
-        (uint64_t)ceil((double)g->pl->xfers[xf].bytes * (double)R->cur_bytes / (double)g->nominal);
+    uint64_t b = (uint64_t)ceil((double)coll_plan_xfer(g->pl, xf, &buf)->bytes *
+                                (double)R->cur_bytes / (double)g->nominal);
     b = b ? b : 1;
     if (R->cur_ph == PH_A2A)
         x->ep_net_bytes += b;
     else
         x->tp_net_bytes += b;
-    transport_post(x->tp_, x->conns[g->conn[xf]], b,
-                   ((uint64_t)x->job << 40) | (CK_COLL << CK_KIND_SHIFT) |
-                       ((uint64_t)r << XFER_BITS) | xf);
+    dag_net_post(x->nw, g->conn[xf], b,
+                 (CK_COLL << CK_KIND_SHIFT) | ((uint64_t)r << XFER_BITS) | xf);
 }
 
 static void next_phase(infer_exec *x, replica *R)
@@ -1009,24 +995,17 @@ static void rep_advance(infer_exec *x, uint32_t r)
             R->msgs_left = x->tp;
             x->pp_net_bytes += b * x->tp;
             for (uint32_t t = 0; t < x->tp; t++)
-                transport_post(x->tp_, x->conns[R->pp_conn[R->stage * x->tp + t]], b,
-                               ((uint64_t)x->job << 40) | (CK_P2P << CK_KIND_SHIFT) | r);
+                dag_net_post(x->nw, R->pp_conn[R->stage * x->tp + t], b,
+                             (CK_P2P << CK_KIND_SHIFT) | r);
             return;
         }
         R->cur = g;
         R->cur_ph = ph;
         R->cur_bytes = coll_bytes(x, ph, R->tokens);
-        R->cur_done = 0;
-        const coll_plan *pl = g->pl;
-        if (!pl->n_xfers) {
+        if (dag_run_start(&R->run, &g->shape)) { /* no transfers */
             next_phase(x, R);
             continue;
         }
-        for (uint32_t i = 0; i < pl->n_xfers; i++)
-            R->left[i] = pl->xfers[i].n_deps;
-        for (uint32_t i = 0; i < pl->n_xfers; i++)
-            if (!R->left[i])
-                post_xfer(x, r, i);
         return;
     }
 }
@@ -1064,12 +1043,7 @@ void infer_exec_on_msg(infer_exec *x, uint64_t cookie)
     replica *R = &x->rep[r];
     const gplan *g = R->cur;
     SIM_ASSERT(g && xf < g->pl->n_xfers, "stray inference collective message %u", xf);
-    for (uint32_t k = g->succ_first[xf]; k < g->succ_first[xf + 1]; k++) {
-        uint32_t s = g->succ[k];
-        if (--R->left[s] == 0)
-            post_xfer(x, r, s);
-    }
-    if (++R->cur_done < g->pl->n_xfers)
+    if (!dag_run_complete(&R->run, xf))
         return;
     R->cur = NULL;
     next_phase(x, R);

@@ -42,6 +42,7 @@
 #include "../net/net.h"
 #include "../transport/nic.h"
 #include "coll_exec.h"
+#include "dag.h"
 #include "../telemetry/telemetry.h"
 #include "fault.h"
 #include "ideal.h"
@@ -65,9 +66,11 @@ typedef struct job_state {
     sim_time iter_start_ps;
     event arrive;
     /* pattern list: flow (relative index) -> its entry in the job's `flows`; entry -> its
-     * offset in every iteration; per flow the flows it still waits for; per entry the entries
-     * waiting for it (CSR: waiters[wait_first[e] .. wait_first[e + 1])) */
-    uint32_t *item_of, *pos, *wait_left, *wait_first, *waiters;
+     * offset in every iteration; per entry the entries waiting for it (CSR: waiters[wait_first[e]
+     * .. wait_first[e + 1])), the shape of the DAG the workload engine runs each iteration */
+    uint32_t *item_of, *pos, *wait_first, *waiters;
+    dag_graph list_shape;
+    dag_run list_run;
     coll_exec *coll;           /* collective jobs */
     train_exec *train;         /* training jobs */
     infer_exec *infer;         /* inference jobs */
@@ -313,6 +316,8 @@ static void traffic_iter_begin(job_state *js)
         js->iter_ps[js->cur_iter++] = 0;
     }
     js->iter_start_ps = now;
+    if (js->item_of)
+        dag_run_start(&js->list_run, &js->list_shape);
     traffic_pump(js);
 }
 
@@ -403,17 +408,21 @@ static void on_gpu_fail(void *ctx, uint32_t gpu, uint32_t fault)
     }
 }
 
-/* pattern list: flow `rel` (relative to the job's first flow) completed: start, now, every flow
- * of its iteration whose last awaited flow it was. */
-static void list_release(run *r, job_state *js, uint64_t rel)
+/* pattern list: entry e of the current iteration has every flow it waits for behind it: start
+ * its flow now. Entries that wait for nothing start at their time (traffic_pump). */
+static void list_ready(void *ctx, uint32_t e)
 {
+    job_state *js = ctx;
+    run *r = js->owner;
+    if (!r->sc->jobs[js - r->jobs].flows[e].n_after || js->failed)
+        return;
     uint64_t base = js->cur_iter ? js->iter_end[js->cur_iter - 1] : 0;
-    uint32_t e = js->item_of[rel];
-    for (uint32_t k = js->wait_first[e]; k < js->wait_first[e + 1]; k++) {
-        uint64_t w = base + js->pos[js->waiters[k]];
-        if (--js->wait_left[w] == 0 && !js->failed)
-            transport_flow_start(r->tp, &r->tp->flows[js->first_flow + w]);
-    }
+    transport_flow_start(r->tp, &r->tp->flows[js->first_flow + base + js->pos[e]]);
+}
+
+static uint32_t list_deps(const void *ctx, uint32_t e)
+{
+    return ((const cfg_job *)ctx)->flows[e].n_after;
 }
 
 static void on_flow_done(void *ctx, flow *f)
@@ -424,7 +433,7 @@ static void on_flow_done(void *ctx, flow *f)
     if (f->end_ps > js->end_ps)
         js->end_ps = f->end_ps;
     if (js->item_of)
-        list_release(r, js, f->id - js->first_flow);
+        dag_run_complete(&js->list_run, js->item_of[f->id - js->first_flow]);
     if (js->iter_end && js->done_flows == js->iter_end[js->cur_iter]) {
         /* the iteration's last flow has arrived: the next iteration starts now */
         js->iter_ps[js->cur_iter] = js->end_ps - js->iter_start_ps;
@@ -457,9 +466,7 @@ static void add_flow(void *ctx, const traffic_flow *tf)
     js->at_ps[i] = tf->at_ps;
     js->iter_end[tf->iteration] = i + 1;
     if (js->item_of) {
-        const cfg_flow *c = &a->cj->flows[tf->item];
         js->item_of[i] = tf->item;
-        js->wait_left[i] = c->n_after;
         if (!tf->iteration)
             js->pos[tf->item] = (uint32_t)i;
     }
@@ -731,7 +738,6 @@ static run *run_build(const scenario *sc, int only, err *e)
             if (cj->pattern == PAT_LIST) {
                 uint64_t nf = (uint64_t)cj->n_flows * cj->iterations, edges = 0;
                 js->item_of = xmalloc(sizeof(uint32_t) * nf, "list flows");
-                js->wait_left = xmalloc(sizeof(uint32_t) * nf, "list flows");
                 js->pos = xmalloc(sizeof(uint32_t) * cj->n_flows, "list flows");
                 js->wait_first = xcalloc(cj->n_flows + 1, sizeof(uint32_t), "list flows");
                 for (uint32_t i = 0; i < cj->n_flows; i++)
@@ -746,6 +752,17 @@ static run *run_build(const scenario *sc, int only, err *e)
                     for (uint32_t k = 0; k < cj->flows[i].n_after; k++)
                         js->waiters[fill[cj->flows[i].after[k]]++] = i;
                 xfree(fill);
+                uint32_t max_after = 0;
+                for (uint32_t i = 0; i < cj->n_flows; i++)
+                    if (cj->flows[i].n_after > max_after)
+                        max_after = cj->flows[i].n_after;
+                js->list_shape = (dag_graph){.n = cj->n_flows,
+                                             .max_deps = max_after,
+                                             .succ_first = js->wait_first,
+                                             .succ = js->waiters,
+                                             .deps_fn = list_deps,
+                                             .ctx = cj};
+                dag_run_init(&js->list_run, NULL, cj->n_flows, max_after, list_ready, js);
             }
             traffic_flows(sc, j, space, add_flow, &a);
             xfree(map);
@@ -1422,7 +1439,7 @@ void run_free(run *r)
         xfree(r->jobs[j].at_ps);
         xfree(r->jobs[j].item_of);
         xfree(r->jobs[j].pos);
-        xfree(r->jobs[j].wait_left);
+        dag_run_free(&r->jobs[j].list_run);
         xfree(r->jobs[j].wait_first);
         xfree(r->jobs[j].waiters);
         xfree(r->jobs[j].iter_end);

@@ -1,18 +1,21 @@
 /*
  * train_exec.c — training-job executor (see train_exec.h).
  *
- * State per task: its outstanding-dependency count and, per iteration, its start and end time
- * (kept for the breakdown). Compute tasks and analytic (scale-up) collectives wait in one delay
- * queue of (end time, task) served by one event (core/delayq.h): a rank runs one compute at a
- * time (the plan's chain invariant) and a group one collective at a time (its FIFO), so it never
- * holds more than ranks + groups entries and is sized once at build.
+ * The iteration runs on the workload engine (dag.h): the plan's tasks are the nodes of one
+ * dag_run per iteration, which releases each task as its dependencies end; a released task is
+ * run here (a compute delay on its lane, a P2P message, a collective on its communicator) and
+ * reported back with dag_run_complete when it ends. Per task and iteration the executor keeps
+ * its start and end time (for the breakdown). Compute tasks and analytic (scale-up) collectives
+ * wait in one delay queue of (end time, task) served by one event (core/delayq.h): a rank runs
+ * one compute at a time (the plan's chain invariant) and a group one collective at a time (its
+ * FIFO), so it never holds more than ranks + groups entries and is sized once at build.
  *
  * Cross-server collectives. Each group that spans servers ("xgroup") owns the connections of its
  * ring — one flow per distinct (src, dst, channel) of its plans, created at build — and one
- * instance slot: the running collective's per-transfer outstanding-dependency counters
- * (sized for the group's largest plan) and its completed-transfer count. Plans are shared by
- * every group with the same (op, size, bytes, server layout); a (group, plan) binding maps the
- * plan's connections onto the group's flows.
+ * engine run (a join: the collective task ends when the run of its plan, repeated `count`
+ * times, has). Plans are shared by every group with the same (op, size, bytes, server layout)
+ * and compact where regular (collective.h); a (group, plan) binding maps the plan's connections
+ * onto the group's flows. Every message goes out through the engine's network interface.
  *
  * Cookies (the low 40 bits of a message's cookie belong to the executor): bit 39 clear: a P2P
  * task, the task index; bit 39 set: a collective transfer, xgroup.cookie_base + transfer index
@@ -32,6 +35,7 @@
 #include "../core/arena.h"
 #include "chakra_plan.h"
 #include "collective.h"
+#include "dag.h"
 
 #define COOKIE_COLL (1ull << 39)
 /* bit 39 clear, bit 38 set: a storage I/O message (checkpoint write, model load), the writer */
@@ -46,10 +50,8 @@ typedef struct cplan {
     uint64_t bytes;
     uint32_t *layout; /* [n] server of each group rank, renumbered by first appearance */
     coll_plan *pl;
-    uint32_t *succ_first, *succ;
-    uint32_t *lconn; /* [n_xfers] plan-local connection */
-    uint32_t n_lconns;
-    uint32_t *lc; /* [3 × n_lconns] plan-local connections: src, dst (group ranks), channel */
+    dag_graph shape; /* the plan's DAG for the engine */
+    coll_conns lc;   /* plan-local connections: (src, dst) group ranks, channel */
 } cplan;
 
 /* A (group, plan) pair: plan-local connection i is the executor's connection map[i]. */
@@ -61,13 +63,13 @@ typedef struct xbind {
 } xbind;
 
 typedef struct xgroup {
+    struct train_exec *x;
     uint32_t group;
     uint64_t cookie_base;
-    uint32_t max_xfers;
+    uint32_t max_xfers, max_deps;
     uint32_t binds; /* first binding */
-    uint16_t *left; /* [max_xfers] running instance: outstanding deps per transfer */
-    /* running instance */
-    uint32_t task, bind, done, repeats;
+    dag_run run;    /* the running instance of one of its plans */
+    uint32_t task, bind, repeats;
 } xgroup;
 
 struct train_exec {
@@ -82,7 +84,8 @@ struct train_exec {
     double *factor; /* [n_ranks] compute slowdown */
     train_ab_cost nvl;
     /* per task */
-    uint32_t *left;  /* outstanding dependencies */
+    dag_graph shape; /* the iteration's task DAG */
+    dag_run run;     /* the running iteration */
     uint32_t *aux;   /* P2P: connection; COLL: binding (cross-server) or NONE (scale-up) */
     uint32_t *qnext; /* group FIFO link; compute lane FIFO link */
     /* compute lanes (GPU, CPU) per rank: one task at a time, the rest wait in ready order
@@ -102,17 +105,15 @@ struct train_exec {
     uint32_t n_bind;
     xbind *bind;
     /* connections */
-    uint32_t n_conns;
-    uint32_t *conn_src, *conn_dst; /* hosts */
-    flow **conns;
-    transport *tp;
+    dag_conns conns;
+    dag_net_transport nett;
+    dag_net *nw;
     uint8_t prio;
     /* delays */
     delayq delays;              /* compute phases and scale-up collectives in progress */
     uint32_t delay_cap;
     /* progress */
     uint32_t iter;
-    uint32_t done_in_iter;
     sim_time iter_start;
     sim_time *iter_time;
     sim_time start_ps, end_ps;
@@ -147,6 +148,8 @@ struct train_exec {
 };
 
 static void delay_done(void *ctx, uint32_t task);
+static void task_ready(void *ctx, uint32_t i);
+static void xg_post_ready(void *ctx, uint32_t xf);
 static void ckpt_fire(void *ctx, event *ev);
 static void io_post(train_exec *x, int kind);
 
@@ -178,8 +181,8 @@ static void ctab_free(ctab *t)
 }
 
 /* Connection for key (a, b): existing, or a new one from src_host to dst_host. */
-static uint32_t conn_get(train_exec *x, ctab *t, uint32_t *cap_conns, uint64_t a, uint64_t b,
-                         uint32_t src_host, uint32_t dst_host)
+static uint32_t conn_get(train_exec *x, ctab *t, uint64_t a, uint64_t b, uint32_t src_host,
+                         uint32_t dst_host)
 {
     uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full);
     uint32_t s = (uint32_t)(h >> 33) & (t->cap - 1);
@@ -187,17 +190,10 @@ static uint32_t conn_get(train_exec *x, ctab *t, uint32_t *cap_conns, uint64_t a
         s = (s + 1) & (t->cap - 1);
     if (t->ka[s] != UINT64_MAX)
         return t->val[s];
-    SIM_ASSERT(x->n_conns < t->cap / 2, "connection table full (%u)", x->n_conns);
+    SIM_ASSERT(x->conns.n < t->cap / 2, "connection table full (%u)", x->conns.n);
     t->ka[s] = a;
     t->kb[s] = b;
-    if (x->n_conns == *cap_conns) {
-        *cap_conns *= 2;
-        x->conn_src = xrealloc(x->conn_src, sizeof(uint32_t) * *cap_conns, "connections");
-        x->conn_dst = xrealloc(x->conn_dst, sizeof(uint32_t) * *cap_conns, "connections");
-    }
-    x->conn_src[x->n_conns] = src_host;
-    x->conn_dst[x->n_conns] = dst_host;
-    return t->val[s] = x->n_conns++;
+    return t->val[s] = dag_conns_add(&x->conns, src_host, dst_host);
 }
 
 static const char *job_key(char *buf, size_t len, uint32_t j, const char *k)
@@ -257,46 +253,19 @@ static uint32_t plan_for(train_exec *x, uint32_t g, enum coll_op op, uint64_t by
         .gpus_per_server = 1,
         .size_bytes = bytes,
         .channels = 1,
+        .compact = true,
     };
     q->pl = coll_plan_build(&cp, &x->mem, e);
     if (!q->pl)
         return NONE;
-    coll_plan_successors(q->pl, &x->mem, &q->succ_first, &q->succ);
-    uint32_t nx = q->pl->n_xfers;
-    q->lconn = ARENA_NEW_ARRAY(&x->mem, uint32_t, nx ? nx : 1);
-    /* plan-local connections: distinct (src, dst, channel) */
-    ctab t;
-    ctab_init(&t, nx);
-    uint32_t cap = 64;
-    q->lc = xmalloc(sizeof(uint32_t) * cap * 3, "plan connections");
-    for (uint32_t i = 0; i < nx; i++) {
-        const coll_xfer *f = &q->pl->xfers[i];
-        uint64_t a = f->channel, b = ((uint64_t)f->src << 32) | f->dst;
-        uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full);
-        uint32_t s = (uint32_t)(h >> 33) & (t.cap - 1);
-        while (t.ka[s] != UINT64_MAX && !(t.ka[s] == a && t.kb[s] == b))
-            s = (s + 1) & (t.cap - 1);
-        if (t.ka[s] == UINT64_MAX) {
-            t.ka[s] = a;
-            t.kb[s] = b;
-            if (q->n_lconns == cap) {
-                cap *= 2;
-                q->lc = xrealloc(q->lc, sizeof(uint32_t) * cap * 3, "plan connections");
-            }
-            q->lc[3 * q->n_lconns] = f->src;
-            q->lc[3 * q->n_lconns + 1] = f->dst;
-            q->lc[3 * q->n_lconns + 2] = f->channel;
-            t.val[s] = q->n_lconns++;
-        }
-        q->lconn[i] = t.val[s];
-    }
-    ctab_free(&t);
-    /* move the connection triples into the arena */
-    uint32_t *tri = ARENA_NEW_ARRAY(&x->mem, uint32_t, 3 * (size_t)(q->n_lconns ? q->n_lconns : 1));
-    memcpy(tri, q->lc, sizeof(uint32_t) * 3 * q->n_lconns);
-    xfree(q->lc);
-    q->lc = tri;
+    coll_plan_graph(q->pl, &x->mem, &q->shape);
+    coll_plan_conns(q->pl, &x->mem, &q->lc);
     return x->n_cp++;
+}
+
+static uint32_t task_deps(const void *ctx, uint32_t i)
+{
+    return ((const train_plan *)ctx)->tasks[i].n_deps;
 }
 
 /* Apply the training keys the planner has but train_opts_from_job does not copy. */
@@ -363,18 +332,10 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         x->n_ranks = tr.n_ranks;
     }
     x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
-    for (uint32_t r = 0; r < x->n_ranks; r++) {
-        uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
-        if (g >= gpus) {
-            config_error_at(sc, e, job_key(key, sizeof key, j, "ranks"),
-                            "workload[%u].ranks: GPU %u does not exist: the fabric has %u GPUs "
-                            "(0..%u)",
-                            j, g, gpus, gpus ? gpus - 1 : 0);
-            chakra_free(&tr);
-            train_exec_free(x);
-            return NULL;
-        }
-        x->gpu_of_rank[r] = g;
+    if (!dag_job_gpus(sc, j, gpus, x->n_ranks, x->gpu_of_rank, e)) {
+        chakra_free(&tr);
+        train_exec_free(x);
+        return NULL;
     }
     if (job->kind == JOB_CHAKRA) {
         x->chakra = true;
@@ -410,7 +371,26 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         .pp_bw_bps = sc->fabric.scale_up_achieved_bps,
         .dp_bw_bps = sc->fabric.scale_up_achieved_bps,
     };
-    x->left = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
+    /* the iteration's DAG for the engine: the plan's successor lists as one CSR */
+    uint32_t *first = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt + 1), edges = 0, max_deps = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        first[i] = edges;
+        edges += P->tasks[i].n_succ;
+        if (P->tasks[i].n_deps > max_deps)
+            max_deps = P->tasks[i].n_deps;
+    }
+    first[nt] = edges;
+    uint32_t *succ = ARENA_NEW_ARRAY(&x->mem, uint32_t, edges ? edges : 1);
+    for (uint32_t i = 0; i < nt; i++)
+        memcpy(succ + first[i], P->succ + P->tasks[i].succ_off,
+               sizeof(uint32_t) * P->tasks[i].n_succ);
+    x->shape = (dag_graph){.n = nt,
+                           .max_deps = max_deps,
+                           .succ_first = first,
+                           .succ = succ,
+                           .deps_fn = task_deps,
+                           .ctx = P};
+    dag_run_init(&x->run, &x->mem, nt, max_deps, task_ready, x);
     x->aux = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
     x->qnext = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
     uint32_t iters = job->iterations ? job->iterations : 1;
@@ -447,9 +427,7 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     /* connections: P2P pairs, then each cross-server collective's plan and binding */
     ctab t;
     ctab_init(&t, (uint64_t)P->stats.p2p + 4ull * x->n_ranks);
-    uint32_t cap_conns = 1024, cap_cp = 0, cap_bind = 0;
-    x->conn_src = xmalloc(sizeof(uint32_t) * cap_conns, "connections");
-    x->conn_dst = xmalloc(sizeof(uint32_t) * cap_conns, "connections");
+    uint32_t cap_cp = 0, cap_bind = 0;
     err pe;
     err_clear(&pe);
     for (uint32_t i = 0; i < nt; i++) {
@@ -458,8 +436,8 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         if (k->kind == TRAIN_P2P) {
             uint32_t sh = net_gpu_host(n, x->gpu_of_rank[k->rank], 0);
             uint32_t dh = net_gpu_host(n, x->gpu_of_rank[k->dst], 0);
-            x->aux[i] = conn_get(x, &t, &cap_conns, UINT64_MAX - 1,
-                                 ((uint64_t)k->rank << 32) | k->dst, sh, dh);
+            x->aux[i] =
+                conn_get(x, &t, UINT64_MAX - 1, ((uint64_t)k->rank << 32) | k->dst, sh, dh);
             continue;
         }
         if (k->kind != TRAIN_COLL || x->xg_of_group[k->group] == NONE)
@@ -491,18 +469,19 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
             B->xg = xi;
             B->next = xg->binds;
             xg->binds = b;
-            B->map = ARENA_NEW_ARRAY(&x->mem, uint32_t, q->n_lconns ? q->n_lconns : 1);
+            B->map = ARENA_NEW_ARRAY(&x->mem, uint32_t, q->lc.n ? q->lc.n : 1);
             const train_group *G = &P->groups[k->group];
-            for (uint32_t l = 0; l < q->n_lconns; l++) {
-                uint32_t s = q->lc[3 * l], d = q->lc[3 * l + 1], ch = q->lc[3 * l + 2];
+            for (uint32_t l = 0; l < q->lc.n; l++) {
+                uint32_t s = q->lc.src[l], d = q->lc.dst[l], ch = q->lc.channel[l];
                 uint32_t rs = P->members[G->off + s], rd = P->members[G->off + d];
-                B->map[l] = conn_get(x, &t, &cap_conns, ((uint64_t)xi << 32) | ch,
-                                     ((uint64_t)s << 32) | d,
+                B->map[l] = conn_get(x, &t, ((uint64_t)xi << 32) | ch, ((uint64_t)s << 32) | d,
                                      net_gpu_host(n, x->gpu_of_rank[rs], ch),
                                      net_gpu_host(n, x->gpu_of_rank[rd], ch));
             }
             if (q->pl->n_xfers > xg->max_xfers)
                 xg->max_xfers = q->pl->n_xfers;
+            if (q->shape.max_deps > xg->max_deps)
+                xg->max_deps = q->shape.max_deps;
         }
         x->aux[i] = b;
     }
@@ -522,18 +501,9 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
             if (job->ckpt_shard_writers && P->ranks[r].dp != 0)
                 continue;
             uint32_t c = net_storage_client(n, x->gpu_of_rank[r]), srv = n->stor_srv0 + w % S;
-            for (int d = 0; d < 2; d++) {
-                if (x->n_conns == cap_conns) {
-                    cap_conns *= 2;
-                    x->conn_src =
-                        xrealloc(x->conn_src, sizeof(uint32_t) * cap_conns, "connections");
-                    x->conn_dst =
-                        xrealloc(x->conn_dst, sizeof(uint32_t) * cap_conns, "connections");
-                }
-                x->conn_src[x->n_conns] = d ? srv : c;
-                x->conn_dst[x->n_conns] = d ? c : srv;
-                (d ? x->io_rconn : x->io_wconn)[w] = x->n_conns++;
-            }
+            for (int d = 0; d < 2; d++)
+                (d ? x->io_rconn : x->io_wconn)[w] =
+                    dag_conns_add(&x->conns, d ? srv : c, d ? c : srv);
             w++;
         }
         x->n_io = w;
@@ -550,7 +520,8 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         xgroup *xg = &x->xg[i];
         xg->cookie_base = base;
         base += xg->max_xfers ? xg->max_xfers : 1;
-        xg->left = ARENA_NEW_ARRAY(&x->mem, uint16_t, xg->max_xfers ? xg->max_xfers : 1);
+        xg->x = x;
+        dag_run_init(&xg->run, &x->mem, xg->max_xfers, xg->max_deps, xg_post_ready, xg);
     }
     SIM_ASSERT(base < COOKIE_COLL, "collective cookie space exhausted (%llu transfers)",
                (unsigned long long)base);
@@ -565,19 +536,14 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         x->lq_head[l] = x->lq_tail[l] = NONE;
     }
     x->prio = (uint8_t)(job->priority < 0 ? sc->nic.priority : job->priority);
-    *connections = x->n_conns;
+    *connections = x->conns.n;
     return x;
 }
 
 void train_exec_connect(train_exec *x, transport *t)
 {
-    x->tp = t;
-    x->conns = xmalloc(sizeof(flow *) * (x->n_conns ? x->n_conns : 1), "connection flows");
-    for (uint32_t c = 0; c < x->n_conns; c++) {
-        flow *f = transport_flow_add(t, x->job, x->conn_src[c], x->conn_dst[c], 0, x->prio);
-        f->started = true;
-        x->conns[c] = f;
-    }
+    dag_net_transport_init(&x->nett, t, &x->conns, x->job, x->prio);
+    x->nw = &x->nett.net;
     delayq_init(&x->delays, x->net->sim, x->delay_cap, delay_done, x);
 }
 
@@ -789,7 +755,7 @@ void train_exec_result(const train_exec *x, job_result *jr)
     jr->iterations = xcalloc(jr->n_iterations ? jr->n_iterations : 1, sizeof(iter_result),
                              "iteration results");
     jr->tasks_total = P->n_tasks;
-    jr->tasks_done = x->finished ? P->n_tasks : x->done_in_iter;
+    jr->tasks_done = x->finished ? P->n_tasks : x->run.done;
     uint64_t sum[12] = {0};
     for (uint32_t k = 0; k < jr->n_iterations; k++) {
         iter_result *it = &jr->iterations[k];
@@ -916,9 +882,8 @@ void train_exec_free(train_exec *x)
     xfree(x->xg);
     xfree(x->cp);
     xfree(x->bind);
-    xfree(x->conn_src);
-    xfree(x->conn_dst);
-    xfree(x->conns);
+    dag_conns_free(&x->conns);
+    dag_net_transport_free(&x->nett);
     if (x->delays.heap)
         delayq_free(&x->delays);
     if (event_queued(&x->ckpt_ev))
@@ -970,7 +935,6 @@ void train_exec_trace(const train_exec *x, trace_writer *tw)
 
 /* ---- run ---------------------------------------------------------------------------------- */
 
-static void task_ready(train_exec *x, uint32_t i);
 
 static sim_time *cur_start(train_exec *x)
 {
@@ -987,16 +951,7 @@ static void start_iteration(train_exec *x);
 /* Task i has ended now: release its successors; the iteration ends with its last task. */
 static void task_done(train_exec *x, uint32_t i)
 {
-    const train_plan *P = x->plan;
-    const train_task *k = &P->tasks[i];
-    cur_end(x)[i] = x->net->sim->now;
-    x->done_in_iter++;
-    for (uint32_t s = 0; s < k->n_succ; s++) {
-        uint32_t j = P->succ[k->succ_off + s];
-        if (--x->left[j] == 0)
-            task_ready(x, j);
-    }
-    if (x->done_in_iter < P->n_tasks)
+    if (!dag_run_complete(&x->run, i))
         return;
     sim_time now = x->net->sim->now;
     x->iter_time[x->iter] = now - x->iter_start;
@@ -1048,8 +1003,7 @@ static void io_post(train_exec *x, int kind)
                         : x->io_write_bytes + (w < x->io_write_extra);
         x->outstanding++;
         if (b)
-            transport_post(x->tp, x->conns[rd ? x->io_rconn[w] : x->io_wconn[w]], b,
-                           ((uint64_t)x->job << 40) | COOKIE_IO | w);
+            dag_net_post(x->nw, rd ? x->io_rconn[w] : x->io_wconn[w], b, COOKIE_IO | w);
         else
             x->io_left--, x->outstanding--;
     }
@@ -1089,26 +1043,23 @@ static void io_done(train_exec *x)
     }
 }
 
-static void xg_post_ready(train_exec *x, xgroup *xg, uint32_t xf)
+/* Transfer xf of the group's running collective is released: post it. */
+static void xg_post_ready(void *ctx, uint32_t xf)
 {
+    xgroup *xg = ctx;
+    train_exec *x = xg->x;
     const xbind *B = &x->bind[xg->bind];
     const cplan *q = &x->cp[B->cp];
+    coll_xfer buf;
     x->outstanding++;
-    transport_post(x->tp, x->conns[B->map[q->lconn[xf]]], q->pl->xfers[xf].bytes,
-                   ((uint64_t)x->job << 40) | COOKIE_COLL | (xg->cookie_base + xf));
+    dag_net_post(x->nw, B->map[coll_conn_of(q->pl, &q->lc, xf)],
+                 coll_plan_xfer(q->pl, xf, &buf)->bytes, COOKIE_COLL | (xg->cookie_base + xf));
 }
 
 /* (Re)start the group's running collective: every transfer without dependencies goes. */
 static void xg_run(train_exec *x, xgroup *xg)
 {
-    const cplan *q = &x->cp[x->bind[xg->bind].cp];
-    const coll_plan *pl = q->pl;
-    xg->done = 0;
-    for (uint32_t i = 0; i < pl->n_xfers; i++)
-        xg->left[i] = pl->xfers[i].n_deps;
-    for (uint32_t i = 0; i < pl->n_xfers; i++)
-        if (!xg->left[i])
-            xg_post_ready(x, xg, i);
+    dag_run_start(&xg->run, &x->cp[x->bind[xg->bind].cp].shape);
 }
 
 static void coll_finished(train_exec *x, uint32_t i);
@@ -1119,7 +1070,7 @@ static void coll_start(train_exec *x, uint32_t i)
     const train_plan *P = x->plan;
     const train_task *k = &P->tasks[i];
     x->busy[k->group] = 1;
-    cur_start(x)[i] = x->net->sim->now;
+    dag_run_started(&x->run, i);
     uint32_t xi = x->xg_of_group[k->group];
     if (xi == NONE) {
         /* inside one server: α–β over the scale-up domain */
@@ -1160,12 +1111,13 @@ static void compute_start(train_exec *x, uint32_t i)
 {
     const train_task *k = &x->plan->tasks[i];
     sim_time now = x->net->sim->now;
-    cur_start(x)[i] = now;
+    dag_run_started(&x->run, i);
     delayq_push(&x->delays, now + train_compute_ps(k->dur_ps, x->factor[k->rank]), i);
 }
 
-static void task_ready(train_exec *x, uint32_t i)
+static void task_ready(void *ctx, uint32_t i)
 {
+    train_exec *x = ctx;
     const train_task *k = &x->plan->tasks[i];
     sim_time now = x->net->sim->now;
     switch (k->kind) {
@@ -1186,12 +1138,12 @@ static void task_ready(train_exec *x, uint32_t i)
         compute_start(x, i);
         break;
     case TRAIN_P2P:
-        cur_start(x)[i] = now;
+        dag_run_started(&x->run, i);
         if (k->bytes == 0)
             delayq_push(&x->delays, now, i);
         else {
             x->outstanding++;
-            transport_post(x->tp, x->conns[x->aux[i]], k->bytes, ((uint64_t)x->job << 40) | i);
+            dag_net_post(x->nw, x->aux[i], k->bytes, i);
         }
         break;
     default: /* TRAIN_COLL: one at a time per communicator, in ready order */
@@ -1237,26 +1189,20 @@ static void delay_done(void *ctx, uint32_t i)
 
 static void start_iteration(train_exec *x)
 {
-    const train_plan *P = x->plan;
     x->iter_start = x->net->sim->now;
-    x->done_in_iter = 0;
-    for (uint32_t i = 0; i < P->n_tasks; i++)
-        x->left[i] = P->tasks[i].n_deps;
-    if (!P->n_tasks) {
-        x->iter_time[x->iter] = 0;
-        if (++x->iter < x->cfg->iterations) {
-            start_iteration(x);
-            return;
-        }
-        x->finished = true;
-        x->end_ps = x->net->sim->now;
-        if (x->on_finish)
-            x->on_finish(x->on_finish_ctx);
+    dag_run_record(&x->run, &x->net->sim->now, cur_start(x), cur_end(x));
+    if (!dag_run_start(&x->run, &x->shape))
+        return;
+    /* a plan without tasks */
+    x->iter_time[x->iter] = 0;
+    if (++x->iter < x->cfg->iterations) {
+        start_iteration(x);
         return;
     }
-    for (uint32_t i = 0; i < P->n_tasks; i++)
-        if (!P->tasks[i].n_deps)
-            task_ready(x, i);
+    x->finished = true;
+    x->end_ps = x->net->sim->now;
+    if (x->on_finish)
+        x->on_finish(x->on_finish_ctx);
 }
 
 /* Back from the last checkpoint: its iterations are kept, the rest are done again. */
@@ -1397,12 +1343,7 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
     const cplan *q = &x->cp[x->bind[xg->bind].cp];
     SIM_ASSERT(xg->task != NONE && xf < q->pl->n_xfers, "stray collective message %llu",
                (unsigned long long)v);
-    for (uint32_t k = q->succ_first[xf]; k < q->succ_first[xf + 1]; k++) {
-        uint32_t s = q->succ[k];
-        if (--xg->left[s] == 0)
-            xg_post_ready(x, xg, s);
-    }
-    if (++xg->done < q->pl->n_xfers)
+    if (!dag_run_complete(&xg->run, xf))
         return;
     if (--xg->repeats > 0) {
         xg_run(x, xg);
@@ -1420,7 +1361,7 @@ bool train_exec_waiting(const train_exec *x)
 
 uint64_t train_exec_progress(const train_exec *x)
 {
-    return ((uint64_t)x->iter << 32) | x->done_in_iter;
+    return ((uint64_t)x->iter << 32) | x->run.done;
 }
 
 void train_exec_on_finish(train_exec *x, void (*fn)(void *ctx), void *ctx)
