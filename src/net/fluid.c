@@ -16,6 +16,7 @@
 #include "fluid.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -23,7 +24,7 @@
 
 typedef struct fflow {
     uint32_t *links;
-    uint32_t n_links;
+    uint32_t n_links, cap_links; /* the path array only grows: ids are reused without malloc */
     uint32_t mark;    /* epoch of the last component walk that reached it */
     double rate_bps;
     double left_bits; /* at t_ps */
@@ -49,6 +50,9 @@ struct fluid {
     uint32_t n_free;
     uint32_t epoch;
     flist comp_flows, comp_links;
+    flist pending;    /* deferred: links whose flow set or capacity changed since the commit */
+    bool defer;
+    sim_time pend_ps;
     uint64_t solves, assigns;
 };
 
@@ -94,6 +98,7 @@ void fluid_free(fluid *f)
     xfree(f->cap_bps);
     xfree(f->comp_flows.id);
     xfree(f->comp_links.id);
+    xfree(f->pending.id);
     xfree(f);
 }
 
@@ -182,11 +187,60 @@ static void solve(fluid *f, sim_time now_ps)
     }
 }
 
+/* The flow set or capacity of `links` changed at now_ps: solve their component now, or (deferred)
+ * remember them for fluid_commit. */
+static void changed(fluid *f, const uint32_t *links, uint32_t n_links, sim_time now_ps)
+{
+    if (!f->defer) {
+        walk(f, links, n_links);
+        solve(f, now_ps);
+        return;
+    }
+    SIM_ASSERT(!f->pending.n || f->pend_ps == now_ps,
+               "fluid: change at %llu ps with changes of %llu ps not committed",
+               (unsigned long long)now_ps, (unsigned long long)f->pend_ps);
+    f->pend_ps = now_ps;
+    for (uint32_t j = 0; j < n_links; j++)
+        push(&f->pending, links[j]);
+}
+
+void fluid_defer(fluid *f, bool on) { f->defer = on; }
+
+bool fluid_commit(fluid *f, sim_time now_ps)
+{
+    if (!f->pending.n)
+        return false;
+    SIM_ASSERT(f->pend_ps == now_ps, "fluid: commit at %llu ps of changes at %llu ps",
+               (unsigned long long)now_ps, (unsigned long long)f->pend_ps);
+    walk(f, f->pending.id, f->pending.n);
+    f->pending.n = 0;
+    if (f->comp_flows.n)
+        solve(f, now_ps);
+    return true;
+}
+
+bool fluid_pending(const fluid *f) { return f->pending.n != 0; }
+
+void fluid_set_cap(fluid *f, uint32_t l, double cap_bps, sim_time now_ps)
+{
+    SIM_ASSERT(l < f->n_links && cap_bps > 0, "fluid link %u capacity %g bps", l, cap_bps);
+    f->cap_bps[l] = cap_bps;
+    changed(f, &l, 1, now_ps);
+}
+
+double fluid_cap_bps(const fluid *f, uint32_t l) { return f->cap_bps[l]; }
+
 uint32_t fluid_add(fluid *f, const uint32_t *links, uint32_t n_links, uint64_t bytes,
                    sim_time now_ps)
 {
-    SIM_ASSERT(n_links > 0 && bytes > 0, "fluid flow of %llu bytes over %u links",
-               (unsigned long long)bytes, n_links);
+    SIM_ASSERT(bytes > 0, "fluid flow of 0 bytes");
+    return fluid_add_bits(f, links, n_links, (double)bytes * 8.0, now_ps);
+}
+
+uint32_t fluid_add_bits(fluid *f, const uint32_t *links, uint32_t n_links, double bits,
+                        sim_time now_ps)
+{
+    SIM_ASSERT(n_links > 0 && bits > 0, "fluid flow of %g bits over %u links", bits, n_links);
     uint32_t id;
     if (f->n_free)
         id = f->free_ids[--f->n_free];
@@ -198,14 +252,18 @@ uint32_t fluid_add(fluid *f, const uint32_t *links, uint32_t n_links, uint64_t b
         }
         id = f->n_fl++;
         f->fl[id].links = NULL;
+        f->fl[id].cap_links = 0;
     }
     fflow *x = &f->fl[id];
-    x->links = xrealloc(x->links, n_links * sizeof *x->links, "fluid path");
+    if (n_links > x->cap_links) {
+        x->links = xrealloc(x->links, n_links * sizeof *x->links, "fluid path");
+        x->cap_links = n_links;
+    }
     memcpy(x->links, links, n_links * sizeof *links);
     x->n_links = n_links;
     x->mark = 0;
     x->rate_bps = 0;
-    x->left_bits = (double)bytes * 8.0;
+    x->left_bits = bits;
     x->t_ps = now_ps;
     x->live = 1;
     x->frozen = 0;
@@ -213,8 +271,7 @@ uint32_t fluid_add(fluid *f, const uint32_t *links, uint32_t n_links, uint64_t b
         SIM_ASSERT(links[j] < f->n_links, "fluid link %u of %u", links[j], f->n_links);
         push(&f->on[links[j]], id);
     }
-    walk(f, links, n_links);
-    solve(f, now_ps);
+    changed(f, links, n_links, now_ps);
     return id;
 }
 
@@ -235,9 +292,8 @@ void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
                 break;
             }
     }
-    walk(f, x->links, x->n_links);
-    solve(f, now_ps);
     f->free_ids[f->n_free++] = id;
+    changed(f, x->links, x->n_links, now_ps);
 }
 
 double fluid_rate_bps(const fluid *f, uint32_t id) { return f->fl[id].rate_bps; }
