@@ -657,8 +657,8 @@ static int flow_refuse(const scenario *sc, err *e)
         char key[48];
         snprintf(key, sizeof key, "faults.%u.kind", k);
         return config_error_at(sc, e, key,
-                               "faults[%u]: a %s acts on packets (%s), which a flow-level run "
-                               "(sim.fidelity: flow) does not model; run it packet-level",
+                               "faults[%u].kind: a %s acts on packets (%s), which a flow-level "
+                               "run (sim.fidelity: flow) does not model; run it packet-level",
                                k, fault_kind_name(kd),
                                kd == FAULT_PFC_STORM ? "PAUSE frames" : "corrupted frames");
     }
