@@ -48,6 +48,10 @@ typedef struct fn_stream {
     double bits;      /* bits of its share when its fluid flow was (re)started */
     double left_bits; /* stalled: what it has left */
     sim_time lat_ps;  /* its piece's last frame from leaving the sender to the receiver */
+    /* cache: the path walked in routing epoch `epoch` (its links below, whether one is down,
+     * and for spray the paths met), and lat_ps for a piece of lat_frames / lat_last */
+    uint32_t epoch, paths, lat_frames, lat_last;
+    bool down;
     uint32_t links[FLOWNET_MAX_HOPS];
 } fn_stream;
 
@@ -69,6 +73,8 @@ struct flownet {
     uint32_t k; /* streams per QP */
     bool spray, adaptive;
     bool sticky;      /* a path is kept while it works (its choice is not a function of the flow) */
+    bool cache;       /* paths are a function of the routing (not of load or a draw): walk once */
+    uint32_t epoch;   /* routing epoch: bumped at every net change */
     fn_qp *qps;       /* [cap_qps] */
     fn_stream *st;    /* [cap_qps × k] */
     uint32_t *fid_st; /* fluid id -> stream index */
@@ -97,6 +103,8 @@ flownet *flownet_new(transport *t)
     fn->adaptive = !fn->spray && (sc->lb.mode == LB_ADAPTIVE || sc->lb.mode == LB_FLOWLET);
     fn->k = fn->spray ? FLOWNET_SPRAY_MAX : 1;
     fn->sticky = fn->spray || fn->adaptive || sc->lb.hash == HASH_RANDOM;
+    fn->cache = !fn->adaptive && (fn->spray || sc->lb.hash != HASH_RANDOM);
+    fn->epoch = 1;
     double *cap = xmalloc(sizeof(double) * (fn->n->n_ports ? fn->n->n_ports : 1), "link rates");
     for (uint32_t i = 0; i < fn->n->n_ports; i++)
         cap[i] = (double)fn->n->ports[i]->rate_bps;
@@ -272,6 +280,23 @@ static sim_time path_latency(const flownet *fn, const uint32_t *links, uint32_t 
         if (p->rate_bps < rmin)
             rmin = p->rate_bps;
     }
+    bool uniform = true;
+    for (uint32_t h = 1; h < nl && uniform; h++)
+        uniform = fn->n->ports[links[h]]->rate_bps == fn->n->ports[links[0]]->rate_bps;
+    if (uniform) {
+        /* every hop at one rate: the frames once (at the NIC) and, at each later hop, the
+         * largest frame (the longest path through the grid) */
+        uint64_t r = fn->n->ports[links[0]]->rate_bps;
+        sim_time sum = 0;
+        uint32_t fmax = 0;
+        for (uint32_t b = 0; b < nb; b++) {
+            sum += cnt[b] * sim_ser_time(fsz[b], r);
+            fmax = fsz[b] > fmax ? fsz[b] : fmax;
+        }
+        sim_time alone = sum + (nl - 1) * sim_ser_time(fmax, r) + d;
+        sim_time fl = sim_ser_time(pc->line_bytes, r);
+        return alone > fl ? alone - fl : 0;
+    }
     for (uint32_t b = 0; b < nb; b++) {
         for (uint32_t h2 = 0; h2 < nl; h2++) {
             sim_time best = 0, sum = 0, mx = 0;
@@ -378,6 +403,49 @@ static void qp_unstall(flownet *fn, uint32_t q)
     evq_cancel(&fn->s->q, &fq->stall);
 }
 
+/* Stream x (path k of QP qq): its path, from the cache when it was walked in this routing
+ * epoch (walk_path's results). */
+static uint32_t stream_path(flownet *fn, fn_stream *x, const qp *qq, uint32_t k, uint32_t *links,
+                            bool *down, uint32_t *paths)
+{
+    if (fn->cache && x->epoch == fn->epoch && x->n_links) {
+        memcpy(links, x->links, sizeof(uint32_t) * x->n_links);
+        *down = x->down;
+        if (paths)
+            *paths = x->paths;
+        return x->n_links;
+    }
+    uint32_t p = 1;
+    uint32_t nl = walk_path(fn, qq, k, links, down, &p);
+    if (paths)
+        *paths = p;
+    x->paths = p;
+    return nl;
+}
+
+/* Give stream x the path `links` (walked in the current epoch) for piece pc, and its latency
+ * (computed once per piece shape and path). */
+static void stream_set(flownet *fn, fn_stream *x, const uint32_t *links, uint32_t nl, bool down,
+                       const fn_piece *pc)
+{
+    bool same = x->epoch == fn->epoch && x->n_links == nl;
+    if (links != x->links)
+        memcpy(x->links, links, sizeof(uint32_t) * nl);
+    x->n_links = (uint8_t)nl;
+    x->down = down;
+    if (!nl) {
+        x->lat_ps = 0;
+        x->epoch = 0;
+        return;
+    }
+    if (!same || x->lat_frames != pc->frames || x->lat_last != pc->last_line) {
+        x->lat_ps = path_latency(fn, links, nl, pc);
+        x->lat_frames = pc->frames;
+        x->lat_last = pc->last_line;
+    }
+    x->epoch = fn->epoch;
+}
+
 /* Start sending QP q's head piece. */
 static void piece_start(flownet *fn, uint32_t q)
 {
@@ -387,7 +455,8 @@ static void piece_start(flownet *fn, uint32_t q)
     uint32_t links[FLOWNET_MAX_HOPS];
     bool down;
     uint32_t paths = 1;
-    uint32_t nl = walk_path(fn, qq, 0, links, &down, &paths);
+    fn_stream *x0 = stream_of(fn, q, 0);
+    uint32_t nl = stream_path(fn, x0, qq, 0, links, &down, &paths);
     uint32_t ns = 1;
     if (fn->spray) {
         ns = nl ? paths : 1;
@@ -400,10 +469,8 @@ static void piece_start(flownet *fn, uint32_t q)
     for (uint32_t k = 0; k < ns; k++) {
         fn_stream *x = stream_of(fn, q, k);
         if (k) /* spray: path k */
-            nl = walk_path(fn, qq, k, links, &down, NULL);
-        memcpy(x->links, links, sizeof(uint32_t) * nl);
-        x->n_links = (uint8_t)nl;
-        x->lat_ps = nl ? path_latency(fn, links, nl, pc) : 0;
+            nl = stream_path(fn, x, qq, k, links, &down, NULL);
+        stream_set(fn, x, links, nl, down, pc);
         /* spray: the piece's line bytes split evenly (the first shares take the remainder) */
         uint64_t lo = pc->line_bytes * k / ns, hi = pc->line_bytes * (k + 1) / ns;
         fq->busy++;
@@ -637,6 +704,9 @@ static bool path_valid(const flownet *fn, const fn_stream *x, uint32_t dst)
 void flownet_reroute(flownet *fn)
 {
     transport *t = fn->t;
+    fn->epoch++; /* every cached path is walked again */
+    if (!fn->epoch)
+        fn->epoch = 1;
     sim_time now = fn->s->now;
     uint32_t links[FLOWNET_MAX_HOPS];
     for (uint64_t q = 0; q < t->n_qps; q++) {
@@ -666,9 +736,8 @@ void flownet_reroute(flownet *fn)
                 left = x->bits;
                 fn->stats.reroutes++;
             }
-            memcpy(x->links, links, sizeof(uint32_t) * nl);
-            x->n_links = (uint8_t)nl;
-            x->lat_ps = nl ? path_latency(fn, links, nl, fq->head) : 0;
+            x->epoch = 0; /* a new path: its latency is computed again */
+            stream_set(fn, x, links, nl, down, fq->head);
             if (left <= 0) {
                 /* nothing left to send: it completes now */
                 x->stalled = false;
