@@ -440,7 +440,7 @@ static const char *const NOT_MODELLED[] = {
     "nics.cnp_handled", "nics.retransmitted_packets", "nics.out_of_sequence", "nics.rto_events",
     "nics.naks_sent", "nics.naks_received", "nics.trims_received", "conservation.dropped_bytes",
     "conservation.trimmed_bytes", "conservation.inflight_bytes", "ports.max_queue_bytes",
-    "ports.ecn_marked", "ports.pfc_*", "ports.drops", "queues", "dcqcn_rates", NULL};
+    "ports.ecn_marked", "ports.pfc_*", "ports.drops", "queues", "timeseries", NULL};
 
 static void write_flow_level(jsonw *w, const run_stats *st)
 {

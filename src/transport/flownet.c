@@ -55,6 +55,11 @@ typedef struct fn_stream {
     uint32_t links[FLOWNET_MAX_HOPS];
 } fn_stream;
 
+/* A link's traffic so far (the transport's class): line bytes, frames, busy ps. */
+typedef struct link_sum {
+    double wire, frames, busy;
+} link_sum;
+
 typedef struct fn_qp {
     flownet *fn;
     fn_piece *head, *tail; /* head: the piece being sent */
@@ -78,6 +83,7 @@ struct flownet {
     fn_qp *qps;       /* [cap_qps] */
     fn_stream *st;    /* [cap_qps × k] */
     uint32_t *fid_st; /* fluid id -> stream index */
+    link_sum *sums;   /* [n_ports] */
     uint64_t cap_st;
     pool pieces;
     event commit;
@@ -116,6 +122,7 @@ flownet *flownet_new(transport *t)
     fn->cap_st = nq * fn->k;
     fn->st = xcalloc(fn->cap_st, sizeof(fn_stream), "flow-level streams");
     fn->fid_st = xmalloc(sizeof(uint32_t) * fn->cap_st, "fluid flow owners");
+    fn->sums = xcalloc(fn->n->n_ports ? fn->n->n_ports : 1, sizeof(link_sum), "link sums");
     for (uint64_t q = 0; q < nq; q++) {
         fn->qps[q].fn = fn;
         fn->qps[q].stall_since = SIM_TIME_MAX;
@@ -146,6 +153,7 @@ void flownet_free(flownet *fn)
     pool_destroy(&fn->pieces);
     fluid_free(fn->fl);
     xfree(fn->fid_st);
+    xfree(fn->sums);
     xfree(fn->st);
     xfree(fn->qps);
     xfree(fn);
@@ -331,20 +339,54 @@ static void account(flownet *fn, const fn_stream *x, const fn_piece *pc, double 
         return;
     double line = bits / 8.0;
     double frames = line * (double)pc->frames / (double)pc->line_bytes;
-    uint64_t wire = (uint64_t)(line + 0.5);
-    uint64_t fr = (uint64_t)(frames + 0.5);
-    uint64_t mac = wire > fr * WIRE_LINE_EXTRA ? wire - fr * WIRE_LINE_EXTRA : 0;
     int c = pc->f->prio;
+    if (c != fn->t->prio) {
+        /* another traffic class (rare): straight into the ports' counters */
+        uint64_t wire = (uint64_t)(line + 0.5), fr = (uint64_t)(frames + 0.5);
+        uint64_t mac = wire > fr * WIRE_LINE_EXTRA ? wire - fr * WIRE_LINE_EXTRA : 0;
+        for (uint32_t j = 0; j < x->n_links; j++) {
+            port *p = fn->n->ports[x->links[j]];
+            p->tx_wire_bytes += wire;
+            p->tx_bytes += mac;
+            p->tx_packets += fr;
+            p->prio_tx_bytes[c] += mac;
+            p->prio_tx_packets[c] += fr;
+            p->busy_ps += (uint64_t)(bits / fluid_cap_bps(fn->fl, x->links[j]) * 1e12 + 0.5);
+            p->peer->rx_bytes += mac;
+            p->peer->rx_packets += fr;
+        }
+        return;
+    }
+    /* the transport's class: into the compact per-link sums (ports are large and a flow's
+     * end would touch one cache line per link of them), flushed at the end (flush_counters) */
     for (uint32_t j = 0; j < x->n_links; j++) {
-        port *p = fn->n->ports[x->links[j]];
+        link_sum *ls = &fn->sums[x->links[j]];
+        ls->wire += line;
+        ls->frames += frames;
+        ls->busy += bits / fluid_cap_bps(fn->fl, x->links[j]) * 1e12;
+    }
+}
+
+/* The compact sums into the ports' counters (once, at the end). */
+static void flush_counters(flownet *fn)
+{
+    int c = fn->t->prio;
+    for (uint32_t l = 0; l < fn->n->n_ports; l++) {
+        link_sum *ls = &fn->sums[l];
+        if (ls->wire <= 0)
+            continue;
+        port *p = fn->n->ports[l];
+        uint64_t wire = (uint64_t)(ls->wire + 0.5), fr = (uint64_t)(ls->frames + 0.5);
+        uint64_t mac = wire > fr * WIRE_LINE_EXTRA ? wire - fr * WIRE_LINE_EXTRA : 0;
         p->tx_wire_bytes += wire;
         p->tx_bytes += mac;
         p->tx_packets += fr;
         p->prio_tx_bytes[c] += mac;
         p->prio_tx_packets[c] += fr;
-        p->busy_ps += (uint64_t)(bits / (double)p->rate_bps * 1e12 + 0.5);
+        p->busy_ps += (uint64_t)(ls->busy + 0.5);
         p->peer->rx_bytes += mac;
         p->peer->rx_packets += fr;
+        ls->wire = ls->frames = ls->busy = 0;
     }
 }
 
@@ -785,6 +827,7 @@ void flownet_finish(flownet *fn)
             x->bits = left;
         }
     }
+    flush_counters(fn);
 }
 
 double flownet_qp_rate(const flownet *fn, uint32_t q)

@@ -35,7 +35,10 @@
  *   say "not modelled" (docs/output.md).
  *
  * Port counters: a link's tx bytes/frames and busy time accumulate the line bits each flow moved
- * over it (counted when the flow ends, moves or the run ends), so utilization is the fluid's.
+ * over it (counted when the flow ends or moves, in compact per-link sums that reach the ports'
+ * counters at the end of the run), so utilization is the fluid's. The sampler's time series
+ * (timeseries.csv) therefore has no per-interval port figures at flow level (listed in
+ * summary.json sim.flow_level.not_modelled).
  */
 #ifndef WR_TRANSPORT_FLOWNET_H
 #define WR_TRANSPORT_FLOWNET_H
