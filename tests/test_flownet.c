@@ -324,6 +324,28 @@ static void test_spine_link_reroute(void)
     done(rf, &sf);
 }
 
+/* stop_at between a message's last bit leaving and its arrival: sent, in flight, not delivered
+ * (run.c checks sent = delivered + dropped + in flight at the end of every run). */
+static void test_stop_in_flight(void)
+{
+    static const char y[] = SMALL "stop_at: 82us\n"
+                                  "workload:\n"
+                                  "  - {name: t, kind: traffic, pattern: list,\n"
+                                  "     flows: [{id: 1, src: 0, dst: 3, size: 1000000}]}\n";
+    /* its last bit leaves at 81.608 us (1,020,106 line bytes at 100G), arrives at 85.3 us */
+    scenario sf;
+    run *rf = go(&sf, y, "flow");
+    CHECK(rf != NULL);
+    if (rf) {
+        const run_stats *f = run_result(rf);
+        CHECK(!f->jobs[0].completed);
+        CHECK_EQ_U64(f->sent_bytes, 1000000);
+        CHECK_EQ_U64(f->inflight_bytes, 1000000);
+        CHECK_EQ_U64(f->delivered_bytes, 0);
+    }
+    done(rf, &sf);
+}
+
 int main(void)
 {
     TEST_RUN(test_single_flow_alpha_beta);
@@ -334,5 +356,6 @@ int main(void)
     TEST_RUN(test_rerun_identical);
     TEST_RUN(test_link_down_stall_resume_fail);
     TEST_RUN(test_spine_link_reroute);
+    TEST_RUN(test_stop_in_flight);
     return tl_finish();
 }

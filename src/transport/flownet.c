@@ -88,6 +88,7 @@ struct flownet {
     pool pieces;
     event commit;
     uint64_t live;
+    uint64_t inflight; /* payload of pieces sent and not arrived */
     flownet_stats stats;
 };
 
@@ -547,6 +548,7 @@ static void piece_sent(flownet *fn, uint32_t q)
         fq->tail = NULL;
     t->data_packets_sent += pc->frames;
     t->sent_payload_bytes += pc->bytes;
+    fn->inflight += pc->bytes;
     /* a QP's frames leave in order and keep it on its path: a short piece behind a long one
      * does not overtake it */
     if (pc->arrive_ps < fq->last_arrive)
@@ -588,13 +590,14 @@ static void piece_arrive(void *ctx, event *ev)
     flow *f = pc->f;
     uint64_t bytes = pc->bytes;
     pool_free(&fn->pieces, pc);
-    if (f->failed) { /* flushed: moved, but never reported complete */
+    fn->inflight -= bytes;
+    f->delivered_bytes += bytes;
+    t->delivered_payload_bytes += bytes; /* it reached the receiving NIC */
+    if (f->failed) {                     /* flushed: moved, but never reported complete */
         if (--m->pieces_left == 0)
             pool_free(&t->msgs, m);
         return;
     }
-    f->delivered_bytes += bytes;
-    t->delivered_payload_bytes += bytes;
     if (--m->pieces_left == 0)
         nic_msg_complete(t, m, fn->s->now);
 }
@@ -840,6 +843,16 @@ double flownet_qp_rate(const flownet *fn, uint32_t q)
             r += fluid_rate_bps(fn->fl, x->fid);
     }
     return r;
+}
+
+const uint64_t *flownet_live(const flownet *fn)
+{
+    return &fn->pieces.live;
+}
+
+uint64_t flownet_inflight_bytes(const flownet *fn)
+{
+    return fn->inflight;
 }
 
 void flownet_get_stats(const flownet *fn, flownet_stats *out)

@@ -63,6 +63,11 @@ void flownet_abort(flownet *fn, flow *f);
 void flownet_reroute(flownet *fn);
 /* End of the run: count the bits still-running flows moved so far into the port counters. */
 void flownet_finish(flownet *fn);
+/* Pieces not yet arrived (sending, queued at their QP, or on their way): the run's drain
+ * counter at flow level (the packet pool's live count at packet level). */
+const uint64_t *flownet_live(const flownet *fn);
+/* Payload of the pieces counted as sent (their last bit has left) that have not arrived. */
+uint64_t flownet_inflight_bytes(const flownet *fn);
 /* QP q's current sending rate (its streams' sum, bits/s): the telemetry's rate series. */
 double flownet_qp_rate(const flownet *fn, uint32_t q);
 

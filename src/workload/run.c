@@ -132,8 +132,9 @@ static void jobs_update(run *r)
         r->jobs_over = true;
         /* drain, then stop (the top comment) */
         r->st.jobs_done = true;
-        r->sim.drain = &r->net->pkts.live;
-        if (r->net->pkts.live == 0)
+        /* flow level: the pieces still on their way (flownet.h) instead of packets */
+        r->sim.drain = r->tp->fn ? flownet_live(r->tp->fn) : &r->net->pkts.live;
+        if (*r->sim.drain == 0)
             sim_stop(&r->sim);
         if (r->faults)
             faults_end_endless_storms(r->faults);
@@ -1336,7 +1337,8 @@ static void collect(run *r)
     st->sent_bytes = t->sent_payload_bytes;
     st->delivered_bytes = t->delivered_payload_bytes;
     st->dropped_bytes = n->dropped_payload_bytes;
-    st->inflight_bytes = net_inflight_payload(n, NULL);
+    st->inflight_bytes =
+        net_inflight_payload(n, NULL) + (t->fn ? flownet_inflight_bytes(t->fn) : 0);
     st->trimmed_bytes = n->trimmed_payload_bytes;
     st->scale_up_bytes = t->scale_up_bytes;
     SIM_ASSERT(st->sent_bytes ==
