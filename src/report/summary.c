@@ -434,13 +434,31 @@ static void write_goodput(jsonw *w, const scenario *sc, const run_stats *st)
 
 /* Flow level (docs/fidelity.md): the fluid's own figures, and the keys of this file that only
  * packets make — they are written as 0 and listed here as not modelled. */
-static const char *const NOT_MODELLED[] = {
-    "sim.packet_hops", "fabric.ecn_marked", "fabric.pfc_pause_sent", "fabric.pfc_paused_ps",
-    "fabric.pfc_watchdog_events", "fabric.drops", "fabric.trimmed", "nics.cnp_sent",
-    "nics.cnp_handled", "nics.retransmitted_packets", "nics.out_of_sequence", "nics.rto_events",
-    "nics.naks_sent", "nics.naks_received", "nics.trims_received", "conservation.dropped_bytes",
-    "conservation.trimmed_bytes", "conservation.inflight_bytes", "ports.max_queue_bytes",
-    "ports.ecn_marked", "ports.pfc_*", "ports.drops", "queues", "timeseries", NULL};
+static const char *const NOT_MODELLED[] = {"sim.packet_hops",
+                                           "fabric.ecn_marked",
+                                           "fabric.pfc_pause_sent",
+                                           "fabric.pfc_paused_ps",
+                                           "fabric.pfc_watchdog_events",
+                                           "fabric.drops",
+                                           "fabric.trimmed",
+                                           "nics.cnp_sent",
+                                           "nics.cnp_handled",
+                                           "nics.retransmitted_packets",
+                                           "nics.out_of_sequence",
+                                           "nics.rto_events",
+                                           "nics.naks_sent",
+                                           "nics.naks_received",
+                                           "nics.trims_received",
+                                           "conservation.dropped_bytes",
+                                           "conservation.trimmed_bytes",
+                                           "conservation.inflight_bytes",
+                                           "ports.max_queue_bytes",
+                                           "ports.ecn_marked",
+                                           "ports.pfc_*",
+                                           "ports.drops",
+                                           "queues",
+                                           "timeseries",
+                                           NULL};
 
 static void write_flow_level(jsonw *w, const run_stats *st)
 {
@@ -1093,9 +1111,8 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
             fmt_wall(su, sizeof su, st->setup_s));
     if (st->fidelity == FIDELITY_FLOW) {
         char e[32];
-        fprintf(f,
-                "  fidelity   flow-level: max-min fair fluid flows on the packet model's paths "
-                "(queues, ECN, PFC, drops, congestion control not modelled)\n");
+        fprintf(f, "  fidelity   flow-level: max-min fair fluid flows on the packet model's paths "
+                   "(queues, ECN, PFC, drops, congestion control not modelled)\n");
         fprintf(f,
                 "  events     %s in %s wall, %s events/s, %s fluid flows, %s rate "
                 "recomputations, peak RSS %s\n",
@@ -1176,7 +1193,7 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
         fprintf(f, "%s%s %" PRIu64, shown ? ", " : "", drop_keys[r], st->drops[r]);
         shown++;
     }
-    fputs(shown                             ? " packets\n"
+    fputs(shown                           ? " packets\n"
           : st->fidelity == FIDELITY_FLOW ? "not modelled (flow-level)\n"
                                           : "none\n",
           f);
