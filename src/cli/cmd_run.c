@@ -51,13 +51,16 @@ typedef struct run_opts {
 void cmd_run_help(void)
 {
     fputs("usage: wirerate run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--json]"
-          " [--quiet] [--isolated]\n"
+          " [--quiet] [--isolated] [--fidelity packet|flow]\n"
           "\n"
-          "Simulate SCENARIO.yaml packet by packet and report job completion times, flow\n"
-          "completion times and fabric counters.\n"
+          "Simulate SCENARIO.yaml packet by packet (or, with --fidelity flow, as max-min fair\n"
+          "fluid flows on the same paths) and report job completion times, flow completion\n"
+          "times and fabric counters.\n"
           "\n"
           "  -o, --output DIR     write results to DIR (default: output.dir, else out/<name>)\n"
           "      --seed N         random seed (same as --set seed=N)\n"
+          "      --fidelity F     packet (default) or flow: flow-level, for 10k-100k+ GPU\n"
+          "                       what-ifs (same as --set sim.fidelity=F; docs/fidelity.md)\n"
           "      --set KEY=VALUE  override a scenario key by dotted path, e.g.\n"
           "                       --set fabric.host_link=800Gbps  --set workload.0.size=8MB\n"
           "      --json           print summary.json on stdout instead of the text summary\n"
@@ -116,6 +119,12 @@ static int parse(int argc, char **argv, run_opts *o)
             size_t n = strlen(v) + 6;
             char *t = xmalloc(n, "--seed override");
             snprintf(t, n, "seed=%s", v);
+            cli_overrides_add(&o->ov, t, true);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--fidelity", &missing))) {
+            /* the override sim.fidelity=V: a bad value is the loader's error (exit 3) */
+            size_t n = strlen(v) + 14;
+            char *t = xmalloc(n, "--fidelity override");
+            snprintf(t, n, "sim.fidelity=%s", v);
             cli_overrides_add(&o->ov, t, true);
         } else if ((v = cli_opt_value(argc, argv, &i, "--set", &missing))) {
             if (!cli_is_override(v))

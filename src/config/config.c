@@ -127,7 +127,10 @@ const char *network_name(enum network_id w)
 
 static const char *const K_TOP[] = {"name",   "seed",        "stop_at",  "fabric", "switch",
                                     "nic",    "loadbalance", "workload", "faults", "telemetry",
-                                    "output", "plan",        "devices",  "goodput", "tenants", NULL};
+                                    "output", "plan",        "devices",  "goodput", "tenants", "sim",
+                                    NULL};
+static const char *const K_SIM[] = {"fidelity", NULL};
+static const char *const FIDELITIES[] = {"packet", "flow", NULL};
 static const char *const K_GOODPUT[] = {"job", "iterations", "samples", "rates", NULL};
 static const char *const K_RATES[] = {"gpu", "nic", "link", "switch", "host", "other", NULL};
 static const char *const K_FABRIC[] = {"preset",
@@ -2867,6 +2870,23 @@ static int parse_faults(ld *L, const cfg_node *root)
  * corruption 6, dependency 2) per GPU-hour = 3.25e-6. Together: one interruption every 3.1 h
  * at 16k GPUs, as the report says.
  */
+const char *fidelity_name(enum fidelity f) { return f == FIDELITY_FLOW ? "flow" : "packet"; }
+
+/* sim: {fidelity: packet | flow} (docs/scenario.md "sim", docs/fidelity.md). */
+static int parse_sim(ld *L, const cfg_node *root)
+{
+    const cfg_node *m;
+    char p[PATHLEN];
+    L->sc->fidelity = FIDELITY_PACKET;
+    TRY(get_map(L, root, "", "sim", K_SIM, &m, p));
+    if (!m)
+        return ERR_OK;
+    int fid = FIDELITY_PACKET;
+    TRY(get_enum(L, m, p, "fidelity", FIDELITIES, &fid, NULL));
+    L->sc->fidelity = (enum fidelity)fid;
+    return ERR_OK;
+}
+
 static int parse_goodput(ld *L, const cfg_node *root)
 {
     scenario *sc = L->sc;
@@ -3395,6 +3415,7 @@ static int parse_root(ld *L)
     TRY(get_str(L, root, "", "name", &sc->name, &nv));
     TRY(get_u64(L, root, "", "seed", 0, UINT64_MAX, &sc->seed, NULL));
     TRY(get_unit_pos(L, root, "", "stop_at", TIME, &sc->stop_at_ps, NULL));
+    TRY(parse_sim(L, root));
     TRY(parse_fabric(L, root));
     TRY(parse_switch(L, root));
     TRY(parse_nic(L, root));

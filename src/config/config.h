@@ -383,6 +383,11 @@ typedef struct cfg_job {
                                      * storage patterns: the storage network) */
 } cfg_job;
 
+/* sim.fidelity: packet-level (every frame) or flow-level (max-min fair fluid flows on the same
+ * topology and routing; transport/flownet.h). */
+enum fidelity { FIDELITY_PACKET, FIDELITY_FLOW };
+const char *fidelity_name(enum fidelity f);
+
 enum fault_kind {
     FAULT_LINK_DOWN, FAULT_LINK_UP, FAULT_GPU_SLOW, FAULT_PFC_STORM,
     FAULT_LINK_DEGRADED, FAULT_LINK_BER, FAULT_LINK_FLAP, FAULT_SWITCH_DOWN, FAULT_SWITCH_DRAIN,
@@ -496,6 +501,7 @@ typedef struct scenario {
     const char *name;               /* default: file's base name without extension */
     uint64_t seed;                  /* default 1 */
     sim_time stop_at_ps;            /* SIM_TIME_MAX when absent */
+    enum fidelity fidelity;         /* sim.fidelity: packet (default) or flow (docs/fidelity.md) */
     cfg_fabric fabric;
     cfg_switch sw;
     cfg_nic nic;

@@ -16,11 +16,15 @@
  * the flow-level network (issue #13) schedules each flow's completion at fluid_finish_ps and
  * calls fluid_remove when it fires.
  *
- * Not yet wired to a workload: `--fidelity flow` is still refused (see docs).
+ * Batching: with fluid_defer(f, true), fluid_add / fluid_remove / fluid_set_cap only record the
+ * links they touch; fluid_commit solves the union of their components once (all the changes of
+ * one instant: a collective step starts hundreds of flows at the same picosecond). The
+ * flow-level network (transport/flownet.h) drives it this way.
  */
 #ifndef WR_NET_FLUID_H
 #define WR_NET_FLUID_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/time.h"
@@ -38,9 +42,22 @@ void fluid_free(fluid *f);
  * fluid_remove). */
 uint32_t fluid_add(fluid *f, const uint32_t *links, uint32_t n_links, uint64_t bytes,
                    sim_time now_ps);
+/* The same with the size in bits (a flow re-added with what it had left). */
+uint32_t fluid_add_bits(fluid *f, const uint32_t *links, uint32_t n_links, double bits,
+                        sim_time now_ps);
 /* Ends flow `id` at `now_ps` (complete or aborted) and recomputes the rates of the flows it
  * shared links with. */
 void fluid_remove(fluid *f, uint32_t id, sim_time now_ps);
+
+/* Link `l`'s capacity becomes cap_bps (> 0) at now_ps; its component is solved again. */
+void fluid_set_cap(fluid *f, uint32_t l, double cap_bps, sim_time now_ps);
+double fluid_cap_bps(const fluid *f, uint32_t l);
+/* Deferred solving (see the top): on = record changes, fluid_commit solves them (all changes
+ * since the last commit must be at its now_ps). fluid_commit returns false when nothing was
+ * pending (fluid_changed is then not updated). */
+void fluid_defer(fluid *f, bool on);
+bool fluid_commit(fluid *f, sim_time now_ps);
+bool fluid_pending(const fluid *f);
 
 /* The flow's current rate (bits/s) and the bits it had left at its last update. */
 double fluid_rate_bps(const fluid *f, uint32_t id);

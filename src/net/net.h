@@ -316,6 +316,10 @@ struct net {
      * UINT32_MAX = absent. Without extra networks n_backend_hosts == n_hosts. */
     uint32_t n_backend_hosts;
     uint32_t stor_nic0, stor_srv0, n_stor_srv, fe_nic0;
+    /* the flow-level network (transport/flownet.h) walks its flows' paths again whenever a
+     * link goes down or up or changes speed, or routing changes: net_changed calls this */
+    void (*on_change)(void *ctx);
+    void *change_ctx;
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;
@@ -351,6 +355,13 @@ sim_time net_path_latency(const net *n, uint32_t a, uint32_t b, uint32_t line_by
 /* True when host s's packets for host d arrive over the current FIBs (first next hop followed;
  * all members of a group are on shortest paths). Cost: one step per hop. */
 bool net_reaches(const net *n, uint32_t s, uint32_t d);
+
+/* A link or routing changed (net_link_set, net_link_rate, net_route, net_route_withdraw). */
+static inline void net_changed(net *n)
+{
+    if (n->on_change)
+        n->on_change(n->change_ctx);
+}
 
 /* Hot path (port.c). */
 /* Wake a host port whose transport has new data: starts serialization if the port is idle. */

@@ -727,6 +727,7 @@ void net_link_set(net *n, port *p, bool up)
 {
     port *q = p->peer;
     p->up = q->up = up;
+    net_changed(n);
     if (!up) {
         link_flush(n, p);
         link_flush(n, q);
@@ -866,8 +867,8 @@ void net_port_ber(net *n, port *p, port_ber *b)
 
 void net_link_rate(net *n, port *p, uint64_t rate_bps)
 {
-    (void)n;
     p->rate_bps = p->peer->rate_bps = rate_bps;
+    net_changed(n);
 }
 
 /*

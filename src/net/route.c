@@ -229,6 +229,7 @@ void net_route_withdraw(net *n, node *sw, uint32_t port_index)
     }
     xfree(members);
     xfree(remap);
+    net_changed(n);
 }
 
 node *net_find_switch(const net *n, const char *name)
@@ -451,4 +452,5 @@ void net_route(net *n)
     xfree(members);
     xfree(queue);
     xfree(dist);
+    net_changed(n);
 }

@@ -817,6 +817,15 @@ static void rule_dcqcn_collapse(const run_stats *st, diagnosis *out, int *n, int
 int diagnose_run(const run_stats *st, diagnosis *out, int max)
 {
     int n = 0;
+    if (st->fidelity == FIDELITY_FLOW) {
+        /* flow level (docs/fidelity.md): no queues, marks, pauses, drops or rate limiters to
+         * read; only the rules that rest on compute, faults and bytes carried can be true */
+        rule_gpu_failure(st, out, &n, max);
+        rule_switch_drain(st, out, &n, max);
+        rule_degraded_link(st, out, &n, max);
+        rule_straggler(st, out, &n, max);
+        return n;
+    }
     rule_lossless_drops(st, out, &n, max);
     rule_link_fault(st, out, &n, max);
     rule_gpu_failure(st, out, &n, max);

@@ -432,6 +432,51 @@ static void write_goodput(jsonw *w, const scenario *sc, const run_stats *st)
     jsonw_obj_end(w);
 }
 
+/* Flow level (docs/fidelity.md): the fluid's own figures, and the keys of this file that only
+ * packets make — they are written as 0 and listed here as not modelled. */
+static const char *const NOT_MODELLED[] = {"sim.packet_hops",
+                                           "fabric.ecn_marked",
+                                           "fabric.pfc_pause_sent",
+                                           "fabric.pfc_paused_ps",
+                                           "fabric.pfc_watchdog_events",
+                                           "fabric.drops",
+                                           "fabric.trimmed",
+                                           "nics.cnp_sent",
+                                           "nics.cnp_handled",
+                                           "nics.retransmitted_packets",
+                                           "nics.out_of_sequence",
+                                           "nics.rto_events",
+                                           "nics.naks_sent",
+                                           "nics.naks_received",
+                                           "nics.trims_received",
+                                           "conservation.dropped_bytes",
+                                           "conservation.trimmed_bytes",
+                                           "conservation.inflight_bytes",
+                                           "ports.max_queue_bytes",
+                                           "ports.ecn_marked",
+                                           "ports.pfc_*",
+                                           "ports.drops",
+                                           "queues",
+                                           "timeseries",
+                                           NULL};
+
+static void write_flow_level(jsonw *w, const run_stats *st)
+{
+    jsonw_key(w, "flow_level");
+    jsonw_obj_begin(w);
+    key_u64(w, "fluid_flows", st->fluid_flows);
+    key_u64(w, "rate_solves", st->rate_solves);
+    key_u64(w, "rate_commits", st->rate_commits);
+    key_u64(w, "reroutes", st->flow_reroutes);
+    key_u64(w, "max_live_flows", st->fluid_max_live);
+    jsonw_key(w, "not_modelled");
+    jsonw_arr_begin(w);
+    for (int i = 0; NOT_MODELLED[i]; i++)
+        jsonw_str(w, NOT_MODELLED[i]);
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
 int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
 {
     jsonw w;
@@ -467,6 +512,9 @@ int summary_write_json(FILE *f, const scenario *sc, const run_stats *st)
     key_str(&w, "end_reason", end_reason_name(st->end_reason));
     /* utilizations are over [active_start_ps, end_ps]: the jobs' active window */
     key_u64(&w, "active_start_ps", st->active_start_ps);
+    key_str(&w, "fidelity", fidelity_name((enum fidelity)st->fidelity));
+    if (st->fidelity == FIDELITY_FLOW)
+        write_flow_level(&w, st);
     jsonw_obj_end(&w);
 
     jsonw_key(&w, "jobs");
@@ -693,8 +741,58 @@ static int cmp_port_queue(const void *a, const void *b)
 
 #define TOP_PORTS 5
 
+/* Flow level: no queues; the busiest links instead (utilization, then index). */
+static int cmp_port_util(const void *a, const void *b)
+{
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    double ua = sort_base[ia].utilization, ub = sort_base[ib].utilization;
+    if (ua != ub)
+        return ua > ub ? -1 : 1;
+    return ia < ib ? -1 : (ia > ib);
+}
+
+static void write_busiest_ports(FILE *f, const run_stats *st)
+{
+    uint32_t top[TOP_PORTS];
+    int n = 0;
+    sort_base = st->ports;
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        if (st->ports[i].tx_bytes == 0)
+            continue;
+        if (n < TOP_PORTS)
+            top[n++] = i;
+        else if (cmp_port_util(&i, &top[n - 1]) < 0)
+            top[n - 1] = i;
+        else
+            continue;
+        qsort(top, (size_t)n, sizeof top[0], cmp_port_util);
+    }
+    fprintf(f, "\nports (%" PRIu32 "), busiest (flow-level: no queues)\n", st->n_ports);
+    if (n == 0) {
+        fputs("  no port carried data\n", f);
+        return;
+    }
+    int wname = 4;
+    for (int i = 0; i < n; i++) {
+        int l = (int)strlen(st->ports[top[i]].name);
+        if (l > wname)
+            wname = l;
+    }
+    char a[32];
+    fprintf(f, "  %-*s  %12s  %8s\n", wname, "port", "tx", "util");
+    for (int i = 0; i < n; i++) {
+        const port_record *p = &st->ports[top[i]];
+        fprintf(f, "  %-*s  %12s  %6.1f %%\n", wname, p->name,
+                summary_fmt_bytes(a, sizeof a, p->tx_bytes), 100.0 * p->utilization);
+    }
+}
+
 static void write_top_ports(FILE *f, const run_stats *st)
 {
+    if (st->fidelity == FIDELITY_FLOW) {
+        write_busiest_ports(f, st);
+        return;
+    }
     /* Partial selection into a fixed array: at most TOP_PORTS kept, O(ports × 5). A full sort
      * would need an allocation proportional to the port count for five lines of output. */
     uint32_t top[TOP_PORTS];
@@ -1011,11 +1109,25 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
     char su[32];
     fprintf(f, "  set-up     %s wall (topology, routing, QPs, plans)\n",
             fmt_wall(su, sizeof su, st->setup_s));
-    fprintf(f, "  events     %s in %s wall, %s events/s, %s packet hops, peak RSS %s\n",
-            fmt_count(a, sizeof a, (double)st->events), fmt_wall(w, sizeof w, st->wall_s),
-            fmt_count(b, sizeof b, st->events_per_s),
-            fmt_count(c, sizeof c, (double)st->packet_hops),
-            summary_fmt_bytes(d, sizeof d, st->peak_rss_bytes));
+    if (st->fidelity == FIDELITY_FLOW) {
+        char e[32];
+        fprintf(f, "  fidelity   flow-level: max-min fair fluid flows on the packet model's paths "
+                   "(queues, ECN, PFC, drops, congestion control not modelled)\n");
+        fprintf(f,
+                "  events     %s in %s wall, %s events/s, %s fluid flows, %s rate "
+                "recomputations, peak RSS %s\n",
+                fmt_count(a, sizeof a, (double)st->events), fmt_wall(w, sizeof w, st->wall_s),
+                fmt_count(b, sizeof b, st->events_per_s),
+                fmt_count(c, sizeof c, (double)st->fluid_flows),
+                fmt_count(e, sizeof e, (double)st->rate_solves),
+                summary_fmt_bytes(d, sizeof d, st->peak_rss_bytes));
+    } else {
+        fprintf(f, "  events     %s in %s wall, %s events/s, %s packet hops, peak RSS %s\n",
+                fmt_count(a, sizeof a, (double)st->events), fmt_wall(w, sizeof w, st->wall_s),
+                fmt_count(b, sizeof b, st->events_per_s),
+                fmt_count(c, sizeof c, (double)st->packet_hops),
+                summary_fmt_bytes(d, sizeof d, st->peak_rss_bytes));
+    }
 
     write_jobs(f, st);
 
@@ -1081,7 +1193,10 @@ int summary_write_text(FILE *f, const scenario *sc, const run_stats *st, const c
         fprintf(f, "%s%s %" PRIu64, shown ? ", " : "", drop_keys[r], st->drops[r]);
         shown++;
     }
-    fputs(shown ? " packets\n" : "none\n", f);
+    fputs(shown                           ? " packets\n"
+          : st->fidelity == FIDELITY_FLOW ? "not modelled (flow-level)\n"
+                                          : "none\n",
+          f);
     if (st->trimmed)
         fprintf(f,
                 "trimmed    %" PRIu64 " packets cut to their header by switches (not dropped: "

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "flownet.h"
 #include "nic_int.h"
 
 #include "../core/alloc.h"
@@ -122,6 +123,8 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     n->pull = nic_pull;
     n->rx = nic_rx;
     n->host_ctx = t;
+    if (sc->fidelity == FIDELITY_FLOW)
+        t->fn = flownet_new(t);
     return t;
 }
 
@@ -129,6 +132,7 @@ void transport_free(transport *t)
 {
     if (!t)
         return;
+    flownet_free(t->fn);
     pool_destroy(&t->msgs);
     pool_destroy(&t->pieces);
     xfree(t->nvl_free_ps);
@@ -1020,6 +1024,10 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
         sim_at(t->net->sim, &m->ev, *busy + t->nvl_latency_ps);
         return;
     }
+    if (t->fn) {
+        flownet_post(t->fn, f, m); /* flow level: fluid flows, no packets */
+        return;
+    }
     /* contiguous pieces, one per QP (empty pieces are skipped) */
     for (uint32_t i = 0; i < f->n_qps; i++) {
         uint64_t lo = (uint64_t)((unsigned __int128)bytes * i / f->n_qps);
@@ -1072,6 +1080,8 @@ void transport_flow_abort(transport *t, flow *f)
         evq_cancel(eq, &q->hole);
         /* an active QP leaves its port's round robin at its next turn (qp_can_send) */
     }
+    if (t->fn && !f->fluid)
+        flownet_abort(t->fn, f);
 }
 
 /* Take the QPs that no longer send from `from` out of its port's round robin, keeping the order
@@ -1118,5 +1128,7 @@ uint32_t transport_failover(transport *t, uint32_t from, uint32_t to)
     }
     cf->qps_failed_over += moved;
     t->qps_failed_over += moved;
+    if (t->fn && moved)
+        flownet_reroute(t->fn);
     return moved;
 }

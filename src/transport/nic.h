@@ -279,6 +279,8 @@ struct nic {
 struct transport {
     net *net;
     const scenario *sc;
+    struct flownet *fn; /* sim.fidelity flow: the flow-level network carries the fabric's
+                         * messages (flownet.h), else NULL */
     uint32_t mtu;
     uint8_t prio, cnp_prio;
     bool dcqcn, timely, selective;

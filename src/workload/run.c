@@ -40,6 +40,7 @@
 #include "../core/alloc.h"
 #include "../lb/lb.h"
 #include "../net/net.h"
+#include "../transport/flownet.h"
 #include "../transport/nic.h"
 #include "coll_exec.h"
 #include "dag.h"
@@ -134,8 +135,9 @@ static void jobs_update(run *r)
         r->jobs_over = true;
         /* drain, then stop (the top comment) */
         r->st.jobs_done = true;
-        r->sim.drain = &r->net->pkts.live;
-        if (r->net->pkts.live == 0)
+        /* flow level: the pieces still on their way (flownet.h) instead of packets */
+        r->sim.drain = r->tp->fn ? flownet_live(r->tp->fn) : &r->net->pkts.live;
+        if (*r->sim.drain == 0)
             sim_stop(&r->sim);
         if (r->faults)
             faults_end_endless_storms(r->faults);
@@ -472,10 +474,12 @@ static void add_flow(void *ctx, const traffic_flow *tf)
     }
 }
 
-/* DCQCN rate of QP q for the sampler's rate series. */
+/* DCQCN rate of QP q for the sampler's rate series (flow level: its fluid rate). */
 static double qp_rate(void *ctx, uint32_t q)
 {
     const transport *t = ctx;
+    if (t->fn)
+        return flownet_qp_rate(t->fn, q);
     return (double)t->qps[q].rate_bps;
 }
 
@@ -645,6 +649,30 @@ static int tenants_setup(run *r, err *e)
     return 0;
 }
 
+/* Flow level (transport/flownet.h): what only packets can show is refused, not faked — a
+ * capture of frames that do not exist, a PAUSE storm, bit errors (their cost is retransmitted
+ * packets). */
+static int flow_refuse(const scenario *sc, err *e)
+{
+    if (sc->output_formats & OUT_PCAP)
+        return config_error_at(sc, e, "output.formats",
+                               "output.formats: pcap needs packets; a flow-level run "
+                               "(sim.fidelity: flow) has none (drop pcap, or run packet-level)");
+    for (uint32_t k = 0; k < sc->n_faults; k++) {
+        enum fault_kind kd = sc->faults[k].kind;
+        if (kd != FAULT_PFC_STORM && kd != FAULT_LINK_BER)
+            continue;
+        char key[48];
+        snprintf(key, sizeof key, "faults.%u.kind", k);
+        return config_error_at(sc, e, key,
+                               "faults[%u].kind: a %s acts on packets (%s), which a flow-level "
+                               "run (sim.fidelity: flow) does not model; run it packet-level",
+                               k, fault_kind_name(kd),
+                               kd == FAULT_PFC_STORM ? "PAUSE frames" : "corrupted frames");
+    }
+    return 0;
+}
+
 static run *run_build(const scenario *sc, int only, err *e)
 {
     run *r = xcalloc(1, sizeof *r, "run");
@@ -664,6 +692,8 @@ static run *run_build(const scenario *sc, int only, err *e)
                         "version (switches store and forward)");
         goto fail;
     }
+    if (sc->fidelity == FIDELITY_FLOW && flow_refuse(sc, e))
+        goto fail;
     r->faults = faults_new(r->net, sc, e);
     if (!r->faults)
         goto fail;
@@ -974,6 +1004,17 @@ static void collect(run *r)
     net *n = r->net;
     transport *t = r->tp;
     net_pfc_finish(n);
+    st->fidelity = (uint8_t)sc->fidelity;
+    if (t->fn) {
+        flownet_stats fs;
+        flownet_finish(t->fn);
+        flownet_get_stats(t->fn, &fs);
+        st->fluid_flows = fs.fluid_flows;
+        st->rate_solves = fs.solves;
+        st->rate_commits = fs.commits;
+        st->flow_reroutes = fs.reroutes;
+        st->fluid_max_live = fs.max_live;
+    }
     trace_writer *tw = r->tel ? telemetry_trace(r->tel) : NULL;
     for (uint32_t j = 0; tw && j < sc->n_jobs; j++) {
         if (r->jobs[j].coll)
@@ -1313,7 +1354,8 @@ static void collect(run *r)
     st->sent_bytes = t->sent_payload_bytes;
     st->delivered_bytes = t->delivered_payload_bytes;
     st->dropped_bytes = n->dropped_payload_bytes;
-    st->inflight_bytes = net_inflight_payload(n, NULL);
+    st->inflight_bytes =
+        net_inflight_payload(n, NULL) + (t->fn ? flownet_inflight_bytes(t->fn) : 0);
     st->trimmed_bytes = n->trimmed_payload_bytes;
     st->scale_up_bytes = t->scale_up_bytes;
     SIM_ASSERT(st->sent_bytes ==

@@ -260,6 +260,13 @@ typedef struct run_stats {
     double setup_s;             /* wall time of run_new: topology, routing, QPs, plans */
     uint64_t peak_rss_bytes;
     uint64_t packet_hops;       /* packets serialized onto any link */
+    /* sim.fidelity (enum fidelity); flow level: the fluid's own figures (transport/flownet.h) */
+    uint8_t fidelity;
+    uint64_t fluid_flows;       /* fluid flows started (message pieces × paths, moves included) */
+    uint64_t rate_solves;       /* max-min recomputations (component solves) */
+    uint64_t rate_commits;      /* instants at which rates were recomputed */
+    uint64_t flow_reroutes;     /* fluid flows moved by a routing change */
+    uint64_t fluid_max_live;    /* most fluid flows at once */
 
     uint32_t n_jobs;
     job_result *jobs;

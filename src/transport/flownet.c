@@ -1,0 +1,863 @@
+/*
+ * flownet.c — the flow-level network (model in flownet.h, docs/fidelity.md).
+ *
+ * Objects. A stream is one fluid flow of a QP: the QP's current piece (or, sprayed, its share on
+ * one path); it owns the event of its last bit leaving the sender. A QP has 1 stream, or up to
+ * FLOWNET_SPRAY_MAX when it sprays. A piece (from a pool, with its own arrival event) is the part
+ * of a message one QP carries; the QP keeps its pieces in order and sends the head one.
+ *
+ * Batching. Everything that changes the set of fluid flows (a piece starts or finishes, a flow
+ * moves or stalls) only records the change (fluid_defer); one commit event at the same instant
+ * solves the union of the touched components once and reschedules the completion of every flow
+ * whose rate it changed. A ring step starting 1,000 flows at one picosecond costs one solve.
+ */
+#include "flownet.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "../lb/lb.h"
+#include "../net/fluid.h"
+#include "nic_int.h"
+
+#define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+typedef struct fn_piece fn_piece;
+struct fn_piece {
+    pool_hdr hdr;
+    event ev; /* arrival of its last frame at the receiver */
+    fn_piece *next;
+    msg *m;
+    flow *f;
+    uint64_t bytes;      /* payload */
+    uint64_t line_bytes; /* its frames on the wire: frame + preamble/SFD + IFG each */
+    uint32_t frames;
+    uint32_t last_line; /* line bytes of its last frame */
+    sim_time arrive_ps; /* the latest arrival over its streams so far */
+};
+
+typedef struct fn_stream {
+    event ev; /* its fluid flow's last bit leaves the sender */
+    flownet *fn;
+    uint32_t q;   /* QP id */
+    uint32_t fid; /* fluid flow, FLUID_NONE when not sending */
+    uint8_t n_links;
+    bool busy;        /* carries a share of the head piece (sending or stalled) */
+    bool stalled;     /* its path has no route or crosses a down link */
+    double bits;      /* bits of its share when its fluid flow was (re)started */
+    double left_bits; /* stalled: what it has left */
+    sim_time lat_ps;  /* its piece's last frame from leaving the sender to the receiver */
+    /* cache: the path walked in routing epoch `epoch` (its links below, whether one is down,
+     * and for spray the paths met), and lat_ps for a piece of lat_frames / lat_last */
+    uint32_t epoch, paths, lat_frames, lat_last;
+    bool down;
+    uint32_t links[FLOWNET_MAX_HOPS];
+} fn_stream;
+
+/* A link's traffic so far (the transport's class): line bytes, frames, busy ps. */
+typedef struct link_sum {
+    double wire, frames, busy;
+} link_sum;
+
+typedef struct fn_qp {
+    flownet *fn;
+    fn_piece *head, *tail; /* head: the piece being sent */
+    sim_time last_arrive;  /* its latest piece's arrival: pieces arrive in order (RC) */
+    uint8_t busy;          /* streams still sending the head piece */
+    uint8_t n_streams;     /* streams the head piece uses */
+    sim_time stall_since;  /* SIM_TIME_MAX when none of its streams is stalled */
+    event stall;           /* its retry budget runs out */
+} fn_qp;
+
+struct flownet {
+    transport *t;
+    net *n;
+    sim *s;
+    fluid *fl;
+    uint32_t k; /* streams per QP */
+    bool spray, adaptive;
+    bool sticky;      /* a path is kept while it works (its choice is not a function of the flow) */
+    bool cache;       /* paths are a function of the routing (not of load or a draw): walk once */
+    uint32_t epoch;   /* routing epoch: bumped at every net change */
+    fn_qp *qps;       /* [cap_qps] */
+    fn_stream *st;    /* [cap_qps × k] */
+    uint32_t *fid_st; /* fluid id -> stream index */
+    link_sum *sums;   /* [n_ports] */
+    uint64_t cap_st;
+    pool pieces;
+    event commit;
+    uint64_t live;
+    uint64_t inflight; /* payload of pieces sent and not arrived */
+    flownet_stats stats;
+};
+
+static void stream_sent(void *ctx, event *ev);
+static void piece_arrive(void *ctx, event *ev);
+static void commit_fire(void *ctx, event *ev);
+static void qp_stall_fire(void *ctx, event *ev);
+static void on_net_change(void *ctx);
+
+flownet *flownet_new(transport *t)
+{
+    flownet *fn = xcalloc(1, sizeof *fn, "flow-level network");
+    const scenario *sc = t->sc;
+    fn->t = t;
+    fn->n = t->net;
+    fn->s = t->net->sim;
+    /* UET gives every packet a fresh entropy: over ECMP its packets spread like spray */
+    fn->spray = sc->lb.mode == LB_SPRAY || t->uet;
+    fn->adaptive = !fn->spray && (sc->lb.mode == LB_ADAPTIVE || sc->lb.mode == LB_FLOWLET);
+    fn->k = fn->spray ? FLOWNET_SPRAY_MAX : 1;
+    fn->sticky = fn->spray || fn->adaptive || sc->lb.hash == HASH_RANDOM;
+    fn->cache = !fn->adaptive && (fn->spray || sc->lb.hash != HASH_RANDOM);
+    fn->epoch = 1;
+    double *cap = xmalloc(sizeof(double) * (fn->n->n_ports ? fn->n->n_ports : 1), "link rates");
+    for (uint32_t i = 0; i < fn->n->n_ports; i++)
+        cap[i] = (double)fn->n->ports[i]->rate_bps;
+    fn->fl = fluid_new(fn->n->n_ports, cap);
+    xfree(cap);
+    fluid_defer(fn->fl, true);
+    uint64_t nq = t->cap_qps ? t->cap_qps : 1;
+    fn->qps = xcalloc(nq, sizeof(fn_qp), "flow-level QPs");
+    fn->cap_st = nq * fn->k;
+    fn->st = xcalloc(fn->cap_st, sizeof(fn_stream), "flow-level streams");
+    fn->fid_st = xmalloc(sizeof(uint32_t) * fn->cap_st, "fluid flow owners");
+    fn->sums = xcalloc(fn->n->n_ports ? fn->n->n_ports : 1, sizeof(link_sum), "link sums");
+    for (uint64_t q = 0; q < nq; q++) {
+        fn->qps[q].fn = fn;
+        fn->qps[q].stall_since = SIM_TIME_MAX;
+        event_init(&fn->qps[q].stall, qp_stall_fire);
+        for (uint32_t k = 0; k < fn->k; k++) {
+            fn_stream *x = &fn->st[q * fn->k + k];
+            event_init(&x->ev, stream_sent);
+            x->fn = fn;
+            x->q = (uint32_t)q;
+            x->fid = FLUID_NONE;
+        }
+    }
+    pool_init(&fn->pieces, "flow-level pieces", sizeof(fn_piece), 1024);
+    event_init(&fn->commit, commit_fire);
+    fn->n->on_change = on_net_change;
+    fn->n->change_ctx = fn;
+    return fn;
+}
+
+void flownet_free(flownet *fn)
+{
+    if (!fn)
+        return;
+    if (fn->n->change_ctx == fn) {
+        fn->n->on_change = NULL;
+        fn->n->change_ctx = NULL;
+    }
+    pool_destroy(&fn->pieces);
+    fluid_free(fn->fl);
+    xfree(fn->fid_st);
+    xfree(fn->sums);
+    xfree(fn->st);
+    xfree(fn->qps);
+    xfree(fn);
+}
+
+/* ---- paths ----------------------------------------------------------------------------------- */
+
+/* Fluid load of a link: the rates of the flows on it (adaptive balancing). */
+static double link_load(const flownet *fn, const port *p)
+{
+    return fluid_link_load_bps(fn->fl, p->id);
+}
+
+/* The member an adaptive switch takes: least fluid load, scanning from the hashed member. */
+static uint32_t least_loaded(const flownet *fn, const node *sw, const ecmp_group *g, uint32_t start)
+{
+    uint32_t best = start;
+    double best_load = link_load(fn, &sw->ports[g->member[start]]);
+    for (uint32_t i = 1; i < g->n; i++) {
+        uint32_t k = start + i < g->n ? start + i : start + i - g->n;
+        double load = link_load(fn, &sw->ports[g->member[k]]);
+        if (load < best_load) {
+            best_load = load;
+            best = k;
+        }
+    }
+    return best;
+}
+
+/* Walk QP q's path (its k-th spray path) from its sender to its receiver: the links (port ids)
+ * into `links`. Returns the number of links, 0 when there is no route (a switch without one, or a
+ * loop); *down is set when a link on it is down. `paths` (spray) receives the number of distinct
+ * paths the walk met (the product of the group sizes along it, capped). */
+static uint32_t walk_path(flownet *fn, const qp *q, uint32_t k, uint32_t *links, bool *down,
+                          uint32_t *paths)
+{
+    net *n = fn->n;
+    const flow *f = q->f;
+    const transport *t = fn->t;
+    packet pk;
+    memset(&pk, 0, sizeof pk);
+    pk.src = f->src;
+    pk.dst = f->dst;
+    pk.sport = q->sport;
+    pk.path = (uint16_t)(f->path + (q - f->qps));
+    pk.kind = PKT_DATA;
+    pk.prio = f->prio;
+    pk.frame_bytes = wire_data_frame(t->mtu, 0);
+    uint32_t digit = k, prod = 1, nl = 0;
+    *down = false;
+    const node *x = t->nics[f->src].host;
+    port *p = &((node *)x)->ports[q->egress];
+    for (;;) {
+        if (nl == FLOWNET_MAX_HOPS)
+            return 0;
+        links[nl] = p->id;
+        if (!p->up)
+            *down = true;
+        nl++;
+        x = p->peer->owner;
+        if (x->kind == NODE_HOST) {
+            if (x->index == f->dst)
+                break;
+            /* rail-only PXN: a peer GPU's NIC relays it */
+            p = &((node *)x)->ports[net_host_egress(n, x, f->dst)];
+            continue;
+        }
+        uint32_t gid = x->fib ? x->fib[f->dst] : UINT32_MAX;
+        if (gid == UINT32_MAX)
+            return 0;
+        const ecmp_group *g = &n->groups[gid];
+        uint32_t m = 0;
+        pk.in_port = (uint16_t)p->peer->index;
+        pk.hops++;
+        if (g->n > 1) {
+            if (fn->spray) {
+                m = digit % g->n;
+                digit /= g->n;
+                prod = prod > FLOWNET_SPRAY_MAX / g->n ? FLOWNET_SPRAY_MAX : prod * g->n;
+            } else if (fn->adaptive) {
+                m = least_loaded(fn, x, g, lb_hash(&t->sc->lb, x, &pk) % g->n);
+            } else {
+                m = n->pick(n->pick_ctx, (node *)x, g, &pk);
+            }
+        }
+        p = &((node *)x)->ports[g->member[m]];
+    }
+    if (paths)
+        *paths = prod;
+    return nl;
+}
+
+/*
+ * The latency of piece pc over a path: its time alone on the idle path minus its fluid time
+ * alone (line bits / the path's slowest link), so that alone it takes the packet model's time to
+ * the picosecond. The packet model's time alone is that of a tandem of store-and-forward
+ * servers (the NIC, then every egress on the way), each frame j taking s_h(j) at hop h and every
+ * link its deliver_ps: the last frame leaves hop H at the longest monotone path through the
+ * (frame × hop) grid of service times (max-plus: D(j,h) = max(D(j−1,h), D(j−1... )) + s). With a
+ * piece's frames in three blocks — the first (RETH), n − 2 full ones, the last — the path crosses
+ * a block of k equal frames at hops h..h' in Σ s_i + (k − 1)·max s_i, so a dynamic programme over
+ * the blocks and hops is exact (O(blocks × hops²)). On a uniform path it is Σ ser(frames) +
+ * H · ser(largest frame) + Σ deliver: each switch waits for the largest frame ahead of the last.
+ */
+static sim_time path_latency(const flownet *fn, const uint32_t *links, uint32_t nl,
+                             const fn_piece *pc)
+{
+    const transport *t = fn->t;
+    uint32_t vx = t->net->vxlan == VTEP_HOST + 1 ? WIRE_VXLAN_OVERHEAD : 0;
+    uint64_t n = pc->frames;
+    uint32_t fsz[3];
+    uint64_t cnt[3];
+    uint32_t nb = 0;
+    if (n == 1) {
+        fsz[nb] = pc->last_line;
+        cnt[nb++] = 1;
+    } else {
+        fsz[nb] = wire_data_frame(t->mtu, 1) + vx + WIRE_LINE_EXTRA;
+        cnt[nb++] = 1;
+        if (n > 2) {
+            fsz[nb] = wire_data_frame(t->mtu, 0) + vx + WIRE_LINE_EXTRA;
+            cnt[nb++] = n - 2;
+        }
+        fsz[nb] = pc->last_line;
+        cnt[nb++] = 1;
+    }
+    sim_time v[FLOWNET_MAX_HOPS], w[FLOWNET_MAX_HOPS], d = 0;
+    uint64_t rmin = UINT64_MAX;
+    for (uint32_t h = 0; h < nl; h++) {
+        const port *p = fn->n->ports[links[h]];
+        d += p->deliver_ps;
+        if (p->rate_bps < rmin)
+            rmin = p->rate_bps;
+    }
+    bool uniform = true;
+    for (uint32_t h = 1; h < nl && uniform; h++)
+        uniform = fn->n->ports[links[h]]->rate_bps == fn->n->ports[links[0]]->rate_bps;
+    if (uniform) {
+        /* every hop at one rate: the frames once (at the NIC) and, at each later hop, the
+         * largest frame (the longest path through the grid) */
+        uint64_t r = fn->n->ports[links[0]]->rate_bps;
+        sim_time sum = 0;
+        uint32_t fmax = 0;
+        for (uint32_t b = 0; b < nb; b++) {
+            sum += cnt[b] * sim_ser_time(fsz[b], r);
+            fmax = fsz[b] > fmax ? fsz[b] : fmax;
+        }
+        sim_time alone = sum + (nl - 1) * sim_ser_time(fmax, r) + d;
+        sim_time fl = sim_ser_time(pc->line_bytes, r);
+        return alone > fl ? alone - fl : 0;
+    }
+    for (uint32_t b = 0; b < nb; b++) {
+        for (uint32_t h2 = 0; h2 < nl; h2++) {
+            sim_time best = 0, sum = 0, mx = 0;
+            /* enter the block at hop h (from the previous block's last frame at hop h) */
+            for (uint32_t h = h2 + 1; h-- > 0;) {
+                sim_time s = sim_ser_time(fsz[b], fn->n->ports[links[h]]->rate_bps);
+                sum += s;
+                if (s > mx)
+                    mx = s;
+                if (!b && h)
+                    continue; /* the first frame starts at the NIC */
+                sim_time c = (b ? v[h] : 0) + sum + (cnt[b] - 1) * mx;
+                if (c > best)
+                    best = c;
+            }
+            w[h2] = best;
+        }
+        memcpy(v, w, sizeof(sim_time) * nl);
+    }
+    sim_time alone = v[nl - 1] + d;
+    sim_time fl = sim_ser_time(pc->line_bytes, rmin);
+    return alone > fl ? alone - fl : 0;
+}
+
+/* ---- counters ----------------------------------------------------------------------------------
+ */
+
+/* Stream x moved `bits` line bits of piece pc over its path: the ports' counters. */
+static void account(flownet *fn, const fn_stream *x, const fn_piece *pc, double bits)
+{
+    if (bits <= 0 || !pc->line_bytes)
+        return;
+    double line = bits / 8.0;
+    double frames = line * (double)pc->frames / (double)pc->line_bytes;
+    int c = pc->f->prio;
+    if (c != fn->t->prio) {
+        /* another traffic class (rare): straight into the ports' counters */
+        uint64_t wire = (uint64_t)(line + 0.5), fr = (uint64_t)(frames + 0.5);
+        uint64_t mac = wire > fr * WIRE_LINE_EXTRA ? wire - fr * WIRE_LINE_EXTRA : 0;
+        for (uint32_t j = 0; j < x->n_links; j++) {
+            port *p = fn->n->ports[x->links[j]];
+            p->tx_wire_bytes += wire;
+            p->tx_bytes += mac;
+            p->tx_packets += fr;
+            p->prio_tx_bytes[c] += mac;
+            p->prio_tx_packets[c] += fr;
+            p->busy_ps += (uint64_t)(bits / fluid_cap_bps(fn->fl, x->links[j]) * 1e12 + 0.5);
+            p->peer->rx_bytes += mac;
+            p->peer->rx_packets += fr;
+        }
+        return;
+    }
+    /* the transport's class: into the compact per-link sums (ports are large and a flow's
+     * end would touch one cache line per link of them), flushed at the end (flush_counters) */
+    for (uint32_t j = 0; j < x->n_links; j++) {
+        link_sum *ls = &fn->sums[x->links[j]];
+        ls->wire += line;
+        ls->frames += frames;
+        ls->busy += bits / fluid_cap_bps(fn->fl, x->links[j]) * 1e12;
+    }
+}
+
+/* The compact sums into the ports' counters (once, at the end). */
+static void flush_counters(flownet *fn)
+{
+    int c = fn->t->prio;
+    for (uint32_t l = 0; l < fn->n->n_ports; l++) {
+        link_sum *ls = &fn->sums[l];
+        if (ls->wire <= 0)
+            continue;
+        port *p = fn->n->ports[l];
+        uint64_t wire = (uint64_t)(ls->wire + 0.5), fr = (uint64_t)(ls->frames + 0.5);
+        uint64_t mac = wire > fr * WIRE_LINE_EXTRA ? wire - fr * WIRE_LINE_EXTRA : 0;
+        p->tx_wire_bytes += wire;
+        p->tx_bytes += mac;
+        p->tx_packets += fr;
+        p->prio_tx_bytes[c] += mac;
+        p->prio_tx_packets[c] += fr;
+        p->busy_ps += (uint64_t)(ls->busy + 0.5);
+        p->peer->rx_bytes += mac;
+        p->peer->rx_packets += fr;
+        ls->wire = ls->frames = ls->busy = 0;
+    }
+}
+
+/* ---- fluid flows -------------------------------------------------------------------------------
+ */
+
+static void want_commit(flownet *fn)
+{
+    if (!event_queued(&fn->commit))
+        sim_at(fn->s, &fn->commit, fn->s->now);
+}
+
+static inline fn_stream *stream_of(flownet *fn, uint32_t q, uint32_t k)
+{
+    return &fn->st[(uint64_t)q * fn->k + k];
+}
+
+/* Start stream x's fluid flow of `bits` over its path (stalled without one). */
+static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_t nl)
+{
+    fn_qp *fq = &fn->qps[x->q];
+    x->busy = true;
+    x->bits = bits;
+    if (!nl || down) {
+        x->stalled = true;
+        x->left_bits = bits;
+        x->fid = FLUID_NONE;
+        if (fq->stall_since == SIM_TIME_MAX) {
+            const transport *t = fn->t;
+            fq->stall_since = fn->s->now;
+            sim_time budget = t->rto_ps > SIM_TIME_MAX / 512 ? SIM_TIME_MAX / 4
+                                                             : t->rto_ps * (t->retry_count + 1ull);
+            if (!event_queued(&fq->stall))
+                sim_at(fn->s, &fq->stall, fn->s->now + budget);
+        }
+        return;
+    }
+    x->stalled = false;
+    x->fid = fluid_add_bits(fn->fl, x->links, nl, bits, fn->s->now);
+    SIM_ASSERT(x->fid < fn->cap_st, "fluid id %u of %llu", x->fid, (unsigned long long)fn->cap_st);
+    fn->fid_st[x->fid] = (uint32_t)(x - fn->st);
+    fn->stats.fluid_flows++;
+    if (++fn->live > fn->stats.max_live)
+        fn->stats.max_live = fn->live;
+    want_commit(fn);
+}
+
+/* QP q has no stalled stream any more: its retry budget stops. */
+static void qp_unstall(flownet *fn, uint32_t q)
+{
+    fn_qp *fq = &fn->qps[q];
+    for (uint32_t k = 0; k < fq->n_streams; k++)
+        if (stream_of(fn, q, k)->stalled)
+            return;
+    fq->stall_since = SIM_TIME_MAX;
+    evq_cancel(&fn->s->q, &fq->stall);
+}
+
+/* Stream x (path k of QP qq): its path, from the cache when it was walked in this routing
+ * epoch (walk_path's results). */
+static uint32_t stream_path(flownet *fn, fn_stream *x, const qp *qq, uint32_t k, uint32_t *links,
+                            bool *down, uint32_t *paths)
+{
+    if (fn->cache && x->epoch == fn->epoch && x->n_links) {
+        memcpy(links, x->links, sizeof(uint32_t) * x->n_links);
+        *down = x->down;
+        if (paths)
+            *paths = x->paths;
+        return x->n_links;
+    }
+    uint32_t p = 1;
+    uint32_t nl = walk_path(fn, qq, k, links, down, &p);
+    if (paths)
+        *paths = p;
+    x->paths = p;
+    return nl;
+}
+
+/* Give stream x the path `links` (walked in the current epoch) for piece pc, and its latency
+ * (computed once per piece shape and path). */
+static void stream_set(flownet *fn, fn_stream *x, const uint32_t *links, uint32_t nl, bool down,
+                       const fn_piece *pc)
+{
+    bool same = x->epoch == fn->epoch && x->n_links == nl;
+    if (links != x->links)
+        memcpy(x->links, links, sizeof(uint32_t) * nl);
+    x->n_links = (uint8_t)nl;
+    x->down = down;
+    if (!nl) {
+        x->lat_ps = 0;
+        x->epoch = 0;
+        return;
+    }
+    if (!same || x->lat_frames != pc->frames || x->lat_last != pc->last_line) {
+        x->lat_ps = path_latency(fn, links, nl, pc);
+        x->lat_frames = pc->frames;
+        x->lat_last = pc->last_line;
+    }
+    x->epoch = fn->epoch;
+}
+
+/* Start sending QP q's head piece. */
+static void piece_start(flownet *fn, uint32_t q)
+{
+    fn_qp *fq = &fn->qps[q];
+    const qp *qq = &fn->t->qps[q];
+    fn_piece *pc = fq->head;
+    uint32_t links[FLOWNET_MAX_HOPS];
+    bool down;
+    uint32_t paths = 1;
+    fn_stream *x0 = stream_of(fn, q, 0);
+    uint32_t nl = stream_path(fn, x0, qq, 0, links, &down, &paths);
+    uint32_t ns = 1;
+    if (fn->spray) {
+        ns = nl ? paths : 1;
+        if (ns > pc->frames)
+            ns = pc->frames; /* a frame takes one path */
+    }
+    fq->n_streams = (uint8_t)ns;
+    fq->busy = 0;
+    pc->arrive_ps = 0;
+    for (uint32_t k = 0; k < ns; k++) {
+        fn_stream *x = stream_of(fn, q, k);
+        if (k) /* spray: path k */
+            nl = stream_path(fn, x, qq, k, links, &down, NULL);
+        stream_set(fn, x, links, nl, down, pc);
+        /* spray: the piece's line bytes split evenly (the first shares take the remainder) */
+        uint64_t lo = pc->line_bytes * k / ns, hi = pc->line_bytes * (k + 1) / ns;
+        fq->busy++;
+        stream_go(fn, x, (double)(hi - lo) * 8.0, down, nl);
+    }
+}
+
+/* Stream x's fluid flow ends now (done, moved or aborted): count what it moved. */
+static void stream_stop(flownet *fn, fn_stream *x, const fn_piece *pc)
+{
+    if (x->fid == FLUID_NONE)
+        return;
+    double left = fluid_left_bits(fn->fl, x->fid, fn->s->now);
+    fluid_remove(fn->fl, x->fid, fn->s->now);
+    x->fid = FLUID_NONE;
+    fn->live--;
+    evq_cancel(&fn->s->q, &x->ev);
+    account(fn, x, pc, x->bits - left);
+    x->bits = left;
+    want_commit(fn);
+}
+
+/* Every share of QP q's head piece has left the sender: it arrives after its last frame's
+ * latency; the next piece starts now. */
+static void piece_sent(flownet *fn, uint32_t q)
+{
+    fn_qp *fq = &fn->qps[q];
+    transport *t = fn->t;
+    fn_piece *pc = fq->head;
+    fq->head = pc->next;
+    if (!fq->head)
+        fq->tail = NULL;
+    t->data_packets_sent += pc->frames;
+    t->sent_payload_bytes += pc->bytes;
+    fn->inflight += pc->bytes;
+    /* a QP's frames leave in order and keep it on its path: a short piece behind a long one
+     * does not overtake it */
+    if (pc->arrive_ps < fq->last_arrive)
+        pc->arrive_ps = fq->last_arrive;
+    fq->last_arrive = pc->arrive_ps;
+    sim_at(fn->s, &pc->ev, pc->arrive_ps);
+    if (fq->head)
+        piece_start(fn, q);
+}
+
+static void stream_sent(void *ctx, event *ev)
+{
+    fn_stream *x = CONTAINER_OF(ev, fn_stream, ev);
+    flownet *fn = x->fn;
+    fn_qp *fq = &fn->qps[x->q];
+    (void)ctx;
+    fn_piece *pc = fq->head;
+    sim_time now = fn->s->now;
+    fluid_remove(fn->fl, x->fid, now);
+    x->fid = FLUID_NONE;
+    fn->live--;
+    account(fn, x, pc, x->bits);
+    x->bits = 0;
+    x->busy = false;
+    want_commit(fn);
+    if (now + x->lat_ps > pc->arrive_ps)
+        pc->arrive_ps = now + x->lat_ps;
+    if (--fq->busy == 0)
+        piece_sent(fn, x->q);
+}
+
+static void piece_arrive(void *ctx, event *ev)
+{
+    fn_piece *pc = CONTAINER_OF(ev, fn_piece, ev);
+    transport *t = pc->f->tp;
+    flownet *fn = t->fn;
+    msg *m = pc->m;
+    (void)ctx;
+    flow *f = pc->f;
+    uint64_t bytes = pc->bytes;
+    pool_free(&fn->pieces, pc);
+    fn->inflight -= bytes;
+    f->delivered_bytes += bytes;
+    t->delivered_payload_bytes += bytes; /* it reached the receiving NIC */
+    if (f->failed) {                     /* flushed: moved, but never reported complete */
+        if (--m->pieces_left == 0)
+            pool_free(&t->msgs, m);
+        return;
+    }
+    if (--m->pieces_left == 0)
+        nic_msg_complete(t, m, fn->s->now);
+}
+
+static void commit_fire(void *ctx, event *ev)
+{
+    flownet *fn = CONTAINER_OF(ev, flownet, commit);
+    (void)ctx;
+    sim_time now = fn->s->now;
+    if (!fluid_commit(fn->fl, now))
+        return;
+    fn->stats.commits++;
+    const uint32_t *ids;
+    uint32_t nc = fluid_changed(fn->fl, &ids);
+    for (uint32_t i = 0; i < nc; i++) {
+        fn_stream *x = &fn->st[fn->fid_st[ids[i]]];
+        sim_time fin = fluid_finish_ps(fn->fl, ids[i]);
+        if (fin == SIM_TIME_MAX) {
+            evq_cancel(&fn->s->q, &x->ev);
+            continue;
+        }
+        if (fin < now)
+            fin = now;
+        if (event_queued(&x->ev))
+            evq_reschedule(&fn->s->q, &x->ev, fin);
+        else
+            sim_at(fn->s, &x->ev, fin);
+    }
+}
+
+/* ---- the transport's interface -----------------------------------------------------------------
+ */
+
+/* Line bytes of a piece of `bytes` payload at MTU `mtu`: its frames, the first with the RETH. */
+static void piece_wire(const transport *t, fn_piece *pc)
+{
+    uint64_t mtu = t->mtu, b = pc->bytes;
+    uint32_t vx = t->net->vxlan == VTEP_HOST + 1 ? WIRE_VXLAN_OVERHEAD : 0;
+    uint64_t n = (b + mtu - 1) / mtu;
+    uint32_t last = (uint32_t)(b - (n - 1) * mtu);
+    uint64_t full = wire_data_frame((uint32_t)mtu, 0) + vx + WIRE_LINE_EXTRA;
+    uint64_t last_line = wire_data_frame(last, n == 1) + vx + WIRE_LINE_EXTRA;
+    pc->frames = (uint32_t)n;
+    pc->last_line = (uint32_t)last_line;
+    if (n == 1)
+        pc->line_bytes = last_line;
+    else
+        pc->line_bytes =
+            wire_data_frame((uint32_t)mtu, 1) + vx + WIRE_LINE_EXTRA + (n - 2) * full + last_line;
+}
+
+void flownet_post(flownet *fn, flow *f, msg *m)
+{
+    transport *t = fn->t;
+    for (uint32_t i = 0; i < f->n_qps; i++) {
+        uint64_t lo = (uint64_t)((unsigned __int128)m->bytes * i / f->n_qps);
+        uint64_t hi = (uint64_t)((unsigned __int128)m->bytes * (i + 1) / f->n_qps);
+        if (hi == lo)
+            continue;
+        uint32_t q = (uint32_t)(&f->qps[i] - t->qps);
+        fn_qp *fq = &fn->qps[q];
+        fn_piece *pc = pool_alloc(&fn->pieces);
+        event_init(&pc->ev, piece_arrive);
+        pc->next = NULL;
+        pc->m = m;
+        pc->f = f;
+        pc->bytes = hi - lo;
+        piece_wire(t, pc);
+        m->pieces_left++;
+        if (fq->tail) {
+            fq->tail->next = pc;
+            fq->tail = pc;
+        } else {
+            fq->head = fq->tail = pc;
+            piece_start(fn, q);
+        }
+    }
+}
+
+void flownet_abort(flownet *fn, flow *f)
+{
+    transport *t = fn->t;
+    for (uint32_t i = 0; i < f->n_qps; i++) {
+        uint32_t q = (uint32_t)(&f->qps[i] - t->qps);
+        fn_qp *fq = &fn->qps[q];
+        for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
+            fn_stream *x = stream_of(fn, q, k);
+            stream_stop(fn, x, fq->head);
+            x->busy = x->stalled = false;
+        }
+        fq->busy = 0;
+        fq->stall_since = SIM_TIME_MAX;
+        evq_cancel(&fn->s->q, &fq->stall);
+        while (fq->head) { /* flushed: never complete */
+            fn_piece *pc = fq->head;
+            fq->head = pc->next;
+            if (--pc->m->pieces_left == 0)
+                pool_free(&t->msgs, pc->m);
+            pool_free(&fn->pieces, pc);
+        }
+        fq->tail = NULL;
+    }
+}
+
+/* A stalled QP used up its retry budget: it fails as the packet model's QP does when its
+ * retransmissions exceed retry_count (nic.c qp_rto_fire). */
+static void qp_stall_fire(void *ctx, event *ev)
+{
+    fn_qp *fq = CONTAINER_OF(ev, fn_qp, stall);
+    flownet *fn = fq->fn;
+    transport *t = fn->t;
+    (void)ctx;
+    qp *q = &t->qps[fq - fn->qps];
+    flow *f = q->f;
+    if (f->failed || f->done)
+        return;
+    t->qps_failed++;
+    t->nics[f->src].qps_failed++;
+    transport_flow_abort(t, f);
+    if (t->on_fail)
+        t->on_fail(t->on_fail_ctx, f, q);
+}
+
+/* Stream x's current path still works: every link up and each hop a member of its switch's
+ * current group towards dst (adaptive, spray and the random hash keep such a path). */
+static bool path_valid(const flownet *fn, const fn_stream *x, uint32_t dst)
+{
+    const net *n = fn->n;
+    for (uint32_t j = 0; j < x->n_links; j++) {
+        const port *p = n->ports[x->links[j]];
+        if (!p->up)
+            return false;
+        const node *sw = p->owner;
+        if (!j || sw->kind != NODE_SWITCH)
+            continue;
+        uint32_t gid = sw->fib ? sw->fib[dst] : UINT32_MAX;
+        if (gid == UINT32_MAX)
+            return false;
+        const ecmp_group *g = &n->groups[gid];
+        bool member = false;
+        for (uint32_t m = 0; m < g->n && !member; m++)
+            member = g->member[m] == p->index;
+        if (!member)
+            return false;
+    }
+    return true;
+}
+
+void flownet_reroute(flownet *fn)
+{
+    transport *t = fn->t;
+    fn->epoch++; /* every cached path is walked again */
+    if (!fn->epoch)
+        fn->epoch = 1;
+    sim_time now = fn->s->now;
+    uint32_t links[FLOWNET_MAX_HOPS];
+    for (uint64_t q = 0; q < t->n_qps; q++) {
+        fn_qp *fq = &fn->qps[q];
+        if (!fq->head)
+            continue;
+        const qp *qq = &t->qps[q];
+        for (uint32_t k = 0; k < fq->n_streams; k++) {
+            fn_stream *x = stream_of(fn, (uint32_t)q, k);
+            if (!x->busy)
+                continue;
+            if (fn->sticky && !x->stalled && path_valid(fn, x, qq->f->dst))
+                continue; /* adaptive, sprayed, randomly hashed: it stays while its path works */
+            bool down;
+            uint32_t nl = walk_path(fn, qq, k, links, &down, NULL);
+            bool same = !x->stalled && nl == x->n_links && !down &&
+                        memcmp(links, x->links, sizeof(uint32_t) * nl) == 0;
+            if (same)
+                continue;
+            if (x->stalled && (!nl || down))
+                continue; /* still nowhere to go */
+            double left;
+            if (x->stalled) {
+                left = x->left_bits;
+            } else {
+                stream_stop(fn, x, fq->head);
+                left = x->bits;
+                fn->stats.reroutes++;
+            }
+            x->epoch = 0; /* a new path: its latency is computed again */
+            stream_set(fn, x, links, nl, down, fq->head);
+            if (left <= 0) {
+                /* nothing left to send: it completes now */
+                x->stalled = false;
+                x->fid = FLUID_NONE;
+                x->busy = false;
+                if (now + x->lat_ps > fq->head->arrive_ps)
+                    fq->head->arrive_ps = now + x->lat_ps;
+                if (--fq->busy == 0) {
+                    piece_sent(fn, (uint32_t)q);
+                    break;
+                }
+                continue;
+            }
+            stream_go(fn, x, left, down, nl);
+        }
+        if (fq->stall_since != SIM_TIME_MAX)
+            qp_unstall(fn, (uint32_t)q);
+    }
+}
+
+static void on_net_change(void *ctx)
+{
+    flownet *fn = ctx;
+    /* link speeds: the fluid's capacities follow the ports' */
+    for (uint32_t i = 0; i < fn->n->n_ports; i++) {
+        double r = (double)fn->n->ports[i]->rate_bps;
+        if (r != fluid_cap_bps(fn->fl, i))
+            fluid_set_cap(fn->fl, i, r, fn->s->now);
+    }
+    want_commit(fn);
+    flownet_reroute(fn);
+}
+
+void flownet_finish(flownet *fn)
+{
+    sim_time now = fn->s->now;
+    for (uint64_t q = 0; q < fn->t->n_qps; q++) {
+        fn_qp *fq = &fn->qps[q];
+        for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
+            fn_stream *x = stream_of(fn, (uint32_t)q, k);
+            if (x->fid == FLUID_NONE)
+                continue;
+            double left = fluid_left_bits(fn->fl, x->fid, now);
+            account(fn, x, fq->head, x->bits - left);
+            x->bits = left;
+        }
+    }
+    flush_counters(fn);
+}
+
+double flownet_qp_rate(const flownet *fn, uint32_t q)
+{
+    const fn_qp *fq = &fn->qps[q];
+    double r = 0;
+    for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
+        const fn_stream *x = &fn->st[(uint64_t)q * fn->k + k];
+        if (x->fid != FLUID_NONE)
+            r += fluid_rate_bps(fn->fl, x->fid);
+    }
+    return r;
+}
+
+const uint64_t *flownet_live(const flownet *fn)
+{
+    return &fn->pieces.live;
+}
+
+uint64_t flownet_inflight_bytes(const flownet *fn)
+{
+    return fn->inflight;
+}
+
+void flownet_get_stats(const flownet *fn, flownet_stats *out)
+{
+    *out = fn->stats;
+    out->solves = fluid_solves(fn->fl);
+    out->assignments = fluid_assignments(fn->fl);
+}

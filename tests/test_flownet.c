@@ -1,0 +1,361 @@
+/*
+ * test_flownet.c — the flow-level network (sim.fidelity flow, transport/flownet.h) against
+ * hand-computed max-min cases, the α–β closed forms on an idle fabric (where the packet model
+ * gives the same picosecond), the packet model's own ECMP paths, fault handling and
+ * determinism.
+ */
+#include <stdlib.h>
+
+#include "config/config.h"
+#include "net/net.h"
+#include "net/packet.h"
+#include "testlib.h"
+#include "transport/nic.h"
+#include "workload/run.h"
+
+/* 4 hosts on 2 leaves (2 per leaf) and 2 spines, 100 Gbps, 1 us cables: h0 h1 on leaf0, h2 h3
+ * on leaf1. */
+#define SMALL                                                                                      \
+    "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 1, leaf_radix: 4,\n"                \
+    "         host_link: 100Gbps, fabric_link: 100Gbps, link_latency: 1us}\n"                      \
+    "nic: {cc: none}\n"
+
+static run *go(scenario *sc, const char *yaml, const char *fid)
+{
+    cfg_override ov[1] = {{"sim.fidelity", fid}};
+    run *r = tl_start(sc, "flownet.yaml", yaml, ov, 1);
+    if (r)
+        run_execute(r, NULL, NULL);
+    return r;
+}
+
+static void done(run *r, scenario *sc)
+{
+    if (!r)
+        return;
+    run_free(r);
+    scenario_free(sc);
+}
+
+/* Line bytes of a message of `b` payload bytes at MTU `mtu`: its frames, RETH on the first,
+ * preamble/SFD and IFG each. */
+static uint64_t line_bytes(uint64_t b, uint32_t mtu)
+{
+    uint64_t n = (b + mtu - 1) / mtu;
+    uint32_t last = (uint32_t)(b - (n - 1) * mtu);
+    if (n == 1)
+        return wire_data_frame(last, 1) + WIRE_LINE_EXTRA;
+    return wire_data_frame(mtu, 1) + (n - 2) * (uint64_t)wire_data_frame(mtu, 0) +
+           wire_data_frame(last, 0) + n * (uint64_t)WIRE_LINE_EXTRA;
+}
+
+/* Line bytes of its largest frame: on an idle path every switch egress waits for it ahead of
+ * the last frame (store and forward). */
+static uint32_t max_line(uint64_t b, uint32_t mtu)
+{
+    uint64_t n = (b + mtu - 1) / mtu;
+    if (n > 1)
+        return wire_data_frame(mtu, 1) + WIRE_LINE_EXTRA;
+    return wire_data_frame((uint32_t)b, 1) + WIRE_LINE_EXTRA;
+}
+
+/* One flow on an idle fabric: serialization of its frames at the NIC, every cable's propagation
+ * and switch pipeline, and at each switch the serialization of the largest frame (the last one
+ * waits behind it: store and forward) — the packet model's time to the picosecond, and the flow
+ * level's. */
+static void test_single_flow_alpha_beta(void)
+{
+    static const char y[] = SMALL "workload:\n"
+                                  "  - {name: t, kind: traffic, pattern: list,\n"
+                                  "     flows: [{id: 1, src: 0, dst: 3, size: 1000000}]}\n";
+    scenario sp, sf;
+    run *rp = go(&sp, y, "packet"), *rf = go(&sf, y, "flow");
+    CHECK(rp && rf);
+    if (rp && rf) {
+        const run_stats *p = run_result(rp), *f = run_result(rf);
+        uint32_t mtu = sf.nic.mtu;
+        sim_time want = sim_ser_time(line_bytes(1000000, mtu), 100000000000ull) +
+                        net_path_latency(run_net(rf), 0, 3, max_line(1000000, mtu));
+        CHECK_EQ_U64(f->flows[0].end_ps, want);
+        CHECK_EQ_U64(p->flows[0].end_ps, want);
+        CHECK_EQ_U64(f->jobs[0].jct_ps, p->jobs[0].jct_ps);
+        CHECK_EQ_U64(f->delivered_bytes, 1000000);
+        CHECK_EQ_U64(f->fidelity, FIDELITY_FLOW);
+        CHECK(f->fluid_flows == 1 && f->rate_solves >= 1);
+        /* the frames the flow level counts on the sender's port are the packet model's */
+        const node *h0 = run_net(rf)->hosts[0];
+        const port *pf = &h0->ports[h0->net_port];
+        const port *pp = &run_net(rp)->hosts[0]->ports[h0->net_port];
+        CHECK_EQ_U64(pf->tx_packets, pp->tx_packets);
+        CHECK_EQ_U64(pf->tx_bytes, pp->tx_bytes);
+    }
+    done(rp, &sp);
+    done(rf, &sf);
+}
+
+/* Max-min fairness with a bottleneck shared by flows of different paths: A1 h0->h3 (across the
+ * spines), A2 h0->h1 (leaf0 only), B h2->h3 (leaf1 only). A1 and A2 share h0's NIC, A1 and B
+ * h3's host link: all three run at 50 Gbps until A1 and B (1 MiB each) end at 2·L1/C; A2 (3 MiB)
+ * then has L3 − L1 left alone at C: it ends at (L1 + L3)/C plus its latency. */
+static void test_maxmin_shared_bottleneck(void)
+{
+    static const char y[] = SMALL "workload:\n"
+                                  "  - {name: t, kind: traffic, pattern: list, flows: [\n"
+                                  "      {id: 1, src: 0, dst: 3, size: 1MiB},\n"
+                                  "      {id: 2, src: 0, dst: 1, size: 3MiB},\n"
+                                  "      {id: 3, src: 2, dst: 3, size: 1MiB}]}\n";
+    scenario sf;
+    run *rf = go(&sf, y, "flow");
+    CHECK(rf != NULL);
+    if (rf) {
+        const run_stats *f = run_result(rf);
+        const net *n = run_net(rf);
+        uint32_t mtu = sf.nic.mtu;
+        uint64_t c = 100000000000ull, l1 = line_bytes(1 << 20, mtu), l3 = line_bytes(3 << 20, mtu);
+        CHECK_EQ_U64(f->n_flows, 3);
+        sim_time a1 = sim_ser_time(2 * l1, c) + net_path_latency(n, 0, 3, max_line(1 << 20, mtu));
+        sim_time b = sim_ser_time(2 * l1, c) + net_path_latency(n, 2, 3, max_line(1 << 20, mtu));
+        sim_time a2 = sim_ser_time(l1 + l3, c) + net_path_latency(n, 0, 1, max_line(3 << 20, mtu));
+        CHECK_EQ_U64(f->flows[0].end_ps, a1);
+        CHECK_EQ_U64(f->flows[1].end_ps, a2);
+        CHECK_EQ_U64(f->flows[2].end_ps, b);
+    }
+    done(rf, &sf);
+}
+
+/* Incast: 3 senders on both leaves into h3: one third of its link each. */
+static void test_incast_thirds(void)
+{
+    static const char y[] = SMALL "workload:\n"
+                                  "  - {name: t, kind: traffic, pattern: list, flows: [\n"
+                                  "      {id: 1, src: 0, dst: 3, size: 3MiB},\n"
+                                  "      {id: 2, src: 1, dst: 3, size: 3MiB},\n"
+                                  "      {id: 3, src: 2, dst: 3, size: 3MiB}]}\n";
+    scenario sf;
+    run *rf = go(&sf, y, "flow");
+    CHECK(rf != NULL);
+    if (rf) {
+        const run_stats *f = run_result(rf);
+        const net *n = run_net(rf);
+        uint32_t mtu = sf.nic.mtu;
+        uint64_t l = line_bytes(3 << 20, mtu);
+        for (uint32_t i = 0; i < 3; i++) {
+            sim_time want = sim_ser_time(3 * l, 100000000000ull) +
+                            net_path_latency(n, i, 3, max_line(3 << 20, mtu));
+            CHECK_NEAR((double)f->flows[i].end_ps, (double)want, 1.0);
+        }
+    }
+    done(rf, &sf);
+}
+
+/* A ring all_gather on one leaf (non-blocking, no ECMP) with one chunk per step: n − 1 steps of
+ * S/n, each its frames' serialization plus one switch hop — the α–β closed form, exactly. The
+ * packet model is slower by the ACK frames that share each host's uplink with its own data
+ * (one per 16 frames by default: under 0.2 %), and by nothing else. A chunked all_reduce (with
+ * its reductions) agrees within the same share. */
+static void test_ring_closed_form(void)
+{
+    static const char y[] =
+        "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 1, leaf_radix: 8,\n"
+        "         host_link: 100Gbps, fabric_link: 100Gbps, link_latency: 1us}\n"
+        "nic: {cc: none}\n"
+        "workload:\n"
+        "  - {name: ag, kind: collective, op: all_gather, algorithm: ring, size: 4MiB,\n"
+        "     chunk: 1MiB}\n"
+        "  - {name: ar, kind: collective, op: all_reduce, algorithm: ring, size: 4MiB,\n"
+        "     start: 10ms}\n";
+    scenario sp, sf;
+    run *rp = go(&sp, y, "packet"), *rf = go(&sf, y, "flow");
+    CHECK(rp && rf);
+    if (rp && rf) {
+        const run_stats *p = run_result(rp), *f = run_result(rf);
+        uint32_t mtu = sf.nic.mtu;
+        uint64_t chunk = (4u << 20) / 4;
+        sim_time step = sim_ser_time(line_bytes(chunk, mtu), 100000000000ull) +
+                        net_path_latency(run_net(rf), 0, 1, max_line(chunk, mtu));
+        CHECK(f->jobs[0].completed && f->jobs[1].completed);
+        CHECK_EQ_U64(f->jobs[0].jct_ps, 3 * step);
+        double ack = (double)(WIRE_ACK_FRAME + WIRE_LINE_EXTRA) / (16.0 * 4178.0);
+        for (int j = 0; j < 2; j++) {
+            CHECK(f->jobs[j].jct_ps <= p->jobs[j].jct_ps);
+            CHECK((double)(p->jobs[j].jct_ps - f->jobs[j].jct_ps) <=
+                  ack * (double)p->jobs[j].jct_ps);
+        }
+    }
+    done(rp, &sp);
+    done(rf, &sf);
+}
+
+/* ECMP at flow level takes the packet model's path: the same switch ports carry the data (more
+ * than the ACKs a packet run adds on the reverse paths), for the same seed, with collisions. */
+static void test_ecmp_same_paths(void)
+{
+    static const char y[] =
+        "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 1, leaf_radix: 8,\n"
+        "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
+        "workload:\n"
+        "  - {name: t, kind: traffic, pattern: permutation, size: 1MiB}\n";
+    for (int seed = 1; seed <= 3; seed++) {
+        char s[8];
+        snprintf(s, sizeof s, "%d", seed);
+        cfg_override ov[2] = {{"sim.fidelity", "packet"}, {"seed", s}};
+        scenario sp, sf;
+        run *rp = tl_start(&sp, "p.yaml", y, ov, 2);
+        ov[0].value = "flow";
+        run *rf = tl_start(&sf, "f.yaml", y, ov, 2);
+        CHECK(rp && rf);
+        if (!rp || !rf) {
+            done(rp, &sp);
+            done(rf, &sf);
+            return;
+        }
+        run_execute(rp, NULL, NULL);
+        run_execute(rf, NULL, NULL);
+        const run_stats *p = run_result(rp), *f = run_result(rf);
+        CHECK_EQ_U64(p->n_ports, f->n_ports);
+        uint32_t used = 0, collided = 0;
+        for (uint32_t i = 0; i < p->n_ports && i < f->n_ports; i++) {
+            bool dp = p->ports[i].tx_bytes > (1u << 19), df = f->ports[i].tx_bytes > (1u << 19);
+            CHECK(dp == df);
+            used += df;
+            collided += f->ports[i].tx_bytes > (3u << 19); /* two flows' frames */
+        }
+        CHECK(used > 0);
+        if (seed == 1)
+            CHECK(collided > 0); /* the case is about collisions */
+        done(rp, &sp);
+        done(rf, &sf);
+    }
+}
+
+/* The same scenario and seed twice at flow level: the same results to the picosecond. */
+static void test_rerun_identical(void)
+{
+    static const char y[] =
+        "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 2, leaf_radix: 8,\n"
+        "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
+        "workload:\n"
+        "  - {name: t, kind: traffic, pattern: permutation, size: 1MiB}\n"
+        "  - {name: ar, kind: collective, op: all_reduce, size: 8MiB}\n";
+    scenario s1, s2;
+    run *r1 = go(&s1, y, "flow"), *r2 = go(&s2, y, "flow");
+    CHECK(r1 && r2);
+    if (r1 && r2) {
+        const run_stats *a = run_result(r1), *b = run_result(r2);
+        CHECK_EQ_U64(a->end_ps, b->end_ps);
+        CHECK_EQ_U64(a->n_flows, b->n_flows);
+        for (uint64_t i = 0; i < a->n_flows && i < b->n_flows; i++)
+            CHECK_EQ_U64(a->flows[i].end_ps, b->flows[i].end_ps);
+        for (uint32_t i = 0; i < a->n_ports && i < b->n_ports; i++)
+            CHECK_EQ_U64(a->ports[i].tx_bytes, b->ports[i].tx_bytes);
+        CHECK_EQ_U64(a->jobs[1].jct_ps, b->jobs[1].jct_ps);
+        CHECK_EQ_U64(a->rate_solves, b->rate_solves);
+    }
+    done(r1, &s1);
+    done(r2, &s2);
+}
+
+/* A link down with no other path for a flow (its sender's host link): the flow stalls; the link
+ * comes back: it resumes with what it had left. A link that stays down: the QP fails after its
+ * retry budget and the job fails. */
+static void test_link_down_stall_resume_fail(void)
+{
+    static const char y[] = SMALL "workload:\n"
+                                  "  - {name: t, kind: traffic, pattern: list,\n"
+                                  "     flows: [{id: 1, src: 0, dst: 3, size: 1000000}]}\n"
+                                  "faults:\n"
+                                  "  - {at: 20us, kind: link-down, link: leaf0-h0}\n"
+                                  "  - {at: 520us, kind: link-up, link: leaf0-h0}\n";
+    scenario sf;
+    run *rf = go(&sf, y, "flow");
+    CHECK(rf != NULL);
+    if (rf) {
+        const run_stats *f = run_result(rf);
+        uint32_t mtu = sf.nic.mtu;
+        sim_time alone = sim_ser_time(line_bytes(1000000, mtu), 100000000000ull) +
+                         net_path_latency(run_net(rf), 0, 3, max_line(1000000, mtu));
+        CHECK(f->jobs[0].completed);
+        /* 500 us without a path, then the rest; routing may move it to another spine */
+        CHECK_NEAR((double)f->flows[0].end_ps, (double)(alone + 500 * SIM_US), 2.0);
+    }
+    done(rf, &sf);
+
+    static const char z[] =
+        "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 1, leaf_radix: 4,\n"
+        "         host_link: 100Gbps, fabric_link: 100Gbps, link_latency: 1us}\n"
+        "nic: {cc: none, rto: 100us, retry_count: 3}\n"
+        "workload:\n"
+        "  - {name: t, kind: traffic, pattern: list,\n"
+        "     flows: [{id: 1, src: 0, dst: 3, size: 1000000}]}\n"
+        "faults:\n"
+        "  - {at: 20us, kind: link-down, link: leaf0-h0}\n";
+    rf = go(&sf, z, "flow");
+    CHECK(rf != NULL);
+    if (rf) {
+        const run_stats *f = run_result(rf);
+        CHECK(!f->jobs[0].completed);
+        CHECK(f->jobs[0].failed);
+        CHECK_EQ_U64(f->jobs[0].failed_at_ps, 20 * SIM_US + 400 * SIM_US);
+        CHECK_EQ_U64(f->qps_failed, 1);
+    }
+    done(rf, &sf);
+}
+
+/* A spine link down: ECMP flows through it stall until the switches reroute, then take the other
+ * spine; the job completes and no byte is lost. */
+static void test_spine_link_reroute(void)
+{
+    static const char y[] =
+        "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 1, leaf_radix: 8,\n"
+        "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
+        "workload:\n"
+        "  - {name: t, kind: traffic, pattern: permutation, size: 4MiB}\n"
+        "faults:\n"
+        "  - {at: 50us, kind: link-down, link: leaf0-spine0}\n";
+    scenario sf;
+    run *rf = go(&sf, y, "flow");
+    CHECK(rf != NULL);
+    if (rf) {
+        const run_stats *f = run_result(rf);
+        CHECK(f->jobs[0].completed);
+        CHECK_EQ_U64(f->flows_completed, 16);
+        CHECK_EQ_U64(f->delivered_bytes, 16ull * (4 << 20));
+    }
+    done(rf, &sf);
+}
+
+/* stop_at between a message's last bit leaving and its arrival: sent, in flight, not delivered
+ * (run.c checks sent = delivered + dropped + in flight at the end of every run). */
+static void test_stop_in_flight(void)
+{
+    static const char y[] = SMALL "stop_at: 82us\n"
+                                  "workload:\n"
+                                  "  - {name: t, kind: traffic, pattern: list,\n"
+                                  "     flows: [{id: 1, src: 0, dst: 3, size: 1000000}]}\n";
+    /* its last bit leaves at 81.608 us (1,020,106 line bytes at 100G), arrives at 85.3 us */
+    scenario sf;
+    run *rf = go(&sf, y, "flow");
+    CHECK(rf != NULL);
+    if (rf) {
+        const run_stats *f = run_result(rf);
+        CHECK(!f->jobs[0].completed);
+        CHECK_EQ_U64(f->sent_bytes, 1000000);
+        CHECK_EQ_U64(f->inflight_bytes, 1000000);
+        CHECK_EQ_U64(f->delivered_bytes, 0);
+    }
+    done(rf, &sf);
+}
+
+int main(void)
+{
+    TEST_RUN(test_single_flow_alpha_beta);
+    TEST_RUN(test_maxmin_shared_bottleneck);
+    TEST_RUN(test_incast_thirds);
+    TEST_RUN(test_ring_closed_form);
+    TEST_RUN(test_ecmp_same_paths);
+    TEST_RUN(test_rerun_identical);
+    TEST_RUN(test_link_down_stall_resume_fail);
+    TEST_RUN(test_spine_link_reroute);
+    TEST_RUN(test_stop_in_flight);
+    return tl_finish();
+}
