@@ -32,6 +32,7 @@
 #define WR_NET_NET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../config/config.h"
@@ -94,59 +95,49 @@ typedef struct port_ib {
     uint64_t fcp_sent, fecn_marked;
 } port_ib;
 
+/* What a frame of one traffic class touches at a port on each hop, in one cache line: the
+ * egress queue and its bytes, the PFC ingress accounting of frames received in that class, and
+ * the per-class transmit counters (SAI queue counters). */
+typedef struct port_tc {
+    pkt_fifo q;          /* egress queue (switch ports; host ports: relayed frames only) */
+    uint64_t q_bytes;    /* frame bytes in q */
+    uint64_t ing_shared; /* PFC ingress: bytes received in this class held in the shared pool */
+    uint64_t ing_hdrm;   /* ... and in this ingress's headroom */
+    uint64_t tx_bytes;   /* frame octets sent, as SAI_QUEUE_STAT_BYTES */
+    uint64_t tx_packets;
+    uint32_t drr_deficit; /* DWRR (switch.scheduler dwrr) */
+    uint32_t pad_;
+} port_tc;
+
+/*
+ * Laid out for the cache (issue #17): the fields every frame touches in port_tx_done, port_next,
+ * port_arrive and net_switch_receive come first, in three cache lines, then the per-class lines
+ * (a frame touches only its own class's), then what only PFC pauses, the watchdog, InfiniBand,
+ * faults and telemetry read. A port is ~1.5 KB, most of it per-class counters; a hop touches
+ * about five of its lines instead of about fourteen, which is what keeps 8,192-host fabrics
+ * (tens of MB of ports) fast. Keep new per-frame fields in the hot lines and others below.
+ * Ports are 64-byte aligned: only topo.c allocates them (one aligned block).
+ */
 struct port {
-    event tx_done;             /* serialization of tx_pkt ends */
+    /* ---- hot: line 0 (the events, the link) ---- */
+    _Alignas(64) event tx_done; /* serialization of tx_pkt ends */
     event arrive;              /* head of `fly` reaches the peer */
     node *owner;
     port *peer;                /* the port at the other end (its egress towards us) */
-    uint32_t index;            /* index within owner->ports */
-    uint32_t id;               /* index within net->ports */
     uint64_t rate_bps;
-    sim_time prop_ps;          /* propagation delay of the cable */
     sim_time deliver_ps;       /* prop + the peer's pipeline latency */
-    bool up;
-    port_ber *ber;             /* link-ber fault on this direction, else NULL */
-
+    /* ---- hot: line 1 (the transmitter) ---- */
     packet *tx_pkt;            /* frame being serialized, or NULL */
     pkt_fifo fly;              /* frames on the wire, in arrival order */
-    pkt_fifo q[NET_PRIOS];     /* egress queues (switch ports only) */
-    uint64_t q_bytes[NET_PRIOS];
-    uint64_t q_total_bytes;
-    uint8_t q_nonempty;        /* bit p set when q[p] has frames */
-    uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
-                                * the port starts no new frame of that class (one on the wire
-                                * completes). Host ports: the NIC's pull must honour it. */
-    /* DWRR (switch.scheduler dwrr) */
-    uint32_t drr_deficit[NET_PRIOS];
-    uint8_t drr_cur, drr_fresh;
-
-    /* PFC, ingress side: frames the owner received from the peer, per class */
-    uint64_t ing_shared[NET_PRIOS];   /* bytes in the switch's shared pool */
-    uint64_t ing_hdrm[NET_PRIOS];     /* bytes in this ingress's headroom */
-    uint64_t hdrm_bytes;              /* headroom reserved per lossless class */
-    uint8_t xoff_sent;                /* classes we are holding the peer paused for */
-    uint8_t pfc_tx_pending;           /* classes whose PAUSE/RESUME waits for the wire */
-    event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
-    uint64_t hdrm_peak_bytes;         /* most headroom any lossless class held (a gauge) */
-    /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
-     * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
-    sim_time pause_until[NET_PRIOS], pause_start[NET_PRIOS];
-    sim_time pause_apply_at[NET_PRIOS];
-    uint8_t pause_pending; /* classes whose PAUSE has arrived but not yet applies */
-    event pause_end;
-    event pause_apply; /* the earliest pending PAUSE takes effect */
-    /* PFC watchdog (switch ports) */
-    uint8_t wd_storm;                 /* classes in a storm: pause ignored, queue drained */
-    sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
-    event wd_ev;
-
-    port_ib *ib; /* InfiniBand: this link's credit state (both directions gated), else NULL */
-
+    sim_time tx_end_ps;        /* when the frame being serialized ends */
+    uint64_t busy_ps;          /* serialization time (to the end of the current frame) */
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
      * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
     uint64_t dre_bytes;
     sim_time dre_last_ps;
-
+    uint64_t q_total_bytes;
+    /* ---- hot: line 2 (port totals, state bits) ---- */
+    port_ib *ib; /* InfiniBand: this link's credit state (both directions gated), else NULL */
     /* counters (telemetry reads them; the hot path only increments). Octet counters follow
      * RFC 2863 ifHCOutOctets/ifHCInOctets as RFC 3635 §3.2.5 specialises them for Ethernet and
      * SAI_PORT_STAT_IF_OUT_OCTETS/IN_OCTETS report them: MAC frame bytes, destination address
@@ -155,23 +146,54 @@ struct port {
     uint64_t tx_bytes;      /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
     uint64_t tx_wire_bytes; /* line bytes: frames + preamble/SFD + IPG (utilization) */
     uint64_t tx_packets;
-    uint64_t busy_ps;          /* serialization time (to the end of the current frame) */
-    sim_time tx_end_ps;        /* when the frame being serialized ends */
-    uint64_t max_q_bytes;
-    uint64_t drops[DROP_REASONS];
-    uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
-    uint64_t pfc_pause_rx, wd_events;
-    uint64_t trimmed;          /* frames this egress would have dropped (buffer_full) and cut
-                                * to their header instead (switch.trimming); not drops */
     uint64_t rx_bytes, rx_packets; /* frames that arrived on this port from its peer
                                     * (rx_bytes: MAC frame octets, ifHCInOctets) */
-    /* per traffic class (SAI queue and PFC-per-priority counters); PFC frames themselves are
-     * MAC control and counted only in the port totals */
-    uint64_t prio_tx_bytes[NET_PRIOS], prio_tx_packets[NET_PRIOS]; /* frame octets, as
-                                                                    * SAI_QUEUE_STAT_BYTES */
+    uint64_t max_q_bytes;
+    uint32_t index;            /* index within owner->ports */
+    bool up;
+    uint8_t q_nonempty;        /* bit p set when cls[p].q has frames */
+    uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
+                                * the port starts no new frame of that class (one on the wire
+                                * completes). Host ports: the NIC's pull must honour it. */
+    uint8_t xoff_sent;         /* PFC ingress: classes we are holding the peer paused for */
+    /* ---- hot: line 3 ---- */
+    uint8_t pfc_tx_pending;    /* classes whose PAUSE/RESUME waits for the wire */
+    uint8_t wd_storm;          /* PFC watchdog: classes in a storm: pause ignored, queue drained */
+    uint8_t pause_pending;     /* classes whose PAUSE has arrived but not yet applies */
+    uint8_t drr_cur, drr_fresh; /* DWRR (switch.scheduler dwrr) */
+    uint32_t id;               /* index within net->ports */
+    uint64_t hdrm_bytes;       /* PFC: headroom reserved per lossless class */
+    uint64_t hdrm_peak_bytes;  /* most headroom any lossless class held (a gauge) */
+    sim_time prop_ps;          /* propagation delay of the cable */
+    port_ber *ber;             /* link-ber fault on this direction, else NULL */
+    uint64_t ecn_marked;
+    uint64_t trimmed;          /* frames this egress would have dropped (buffer_full) and cut
+                                * to their header instead (switch.trimming); not drops */
+    /* ---- per class: one cache line each (offset 256: topo.c aligns port arrays to 64) ---- */
+    _Alignas(64) port_tc cls[NET_PRIOS];
+
+    /* ---- cold: pauses, watchdog, faults, telemetry ---- */
+    event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
+    /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
+     * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
+    sim_time pause_until[NET_PRIOS], pause_start[NET_PRIOS];
+    sim_time pause_apply_at[NET_PRIOS];
+    event pause_end;
+    event pause_apply; /* the earliest pending PAUSE takes effect */
+    /* PFC watchdog (switch ports) */
+    sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
+    event wd_ev;
+
+    uint64_t drops[DROP_REASONS];
+    uint64_t pfc_pause_sent, pfc_paused_ps;
+    uint64_t pfc_pause_rx, wd_events;
+    /* per traffic class (SAI queue and PFC-per-priority counters; bytes and packets sent are
+     * in cls[]); PFC frames themselves are MAC control and counted only in the port totals */
     uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
     uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };
+_Static_assert(offsetof(struct port, cls) == 256 && sizeof(port_tc) == 64,
+               "port: the hot fields fill lines 0-3, each class its own line");
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
  * then idle until it calls net_port_kick); it must not return a frame of a priority set in

@@ -885,9 +885,17 @@ static void wire(net *n, const edge_list *el)
     }
     n->n_ports = 2 * el->n;
     n->ports = ARENA_NEW_ARRAY(&n->mem, port *, n->n_ports ? n->n_ports : 1);
+    /* every port in one block aligned to a cache line, nodes' ports in node order: the hot
+     * fields of a port are its first lines (net.h) */
+    size_t slots = 0;
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        slots += deg[i] ? deg[i] : 1;
+    uintptr_t block = (uintptr_t)arena_alloc(&n->mem, sizeof(port) * slots + 64);
+    port *next_port = (port *)((block + 63) & ~(uintptr_t)63);
     for (uint32_t i = 0; i < n->n_nodes; i++) {
         node *x = &n->nodes[i];
-        x->ports = ARENA_NEW_ARRAY(&n->mem, port, deg[i] ? deg[i] : 1);
+        x->ports = next_port;
+        next_port += deg[i] ? deg[i] : 1;
         if (x->kind == NODE_SWITCH && x->tier != TIER_SCALE_UP)
             x->pipeline_ps = f->switch_latency_ps;
     }
