@@ -215,36 +215,60 @@ typedef struct switch_buf {
     uint64_t alpha_q16;        /* α in 16.16 fixed point */
 } switch_buf;
 
+/* Laid out for the cache (issue #17): line 0 holds what forwarding a frame reads of a switch
+ * (kind, ports, FIB, buffer, hash seed and offset) and of a host (kind, owner); nodes are
+ * 64-byte aligned (topo.c allocates them in one aligned block). */
 struct node {
-    enum node_kind kind;
+    _Alignas(64) enum node_kind kind;
     enum switch_tier tier;
-    uint32_t id;               /* index in net->nodes */
-    uint32_t index;            /* host index (hosts) or switch index (switches) */
-    char name[24];
-    uint32_t n_ports;
     port *ports;
     net *owner;
     /* switch */
+    uint32_t *fib; /* [fib_n]: host fib_lo + i -> ECMP group id (UINT32_MAX = no
+                    * route); read it with net_fib */
     switch_buf buf;
-    sim_time pipeline_ps;
-    uint32_t *fib;             /* [n_hosts] -> ECMP group id (UINT32_MAX = no route) */
     uint32_t hash_seed;        /* per-switch ECMP seed */
+    uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
     bool drained;              /* switch-drain: routing avoids it as transit where it can */
     uint8_t network;           /* enum network_id: backend, storage or frontend (hosts and
                                 * switches; a port's network is its owner's) */
-    uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
     uint8_t hop_rank;          /* custom fabrics: hops from the nearest host (1 = leaf-like,
                                 * capped at 255), 0 elsewhere; lb.c ranks the hash offset by it */
+    /* line 1 */
+    /* The hosts the FIB covers: [fib_lo, fib_lo + fib_n). Fabric switches: every host (0,
+     * n_hosts). A scale-up domain without relays (not rail-only) reaches only its server's GPUs:
+     * the window spans them, so its FIB is a few entries instead of n_hosts (at 32k GPUs the
+     * 4,096 NVSwitch FIBs were 537 MB). Hosts outside: no route. */
+    uint32_t fib_lo, fib_n;
+    uint32_t id;    /* index in net->nodes */
+    uint32_t index; /* host index (hosts) or switch index (switches) */
+    uint32_t n_ports;
+    sim_time pipeline_ps;
     rng rng;                   /* per-switch stream (spray, random hash) */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
-    uint32_t ip;               /* IPv4 address (hashed by ECMP) */
+    uint32_t ip;               /* IPv4 address (hashed by ECMP): net_host_ip(index) */
     uint32_t server, gpu;      /* which server and first GPU this NIC port serves */
     uint32_t rail;             /* local NIC index within the server (rail-optimized: the rail) */
     uint32_t net_port;         /* index of the fabric-facing port (UINT32_MAX if none) */
     uint32_t nvl_port;         /* index of the scale-up (NVLink) port (UINT32_MAX if none) */
     void *host_ctx;
+    char name[24];
 };
+_Static_assert(offsetof(struct node, fib_lo) == 64, "node: what forwarding reads fills line 0");
+
+/* Switch sw's ECMP group for host h, or UINT32_MAX (no route). */
+static inline uint32_t net_fib(const node *sw, uint32_t h)
+{
+    uint32_t i = h - sw->fib_lo;
+    return i < sw->fib_n ? sw->fib[i] : UINT32_MAX;
+}
+
+/* The IPv4 address of host `h` (NIC port): 10.0.0.1, 10.0.0.3, ...: a /31 per host link. */
+static inline uint32_t net_host_ip(uint32_t h)
+{
+    return 0x0A000000u + 2u * h + 1u;
+}
 
 /* An ECMP group: the egress ports (indices within the switch) on shortest paths. */
 struct ecmp_group {

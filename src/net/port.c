@@ -776,7 +776,8 @@ void net_pfc_finish(net *n)
 static void port_arrive(void *ctx, event *ev)
 {
     port *p = CONTAINER_OF(ev, port, arrive);
-    net *n = p->owner->owner;
+    node *peer = p->peer->owner;
+    net *n = peer->owner; /* the receiver's node, which the frame needs anyway (not p's) */
     packet *pkt = fifo_pop(&p->fly);
     (void)ctx;
     if (p->fly.head)
@@ -788,7 +789,6 @@ static void port_arrive(void *ctx, event *ev)
         pool_free(&n->pkts, pkt);
         return;
     }
-    node *peer = p->peer->owner;
     if (peer->kind == NODE_HOST) {
         if (p->ib)
             ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes)); /* the HCA takes it */
@@ -915,7 +915,8 @@ void net_port_kick(net *n, port *p)
 
 void net_switch_receive(net *n, node *sw, packet *pkt)
 {
-    uint32_t gid = sw->fib[pkt->dst];
+    /* (a scale-up domain's FIB is a window over its server's GPUs) */
+    uint32_t gid = sw->tier != TIER_SCALE_UP ? sw->fib[pkt->dst] : net_fib(sw, pkt->dst);
     pkt->hops++;
     port *in = &sw->ports[pkt->in_port];
     if (gid == UINT32_MAX || pkt->hops > 64) {

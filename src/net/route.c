@@ -85,7 +85,7 @@ static bool nic_reaches(const net *n, const node *x, uint32_t dst)
     if (x->net_port == UINT32_MAX || !x->ports[x->net_port].up)
         return false;
     const node *leaf = x->ports[x->net_port].peer->owner;
-    return leaf->kind == NODE_SWITCH && leaf->fib[dst] != UINT32_MAX;
+    return leaf->kind == NODE_SWITCH && net_fib(leaf, dst) != UINT32_MAX;
 }
 
 /*
@@ -96,30 +96,32 @@ static bool nic_reaches(const net *n, const node *x, uint32_t dst)
 static void route_scale_up(net *n, intern_table *t, node *nvs)
 {
     if (!n->hosts_relay) {
-        /* no relays: only the server's own GPUs are reachable, each on its port; interned in
-         * destination order as the loop below does, so group ids are the same */
-        for (uint32_t d = 0; d < n->n_hosts; d++)
-            nvs->fib[d] = UINT32_MAX;
+        /* no relays: only the server's own GPUs are reachable, each on its port (its FIB is
+         * a window over them, topo.c); interned in destination order as the loop below does,
+         * so group ids are the same */
+        uint32_t *fib = nvs->fib, lo = nvs->fib_lo;
+        for (uint32_t i = 0; i < nvs->fib_n; i++)
+            fib[i] = UINT32_MAX;
         uint32_t local[64], nl = 0;
         for (uint32_t p = 0; p < nvs->n_ports && nl < 64; p++) {
             const port *pp = &nvs->ports[p];
             const node *x = pp->peer->owner;
-            if (pp->up && x->kind == NODE_HOST && nvs->fib[x->id] == UINT32_MAX) {
-                nvs->fib[x->id] = p; /* the first port to it, as the loop's `break` takes */
+            if (pp->up && x->kind == NODE_HOST && fib[x->id - lo] == UINT32_MAX) {
+                fib[x->id - lo] = p; /* the first port to it, as the loop's `break` takes */
                 local[nl++] = x->id;
             }
         }
         if (nl < 64 || nvs->n_ports <= 64) {
             qsort(local, nl, sizeof(uint32_t), cmp_u32);
             for (uint32_t i = 0; i < nl; i++) {
-                uint32_t port_ix = nvs->fib[local[i]];
-                nvs->fib[local[i]] = intern(n, t, &port_ix, 1);
+                uint32_t port_ix = fib[local[i] - lo];
+                fib[local[i] - lo] = intern(n, t, &port_ix, 1);
             }
             return;
         }
         /* (a scale-up switch of more than 64 ports: the general loop below) */
     }
-    for (uint32_t d = 0; d < n->n_hosts; d++) {
+    for (uint32_t d = nvs->fib_lo; d < nvs->fib_lo + nvs->fib_n; d++) {
         const node *dst = n->hosts[d];
         uint32_t best = UINT32_MAX;
         for (uint32_t p = 0; p < nvs->n_ports; p++) {
@@ -137,7 +139,7 @@ static void route_scale_up(net *n, intern_table *t, node *nvs)
                 (x->rail == dst->rail && nvs->ports[best].peer->owner->rail != dst->rail))
                 best = p;
         }
-        nvs->fib[d] = best == UINT32_MAX ? UINT32_MAX : intern(n, t, &best, 1);
+        nvs->fib[d - nvs->fib_lo] = best == UINT32_MAX ? UINT32_MAX : intern(n, t, &best, 1);
     }
 }
 
@@ -158,7 +160,7 @@ sim_time net_path_latency(const net *n, uint32_t a, uint32_t b, uint32_t line_by
     sim_time lat = p->prop_ps;
     const node *cur = p->peer->owner;
     for (int hop = 0; hop < 16 && cur->kind == NODE_SWITCH && cur->fib; hop++) {
-        uint32_t g = cur->fib[b];
+        uint32_t g = net_fib(cur, b);
         if (g == UINT32_MAX || !n->groups[g].n)
             break;
         const port *e = &cur->ports[n->groups[g].member[0]];
@@ -182,7 +184,7 @@ bool net_reaches(const net *n, uint32_t s, uint32_t d)
             x = x->ports[net_host_egress(n, x, d)].peer->owner;
             continue;
         }
-        uint32_t g = x->fib[d];
+        uint32_t g = net_fib(x, d);
         if (g == UINT32_MAX)
             return false;
         x = x->ports[n->groups[g].member[0]].peer->owner;
@@ -200,7 +202,7 @@ void net_route_withdraw(net *n, node *sw, uint32_t port_index)
         xmalloc(sizeof(uint32_t) * (sw->n_ports ? sw->n_ports : 1), "next-hop scratch");
     for (uint32_t g = 0; g < n_old; g++)
         remap[g] = UINT32_MAX;
-    for (uint32_t h = 0; h < n->n_hosts; h++) {
+    for (uint32_t h = 0; h < sw->fib_n; h++) {
         uint32_t gid = sw->fib[h];
         if (gid == UINT32_MAX || gid >= n_old)
             continue;

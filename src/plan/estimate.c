@@ -295,7 +295,8 @@ int mem_estimate_run(const scenario *sc, mem_estimate *out, err *e)
     sim s;
     sim_init(&s, sc->seed);
     /* unrouted: routing would double the set-up time of a large fabric just to count ECMP
-     * groups; the FIBs (a uint32 per switch and host) are added below */
+     * groups; the FIBs (a uint32 per host each fabric switch routes to, net.h fib_n) are
+     * added below */
     net *n = net_build_topology(sc, &s, e);
     if (!n) {
         sim_free(&s);
@@ -306,9 +307,10 @@ int mem_estimate_run(const scenario *sc, mem_estimate *out, err *e)
     /* the arena holds nodes, ports, FIBs; ECMP groups (distinct next-hop sets, shared by
      * every switch and destination with the same member list: a few per switch, counted here
      * as two) and the deadlock scratch are beside it */
-    part[MEM_FABRIC] = ((double)n->mem.used_bytes +
-                        (double)n->n_switches * (double)(n->n_hosts ? n->n_hosts : 1) * 4) *
-                           1.25 +
+    double fib_entries = 0;
+    for (uint32_t i = 0; i < n->n_switches; i++)
+        fib_entries += n->switches[i]->fib_n ? n->switches[i]->fib_n : 1;
+    part[MEM_FABRIC] = ((double)n->mem.used_bytes + fib_entries * 4) * 1.25 +
                        (double)n->n_ports * 12 + (double)n->n_switches * 2 * 64;
     double gpus = net_gpus(n), flows = 0;
     for (uint32_t j = 0; j < sc->n_jobs; j++) {
