@@ -223,9 +223,11 @@ struct node {
     enum switch_tier tier;
     port *ports;
     net *owner;
-    /* switch */
-    uint32_t *fib; /* [fib_n]: host fib_lo + i -> ECMP group id (UINT32_MAX = no
-                    * route); read it with net_fib */
+    /* switch: the FIB (route.c; read it with net_fib). fib_cls[c] is the ECMP group towards
+     * the hosts of attachment class c (net.host_cls), NET_FIB_LOCAL when the switch is cabled
+     * to them (then fib[h - fib_lo] names the group of its own ports to h), UINT32_MAX = no
+     * route; NULL on a scale-up domain, which has only the window */
+    uint32_t *fib_cls;
     switch_buf buf;
     uint32_t hash_seed;        /* per-switch ECMP seed */
     uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
@@ -235,10 +237,12 @@ struct node {
     uint8_t hop_rank;          /* custom fabrics: hops from the nearest host (1 = leaf-like,
                                 * capped at 255), 0 elsewhere; lb.c ranks the hash offset by it */
     /* line 1 */
-    /* The hosts the FIB covers: [fib_lo, fib_lo + fib_n). Fabric switches: every host (0,
-     * n_hosts). A scale-up domain without relays (not rail-only) reaches only its server's GPUs:
-     * the window spans them, so its FIB is a few entries instead of n_hosts (at 32k GPUs the
-     * 4,096 NVSwitch FIBs were 537 MB). Hosts outside: no route. */
+    /* The per-host FIB window: fib[i] for host fib_lo + i, i < fib_n; hosts outside it have no
+     * per-host entry. A fabric switch's window spans the hosts cabled to it (a leaf's), none
+     * for a spine. A scale-up domain without relays (not rail-only) reaches only its server's
+     * GPUs: its window spans them (at 32k GPUs the 4,096 NVSwitch FIBs of n_hosts entries were
+     * 537 MB); with relays (rail-only) it spans every host. */
+    uint32_t *fib;
     uint32_t fib_lo, fib_n;
     uint32_t id;    /* index in net->nodes */
     uint32_t index; /* host index (hosts) or switch index (switches) */
@@ -255,14 +259,9 @@ struct node {
     void *host_ctx;
     char name[24];
 };
-_Static_assert(offsetof(struct node, fib_lo) == 64, "node: what forwarding reads fills line 0");
+_Static_assert(offsetof(struct node, fib) == 64, "node: what forwarding reads fills line 0");
 
-/* Switch sw's ECMP group for host h, or UINT32_MAX (no route). */
-static inline uint32_t net_fib(const node *sw, uint32_t h)
-{
-    uint32_t i = h - sw->fib_lo;
-    return i < sw->fib_n ? sw->fib[i] : UINT32_MAX;
-}
+#define NET_FIB_LOCAL (UINT32_MAX - 1) /* node.fib_cls: see the switch's own window */
 
 /* The IPv4 address of host `h` (NIC port): 10.0.0.1, 10.0.0.3, ...: a /31 per host link. */
 static inline uint32_t net_host_ip(uint32_t h)
@@ -362,6 +361,12 @@ struct net {
      * UINT32_MAX = absent. Without extra networks n_backend_hosts == n_hosts. */
     uint32_t n_backend_hosts;
     uint32_t stor_nic0, stor_srv0, n_stor_srv, fe_nic0;
+    /* Routing by attachment class (route.c): hosts cabled to the same set of fabric switches (a
+     * leaf's) have the same route from every switch not in that set, so a switch's FIB holds a
+     * group per class (node.fib_cls) and per-host entries only for its own hosts: memory grows
+     * with switches x leaves, not switches x hosts. NULL before routing. */
+    uint32_t *host_cls; /* [n_hosts] */
+    uint32_t n_fib_cls;
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;
@@ -369,12 +374,25 @@ struct net {
     uint64_t trimmed_packets;
 };
 
+/* Switch sw's ECMP group for host h, or UINT32_MAX (no route): by h's attachment class, and
+ * for the hosts cabled to sw by host. */
+static inline uint32_t net_fib(const node *sw, uint32_t h)
+{
+    if (sw->fib_cls) {
+        uint32_t g = sw->fib_cls[sw->owner->host_cls[h]];
+        if (g != NET_FIB_LOCAL)
+            return g;
+    }
+    uint32_t i = h - sw->fib_lo;
+    return i < sw->fib_n ? sw->fib[i] : UINT32_MAX;
+}
+
 /* Build the topology of sc->fabric (sc borrowed, must outlive the net) and its routing.
  * Returns NULL and sets *e (at the offending key's position) when the numbers cannot work. */
 net *net_build(const scenario *sc, sim *s, err *e);
-/* The same topology without routing (no FIBs: sw->fib is NULL), for `check` and `plan`, which
- * read the structure only: building the FIBs costs O(hosts x links) time and O(switches x
- * hosts) memory, too much at 100k GPUs. Not for simulation (the memory estimate uses it too and
+/* The same topology without routing (no FIBs: net_fib says no route), for `check` and `plan`,
+ * which read the structure only: building the FIBs costs O(classes x links + hosts x switches)
+ * time, too much at 100k GPUs. Not for simulation (the memory estimate uses it too and
  * adds the FIBs' size). */
 net *net_build_topology(const scenario *sc, sim *s, err *e);
 void net_free(net *n);

@@ -915,8 +915,7 @@ void net_port_kick(net *n, port *p)
 
 void net_switch_receive(net *n, node *sw, packet *pkt)
 {
-    /* (a scale-up domain's FIB is a window over its server's GPUs) */
-    uint32_t gid = sw->tier != TIER_SCALE_UP ? sw->fib[pkt->dst] : net_fib(sw, pkt->dst);
+    uint32_t gid = net_fib(sw, pkt->dst);
     pkt->hops++;
     port *in = &sw->ports[pkt->in_port];
     if (gid == UINT32_MAX || pkt->hops > 64) {

@@ -202,8 +202,15 @@ void net_route_withdraw(net *n, node *sw, uint32_t port_index)
         xmalloc(sizeof(uint32_t) * (sw->n_ports ? sw->n_ports : 1), "next-hop scratch");
     for (uint32_t g = 0; g < n_old; g++)
         remap[g] = UINT32_MAX;
-    for (uint32_t h = 0; h < sw->fib_n; h++) {
-        uint32_t gid = sw->fib[h];
+    /* in host order, so new groups get the ids a per-host FIB would give them; a class entry
+     * is remapped at its first host (later ones find an id >= n_old or an unchanged one) */
+    for (uint32_t h = 0; h < n->n_hosts; h++) {
+        uint32_t *entry = NULL;
+        if (sw->fib_cls && sw->fib_cls[n->host_cls[h]] != NET_FIB_LOCAL)
+            entry = &sw->fib_cls[n->host_cls[h]];
+        else if (h - sw->fib_lo < sw->fib_n)
+            entry = &sw->fib[h - sw->fib_lo];
+        uint32_t gid = entry ? *entry : UINT32_MAX;
         if (gid == UINT32_MAX || gid >= n_old)
             continue;
         if (remap[gid] == UINT32_MAX) {
@@ -227,7 +234,7 @@ void net_route_withdraw(net *n, node *sw, uint32_t port_index)
                 remap[gid] = n->n_groups++;
             }
         }
-        sw->fib[h] = remap[gid];
+        *entry = remap[gid];
     }
     xfree(members);
     xfree(remap);
@@ -274,7 +281,8 @@ void net_route(net *n)
     /* 1. each host's class: the sorted set of fabric switches its up links reach */
     uint32_t nh = n->n_hosts, cap_att = 16, n_att = 0, n_cls = 0;
     uint32_t *att = xmalloc(sizeof(uint32_t) * cap_att, "attachment sets");
-    uint32_t *host_cls = xmalloc(sizeof(uint32_t) * (nh ? nh : 1), "host classes");
+    /* (in the arena: the FIBs read it; a reroute's leaves the old one there until the end) */
+    uint32_t *host_cls = ARENA_NEW_ARRAY(&n->mem, uint32_t, nh ? nh : 1);
     route_class *cls = xmalloc(sizeof(route_class) * (nh ? nh : 1), "route classes");
     uint32_t cls_cap = 16;
     while (cls_cap < 2 * nh)
@@ -321,10 +329,37 @@ void net_route(net *n)
         }
         host_cls[h] = c;
     }
-    /* group id per (class, switch index) for the switches outside the class's set */
-    uint32_t *cls_gid =
-        xmalloc(sizeof(uint32_t) * (n_cls ? n_cls : 1) * (n->n_switches ? n->n_switches : 1),
-                "route class groups");
+    n->host_cls = host_cls;
+    n->n_fib_cls = n_cls;
+    /* Each fabric switch's FIB: a group per class, and a window over the hosts cabled to it
+     * (those whose class's set holds it); UINT32_MAX until routed. */
+    uint32_t *win_lo = xmalloc(sizeof(uint32_t) * n->n_nodes, "FIB windows");
+    uint32_t *win_hi = xcalloc(n->n_nodes, sizeof(uint32_t), "FIB windows");
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        win_lo[i] = UINT32_MAX;
+    for (uint32_t h = 0; h < nh; h++) {
+        const route_class *rc = &cls[host_cls[h]];
+        for (uint32_t i = 0; i < rc->n; i++) {
+            uint32_t a = att[rc->first + i];
+            win_lo[a] = h < win_lo[a] ? h : win_lo[a];
+            win_hi[a] = h + 1 > win_hi[a] ? h + 1 : win_hi[a];
+        }
+    }
+    for (uint32_t s = 0; s < n->n_switches; s++) {
+        node *sw = n->switches[s];
+        if (sw->tier == TIER_SCALE_UP)
+            continue;
+        sw->fib_cls = ARENA_NEW_ARRAY(&n->mem, uint32_t, n_cls ? n_cls : 1);
+        for (uint32_t c = 0; c < n_cls; c++)
+            sw->fib_cls[c] = UINT32_MAX;
+        sw->fib_lo = win_lo[sw->id] == UINT32_MAX ? 0 : win_lo[sw->id];
+        sw->fib_n = win_lo[sw->id] == UINT32_MAX ? 0 : win_hi[sw->id] - win_lo[sw->id];
+        sw->fib = ARENA_NEW_ARRAY(&n->mem, uint32_t, sw->fib_n ? sw->fib_n : 1);
+        for (uint32_t i = 0; i < sw->fib_n; i++)
+            sw->fib[i] = UINT32_MAX;
+    }
+    xfree(win_hi);
+    xfree(win_lo);
     bool *in_att = xcalloc(n->n_nodes ? n->n_nodes : 1, sizeof(bool), "attachment marks");
 
     /* The fabric as a compact adjacency (CSR over nodes: the peer node of every up port, or
@@ -365,7 +400,6 @@ void net_route(net *n)
     for (uint32_t h = 0; h < nh; h++) {
         uint32_t c = host_cls[h];
         route_class *rc = &cls[c];
-        uint32_t *gid = cls_gid + (uint64_t)c * n->n_switches;
         const uint32_t *a = att + rc->first;
         for (uint32_t i = 0; i < rc->n; i++)
             in_att[a[i]] = true;
@@ -407,19 +441,18 @@ void net_route(net *n)
                 for (uint32_t p = 0; p < np; p++)
                     if (adj[base + p] == h)
                         members[k++] = p;
-                sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
+                sw->fib[h - sw->fib_lo] = k ? intern(n, &t, members, k) : UINT32_MAX;
+                sw->fib_cls[c] = NET_FIB_LOCAL;
                 continue;
             }
-            if (rc->done) {
-                sw->fib[h] = gid[s];
-                continue;
-            }
+            if (rc->done)
+                continue; /* fib_cls[c] is set */
             const uint32_t *d = dist;
             if (dist[sw->id] == NO_DIST && any_drained)
                 d = dist2; /* reachable only through a drained switch */
             uint32_t ds = d[sw->id];
             if (ds == NO_DIST) {
-                gid[s] = sw->fib[h] = UINT32_MAX;
+                sw->fib_cls[c] = UINT32_MAX;
                 continue;
             }
             for (uint32_t p = 0; p < np; p++) {
@@ -428,7 +461,7 @@ void net_route(net *n)
                     continue;
                 members[k++] = p;
             }
-            gid[s] = sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
+            sw->fib_cls[c] = k ? intern(n, &t, members, k) : UINT32_MAX;
         }
         rc->done = true;
         for (uint32_t i = 0; i < rc->n; i++)
@@ -444,10 +477,8 @@ void net_route(net *n)
         if (n->switches[s]->tier == TIER_SCALE_UP)
             route_scale_up(n, &t, n->switches[s]);
     xfree(in_att);
-    xfree(cls_gid);
     xfree(cls_slot);
     xfree(cls);
-    xfree(host_cls);
     xfree(att);
     xfree(t.slot);
     xfree(members);

@@ -1113,7 +1113,9 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
             sw->fib_lo = lo == UINT32_MAX ? 0 : lo;
             sw->fib_n = lo == UINT32_MAX ? 0 : hi - lo;
         }
-        if (route)
+        if (sw->tier != TIER_SCALE_UP)
+            sw->fib_n = 0; /* its window and classes: net_route */
+        else if (route)
             sw->fib = ARENA_NEW_ARRAY(&n->mem, uint32_t, sw->fib_n ? sw->fib_n : 1);
     }
     if (pfc_setup(n, e)) {
