@@ -70,7 +70,7 @@ static void mark_tap(void *ctx, const port *p, const packet *pkt, sim_time t)
     (void)t;
     if (p != m->watch || pkt->kind != PKT_DATA)
         return;
-    uint64_t behind = p->q_bytes[pkt->prio] - pkt->frame_bytes;
+    uint64_t behind = p->cls[pkt->prio].q_bytes - pkt->frame_bytes;
     bool ce = pkt->ecn == ECN_CE;
     m->frames++;
     m->marked += ce;

@@ -132,6 +132,9 @@ static void test_random_ops(void)
     random_ops(8, 1000, 0, 60000);
     random_ops(9, (uint64_t)1 << 40, 0, 60000);
     random_ops(10, 1000, 1, 60000);
+    /* dense and close: byte-1 buckets of many entries become the sorted run, and new events
+     * land in its 256-ps window (byte-0 buckets that tie or precede the run's next time) */
+    random_ops(11, 300, 0, 60000);
 }
 
 /* Rescheduling without popping leaves a stale entry per reschedule (as a retransmission timer

@@ -208,7 +208,7 @@ static void tiers_case(const char *fabric, const char *hash, uint32_t src, uint3
     net *n = run_net_mut(r);
     const node *h = n->hosts[src];
     node *leaf = h->ports[h->net_port].peer->owner;
-    const ecmp_group *g1 = &n->groups[leaf->fib[dst]];
+    const ecmp_group *g1 = &n->groups[net_fib(leaf, dst)];
     CHECK_EQ_U64(g1->n, n1);
     uint64_t cnt[64] = {0};
     packet pkt;
@@ -221,7 +221,7 @@ static void tiers_case(const char *fabric, const char *hash, uint32_t src, uint3
         pkt.sport = (uint16_t)sp;
         uint32_t m1 = n->pick(n->pick_ctx, leaf, g1, &pkt);
         node *next = leaf->ports[g1->member[m1]].peer->owner;
-        const ecmp_group *g2 = &n->groups[next->fib[dst]];
+        const ecmp_group *g2 = &n->groups[net_fib(next, dst)];
         if (g2->n != n2 || n1 * n2 > 64) {
             bad++;
             continue;

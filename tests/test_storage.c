@@ -278,13 +278,13 @@ static void test_networks_separate(void)
                 uint32_t xw = conv && srv ? NETWORK_BACKEND : x->network;
                 uint32_t sw_w = conv ? NETWORK_BACKEND : sw->network;
                 if (xw != sw_w) {
-                    CHECK(sw->fib[h] == UINT32_MAX);
+                    CHECK(net_fib(sw, h) == UINT32_MAX);
                     continue;
                 }
-                CHECK(sw->fib[h] != UINT32_MAX);
+                CHECK(net_fib(sw, h) != UINT32_MAX);
                 if (!conv || sw->network != NETWORK_BACKEND || x->network != NETWORK_BACKEND)
                     continue;
-                const ecmp_group *g = &n->groups[sw->fib[h]];
+                const ecmp_group *g = &n->groups[net_fib(sw, h)];
                 for (uint32_t m = 0; m < g->n; m++)
                     CHECK(sw->ports[g->member[m]].peer->owner->network == NETWORK_BACKEND);
             }

@@ -223,7 +223,7 @@ static void cross_check(const char *yaml, bool expect_drops, bool expect_pauses)
             for (int d = 0; d < DROP_REASONS; d++)
                 dropped += p->drops[d];
             for (int q = 0; q < NET_PRIOS; q++)
-                for (const packet *x = p->q[q].head; x; x = x->next)
+                for (const packet *x = p->cls[q].q.head; x; x = x->next)
                     queued++;
             queued += p->tx_pkt != NULL;
         }

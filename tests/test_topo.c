@@ -97,7 +97,7 @@ static void walk_from(const net *n, const node *x, uint32_t d, uint32_t hops, wa
     }
     if (x->tier == TIER_SCALE_UP)
         w->via_scale_up = 1;
-    uint32_t g = x->fib[d];
+    uint32_t g = net_fib(x, d);
     if (g == UINT32_MAX) {
         w->dead_end = 1;
         return;
@@ -298,11 +298,11 @@ static void test_dual_plane(void)
                     if (x->kind == NODE_HOST)
                         continue;
                     off_plane += pl[x->id] != 1 + s % 2;
-                    if (x->fib[d] == UINT32_MAX) {
+                    if (net_fib(x, d) == UINT32_MAX) {
                         dead++;
                         continue;
                     }
-                    const ecmp_group *g = &n->groups[x->fib[d]];
+                    const ecmp_group *g = &n->groups[net_fib(x, d)];
                     for (uint32_t k = 0; k < g->n && qt < 250; k++)
                         q[qt++] = x->ports[g->member[k]].peer->owner;
                 }
@@ -445,7 +445,7 @@ static void test_rail_only_pxn(void)
     CHECK(w.min_hops == 4 && w.max_hops == 4 && w.via_scale_up);
     /* the leaf of rail 0 has no route to a rail-3 host: only the scale-up path exists */
     const node *leaf0 = n->hosts[0]->ports[n->hosts[0]->net_port].peer->owner;
-    CHECK(leaf0->fib[11] == UINT32_MAX);
+    CHECK(net_fib(leaf0, 11) == UINT32_MAX);
     unbuild(&b);
 }
 
@@ -516,8 +516,8 @@ static void test_reroute_after_link_down(void)
      * it, as eBGP does when spines have distinct ASNs. Such detours are what can close a cyclic
      * buffer dependency under PFC; `check` will look for them. */
     const node *spine = up->peer->owner;
-    CHECK(spine->fib[0] != UINT32_MAX);
-    const ecmp_group *g = &n->groups[spine->fib[0]];
+    CHECK(net_fib(spine, 0) != UINT32_MAX);
+    const ecmp_group *g = &n->groups[net_fib(spine, 0)];
     for (uint32_t i = 0; i < g->n; i++)
         CHECK(spine->ports[g->member[i]].peer->owner != leaf0);
     up->up = up->peer->up = true;
@@ -575,7 +575,7 @@ static void check_routes_against_bfs(const net *n)
                         continue;
                     want[k++] = p;
                 }
-            uint32_t g = sw->fib[h];
+            uint32_t g = net_fib(sw, h);
             bool same = k ? g != UINT32_MAX && n->groups[g].n == k &&
                                 !memcmp(n->groups[g].member, want, k * sizeof(uint32_t))
                           : g == UINT32_MAX;

@@ -56,6 +56,8 @@
 #define EVQ_SLAB_MIN 64u       /* chunks in the first slab; each next slab doubles the total */
 
 #define NB (EVQ_DIGITS * EVQ_RADIX)
+#define EVQ_RUN_MIN 8u        /* a byte-1 bucket of more entries becomes the run (else: buckets) */
+#define EVQ_RUN_INSERTION 32u /* a run of at most this many entries: insertion sort */
 
 /* Bucket index of t > last: p * 256 + d. */
 static inline unsigned bucket_of(sim_time t, sim_time last)
@@ -115,6 +117,7 @@ void evq_free(evq *q)
     /* The events are not touched: their owners may be gone already (a stale entry still names
      * an event whose owner cancelled it and was freed before the simulation). */
     xfree(q->early.e);
+    xfree(q->run.e);
     xfree(q->b0.e);
     xfree(q->b);
     for (uint32_t i = 0; i < q->n_slabs; i++)
@@ -231,6 +234,11 @@ static void __attribute__((noinline)) sweep(evq *q)
             c = next;
         }
     }
+    evq_bucket *r = &q->run;
+    if (r->len > q->run_head)
+        memmove(r->e, r->e + q->run_head, (r->len - q->run_head) * sizeof *r->e);
+    r->len = keep_live(r->e, r->len - q->run_head);
+    q->run_head = 0;
     evq_bucket *h = &q->early;
     h->len = keep_live(h->e, h->len);
     for (uint32_t i = h->len / 2; i-- > 0;)
@@ -311,15 +319,35 @@ bool evq_settle(evq *q)
         }
         b0->len = 0;
         q->head0 = 0;
-        if (!q->pos_mask) {
+        bool have_run = q->run_head < q->run.len;
+        if (!q->pos_mask && !have_run) {
             SIM_ASSERT(q->n == 0 && q->stale == 0, "event queue lost %u events (%llu stale)",
                        q->n, (unsigned long long)q->stale);
             return false;
         }
-        unsigned p = (unsigned)__builtin_ctz(q->pos_mask), w = 0;
-        while (!q->occ[p][w])
-            w++;
-        unsigned i = p * EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(q->occ[p][w]);
+        unsigned p = q->pos_mask ? (unsigned)__builtin_ctz(q->pos_mask) : EVQ_DIGITS, w = 0;
+        unsigned i = 0;
+        if (p < EVQ_DIGITS) {
+            while (!q->occ[p][w])
+                w++;
+            i = p * EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(q->occ[p][w]);
+        }
+        if (have_run) {
+            /* The run's entries precede every bucket of byte 1 and up; a byte-0 bucket (one
+             * time, pushed since the run was made) may come first or tie: both go to b0. */
+            sim_time t = q->run.e[q->run_head].time;
+            bool bucket_too = p == 0 && q->b[i].min <= t;
+            if (bucket_too)
+                t = q->b[i].min;
+            q->last = t;
+            while (q->run_head < q->run.len && q->run.e[q->run_head].time == t)
+                put_b0(q, q->run.e[q->run_head++]);
+            if (!bucket_too) {
+                if (b0->len > 1)
+                    order_b0(b0);
+                continue;
+            }
+        }
         evq_list *b = &q->b[i];
         sim_time m = b->min;
         q->last = m;
@@ -327,12 +355,59 @@ bool evq_settle(evq *q)
         b->head = b->tail = NULL;
         b->min = SIM_TIME_MAX;
         mark_empty(q, i);
+        if (p == 1 && (c->next || c->len > EVQ_RUN_MIN)) {
+            /* A byte-1 bucket spans 256 ps: when it holds more than a few entries (a dense
+             * queue), sort it by its last byte into the run (stable: equal times keep their
+             * order, which order_b0 completes), so its times are served from one array instead
+             * of up to 256 byte-0 buckets of a 1 KiB chunk each (at 10^6 pending the chunk
+             * churn cost more than the sort). The run is empty here: its entries would precede
+             * this bucket. Its events are about to be popped one after another: ask for their
+             * cache lines now, all at once. */
+            uint32_t len = 0;
+            for (evq_chunk *x = c; x; x = x->next) {
+                len += x->len;
+                for (uint32_t k = 0; k < x->len; k++)
+                    __builtin_prefetch(x->e[k].ev);
+            }
+            evq_bucket *r = &q->run;
+            r->len = q->run_head = 0;
+            while (r->cap < len)
+                grow(r);
+            if (len <= EVQ_RUN_INSERTION) {
+                /* a few entries (a sparse queue): a stable insertion sort */
+                for (evq_chunk *x = c; x; x = x->next)
+                    for (uint32_t k = 0; k < x->len; k++) {
+                        uint32_t j = r->len++;
+                        for (; j > 0 && r->e[j - 1].time > x->e[k].time; j--)
+                            r->e[j] = r->e[j - 1];
+                        r->e[j] = x->e[k];
+                    }
+            } else {
+                uint32_t cnt[EVQ_RADIX + 1] = {0};
+                for (evq_chunk *x = c; x; x = x->next)
+                    for (uint32_t k = 0; k < x->len; k++)
+                        cnt[(x->e[k].time & 0xff) + 1]++;
+                for (unsigned d = 0; d < EVQ_RADIX; d++)
+                    cnt[d + 1] += cnt[d];
+                for (evq_chunk *x = c; x; x = x->next)
+                    for (uint32_t k = 0; k < x->len; k++)
+                        r->e[cnt[x->e[k].time & 0xff]++] = x->e[k];
+                r->len = len;
+            }
+            tail->next = q->free;
+            q->free = c;
+            while (q->run_head < r->len && r->e[q->run_head].time == m)
+                put_b0(q, r->e[q->run_head++]);
+            if (b0->len > 1)
+                order_b0(b0);
+            continue;
+        }
         for (evq_chunk *x = c; x; x = x->next) {
             const evq_entry *e = x->e;
             const uint32_t len = x->len;
-            /* A bucket of byte 1 spans the next 256 ps: its events are about to be popped one
-             * after another, so ask for their cache lines now, all at once, instead of missing
-             * on each in turn (the event sits in the component its handler works on). */
+            /* A bucket of byte 0 or a small one of byte 1: its events are about to be popped
+             * one after another, so ask for their cache lines now, all at once, instead of
+             * missing on each in turn (the event sits in the component its handler works on). */
             if (p <= 1)
                 for (uint32_t k = 0; k < len; k++)
                     __builtin_prefetch(e[k].ev);
@@ -395,6 +470,16 @@ bool evq_check(const evq *q)
         if (!count_entry(q, &h->e[k], &n_live, &n_stale) || h->e[k].time >= q->last)
             return false;
         if (k && key_less(&h->e[k], &h->e[(k - 1) / 2]))
+            return false;
+    }
+    h = &q->run;
+    if (h->len > h->cap || q->run_head > h->len)
+        return false;
+    for (uint32_t k = q->run_head; k < h->len; k++) {
+        const evq_entry *e = &h->e[k];
+        /* after `last`, within its byte-1 window, in time order */
+        if (!count_entry(q, e, &n_live, &n_stale) || e->time <= q->last ||
+            (e->time ^ q->last) >= EVQ_RADIX || (k > q->run_head && e->time < e[-1].time))
             return false;
     }
     h = &q->b0;

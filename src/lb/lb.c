@@ -46,7 +46,7 @@ uint16_t lb_crc16(uint16_t seed, const uint8_t *buf, uint32_t len)
 static uint32_t tuple(const cfg_lb *cfg, const node *sw, const packet *pkt, uint8_t b[13])
 {
     const net *n = sw->owner;
-    uint32_t isip = n->hosts[pkt->src]->ip, idip = n->hosts[pkt->dst]->ip;
+    uint32_t isip = net_host_ip(pkt->src), idip = net_host_ip(pkt->dst); /* node.ip */
     uint16_t isp = pkt->sport, idp = ROCEV2_UDP_PORT;
     if (n->vxlan) {
         /* EVPN-VXLAN underlay: the outer header (vxlan.c; RFC 7348 §5) */

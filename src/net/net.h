@@ -32,6 +32,7 @@
 #define WR_NET_NET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../config/config.h"
@@ -94,59 +95,49 @@ typedef struct port_ib {
     uint64_t fcp_sent, fecn_marked;
 } port_ib;
 
+/* What a frame of one traffic class touches at a port on each hop, in one cache line: the
+ * egress queue and its bytes, the PFC ingress accounting of frames received in that class, and
+ * the per-class transmit counters (SAI queue counters). */
+typedef struct port_tc {
+    pkt_fifo q;          /* egress queue (switch ports; host ports: relayed frames only) */
+    uint64_t q_bytes;    /* frame bytes in q */
+    uint64_t ing_shared; /* PFC ingress: bytes received in this class held in the shared pool */
+    uint64_t ing_hdrm;   /* ... and in this ingress's headroom */
+    uint64_t tx_bytes;   /* frame octets sent, as SAI_QUEUE_STAT_BYTES */
+    uint64_t tx_packets;
+    uint32_t drr_deficit; /* DWRR (switch.scheduler dwrr) */
+    uint32_t pad_;
+} port_tc;
+
+/*
+ * Laid out for the cache (issue #17): the fields every frame touches in port_tx_done, port_next,
+ * port_arrive and net_switch_receive come first, in three cache lines, then the per-class lines
+ * (a frame touches only its own class's), then what only PFC pauses, the watchdog, InfiniBand,
+ * faults and telemetry read. A port is ~1.5 KB, most of it per-class counters; a hop touches
+ * about five of its lines instead of about fourteen, which is what keeps 8,192-host fabrics
+ * (tens of MB of ports) fast. Keep new per-frame fields in the hot lines and others below.
+ * Ports are 64-byte aligned: only topo.c allocates them (one aligned block).
+ */
 struct port {
-    event tx_done;             /* serialization of tx_pkt ends */
+    /* ---- hot: line 0 (the events, the link) ---- */
+    _Alignas(64) event tx_done; /* serialization of tx_pkt ends */
     event arrive;              /* head of `fly` reaches the peer */
     node *owner;
     port *peer;                /* the port at the other end (its egress towards us) */
-    uint32_t index;            /* index within owner->ports */
-    uint32_t id;               /* index within net->ports */
     uint64_t rate_bps;
-    sim_time prop_ps;          /* propagation delay of the cable */
     sim_time deliver_ps;       /* prop + the peer's pipeline latency */
-    bool up;
-    port_ber *ber;             /* link-ber fault on this direction, else NULL */
-
+    /* ---- hot: line 1 (the transmitter) ---- */
     packet *tx_pkt;            /* frame being serialized, or NULL */
     pkt_fifo fly;              /* frames on the wire, in arrival order */
-    pkt_fifo q[NET_PRIOS];     /* egress queues (switch ports only) */
-    uint64_t q_bytes[NET_PRIOS];
-    uint64_t q_total_bytes;
-    uint8_t q_nonempty;        /* bit p set when q[p] has frames */
-    uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
-                                * the port starts no new frame of that class (one on the wire
-                                * completes). Host ports: the NIC's pull must honour it. */
-    /* DWRR (switch.scheduler dwrr) */
-    uint32_t drr_deficit[NET_PRIOS];
-    uint8_t drr_cur, drr_fresh;
-
-    /* PFC, ingress side: frames the owner received from the peer, per class */
-    uint64_t ing_shared[NET_PRIOS];   /* bytes in the switch's shared pool */
-    uint64_t ing_hdrm[NET_PRIOS];     /* bytes in this ingress's headroom */
-    uint64_t hdrm_bytes;              /* headroom reserved per lossless class */
-    uint8_t xoff_sent;                /* classes we are holding the peer paused for */
-    uint8_t pfc_tx_pending;           /* classes whose PAUSE/RESUME waits for the wire */
-    event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
-    uint64_t hdrm_peak_bytes;         /* most headroom any lossless class held (a gauge) */
-    /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
-     * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
-    sim_time pause_until[NET_PRIOS], pause_start[NET_PRIOS];
-    sim_time pause_apply_at[NET_PRIOS];
-    uint8_t pause_pending; /* classes whose PAUSE has arrived but not yet applies */
-    event pause_end;
-    event pause_apply; /* the earliest pending PAUSE takes effect */
-    /* PFC watchdog (switch ports) */
-    uint8_t wd_storm;                 /* classes in a storm: pause ignored, queue drained */
-    sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
-    event wd_ev;
-
-    port_ib *ib; /* InfiniBand: this link's credit state (both directions gated), else NULL */
-
+    sim_time tx_end_ps;        /* when the frame being serialized ends */
+    uint64_t busy_ps;          /* serialization time (to the end of the current frame) */
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
      * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
     uint64_t dre_bytes;
     sim_time dre_last_ps;
-
+    uint64_t q_total_bytes;
+    /* ---- hot: line 2 (port totals, state bits) ---- */
+    port_ib *ib; /* InfiniBand: this link's credit state (both directions gated), else NULL */
     /* counters (telemetry reads them; the hot path only increments). Octet counters follow
      * RFC 2863 ifHCOutOctets/ifHCInOctets as RFC 3635 §3.2.5 specialises them for Ethernet and
      * SAI_PORT_STAT_IF_OUT_OCTETS/IN_OCTETS report them: MAC frame bytes, destination address
@@ -155,23 +146,54 @@ struct port {
     uint64_t tx_bytes;      /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
     uint64_t tx_wire_bytes; /* line bytes: frames + preamble/SFD + IPG (utilization) */
     uint64_t tx_packets;
-    uint64_t busy_ps;          /* serialization time (to the end of the current frame) */
-    sim_time tx_end_ps;        /* when the frame being serialized ends */
-    uint64_t max_q_bytes;
-    uint64_t drops[DROP_REASONS];
-    uint64_t ecn_marked, pfc_pause_sent, pfc_paused_ps;
-    uint64_t pfc_pause_rx, wd_events;
-    uint64_t trimmed;          /* frames this egress would have dropped (buffer_full) and cut
-                                * to their header instead (switch.trimming); not drops */
     uint64_t rx_bytes, rx_packets; /* frames that arrived on this port from its peer
                                     * (rx_bytes: MAC frame octets, ifHCInOctets) */
-    /* per traffic class (SAI queue and PFC-per-priority counters); PFC frames themselves are
-     * MAC control and counted only in the port totals */
-    uint64_t prio_tx_bytes[NET_PRIOS], prio_tx_packets[NET_PRIOS]; /* frame octets, as
-                                                                    * SAI_QUEUE_STAT_BYTES */
+    uint64_t max_q_bytes;
+    uint32_t index;            /* index within owner->ports */
+    bool up;
+    uint8_t q_nonempty;        /* bit p set when cls[p].q has frames */
+    uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
+                                * the port starts no new frame of that class (one on the wire
+                                * completes). Host ports: the NIC's pull must honour it. */
+    uint8_t xoff_sent;         /* PFC ingress: classes we are holding the peer paused for */
+    /* ---- hot: line 3 ---- */
+    uint8_t pfc_tx_pending;    /* classes whose PAUSE/RESUME waits for the wire */
+    uint8_t wd_storm;          /* PFC watchdog: classes in a storm: pause ignored, queue drained */
+    uint8_t pause_pending;     /* classes whose PAUSE has arrived but not yet applies */
+    uint8_t drr_cur, drr_fresh; /* DWRR (switch.scheduler dwrr) */
+    uint32_t id;               /* index within net->ports */
+    uint64_t hdrm_bytes;       /* PFC: headroom reserved per lossless class */
+    uint64_t hdrm_peak_bytes;  /* most headroom any lossless class held (a gauge) */
+    sim_time prop_ps;          /* propagation delay of the cable */
+    port_ber *ber;             /* link-ber fault on this direction, else NULL */
+    uint64_t ecn_marked;
+    uint64_t trimmed;          /* frames this egress would have dropped (buffer_full) and cut
+                                * to their header instead (switch.trimming); not drops */
+    /* ---- per class: one cache line each (offset 256: topo.c aligns port arrays to 64) ---- */
+    _Alignas(64) port_tc cls[NET_PRIOS];
+
+    /* ---- cold: pauses, watchdog, faults, telemetry ---- */
+    event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
+    /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
+     * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
+    sim_time pause_until[NET_PRIOS], pause_start[NET_PRIOS];
+    sim_time pause_apply_at[NET_PRIOS];
+    event pause_end;
+    event pause_apply; /* the earliest pending PAUSE takes effect */
+    /* PFC watchdog (switch ports) */
+    sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
+    event wd_ev;
+
+    uint64_t drops[DROP_REASONS];
+    uint64_t pfc_pause_sent, pfc_paused_ps;
+    uint64_t pfc_pause_rx, wd_events;
+    /* per traffic class (SAI queue and PFC-per-priority counters; bytes and packets sent are
+     * in cls[]); PFC frames themselves are MAC control and counted only in the port totals */
     uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
     uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };
+_Static_assert(offsetof(struct port, cls) == 256 && sizeof(port_tc) == 64,
+               "port: the hot fields fill lines 0-3, each class its own line");
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
  * then idle until it calls net_port_kick); it must not return a frame of a priority set in
@@ -193,36 +215,59 @@ typedef struct switch_buf {
     uint64_t alpha_q16;        /* α in 16.16 fixed point */
 } switch_buf;
 
+/* Laid out for the cache (issue #17): line 0 holds what forwarding a frame reads of a switch
+ * (kind, ports, FIB, buffer, hash seed and offset) and of a host (kind, owner); nodes are
+ * 64-byte aligned (topo.c allocates them in one aligned block). */
 struct node {
-    enum node_kind kind;
+    _Alignas(64) enum node_kind kind;
     enum switch_tier tier;
-    uint32_t id;               /* index in net->nodes */
-    uint32_t index;            /* host index (hosts) or switch index (switches) */
-    char name[24];
-    uint32_t n_ports;
     port *ports;
     net *owner;
-    /* switch */
+    /* switch: the FIB (route.c; read it with net_fib). fib_cls[c] is the ECMP group towards
+     * the hosts of attachment class c (net.host_cls), NET_FIB_LOCAL when the switch is cabled
+     * to them (then fib[h - fib_lo] names the group of its own ports to h), UINT32_MAX = no
+     * route; NULL on a scale-up domain, which has only the window */
+    uint32_t *fib_cls;
     switch_buf buf;
-    sim_time pipeline_ps;
-    uint32_t *fib;             /* [n_hosts] -> ECMP group id (UINT32_MAX = no route) */
     uint32_t hash_seed;        /* per-switch ECMP seed */
+    uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
     bool drained;              /* switch-drain: routing avoids it as transit where it can */
     uint8_t network;           /* enum network_id: backend, storage or frontend (hosts and
                                 * switches; a port's network is its owner's) */
-    uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
     uint8_t hop_rank;          /* custom fabrics: hops from the nearest host (1 = leaf-like,
                                 * capped at 255), 0 elsewhere; lb.c ranks the hash offset by it */
+    /* line 1 */
+    /* The per-host FIB window: fib[i] for host fib_lo + i, i < fib_n; hosts outside it have no
+     * per-host entry. A fabric switch's window spans the hosts cabled to it (a leaf's), none
+     * for a spine. A scale-up domain without relays (not rail-only) reaches only its server's
+     * GPUs: its window spans them (at 32k GPUs the 4,096 NVSwitch FIBs of n_hosts entries were
+     * 537 MB); with relays (rail-only) it spans every host. */
+    uint32_t *fib;
+    uint32_t fib_lo, fib_n;
+    uint32_t id;    /* index in net->nodes */
+    uint32_t index; /* host index (hosts) or switch index (switches) */
+    uint32_t n_ports;
+    sim_time pipeline_ps;
     rng rng;                   /* per-switch stream (spray, random hash) */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
-    uint32_t ip;               /* IPv4 address (hashed by ECMP) */
+    uint32_t ip;               /* IPv4 address (hashed by ECMP): net_host_ip(index) */
     uint32_t server, gpu;      /* which server and first GPU this NIC port serves */
     uint32_t rail;             /* local NIC index within the server (rail-optimized: the rail) */
     uint32_t net_port;         /* index of the fabric-facing port (UINT32_MAX if none) */
     uint32_t nvl_port;         /* index of the scale-up (NVLink) port (UINT32_MAX if none) */
     void *host_ctx;
+    char name[24];
 };
+_Static_assert(offsetof(struct node, fib) == 64, "node: what forwarding reads fills line 0");
+
+#define NET_FIB_LOCAL (UINT32_MAX - 1) /* node.fib_cls: see the switch's own window */
+
+/* The IPv4 address of host `h` (NIC port): 10.0.0.1, 10.0.0.3, ...: a /31 per host link. */
+static inline uint32_t net_host_ip(uint32_t h)
+{
+    return 0x0A000000u + 2u * h + 1u;
+}
 
 /* An ECMP group: the egress ports (indices within the switch) on shortest paths. */
 struct ecmp_group {
@@ -320,6 +365,12 @@ struct net {
      * link goes down or up or changes speed, or routing changes: net_changed calls this */
     void (*on_change)(void *ctx);
     void *change_ctx;
+    /* Routing by attachment class (route.c): hosts cabled to the same set of fabric switches (a
+     * leaf's) have the same route from every switch not in that set, so a switch's FIB holds a
+     * group per class (node.fib_cls) and per-host entries only for its own hosts: memory grows
+     * with switches x leaves, not switches x hosts. NULL before routing. */
+    uint32_t *host_cls; /* [n_hosts] */
+    uint32_t n_fib_cls;
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;
@@ -327,12 +378,25 @@ struct net {
     uint64_t trimmed_packets;
 };
 
+/* Switch sw's ECMP group for host h, or UINT32_MAX (no route): by h's attachment class, and
+ * for the hosts cabled to sw by host. */
+static inline uint32_t net_fib(const node *sw, uint32_t h)
+{
+    if (sw->fib_cls) {
+        uint32_t g = sw->fib_cls[sw->owner->host_cls[h]];
+        if (g != NET_FIB_LOCAL)
+            return g;
+    }
+    uint32_t i = h - sw->fib_lo;
+    return i < sw->fib_n ? sw->fib[i] : UINT32_MAX;
+}
+
 /* Build the topology of sc->fabric (sc borrowed, must outlive the net) and its routing.
  * Returns NULL and sets *e (at the offending key's position) when the numbers cannot work. */
 net *net_build(const scenario *sc, sim *s, err *e);
-/* The same topology without routing (no FIBs: sw->fib is NULL), for `check` and `plan`, which
- * read the structure only: building the FIBs costs O(hosts x links) time and O(switches x
- * hosts) memory, too much at 100k GPUs. Not for simulation (the memory estimate uses it too and
+/* The same topology without routing (no FIBs: net_fib says no route), for `check` and `plan`,
+ * which read the structure only: building the FIBs costs O(classes x links + hosts x switches)
+ * time, too much at 100k GPUs. Not for simulation (the memory estimate uses it too and
  * adds the FIBs' size). */
 net *net_build_topology(const scenario *sc, sim *s, err *e);
 void net_free(net *n);

@@ -125,13 +125,13 @@ static inline void pfc_request(net *n, port *p, uint8_t classes)
 static inline void xon_check(net *n, node *sw, port *ing, int prio)
 {
     uint8_t bit = (uint8_t)(1u << prio);
-    if (!(ing->xoff_sent & bit) || ing->ing_hdrm[prio])
+    if (!(ing->xoff_sent & bit) || ing->cls[prio].ing_hdrm)
         return;
     uint64_t thr = pfc_threshold(n, sw);
     uint64_t lim = thr > n->pfc_xon_offset_bytes ? thr - n->pfc_xon_offset_bytes : 0;
     if (lim < n->pfc_xon_bytes)
         lim = n->pfc_xon_bytes;
-    if (ing->ing_shared[prio] > lim)
+    if (ing->cls[prio].ing_shared > lim)
         return;
     ing->xoff_sent &= (uint8_t)~bit;
     pfc_request(n, ing, bit);
@@ -154,7 +154,7 @@ static void release(net *n, node *sw, port *out, packet *pkt)
 {
     uint32_t fb = pkt->frame_bytes;
     int prio = pkt->prio;
-    out->q_bytes[prio] -= fb;
+    out->cls[prio].q_bytes -= fb;
     out->q_total_bytes -= fb;
     if (pkt->pfc_pool == PFC_POOL_IB) {
         port *ing = &sw->ports[pkt->in_port];
@@ -171,14 +171,14 @@ static void release(net *n, node *sw, port *out, packet *pkt)
     }
     /* lossless: headroom first, then the shared pool (the sum always covers the frame) */
     port *ing = &sw->ports[pkt->in_port];
-    uint64_t h = ing->ing_hdrm[prio] < fb ? ing->ing_hdrm[prio] : fb;
-    SIM_ASSERT(ing->ing_shared[prio] >= fb - h,
+    uint64_t h = ing->cls[prio].ing_hdrm < fb ? ing->cls[prio].ing_hdrm : fb;
+    SIM_ASSERT(ing->cls[prio].ing_shared >= fb - h,
                "PFC accounting: ingress %u class %d holds %llu "
                "shared + %llu headroom bytes, releasing a %u-byte frame",
-               ing->index, prio, (unsigned long long)ing->ing_shared[prio],
-               (unsigned long long)ing->ing_hdrm[prio], fb);
-    ing->ing_hdrm[prio] -= h;
-    ing->ing_shared[prio] -= fb - h;
+               ing->index, prio, (unsigned long long)ing->cls[prio].ing_shared,
+               (unsigned long long)ing->cls[prio].ing_hdrm, fb);
+    ing->cls[prio].ing_hdrm -= h;
+    ing->cls[prio].ing_shared -= fb - h;
     sw->buf.used_bytes -= fb - h;
     xon_check(n, sw, ing, prio);
 }
@@ -317,7 +317,7 @@ static uint8_t credit_ready(net *n, port *p, uint8_t ready)
 {
     for (uint8_t r = ready; r; r &= (uint8_t)(r - 1)) {
         int c = __builtin_ctz(r);
-        if (!net_credit_ok(n, p, c, p->q[c].head->frame_bytes))
+        if (!net_credit_ok(n, p, c, p->cls[c].q.head->frame_bytes))
             ready &= (uint8_t) ~(1u << c);
     }
     return ready;
@@ -331,16 +331,16 @@ static int drr_pick(net *n, port *p, uint8_t ready)
         int c = p->drr_cur;
         if (ready & (1u << c)) {
             if (!p->drr_fresh) {
-                p->drr_deficit[c] += n->drr_quantum[c];
+                p->cls[c].drr_deficit += n->drr_quantum[c];
                 p->drr_fresh = 1;
             }
-            uint32_t sz = p->q[c].head->frame_bytes;
-            if (sz <= p->drr_deficit[c]) {
-                p->drr_deficit[c] -= sz;
+            uint32_t sz = p->cls[c].q.head->frame_bytes;
+            if (sz <= p->cls[c].drr_deficit) {
+                p->cls[c].drr_deficit -= sz;
                 return c;
             }
         } else {
-            p->drr_deficit[c] = 0;
+            p->cls[c].drr_deficit = 0;
         }
         p->drr_cur = (uint8_t)((c + 1) % NET_PRIOS);
         p->drr_fresh = 0;
@@ -373,21 +373,21 @@ static void port_next(net *n, port *p)
     }
     int prio = n->dwrr && o->kind == NODE_SWITCH ? drr_pick(n, p, ready)
                                                  : 31 - __builtin_clz((unsigned)ready);
-    packet *pkt = fifo_pop(&p->q[prio]);
-    if (!p->q[prio].head) {
+    packet *pkt = fifo_pop(&p->cls[prio].q);
+    if (!p->cls[prio].q.head) {
         p->q_nonempty &= (uint8_t)~(1u << prio);
         if (n->dwrr)
-            p->drr_deficit[prio] = 0;
+            p->cls[prio].drr_deficit = 0;
     }
     if (o->kind == NODE_HOST) {
         /* relayed frames hold no switch buffer: account them off the queue now */
-        p->q_bytes[prio] -= pkt->frame_bytes;
+        p->cls[prio].q_bytes -= pkt->frame_bytes;
         p->q_total_bytes -= pkt->frame_bytes;
     } else {
         if (n->ecn_at_dequeue && n->ecn_on)
             /* marking at dequeue: the queue that is still behind this frame (its own bytes
              * stay in q_bytes until its transmission ends) */
-            ecn_mark(n, o, p, pkt, p->q_bytes[prio] - pkt->frame_bytes);
+            ecn_mark(n, o, p, pkt, p->cls[prio].q_bytes - pkt->frame_bytes);
         if (n->int_on)
             int_stamp(n, o, p, pkt);
     }
@@ -432,8 +432,8 @@ static void port_tx_done(void *ctx, event *ev)
         return;
     }
     if (pkt->kind != PKT_PAUSE) {
-        p->prio_tx_bytes[pkt->prio] += pkt->frame_bytes;
-        p->prio_tx_packets[pkt->prio]++;
+        p->cls[pkt->prio].tx_bytes += pkt->frame_bytes;
+        p->cls[pkt->prio].tx_packets++;
     }
     n->packet_hops++;
     net_tenant_ctr *tc = net_tenant_of(n, pkt);
@@ -458,11 +458,11 @@ static void port_tx_done(void *ctx, event *ev)
 static inline void enqueue(port *out, packet *pkt)
 {
     uint32_t fb = pkt->frame_bytes;
-    out->q_bytes[pkt->prio] += fb;
+    out->cls[pkt->prio].q_bytes += fb;
     out->q_total_bytes += fb;
     if (out->q_total_bytes > out->max_q_bytes)
         out->max_q_bytes = out->q_total_bytes;
-    fifo_push(&out->q[pkt->prio], pkt);
+    fifo_push(&out->cls[pkt->prio].q, pkt);
     out->q_nonempty |= (uint8_t)(1u << pkt->prio);
 }
 
@@ -653,8 +653,8 @@ static void watchdog_fire(void *ctx, event *ev)
             q->wd_events++;
             unpause(q, c, now);
             if (!n->wd_forward) {
-                while (q->q[c].head) {
-                    packet *pkt = fifo_pop(&q->q[c]);
+                while (q->cls[c].q.head) {
+                    packet *pkt = fifo_pop(&q->cls[c].q);
                     release(n, sw, q, pkt);
                     net_drop(n, q, pkt, DROP_PFC_WATCHDOG);
                 }
@@ -682,12 +682,12 @@ static void link_flush(net *n, port *p)
 {
     node *o = p->owner;
     for (int c = 0; c < NET_PRIOS; c++)
-        while (p->q[c].head) {
-            packet *pkt = fifo_pop(&p->q[c]);
+        while (p->cls[c].q.head) {
+            packet *pkt = fifo_pop(&p->cls[c].q);
             if (o->kind == NODE_SWITCH) {
                 release(n, o, p, pkt);
             } else {
-                p->q_bytes[c] -= pkt->frame_bytes;
+                p->cls[c].q_bytes -= pkt->frame_bytes;
                 p->q_total_bytes -= pkt->frame_bytes;
             }
             if (pkt->kind == PKT_PAUSE)
@@ -777,7 +777,8 @@ void net_pfc_finish(net *n)
 static void port_arrive(void *ctx, event *ev)
 {
     port *p = CONTAINER_OF(ev, port, arrive);
-    net *n = p->owner->owner;
+    node *peer = p->peer->owner;
+    net *n = peer->owner; /* the receiver's node, which the frame needs anyway (not p's) */
     packet *pkt = fifo_pop(&p->fly);
     (void)ctx;
     if (p->fly.head)
@@ -789,7 +790,6 @@ static void port_arrive(void *ctx, event *ev)
         pool_free(&n->pkts, pkt);
         return;
     }
-    node *peer = p->peer->owner;
     if (peer->kind == NODE_HOST) {
         if (p->ib)
             ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes)); /* the HCA takes it */
@@ -889,7 +889,7 @@ static bool trim(net *n, node *sw, port *out, packet *pkt)
     int tp = n->trim_prio;
     uint64_t free_sh = sw->buf.size_bytes - sw->buf.used_bytes;
     uint64_t limit = (uint64_t)(((unsigned __int128)free_sh * sw->buf.alpha_q16) >> 16);
-    if (hdr > free_sh || out->q_bytes[tp] >= limit)
+    if (hdr > free_sh || out->cls[tp].q_bytes >= limit)
         return false;
     out->trimmed++;
     n->trimmed_packets++;
@@ -916,7 +916,7 @@ void net_port_kick(net *n, port *p)
 
 void net_switch_receive(net *n, node *sw, packet *pkt)
 {
-    uint32_t gid = sw->fib[pkt->dst];
+    uint32_t gid = net_fib(sw, pkt->dst);
     pkt->hops++;
     port *in = &sw->ports[pkt->in_port];
     if (gid == UINT32_MAX || pkt->hops > 64) {
@@ -961,7 +961,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
             uint64_t thr = n->ib_fecn_thr_bytes
                                ? n->ib_fecn_thr_bytes
                                : (uint64_t)out->peer->ib->cap_blocks * IB_CREDIT_BYTES;
-            if (out->q_bytes[vl] > thr) {
+            if (out->cls[vl].q_bytes > thr) {
                 if (!out->ib->fecn_skip) {
                     pkt->ecn = ECN_CE; /* the BTH FECN bit */
                     out->ib->fecn_marked++;
@@ -986,15 +986,15 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
     uint64_t free_sh = sw->buf.size_bytes - sw->buf.used_bytes;
     if (n->lossless & bit) {
         port *ing = &sw->ports[pkt->in_port];
-        if (ing->ing_shared[prio] < pfc_threshold(n, sw) && fb <= free_sh) {
+        if (ing->cls[prio].ing_shared < pfc_threshold(n, sw) && fb <= free_sh) {
             pkt->pfc_pool = PFC_POOL_SHARED;
-            ing->ing_shared[prio] += fb;
+            ing->cls[prio].ing_shared += fb;
             sw->buf.used_bytes += fb;
-        } else if (ing->ing_hdrm[prio] + fb <= ing->hdrm_bytes) {
+        } else if (ing->cls[prio].ing_hdrm + fb <= ing->hdrm_bytes) {
             pkt->pfc_pool = PFC_POOL_HEADROOM;
-            ing->ing_hdrm[prio] += fb;
-            if (ing->ing_hdrm[prio] > ing->hdrm_peak_bytes)
-                ing->hdrm_peak_bytes = ing->ing_hdrm[prio];
+            ing->cls[prio].ing_hdrm += fb;
+            if (ing->cls[prio].ing_hdrm > ing->hdrm_peak_bytes)
+                ing->hdrm_peak_bytes = ing->cls[prio].ing_hdrm;
             if (!(ing->xoff_sent & bit)) {
                 ing->xoff_sent |= bit;
                 pfc_request(n, ing, bit);
@@ -1007,7 +1007,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
     } else {
         /* lossy: dynamic threshold on the egress queue, and the frame must fit */
         uint64_t limit = (uint64_t)(((unsigned __int128)free_sh * sw->buf.alpha_q16) >> 16);
-        if (fb > free_sh || out->q_bytes[prio] >= limit) {
+        if (fb > free_sh || out->cls[prio].q_bytes >= limit) {
             if (n->trimming && (pkt->flags & PKT_F_TRIMMABLE) && trim(n, sw, out, pkt))
                 return;
             net_drop(n, out, pkt, DROP_BUFFER_FULL);
@@ -1017,7 +1017,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         sw->buf.used_bytes += fb;
     }
     if (n->ecn_on && !n->ecn_at_dequeue)
-        ecn_mark(n, sw, out, pkt, out->q_bytes[prio]); /* the bytes ahead of it */
+        ecn_mark(n, sw, out, pkt, out->cls[prio].q_bytes); /* the bytes ahead of it */
     enqueue(out, pkt);
     if (!out->tx_pkt)
         port_next(n, out);
@@ -1029,10 +1029,10 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
  * frames of class c that entered through a's peer port. */
 static bool waits_on(const port *a, const port *b, int c)
 {
-    if (!((b->paused | (b->ib ? b->ib->cr_blocked : 0)) >> c & 1) || !b->q[c].head)
+    if (!((b->paused | (b->ib ? b->ib->cr_blocked : 0)) >> c & 1) || !b->cls[c].q.head)
         return false;
     uint32_t in = a->peer->index;
-    for (const packet *f = b->q[c].head; f; f = f->next)
+    for (const packet *f = b->cls[c].q.head; f; f = f->next)
         if (f->in_port == in)
             return true;
     return false;
@@ -1040,7 +1040,7 @@ static bool waits_on(const port *a, const port *b, int c)
 
 static bool stuck(const net *n, const port *q, int c, sim_time now)
 {
-    if (q->owner->kind != NODE_SWITCH || !q->q[c].head)
+    if (q->owner->kind != NODE_SWITCH || !q->cls[c].q.head)
         return false;
     /* held by PFC, or (InfiniBand) waiting for credits, for the detection time */
     return ((q->paused >> c & 1) && now - q->pause_start[c] >= n->deadlock_ps) ||
@@ -1138,7 +1138,7 @@ uint64_t net_inflight_payload(const net *n, uint64_t *packets)
                 pk++;
             }
         for (int pr = 0; pr < NET_PRIOS; pr++)
-            for (const packet *q = p->q[pr].head; q; q = q->next)
+            for (const packet *q = p->cls[pr].q.head; q; q = q->next)
                 if (q->kind == PKT_DATA) {
                     bytes += q->payload_bytes;
                     pk++;

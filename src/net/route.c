@@ -85,7 +85,7 @@ static bool nic_reaches(const net *n, const node *x, uint32_t dst)
     if (x->net_port == UINT32_MAX || !x->ports[x->net_port].up)
         return false;
     const node *leaf = x->ports[x->net_port].peer->owner;
-    return leaf->kind == NODE_SWITCH && leaf->fib[dst] != UINT32_MAX;
+    return leaf->kind == NODE_SWITCH && net_fib(leaf, dst) != UINT32_MAX;
 }
 
 /*
@@ -96,30 +96,32 @@ static bool nic_reaches(const net *n, const node *x, uint32_t dst)
 static void route_scale_up(net *n, intern_table *t, node *nvs)
 {
     if (!n->hosts_relay) {
-        /* no relays: only the server's own GPUs are reachable, each on its port; interned in
-         * destination order as the loop below does, so group ids are the same */
-        for (uint32_t d = 0; d < n->n_hosts; d++)
-            nvs->fib[d] = UINT32_MAX;
+        /* no relays: only the server's own GPUs are reachable, each on its port (its FIB is
+         * a window over them, topo.c); interned in destination order as the loop below does,
+         * so group ids are the same */
+        uint32_t *fib = nvs->fib, lo = nvs->fib_lo;
+        for (uint32_t i = 0; i < nvs->fib_n; i++)
+            fib[i] = UINT32_MAX;
         uint32_t local[64], nl = 0;
         for (uint32_t p = 0; p < nvs->n_ports && nl < 64; p++) {
             const port *pp = &nvs->ports[p];
             const node *x = pp->peer->owner;
-            if (pp->up && x->kind == NODE_HOST && nvs->fib[x->id] == UINT32_MAX) {
-                nvs->fib[x->id] = p; /* the first port to it, as the loop's `break` takes */
+            if (pp->up && x->kind == NODE_HOST && fib[x->id - lo] == UINT32_MAX) {
+                fib[x->id - lo] = p; /* the first port to it, as the loop's `break` takes */
                 local[nl++] = x->id;
             }
         }
         if (nl < 64 || nvs->n_ports <= 64) {
             qsort(local, nl, sizeof(uint32_t), cmp_u32);
             for (uint32_t i = 0; i < nl; i++) {
-                uint32_t port_ix = nvs->fib[local[i]];
-                nvs->fib[local[i]] = intern(n, t, &port_ix, 1);
+                uint32_t port_ix = fib[local[i] - lo];
+                fib[local[i] - lo] = intern(n, t, &port_ix, 1);
             }
             return;
         }
         /* (a scale-up switch of more than 64 ports: the general loop below) */
     }
-    for (uint32_t d = 0; d < n->n_hosts; d++) {
+    for (uint32_t d = nvs->fib_lo; d < nvs->fib_lo + nvs->fib_n; d++) {
         const node *dst = n->hosts[d];
         uint32_t best = UINT32_MAX;
         for (uint32_t p = 0; p < nvs->n_ports; p++) {
@@ -137,7 +139,7 @@ static void route_scale_up(net *n, intern_table *t, node *nvs)
                 (x->rail == dst->rail && nvs->ports[best].peer->owner->rail != dst->rail))
                 best = p;
         }
-        nvs->fib[d] = best == UINT32_MAX ? UINT32_MAX : intern(n, t, &best, 1);
+        nvs->fib[d - nvs->fib_lo] = best == UINT32_MAX ? UINT32_MAX : intern(n, t, &best, 1);
     }
 }
 
@@ -158,7 +160,7 @@ sim_time net_path_latency(const net *n, uint32_t a, uint32_t b, uint32_t line_by
     sim_time lat = p->prop_ps;
     const node *cur = p->peer->owner;
     for (int hop = 0; hop < 16 && cur->kind == NODE_SWITCH && cur->fib; hop++) {
-        uint32_t g = cur->fib[b];
+        uint32_t g = net_fib(cur, b);
         if (g == UINT32_MAX || !n->groups[g].n)
             break;
         const port *e = &cur->ports[n->groups[g].member[0]];
@@ -182,7 +184,7 @@ bool net_reaches(const net *n, uint32_t s, uint32_t d)
             x = x->ports[net_host_egress(n, x, d)].peer->owner;
             continue;
         }
-        uint32_t g = x->fib[d];
+        uint32_t g = net_fib(x, d);
         if (g == UINT32_MAX)
             return false;
         x = x->ports[n->groups[g].member[0]].peer->owner;
@@ -200,8 +202,15 @@ void net_route_withdraw(net *n, node *sw, uint32_t port_index)
         xmalloc(sizeof(uint32_t) * (sw->n_ports ? sw->n_ports : 1), "next-hop scratch");
     for (uint32_t g = 0; g < n_old; g++)
         remap[g] = UINT32_MAX;
+    /* in host order, so new groups get the ids a per-host FIB would give them; a class entry
+     * is remapped at its first host (later ones find an id >= n_old or an unchanged one) */
     for (uint32_t h = 0; h < n->n_hosts; h++) {
-        uint32_t gid = sw->fib[h];
+        uint32_t *entry = NULL;
+        if (sw->fib_cls && sw->fib_cls[n->host_cls[h]] != NET_FIB_LOCAL)
+            entry = &sw->fib_cls[n->host_cls[h]];
+        else if (h - sw->fib_lo < sw->fib_n)
+            entry = &sw->fib[h - sw->fib_lo];
+        uint32_t gid = entry ? *entry : UINT32_MAX;
         if (gid == UINT32_MAX || gid >= n_old)
             continue;
         if (remap[gid] == UINT32_MAX) {
@@ -225,7 +234,7 @@ void net_route_withdraw(net *n, node *sw, uint32_t port_index)
                 remap[gid] = n->n_groups++;
             }
         }
-        sw->fib[h] = remap[gid];
+        *entry = remap[gid];
     }
     xfree(members);
     xfree(remap);
@@ -273,7 +282,8 @@ void net_route(net *n)
     /* 1. each host's class: the sorted set of fabric switches its up links reach */
     uint32_t nh = n->n_hosts, cap_att = 16, n_att = 0, n_cls = 0;
     uint32_t *att = xmalloc(sizeof(uint32_t) * cap_att, "attachment sets");
-    uint32_t *host_cls = xmalloc(sizeof(uint32_t) * (nh ? nh : 1), "host classes");
+    /* (in the arena: the FIBs read it; a reroute's leaves the old one there until the end) */
+    uint32_t *host_cls = ARENA_NEW_ARRAY(&n->mem, uint32_t, nh ? nh : 1);
     route_class *cls = xmalloc(sizeof(route_class) * (nh ? nh : 1), "route classes");
     uint32_t cls_cap = 16;
     while (cls_cap < 2 * nh)
@@ -320,10 +330,37 @@ void net_route(net *n)
         }
         host_cls[h] = c;
     }
-    /* group id per (class, switch index) for the switches outside the class's set */
-    uint32_t *cls_gid =
-        xmalloc(sizeof(uint32_t) * (n_cls ? n_cls : 1) * (n->n_switches ? n->n_switches : 1),
-                "route class groups");
+    n->host_cls = host_cls;
+    n->n_fib_cls = n_cls;
+    /* Each fabric switch's FIB: a group per class, and a window over the hosts cabled to it
+     * (those whose class's set holds it); UINT32_MAX until routed. */
+    uint32_t *win_lo = xmalloc(sizeof(uint32_t) * n->n_nodes, "FIB windows");
+    uint32_t *win_hi = xcalloc(n->n_nodes, sizeof(uint32_t), "FIB windows");
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        win_lo[i] = UINT32_MAX;
+    for (uint32_t h = 0; h < nh; h++) {
+        const route_class *rc = &cls[host_cls[h]];
+        for (uint32_t i = 0; i < rc->n; i++) {
+            uint32_t a = att[rc->first + i];
+            win_lo[a] = h < win_lo[a] ? h : win_lo[a];
+            win_hi[a] = h + 1 > win_hi[a] ? h + 1 : win_hi[a];
+        }
+    }
+    for (uint32_t s = 0; s < n->n_switches; s++) {
+        node *sw = n->switches[s];
+        if (sw->tier == TIER_SCALE_UP)
+            continue;
+        sw->fib_cls = ARENA_NEW_ARRAY(&n->mem, uint32_t, n_cls ? n_cls : 1);
+        for (uint32_t c = 0; c < n_cls; c++)
+            sw->fib_cls[c] = UINT32_MAX;
+        sw->fib_lo = win_lo[sw->id] == UINT32_MAX ? 0 : win_lo[sw->id];
+        sw->fib_n = win_lo[sw->id] == UINT32_MAX ? 0 : win_hi[sw->id] - win_lo[sw->id];
+        sw->fib = ARENA_NEW_ARRAY(&n->mem, uint32_t, sw->fib_n ? sw->fib_n : 1);
+        for (uint32_t i = 0; i < sw->fib_n; i++)
+            sw->fib[i] = UINT32_MAX;
+    }
+    xfree(win_hi);
+    xfree(win_lo);
     bool *in_att = xcalloc(n->n_nodes ? n->n_nodes : 1, sizeof(bool), "attachment marks");
 
     /* The fabric as a compact adjacency (CSR over nodes: the peer node of every up port, or
@@ -364,7 +401,6 @@ void net_route(net *n)
     for (uint32_t h = 0; h < nh; h++) {
         uint32_t c = host_cls[h];
         route_class *rc = &cls[c];
-        uint32_t *gid = cls_gid + (uint64_t)c * n->n_switches;
         const uint32_t *a = att + rc->first;
         for (uint32_t i = 0; i < rc->n; i++)
             in_att[a[i]] = true;
@@ -406,19 +442,18 @@ void net_route(net *n)
                 for (uint32_t p = 0; p < np; p++)
                     if (adj[base + p] == h)
                         members[k++] = p;
-                sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
+                sw->fib[h - sw->fib_lo] = k ? intern(n, &t, members, k) : UINT32_MAX;
+                sw->fib_cls[c] = NET_FIB_LOCAL;
                 continue;
             }
-            if (rc->done) {
-                sw->fib[h] = gid[s];
-                continue;
-            }
+            if (rc->done)
+                continue; /* fib_cls[c] is set */
             const uint32_t *d = dist;
             if (dist[sw->id] == NO_DIST && any_drained)
                 d = dist2; /* reachable only through a drained switch */
             uint32_t ds = d[sw->id];
             if (ds == NO_DIST) {
-                gid[s] = sw->fib[h] = UINT32_MAX;
+                sw->fib_cls[c] = UINT32_MAX;
                 continue;
             }
             for (uint32_t p = 0; p < np; p++) {
@@ -427,7 +462,7 @@ void net_route(net *n)
                     continue;
                 members[k++] = p;
             }
-            gid[s] = sw->fib[h] = k ? intern(n, &t, members, k) : UINT32_MAX;
+            sw->fib_cls[c] = k ? intern(n, &t, members, k) : UINT32_MAX;
         }
         rc->done = true;
         for (uint32_t i = 0; i < rc->n; i++)
@@ -443,10 +478,8 @@ void net_route(net *n)
         if (n->switches[s]->tier == TIER_SCALE_UP)
             route_scale_up(n, &t, n->switches[s]);
     xfree(in_att);
-    xfree(cls_gid);
     xfree(cls_slot);
     xfree(cls);
-    xfree(host_cls);
     xfree(att);
     xfree(t.slot);
     xfree(members);

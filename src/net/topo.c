@@ -64,6 +64,14 @@ static void edges_add(edge_list *l, uint32_t a, uint32_t b, uint64_t bps, sim_ti
     l->e[l->n++] = (edge){a, b, bps, lat};
 }
 
+/* n->n_nodes zeroed nodes in one block aligned to a cache line (node is 64-byte aligned:
+ * forwarding reads its first line, net.h). */
+static node *nodes_alloc(net *n)
+{
+    uintptr_t b = (uintptr_t)arena_alloc(&n->mem, sizeof(node) * (size_t)n->n_nodes + 64);
+    return (node *)((b + 63) & ~(uintptr_t)63);
+}
+
 typedef struct shape {
     uint32_t nics_per_server;  /* = rails */
     uint32_t hosts_per_server; /* nics × nic_ports */
@@ -96,7 +104,7 @@ static void alloc_nodes(net *n, uint32_t n_hosts, uint32_t n_sw, bool scale_up)
     n->n_hosts = n_hosts;
     n->n_switches = n_sw + n_nvs;
     n->n_nodes = n_hosts + n->n_switches;
-    n->nodes = ARENA_NEW_ARRAY(&n->mem, node, n->n_nodes);
+    n->nodes = nodes_alloc(n);
     n->hosts = ARENA_NEW_ARRAY(&n->mem, node *, n_hosts ? n_hosts : 1);
     n->switches = ARENA_NEW_ARRAY(&n->mem, node *, n->n_switches ? n->n_switches : 1);
     for (uint32_t i = 0; i < n->n_nodes; i++) {
@@ -107,7 +115,7 @@ static void alloc_nodes(net *n, uint32_t n_hosts, uint32_t n_sw, bool scale_up)
         if (i < n_hosts) {
             x->kind = NODE_HOST;
             x->index = i;
-            x->ip = 0x0A000000u + 2u * i + 1u; /* 10.0.0.1, 10.0.0.3, ...: a /31 per host link */
+            x->ip = net_host_ip(i);
             if (custom) {
                 x->server = i;
                 x->rail = 0;
@@ -770,7 +778,7 @@ static int add_networks(net *n, edge_list *el, err *e)
     n->n_hosts = NH;
     n->n_switches = NS;
     n->n_nodes = NH + NS;
-    n->nodes = ARENA_NEW_ARRAY(&n->mem, node, n->n_nodes);
+    n->nodes = nodes_alloc(n);
     n->hosts = ARENA_NEW_ARRAY(&n->mem, node *, NH);
     n->switches = ARENA_NEW_ARRAY(&n->mem, node *, NS);
     for (uint32_t i = 0; i < n->n_nodes; i++) {
@@ -791,7 +799,7 @@ static int add_networks(net *n, edge_list *el, err *e)
             uint32_t h = i;
             x->kind = NODE_HOST;
             x->index = h;
-            x->ip = 0x0A000000u + 2u * h + 1u;
+            x->ip = net_host_ip(h);
             x->rail = 0;
             if (h >= fnic0) {
                 x->network = NETWORK_FRONTEND;
@@ -885,9 +893,17 @@ static void wire(net *n, const edge_list *el)
     }
     n->n_ports = 2 * el->n;
     n->ports = ARENA_NEW_ARRAY(&n->mem, port *, n->n_ports ? n->n_ports : 1);
+    /* every port in one block aligned to a cache line, nodes' ports in node order: the hot
+     * fields of a port are its first lines (net.h) */
+    size_t slots = 0;
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        slots += deg[i] ? deg[i] : 1;
+    uintptr_t block = (uintptr_t)arena_alloc(&n->mem, sizeof(port) * slots + 64);
+    port *next_port = (port *)((block + 63) & ~(uintptr_t)63);
     for (uint32_t i = 0; i < n->n_nodes; i++) {
         node *x = &n->nodes[i];
-        x->ports = ARENA_NEW_ARRAY(&n->mem, port, deg[i] ? deg[i] : 1);
+        x->ports = next_port;
+        next_port += deg[i] ? deg[i] : 1;
         if (x->kind == NODE_SWITCH && x->tier != TIER_SCALE_UP)
             x->pipeline_ps = f->switch_latency_ps;
     }
@@ -1082,8 +1098,25 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
         sw->buf.alpha_q16 = (uint64_t)(sc->sw.alpha * 65536.0 + 0.5);
         rng_init(&sw->rng, sc->seed, RNG_ID(RNG_KIND_SWITCH, sw->index));
         sw->hash_seed = (uint32_t)rng_next(&sw->rng);
-        if (route)
-            sw->fib = ARENA_NEW_ARRAY(&n->mem, uint32_t, n->n_hosts ? n->n_hosts : 1);
+        sw->fib_lo = 0;
+        sw->fib_n = n->n_hosts;
+        if (sw->tier == TIER_SCALE_UP && !n->hosts_relay) {
+            /* only its server's GPUs are reachable through it (route.c): a window over them */
+            uint32_t lo = UINT32_MAX, hi = 0;
+            for (uint32_t p = 0; p < sw->n_ports; p++) {
+                const node *x = sw->ports[p].peer->owner;
+                if (x->kind == NODE_HOST) {
+                    lo = x->index < lo ? x->index : lo;
+                    hi = x->index + 1 > hi ? x->index + 1 : hi;
+                }
+            }
+            sw->fib_lo = lo == UINT32_MAX ? 0 : lo;
+            sw->fib_n = lo == UINT32_MAX ? 0 : hi - lo;
+        }
+        if (sw->tier != TIER_SCALE_UP)
+            sw->fib_n = 0; /* its window and classes: net_route */
+        else if (route)
+            sw->fib = ARENA_NEW_ARRAY(&n->mem, uint32_t, sw->fib_n ? sw->fib_n : 1);
     }
     if (pfc_setup(n, e)) {
         net_free(n);

@@ -324,7 +324,8 @@ int mem_estimate_run(const scenario *sc, mem_estimate *out, err *e)
     sim s;
     sim_init(&s, sc->seed);
     /* unrouted: routing would double the set-up time of a large fabric just to count ECMP
-     * groups; the FIBs (a uint32 per switch and host) are added below */
+     * groups; the FIBs (a uint32 per host each fabric switch routes to, net.h fib_n) are
+     * added below */
     net *n = net_build_topology(sc, &s, e);
     if (!n) {
         sim_free(&s);
@@ -335,9 +336,30 @@ int mem_estimate_run(const scenario *sc, mem_estimate *out, err *e)
     /* the arena holds nodes, ports, FIBs; ECMP groups (distinct next-hop sets, shared by
      * every switch and destination with the same member list: a few per switch, counted here
      * as two) and the deadlock scratch are beside it */
-    part[MEM_FABRIC] = ((double)n->mem.used_bytes +
-                        (double)n->n_switches * (double)(n->n_hosts ? n->n_hosts : 1) * 4) *
-                           1.25 +
+    /* FIBs (route.c): a scale-up domain's window (set here already); a fabric switch's group
+     * per attachment class (about one per switch cabled to hosts: a leaf) and its window over
+     * the hosts cabled to it, the host-class map */
+    double fib_entries = n->n_hosts, leaves = 0, windows = 0, fabric_sw = 0;
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        const node *sw = n->switches[i];
+        if (sw->tier == TIER_SCALE_UP) {
+            fib_entries += sw->fib_n ? sw->fib_n : 1;
+            continue;
+        }
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (uint32_t p = 0; p < sw->n_ports; p++) {
+            const node *x = sw->ports[p].peer->owner;
+            if (x->kind == NODE_HOST) {
+                lo = x->index < lo ? x->index : lo;
+                hi = x->index + 1 > hi ? x->index + 1 : hi;
+            }
+        }
+        fabric_sw++;
+        leaves += lo != UINT32_MAX;
+        windows += lo != UINT32_MAX ? hi - lo : 1;
+    }
+    fib_entries += windows + (leaves ? leaves : 1) * fabric_sw;
+    part[MEM_FABRIC] = ((double)n->mem.used_bytes + fib_entries * 4) * 1.25 +
                        (double)n->n_ports * 12 + (double)n->n_switches * 2 * 64;
     double gpus = net_gpus(n), flows = 0;
     for (uint32_t j = 0; j < sc->n_jobs; j++) {

@@ -222,7 +222,7 @@ static uint32_t walk_path(flownet *fn, const qp *q, uint32_t k, uint32_t *links,
             p = &((node *)x)->ports[net_host_egress(n, x, f->dst)];
             continue;
         }
-        uint32_t gid = x->fib ? x->fib[f->dst] : UINT32_MAX;
+        uint32_t gid = net_fib(x, f->dst);
         if (gid == UINT32_MAX)
             return 0;
         const ecmp_group *g = &n->groups[gid];
@@ -733,7 +733,7 @@ static bool path_valid(const flownet *fn, const fn_stream *x, uint32_t dst)
         const node *sw = p->owner;
         if (!j || sw->kind != NODE_SWITCH)
             continue;
-        uint32_t gid = sw->fib ? sw->fib[dst] : UINT32_MAX;
+        uint32_t gid = net_fib(sw, dst);
         if (gid == UINT32_MAX)
             return false;
         const ecmp_group *g = &n->groups[gid];

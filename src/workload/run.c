@@ -1252,8 +1252,8 @@ static void collect(run *r)
         pr->rx_bytes = p->rx_bytes;
         pr->rx_packets = p->rx_packets;
         for (int c = 0; c < NET_PRIOS; c++) {
-            pr->prio_tx_bytes[c] = p->prio_tx_bytes[c];
-            pr->prio_tx_packets[c] = p->prio_tx_packets[c];
+            pr->prio_tx_bytes[c] = p->cls[c].tx_bytes;
+            pr->prio_tx_packets[c] = p->cls[c].tx_packets;
             pr->prio_ecn_marked[c] = p->prio_ecn_marked[c];
             pr->prio_drops[c] = p->prio_drops[c];
             pr->prio_pause_sent[c] = p->prio_pause_sent[c];

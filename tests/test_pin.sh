@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# test_pin.sh — the results pin: each scenario of tests/pin/ (ECMP + PFC/DCQCN, spray, UET with
+# trimming, PFC incast with DWRR, HPCC's INT, a ring all_reduce, a training job, InfiniBand
+# credits, VXLAN with flowlets and link faults) is run and the SHA-256 of every result file is
+# compared with tests/pin/pins.sha256: summary.json without the fields that measure the machine
+# (wall_s, events_per_s, peak_rss_bytes, setup_s) and the tool's version, and every CSV as
+# written. A change to the engine that is meant to be invisible (a faster event queue, a struct
+# laid out for the cache) must leave every line as it is; it proves "byte-identical results
+# before and after" file by file, in Debug and Release alike.
+# After an intended change in the model, regenerate, say why in the commit, and commit:
+#     WR_UPDATE_PIN=1 bash tests/test_pin.sh build/wirerate .
+# Usage: test_pin.sh WIRERATE_BINARY SOURCE_DIR
+set -u
+WR=${1:?usage: test_pin.sh WIRERATE SOURCE_DIR}
+SRC=${2:?usage: test_pin.sh WIRERATE SOURCE_DIR}
+case $WR in /*) ;; *) WR=$PWD/$WR ;; esac
+case $SRC in /*) ;; *) SRC=$PWD/$SRC ;; esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/wr-pin.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PINS=$SRC/tests/pin/pins.sha256
+update=${WR_UPDATE_PIN:-0}
+
+fails=0
+n=0
+: > "$T/got"
+shopt -s nullglob
+for sc in "$SRC"/tests/pin/*.yaml; do
+    name=$(basename "$sc" .yaml)
+    n=$((n + 1))
+    out=$T/out/$name
+    if ! "$WR" run "$sc" --quiet -o "$out" > "$T/$name.stdout" 2> "$T/$name.stderr"; then
+        fails=$((fails + 1)); echo "FAIL $name: wirerate exited non-zero"
+        sed 's/^/     | /' "$T/$name.stderr"; continue
+    fi
+    grep -Ev '"(wall_s|events_per_s|peak_rss_bytes|setup_s|version)":' "$out/summary.json" \
+        > "$out/summary.det"
+    if ! grep -q '"end_reason": "completed"' "$out/summary.det"; then
+        fails=$((fails + 1)); echo "FAIL $name: the run did not complete"
+    fi
+    (cd "$T/out" && for f in "$name"/summary.det "$name"/*.csv; do sha256sum "$f"; done) >> "$T/got"
+done
+if [ "$n" = 0 ]; then echo "FAIL no scenarios in $SRC/tests/pin"; exit 1; fi
+if [ "$update" = 1 ]; then
+    cp "$T/got" "$PINS"; echo "updated $PINS ($(wc -l < "$PINS") files)"; exit 0
+fi
+if [ ! -e "$PINS" ]; then
+    echo "FAIL no $PINS (create it with WR_UPDATE_PIN=1)"; exit 1
+fi
+# file by file: a missing, extra or changed file is named
+while read -r sum file; do
+    want=$(awk -v f="$file" '$2 == f { print $1 }' "$PINS")
+    if [ -z "$want" ]; then fails=$((fails + 1)); echo "FAIL $file: not pinned (new output file?)"
+    elif [ "$want" != "$sum" ]; then fails=$((fails + 1)); echo "FAIL $file: differs from its pin"
+    else echo "ok   $file"; fi
+done < "$T/got"
+while read -r sum file; do
+    grep -q " $file\$" "$T/got" || { fails=$((fails + 1)); echo "FAIL $file: pinned but not written"; }
+done < "$PINS"
+echo "$n pinned scenarios, $(wc -l < "$T/got") files, $fails failed"
+[ "$fails" = 0 ]
