@@ -350,8 +350,8 @@ static void account(flownet *fn, const fn_stream *x, const fn_piece *pc, double 
             p->tx_wire_bytes += wire;
             p->tx_bytes += mac;
             p->tx_packets += fr;
-            p->prio_tx_bytes[c] += mac;
-            p->prio_tx_packets[c] += fr;
+            p->cls[c].tx_bytes += mac;
+            p->cls[c].tx_packets += fr;
             p->busy_ps += (uint64_t)(bits / fluid_cap_bps(fn->fl, x->links[j]) * 1e12 + 0.5);
             p->peer->rx_bytes += mac;
             p->peer->rx_packets += fr;
@@ -382,8 +382,8 @@ static void flush_counters(flownet *fn)
         p->tx_wire_bytes += wire;
         p->tx_bytes += mac;
         p->tx_packets += fr;
-        p->prio_tx_bytes[c] += mac;
-        p->prio_tx_packets[c] += fr;
+        p->cls[c].tx_bytes += mac;
+        p->cls[c].tx_packets += fr;
         p->busy_ps += (uint64_t)(ls->busy + 0.5);
         p->peer->rx_bytes += mac;
         p->peer->rx_packets += fr;
