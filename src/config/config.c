@@ -229,7 +229,8 @@ static const char *const K_JOB_TRAIN[] = {
     "name",        "kind",         "start",  "iterations", "model",    "parallelism",
     "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
     "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", "tenant",
-    "model_load",  NULL};
+    "model_load",  "dataset", NULL};
+static const char *const K_DATASET[] = {"sample_bytes", "prefetch", NULL};
 static const char *const K_JOB_INFER[] = {
     "name",     "kind",     "start",    "model",         "parallelism", "moe", "gpu",
     "ranks",    "priority", "requests", "batching",      "disaggregated", "tenant", NULL};
@@ -1822,6 +1823,27 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
             return fail(L, ml, kp,
                         "the model is read from storage servers, and the fabric has none: add "
                         "fabric.storage (e.g. storage: {servers: 4})");
+        }
+    }
+    {
+        /* the training data read from storage every iteration (each reader its samples) */
+        const cfg_node *ds;
+        char dp[PATHLEN];
+        TRY(get_map(L, jm, jp, "dataset", K_DATASET, &ds, dp));
+        if (ds) {
+            const cfg_node *sb;
+            TRY(get_unit_pos(L, ds, dp, "sample_bytes", SIZE, &j->ds_sample_bytes, &sb));
+            if (!sb)
+                return fail(L, ds, dp,
+                            "missing required key \"sample_bytes\" (the bytes of one training "
+                            "sample as stored, e.g. sample_bytes: 16KiB for 4096 tokens of "
+                            "uint32 ids)");
+            if (!L->sc->fabric.storage.on)
+                return fail(L, ds, dp,
+                            "the dataset is read from storage servers, and the fabric has none: "
+                            "add fabric.storage (e.g. storage: {servers: 4})");
+            j->ds_prefetch = true;
+            TRY(get_bool(L, ds, dp, "prefetch", &j->ds_prefetch));
         }
     }
     TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));

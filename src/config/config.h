@@ -352,6 +352,11 @@ typedef struct cfg_job {
                                      * of every rank (Megatron dist-ckpt fully parallel save) */
     bool ckpt_async;                /* the next iteration starts while the write goes on */
     uint64_t load_bytes;            /* model_load: read from storage before the first step */
+    uint64_t ds_sample_bytes;       /* dataset.sample_bytes: read from fabric.storage each
+                                     * iteration (global_batch samples over the readers), 0 = no
+                                     * dataset reads */
+    bool ds_prefetch;               /* dataset.prefetch (default true): the next batch is read
+                                     * while the current iteration runs */
     /* traffic */
     enum traffic_pattern pattern;   /* default permutation */
     cfg_index_set hosts;            /* default all */

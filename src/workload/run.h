@@ -129,6 +129,12 @@ typedef struct job_result {
      * writes (reads) to their last byte (summed over checkpoints) */
     uint64_t ckpt_bytes, load_bytes;
     sim_time ckpt_io_ps, load_ps;
+    /* dataset reads (training dataset.sample_bytes): bytes read over the run, the reads' time
+     * from posting to last byte (summed over batches), and the time iterations waited for a
+     * batch not yet arrived (included in their iteration times and the JCT) */
+    uint64_t ds_bytes;
+    uint32_t ds_batches;
+    sim_time ds_read_ps, ds_stall_ps;
     sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
     double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
     char ideal_basis[112];      /* what the bound is, in words */
