@@ -65,6 +65,7 @@ static const char *const ALGOS[] = {"ring",
                                     "binomial",
                                     "scatter-allgather",
                                     "nvls",
+                                    "sharp",
                                     NULL};
 static const char *const PATTERNS[] = {"permutation", "incast",        "all-to-all",   "uniform",
                                        "list",        "storage-write", "storage-read", NULL};
@@ -173,7 +174,8 @@ static const char *const K_CSWITCH[] = {"name", NULL};
 static const char *const K_CHOST[] = {"name", "gpus", NULL};
 static const char *const K_CLINK[] = {"a", "b", "speed", "latency", NULL};
 static const char *const K_SWITCH[] = {"buffer",    "alpha",   "ecn",      "pfc",
-                                       "scheduler", "weights", "trimming", NULL};
+                                       "scheduler", "weights", "trimming", "sharp",
+                                       NULL};
 static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", "mark_at", NULL};
 static const char *const K_PFC[] = {"enabled", "priorities", "xoff",     "headroom",
                                     "xon",     "xon_offset", "watchdog", "deadlock_detect",
@@ -1289,6 +1291,10 @@ static int parse_switch(ld *L, const cfg_node *root)
     cfg_switch *s = &L->sc->sw;
     const cfg_node *m, *ecn, *pfc, *wd, *n_kmin, *n_kmax;
     char p[PATHLEN], ep[PATHLEN], pp[PATHLEN], wp[PATHLEN];
+    /* SHARP aggregation nodes ship in every NVIDIA Quantum InfiniBand switch (SHARPv1 in
+     * Switch-IB 2, v2 in Quantum HDR, v3 in Quantum-2 NDR: NVIDIA SHARP documentation); an
+     * Ethernet switch has none unless it is one that does (Spectrum-X: set it) */
+    s->sharp = L->sc->fabric.link_layer == LINK_INFINIBAND;
     TRY(get_map(L, root, "", "switch", K_SWITCH, &m, p));
     if (!m)
         return ERR_OK;
@@ -1349,6 +1355,7 @@ static int parse_switch(ld *L, const cfg_node *root)
         }
     }
     TRY(get_bool(L, m, p, "trimming", &s->trimming));
+    TRY(get_bool(L, m, p, "sharp", &s->sharp));
     int sch = (int)s->scheduler;
     TRY(get_enum(L, m, p, "scheduler", SCHEDULERS, &sch, NULL));
     s->scheduler = (enum sched_kind)sch;
@@ -2466,22 +2473,34 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     case JOB_COLLECTIVE: {
         int op = OP_ALL_REDUCE, al = ALGO_RING;
         TRY(get_enum(L, jm, jp, "op", OPS, &op, NULL));
+        const cfg_node *av = cfg_map_get(jm, "algorithm", NULL);
         {
-            /* switch-based reduction across servers is named but not modelled yet */
-            const cfg_node *av = cfg_map_get(jm, "algorithm", NULL);
+            /* NVLS inside servers with a tree across them is named but not modelled yet */
             if (present(av) && av->kind == CFG_SCALAR &&
-                (!strcmp(av->str, "sharp") || !strcmp(av->str, "nvls_tree") ||
-                 !strcmp(av->str, "nvls-tree") || !strcmp(av->str, "collnet"))) {
+                (!strcmp(av->str, "nvls_tree") || !strcmp(av->str, "nvls-tree"))) {
                 char kp[PATHLEN];
                 sub(kp, jp, "algorithm");
                 return fail(L, av, kp,
-                            "\"%s\" (in-network reduction across servers: SHARP in the fabric's "
-                            "switches, NCCL CollNet / NVLS_TREE) is not available yet in this "
-                            "version; nvls (the NVSwitch reduces inside one server) is",
+                            "\"%s\" (NVLS inside each server with a tree across servers, NCCL "
+                            "NVLS_TREE) is not available yet in this version; nvls (one server) "
+                            "and sharp (the fabric's switches reduce across servers) are",
                             av->str);
             }
         }
-        TRY(get_enum(L, jm, jp, "algorithm", ALGOS, &al, NULL));
+        if (present(av) && av->kind == CFG_SCALAR && !strcmp(av->str, "collnet"))
+            al = ALGO_SHARP; /* NCCL_ALGO=CollNet: the SHARP plugin's in-network all_reduce */
+        else
+            TRY(get_enum(L, jm, jp, "algorithm", ALGOS, &al, NULL));
+        if (al == ALGO_SHARP && !L->sc->sw.sharp) {
+            char kp[PATHLEN];
+            sub(kp, jp, "algorithm");
+            return fail(L, av, kp,
+                        "algorithm %s reduces in the fabric's switches, and they have no SHARP "
+                        "aggregation: switch.sharp is false (the default on Ethernet; NVIDIA "
+                        "Quantum InfiniBand switches have it, so does Spectrum-X: set switch.sharp: "
+                        "true for a switch that aggregates)",
+                        av->str);
+        }
         j->op = (enum coll_op)op;
         j->algorithm = (enum coll_algo)al;
         j->size_bytes = 64ull << 20;

@@ -138,6 +138,8 @@ typedef struct cfg_switch {
     uint8_t weights[8];             /* DWRR weight per priority, 1..255, default all 1 */
     sim_time pfc_deadlock_ps;       /* no progress this long in a paused cycle = deadlock, 10 ms */
     bool trimming;                  /* packet trimming of UET data, default false */
+    bool sharp;                     /* switches aggregate (SHARP); default: InfiniBand yes
+                                     * (Quantum ships it), Ethernet no */
 } cfg_switch;
 
 enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
@@ -263,9 +265,10 @@ enum coll_algo {
     ALGO_BINOMIAL,
     ALGO_SCATTER_ALLGATHER,
     ALGO_NVLS, /* NVLink SHARP: the NVSwitch reduces (collective.h) */
+    ALGO_SHARP, /* in-network reduction in the fabric's switches (collective.h, workload/sharp.h) */
 };
 /* How many algorithms (not an enum member, so switches over them stay exhaustive). */
-#define COLL_ALGO_COUNT (ALGO_NVLS + 1)
+#define COLL_ALGO_COUNT (ALGO_SHARP + 1)
 enum traffic_pattern {
     PAT_PERMUTATION,
     PAT_INCAST,

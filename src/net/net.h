@@ -316,6 +316,13 @@ struct net {
      * UINT32_MAX = absent. Without extra networks n_backend_hosts == n_hosts. */
     uint32_t n_backend_hosts;
     uint32_t stor_nic0, stor_srv0, n_stor_srv, fe_nic0;
+    /* SHARP aggregation nodes (topo.c "SHARP"; built only for a run with a collective job of
+     * algorithm sharp): hosts [an_host0, an_host0 + n_an), after every other host, one per
+     * backend fabric switch, each joined to its switch by an internal link (the switch's
+     * port 0 to its aggregation node). an_of_switch[switch index] = its AN host, UINT32_MAX
+     * for switches without one; NULL without SHARP. */
+    uint32_t an_host0, n_an;
+    uint32_t *an_of_switch;
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;

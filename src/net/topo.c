@@ -534,7 +534,7 @@ static void custom_hop_ranks(net *n)
 {
     uint32_t *queue = xmalloc(sizeof(uint32_t) * (n->n_switches ? n->n_switches : 1), "hop ranks");
     uint32_t head = 0, tail = 0;
-    for (uint32_t h = 0; h < n->n_hosts; h++)
+    for (uint32_t h = 0; h < (n->n_an ? n->an_host0 : n->n_hosts); h++) /* not the SHARP ANs */
         for (uint32_t k = 0; k < n->hosts[h]->n_ports; k++) {
             const port *p = &n->hosts[h]->ports[k];
             node *sw = p->peer ? p->peer->owner : NULL;
@@ -862,6 +862,90 @@ uint32_t net_storage_client(const net *n, uint32_t gpu)
     return net_gpu_host(n, gpu, 0);
 }
 
+/*
+ * SHARP (Graham et al., "Scalable Hierarchical Aggregation Protocol (SHArP)", COMHPC'16 §3;
+ * NVIDIA SHARP documentation). Each backend fabric switch gets an aggregation node (AN): the
+ * switch ASIC's reduction engine, an InfiniBand end point behind the switch's internal port
+ * (port 0), which terminates the reliable connections of the aggregation trees it belongs to.
+ * Modelled as a host (hosts an_host0 + k, after every other host) joined to its switch by an
+ * internal link with no cable delay, at the sum of the switch's other ports' rates: the engine
+ * aggregates at wire speed on every port at once (SHARPv2 streaming aggregation, Graham et al.,
+ * ISC'20), so it is never the bottleneck; a frame to it and the reduced frame from it each
+ * cross the switch pipeline (the reduction latency of the ALU is taken as one pipeline).
+ * Built only for a simulation (`route`) of a scenario with a sharp collective, so `plan` and
+ * `check` never count them as cabled ports.
+ */
+static bool sharp_wanted(const scenario *sc)
+{
+    for (uint32_t j = 0; j < sc->n_jobs; j++)
+        if (sc->jobs[j].kind == JOB_COLLECTIVE && sc->jobs[j].algorithm == ALGO_SHARP)
+            return true;
+    return false;
+}
+
+static void add_sharp(net *n, edge_list *el)
+{
+    uint32_t NH = n->n_hosts, NS = n->n_switches;
+    uint64_t *rate = xcalloc(NS ? NS : 1, sizeof(uint64_t), "switch capacities");
+    for (uint32_t i = 0; i < el->n; i++) {
+        if (el->e[i].a >= NH)
+            rate[el->e[i].a - NH] += el->e[i].bps;
+        if (el->e[i].b >= NH)
+            rate[el->e[i].b - NH] += el->e[i].bps;
+    }
+    n->an_of_switch = ARENA_NEW_ARRAY(&n->mem, uint32_t, NS ? NS : 1);
+    uint32_t na = 0;
+    for (uint32_t k = 0; k < NS; k++) {
+        const node *s = &n->nodes[NH + k];
+        bool has = s->tier != TIER_SCALE_UP && s->network == NETWORK_BACKEND && rate[k];
+        n->an_of_switch[k] = has ? NH + na++ : UINT32_MAX;
+    }
+    node *old = n->nodes;
+    n->n_hosts = NH + na;
+    n->n_nodes = n->n_hosts + NS;
+    n->nodes = ARENA_NEW_ARRAY(&n->mem, node, n->n_nodes);
+    n->hosts = ARENA_NEW_ARRAY(&n->mem, node *, n->n_hosts);
+    for (uint32_t i = 0; i < NH; i++) {
+        n->nodes[i] = old[i];
+        n->hosts[i] = &n->nodes[i];
+    }
+    for (uint32_t k = 0; k < NS; k++) {
+        node *x = &n->nodes[NH + na + k];
+        *x = old[NH + k];
+        x->id = NH + na + k;
+        n->switches[k] = x;
+    }
+    uint32_t srv = n->n_servers + n->n_stor_srv;
+    for (uint32_t k = 0; k < NS; k++) {
+        uint32_t h = n->an_of_switch[k];
+        if (h == UINT32_MAX)
+            continue;
+        node *x = &n->nodes[h];
+        x->kind = NODE_HOST;
+        x->id = x->index = h;
+        x->owner = n;
+        x->ip = 0x0A000000u + 2u * h + 1u;
+        x->network = NETWORK_BACKEND;
+        x->server = srv + (h - NH); /* a server of its own, as a storage server */
+        x->net_port = x->nvl_port = UINT32_MAX;
+        /* "an_" + the switch's name, cut to the node name's room */
+        snprintf(x->name, sizeof x->name, "an_%.20s", n->switches[k]->name);
+        n->hosts[h] = x;
+    }
+    for (uint32_t i = 0; i < el->n; i++) {
+        if (el->e[i].a >= NH)
+            el->e[i].a += na;
+        if (el->e[i].b >= NH)
+            el->e[i].b += na;
+    }
+    for (uint32_t k = 0; k < NS; k++)
+        if (n->an_of_switch[k] != UINT32_MAX)
+            edges_add(el, n->an_of_switch[k], n->switches[k]->id, rate[k], 0);
+    n->an_host0 = NH;
+    n->n_an = na;
+    xfree(rate);
+}
+
 /* Join each server's hosts to its scale-up switch (the last n_servers switches). */
 static void add_scale_up(net *n, edge_list *el)
 {
@@ -1059,6 +1143,8 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
         net_free(n);
         return NULL;
     }
+    if (route && sharp_wanted(sc))
+        add_sharp(n, &el);
     if (want_scale_up(&sc->fabric))
         add_scale_up(n, &el);
     wire(n, &el);

@@ -16,6 +16,7 @@
 #include "../core/delayq.h"
 #include "../telemetry/trace.h"
 #include "collective.h"
+#include "sharp.h"
 
 struct coll_exec {
     net *net;
@@ -25,7 +26,8 @@ struct coll_exec {
     arena mem;
     coll_plan *plan;
     uint32_t n_ranks;
-    uint32_t *gpu_of_rank;
+    uint32_t *gpu_of_rank;     /* [n_ranks + 1 + n_an]: endpoints past the ranks have none */
+    sharp_trees sharp;         /* algorithm sharp: the aggregation trees */
     uint32_t *succ_first, *succ;
     uint16_t *left;             /* outstanding dependencies per transfer */
     uint32_t *conn_of;          /* transfer -> index into conns */
@@ -49,6 +51,14 @@ struct coll_exec {
 };
 
 static void post_delayed(void *ctx, uint32_t xfer);
+
+/* The host of plan endpoint e on `channel`: a rank's NIC port, or a SHARP AN. */
+static uint32_t ep_host(const coll_exec *x, uint32_t e, uint32_t channel)
+{
+    if (e >= x->n_ranks)
+        return x->sharp.an_host[e - x->n_ranks];
+    return net_gpu_host(x->net, x->gpu_of_rank[e], channel);
+}
 
 static const char *job_key(char *buf, size_t len, uint32_t j, const char *k)
 {
@@ -92,6 +102,20 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
         coll_exec_free(x);
         return NULL;
     }
+    if (job->algorithm == ALGO_SHARP) {
+        err te;
+        err_clear(&te);
+        if (sharp_trees_build(n, x->gpu_of_rank, x->n_ranks, &x->mem, &x->sharp, &te)) {
+            config_error_at(sc, e, job_key(key, sizeof key, j, "algorithm"), "%s", te.msg);
+            coll_exec_free(x);
+            return NULL;
+        }
+        uint32_t *g = ARENA_NEW_ARRAY(&x->mem, uint32_t, (size_t)x->n_ranks + 1 + x->sharp.n_an);
+        memcpy(g, x->gpu_of_rank, sizeof(uint32_t) * x->n_ranks);
+        for (uint32_t k = x->n_ranks; k < x->n_ranks + 1 + x->sharp.n_an; k++)
+            g[k] = TRANSFER_GROUP;
+        x->gpu_of_rank = g;
+    }
     coll_params p = {
         .op = job->op,
         .algo = job->algorithm,
@@ -103,6 +127,8 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
         .pxn = job->pxn,
         .chunk_bytes = job->chunk_bytes,
         .reduce_Bps = job->reduce_bps / 8,
+        .n_an = x->sharp.n_an,
+        .an_parent = x->sharp.parent,
     };
     err pe;
     err_clear(&pe);
@@ -147,8 +173,8 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
                 x->conn_src[x->n_conns] = x->conn_dst[x->n_conns] =
                     net_gpu_host(n, x->gpu_of_rank[g], t->channel);
             } else {
-                x->conn_src[x->n_conns] = net_gpu_host(n, x->gpu_of_rank[t->src], t->channel);
-                x->conn_dst[x->n_conns] = net_gpu_host(n, x->gpu_of_rank[t->dst], t->channel);
+                x->conn_src[x->n_conns] = ep_host(x, t->src, t->channel);
+                x->conn_dst[x->n_conns] = ep_host(x, t->dst, t->channel);
             }
             vals[s] = x->n_conns++;
         }
@@ -218,6 +244,12 @@ void coll_exec_result(const coll_exec *x, job_result *jr)
         jr->end_ps = x->end_ps;
         jr->jct_ps = x->end_ps - x->start_ps;
     }
+}
+
+const uint32_t *coll_exec_an_hosts(const coll_exec *x, uint32_t *n_an)
+{
+    *n_an = x->sharp.n_an;
+    return x->sharp.an_host;
 }
 
 const coll_plan *coll_exec_plan(const coll_exec *x, const uint32_t **gpu_of_rank)

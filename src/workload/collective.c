@@ -1097,6 +1097,8 @@ static const char *algo_ops(enum coll_algo a)
         return "broadcast";
     case ALGO_NVLS:
         return "all_reduce, reduce_scatter, all_gather";
+    case ALGO_SHARP:
+        return "all_reduce";
     }
     return "";
 }
@@ -1118,6 +1120,8 @@ static bool algo_supports(enum coll_algo a, enum coll_op op)
         return op == OP_BROADCAST;
     case ALGO_NVLS:
         return op == OP_ALL_REDUCE || op == OP_REDUCE_SCATTER || op == OP_ALL_GATHER;
+    case ALGO_SHARP:
+        return op == OP_ALL_REDUCE;
     }
     return false;
 }
@@ -1176,6 +1180,89 @@ static void build_nvls(builder *b, const coll_params *p, const topo_info *t, uin
     xfree(up);
 }
 
+/*
+ * sharp (collective.h): per channel, the range engine over n + n_an endpoints. Heights: a rank
+ * is 0, an AN one more than its highest child. Up: level h = 0, 1, ... sends every endpoint of
+ * height h's block to its parent (committed per level, so an AN's chunk depends on all its
+ * children's same chunk); down: from the root's level, every endpoint whose parent is at level
+ * h gets the block from it. The block of a tree is the slice of its ranks' local index (the
+ * whole buffer with one rank per server).
+ */
+static void build_sharp(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels, M = t->M, G = srv_size(t, 0);
+    uint32_t E = n + p->n_an;
+    const uint32_t *par = p->an_parent;
+    uint32_t *ht = xcalloc(E, sizeof(uint32_t), "sharp heights");
+    uint32_t *sl = xcalloc(E, sizeof(uint32_t), "sharp slices");
+    uint32_t H = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t cur = r, hc = 0;
+        while (par[cur] != UINT32_MAX) {
+            uint32_t q = par[cur];
+            sl[q] = G > 1 ? t->local[r] : 0;
+            if (ht[q] >= hc + 1)
+                break;
+            ht[q] = ++hc;
+            H = hc > H ? hc : H;
+            cur = q;
+        }
+        sl[r] = G > 1 ? t->local[r] : 0;
+    }
+    engine eg;
+    eng_init(&eg, b, E, chunk);
+    for (uint32_t c = 0; c < C; c++) {
+        eng_reset(&eg, E, c);
+        uint64_t D = split_len(p->size_bytes, C, c);
+        if (D == 0)
+            continue;
+        uint32_t step = 0;
+        /* intra-server reduce-scatter (as hierarchical) */
+        for (uint32_t s = 0; s + 1 < G; s++, step++) {
+            for (uint32_t m = 0; m < M; m++)
+                for (uint32_t l = 0; l < G; l++) {
+                    uint32_t blk = (l + 2 * G - s - 1) % G;
+                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
+                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
+                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
+                             s >= 1);
+                }
+            eng_commit(&eg);
+        }
+        /* up the trees: ranks (folding in the last block received), then each AN level */
+        for (uint32_t h = 0; h < H; h++, step++) {
+            for (uint32_t e = 0; e < E; e++)
+                if (ht[e] == h && par[e] != UINT32_MAX)
+                    eng_send(&eg, e, par[e], split_off(D, G, sl[e]), split_off(D, G, sl[e] + 1),
+                             step, e < n && G > 1);
+            eng_commit(&eg);
+        }
+        /* down: the root's result replicated by every AN to its children */
+        for (uint32_t h = H; h >= 1; h--, step++) {
+            for (uint32_t e = 0; e < E; e++)
+                if (par[e] != UINT32_MAX && ht[par[e]] == h)
+                    eng_send(&eg, par[e], e, split_off(D, G, sl[e]), split_off(D, G, sl[e] + 1),
+                             step, 0);
+            eng_commit(&eg);
+        }
+        /* intra-server all-gather */
+        for (uint32_t s = 0; s + 1 < G; s++, step++) {
+            for (uint32_t m = 0; m < M; m++)
+                for (uint32_t l = 0; l < G; l++) {
+                    uint32_t blk = (l + G - s) % G;
+                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
+                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
+                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
+                             0);
+                }
+            eng_commit(&eg);
+        }
+    }
+    eng_free(&eg, E);
+    xfree(ht);
+    xfree(sl);
+}
+
 static void run_builder(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
 {
     if (t->n < 2 || p->size_bytes == 0)
@@ -1195,6 +1282,9 @@ static void run_builder(builder *b, const coll_params *p, const topo_info *t, ui
         break;
     case ALGO_NVLS:
         build_nvls(b, p, t, chunk);
+        break;
+    case ALGO_SHARP:
+        build_sharp(b, p, t, chunk);
         break;
     }
 }
@@ -1242,13 +1332,53 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
     }
     topo_info t;
     topo_build(&t, p);
-    if (p->algo == ALGO_HIERARCHICAL) {
+    if (p->algo == ALGO_SHARP && t.M < 2) {
+        err_set(e, ERR_INVALID, "", 0, 0,
+                "algorithm sharp reduces in the fabric's switches across servers, and every "
+                "rank is on one server; use nvls (the NVSwitch reduces) or ring");
+        topo_free(&t);
+        return NULL;
+    }
+    if (p->algo == ALGO_SHARP) {
+        const char *why = NULL;
+        for (uint32_t r = 0; r < p->n_ranks + p->n_an && !why; r++) {
+            uint32_t q = p->an_parent ? p->an_parent[r] : UINT32_MAX;
+            if (r < p->n_ranks && q == UINT32_MAX)
+                why = "a rank has no aggregation node above it";
+            else if (q != UINT32_MAX && (q < p->n_ranks || q >= p->n_ranks + p->n_an))
+                why = "a parent is not an aggregation node";
+        }
+        /* one tree per local index: an AN's ranks all carry the same block */
+        uint32_t *sl = why ? NULL : xmalloc(sizeof(uint32_t) * p->n_an, "sharp slices");
+        for (uint32_t k = 0; !why && k < p->n_an; k++)
+            sl[k] = UINT32_MAX;
+        for (uint32_t r = 0; !why && r < p->n_ranks; r++)
+            for (uint32_t q = p->an_parent[r], hops = 0; q != UINT32_MAX && !why;
+                 q = p->an_parent[q]) {
+                if (++hops > p->n_an) {
+                    why = "a cycle of aggregation nodes";
+                    break;
+                }
+                uint32_t *s = &sl[q - p->n_ranks];
+                if (*s != UINT32_MAX && *s != t.local[r])
+                    why = "an aggregation node serves ranks of different local indices (one "
+                          "tree per local index)";
+                *s = t.local[r];
+            }
+        xfree(sl);
+        if (why) {
+            err_set(e, ERR_INVALID, "", 0, 0, "algorithm sharp: bad aggregation tree (%s)", why);
+            topo_free(&t);
+            return NULL;
+        }
+    }
+    if (p->algo == ALGO_HIERARCHICAL || p->algo == ALGO_SHARP) {
         for (uint32_t m = 1; m < t.M; m++)
             if (srv_size(&t, m) != srv_size(&t, 0)) {
                 err_set(e, ERR_INVALID, "", 0, 0,
-                        "algorithm hierarchical needs the same number of ranks on every server: "
+                        "algorithm %s needs the same number of ranks on every server: "
                         "server of rank %u has %u, server of rank %u has %u",
-                        t.srv_ranks[0], srv_size(&t, 0), t.srv_ranks[t.srv_first[m]],
+                        an, t.srv_ranks[0], srv_size(&t, 0), t.srv_ranks[t.srv_first[m]],
                         srv_size(&t, m));
                 topo_free(&t);
                 return NULL;
@@ -1259,7 +1389,8 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
         err_set(e, ERR_INVALID, "", 0, 0,
                 "algorithm nvls reduces in one server's NVSwitch: every rank must be on one "
                 "server, got ranks on %u servers (across servers NCCL runs NVLS_TREE or "
-                "CollNet/SHARP, not available yet; use ring, tree or hierarchical)",
+                "CollNet/SHARP; use sharp where the switches aggregate, or ring, tree or "
+                "hierarchical)",
                 t.M);
         topo_free(&t);
         return NULL;
@@ -1267,6 +1398,7 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
     coll_plan *pl = ARENA_NEW(a, coll_plan);
     pl->op = p->op;
     pl->nvswitch = p->algo == ALGO_NVLS;
+    pl->n_an = p->algo == ALGO_SHARP ? p->n_an : 0;
     pl->algo = p->algo;
     pl->pxn = p->pxn;
     pl->n_ranks = p->n_ranks;
@@ -1312,7 +1444,7 @@ const char *coll_plan_check(const coll_plan *pl)
             return "zero-byte transfer";
         if (x->src == x->dst)
             return "transfer to itself";
-        uint32_t top = pl->n_ranks + (pl->nvswitch ? 1 : 0);
+        uint32_t top = pl->n_ranks + (pl->nvswitch ? 1 : 0) + pl->n_an;
         if (x->src >= top || x->dst >= top)
             return "rank out of range";
         if (pl->nvswitch && x->src != COLL_NVSWITCH(pl) && x->dst != COLL_NVSWITCH(pl))

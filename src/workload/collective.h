@@ -51,6 +51,22 @@
  *                    reduced return only (S out, S/n in per rank); all_gather: each rank's
  *                    block stored once to the multicast address and copied to the n − 1
  *                    others (S/n out, (n−1)/n·S in).
+ *  sharp             all_reduce with in-network reduction in the scale-out switches (NVIDIA
+ *                    SHARP; NCCL's CollNet with the SHARP plugin: NCCL_ALGO=CollNet, alias
+ *                    `collnet`), as NCCL's CollNet Direct runs it on g GPUs per server: an
+ *                    intra-server ring reduce_scatter leaves rank l of each server with block
+ *                    l (S/g); every rank sends its block up its tree (tree l: the ranks of local
+ *                    index l, i.e. one rail), to the aggregation node (AN) of its leaf switch;
+ *                    an AN waits for chunk k from all its children, sends one reduced chunk k
+ *                    to its parent AN (leaf → spine → super-spine); the root's result goes back
+ *                    down, each AN replicating it to each child, and an intra-server ring
+ *                    all_gather completes it. With one rank per server there are no intra
+ *                    phases: each rank sends S and receives S, against 2(n−1)/n·S each way for
+ *                    ring. Chunks on a global grid (the range engine below): an AN's chunk
+ *                    waits for exactly its children's same chunk, so the tree is pipelined
+ *                    chunk by chunk. The ANs reduce at line rate (no reduction time) and hold
+ *                    any number of chunks in flight (no OST limit). Endpoints n_ranks + k are
+ *                    the ANs (coll_params.an_parent gives the trees).
  *
  * Memory. A plan is arena-allocated and compact: a transfer is 24 bytes (bytes is 32-bit because
  * every transfer is at most one chunk, ≤ COLL_CHUNK_MAX) and its dependencies are a range in one
@@ -103,6 +119,12 @@ typedef struct coll_params {
     uint64_t reduce_Bps;             /* GPU reduction rate in bytes/s; 0 = negligible */
     double a2a_skew;                 /* direct all_to_all: rank j receives a share ∝
                                       * (j + 1)^−skew of every send buffer (0 = S/n each) */
+    /* sharp: the aggregation trees (workload/sharp.h builds them from the fabric). Endpoints
+     * n_ranks .. n_ranks + n_an − 1 are aggregation nodes (a switch's AN in one tree);
+     * an_parent[e], e < n_ranks + n_an, is the endpoint e sends its data up to, UINT32_MAX at
+     * a tree's root (an AN). Every rank has a parent. Borrowed. */
+    uint32_t n_an;
+    const uint32_t *an_parent;
 } coll_params;
 
 /*
@@ -138,6 +160,8 @@ typedef struct coll_plan {
     uint32_t n_deps;
     uint32_t *deps;                  /* [n_deps] transfer indices */
     bool nvswitch;                   /* nvls: endpoint n_ranks is the NVSwitch */
+    uint32_t n_an;                   /* sharp: endpoints n_ranks .. n_ranks + n_an − 1 are
+                                      * aggregation nodes in the switches */
     uint32_t n_steps;                /* 1 + largest step */
     uint64_t total_bytes;            /* Σ bytes over transfers */
     uint64_t footprint_bytes;        /* plan struct + transfers + deps */

@@ -366,5 +366,8 @@ void run_free(run *r);
 /* The executor of job j when it is a training or Chakra job, else NULL (for tests). */
 struct train_exec;
 const struct train_exec *run_train_exec(const run *r, uint32_t j);
+/* The executor of job j when it is a collective job, else NULL (for tests). */
+struct coll_exec;
+const struct coll_exec *run_coll_exec(const run *r, uint32_t j);
 
 #endif
