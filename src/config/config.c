@@ -66,6 +66,7 @@ static const char *const ALGOS[] = {"ring",
                                     "scatter-allgather",
                                     "nvls",
                                     "sharp",
+                                    "nvls_tree",
                                     NULL};
 static const char *const PATTERNS[] = {"permutation", "incast",        "all-to-all",   "uniform",
                                        "list",        "storage-write", "storage-read", NULL};
@@ -2474,21 +2475,10 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         int op = OP_ALL_REDUCE, al = ALGO_RING;
         TRY(get_enum(L, jm, jp, "op", OPS, &op, NULL));
         const cfg_node *av = cfg_map_get(jm, "algorithm", NULL);
-        {
-            /* NVLS inside servers with a tree across them is named but not modelled yet */
-            if (present(av) && av->kind == CFG_SCALAR &&
-                (!strcmp(av->str, "nvls_tree") || !strcmp(av->str, "nvls-tree"))) {
-                char kp[PATHLEN];
-                sub(kp, jp, "algorithm");
-                return fail(L, av, kp,
-                            "\"%s\" (NVLS inside each server with a tree across servers, NCCL "
-                            "NVLS_TREE) is not available yet in this version; nvls (one server) "
-                            "and sharp (the fabric's switches reduce across servers) are",
-                            av->str);
-            }
-        }
         if (present(av) && av->kind == CFG_SCALAR && !strcmp(av->str, "collnet"))
             al = ALGO_SHARP; /* NCCL_ALGO=CollNet: the SHARP plugin's in-network all_reduce */
+        else if (present(av) && av->kind == CFG_SCALAR && !strcmp(av->str, "nvls-tree"))
+            al = ALGO_NVLS_TREE;
         else
             TRY(get_enum(L, jm, jp, "algorithm", ALGOS, &al, NULL));
         if (al == ALGO_SHARP && !L->sc->sw.sharp) {

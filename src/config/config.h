@@ -266,9 +266,10 @@ enum coll_algo {
     ALGO_SCATTER_ALLGATHER,
     ALGO_NVLS, /* NVLink SHARP: the NVSwitch reduces (collective.h) */
     ALGO_SHARP, /* in-network reduction in the fabric's switches (collective.h, workload/sharp.h) */
+    ALGO_NVLS_TREE, /* NVLS inside servers, a double binary tree across (collective.h) */
 };
 /* How many algorithms (not an enum member, so switches over them stay exhaustive). */
-#define COLL_ALGO_COUNT (ALGO_SHARP + 1)
+#define COLL_ALGO_COUNT (ALGO_NVLS_TREE + 1)
 enum traffic_pattern {
     PAT_PERMUTATION,
     PAT_INCAST,

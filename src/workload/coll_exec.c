@@ -78,9 +78,11 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
     arena_init(&x->mem, "collective plan");
     uint32_t gpus = net_gpus(n);
     x->n_ranks = job->ranks.all ? gpus : job->ranks.n;
-    /* one more entry: an nvls plan's NVSwitch endpoint (no GPU: TRANSFER_GROUP) */
-    x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, (size_t)x->n_ranks + 1);
-    x->gpu_of_rank[x->n_ranks] = TRANSFER_GROUP;
+    /* more entries: an nvls plan's NVSwitch endpoint, nvls_tree's one per server (no GPU:
+     * TRANSFER_GROUP) */
+    x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, 2 * (size_t)x->n_ranks + 1);
+    for (uint32_t k = x->n_ranks; k < 2 * x->n_ranks + 1; k++)
+        x->gpu_of_rank[k] = TRANSFER_GROUP;
     uint32_t *server = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
     for (uint32_t r = 0; r < x->n_ranks; r++) {
         uint32_t g = job->ranks.all ? r : job->ranks.idx[r];
@@ -166,10 +168,10 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
                 x->conn_src = xrealloc(x->conn_src, sizeof(uint32_t) * cap_conns, "connections");
                 x->conn_dst = xrealloc(x->conn_dst, sizeof(uint32_t) * cap_conns, "connections");
             }
-            if (pl->nvswitch) {
+            if (pl->nvswitch && (t->src >= pl->n_ranks || t->dst >= pl->n_ranks)) {
                 /* nvls: a fluid flow on the GPU's own host; to the switch it takes the GPU's
                  * NVLink egress, from the switch its ingress (coll_exec_connect) */
-                uint32_t g = t->src == COLL_NVSWITCH(pl) ? t->dst : t->src;
+                uint32_t g = t->src >= pl->n_ranks ? t->dst : t->src;
                 x->conn_src[x->n_conns] = x->conn_dst[x->n_conns] =
                     net_gpu_host(n, x->gpu_of_rank[g], t->channel);
             } else {
@@ -209,7 +211,7 @@ void coll_exec_connect(coll_exec *x, transport *t)
     }
     if (x->plan->nvswitch)
         for (uint32_t i = 0; i < x->plan->n_xfers; i++)
-            if (x->plan->xfers[i].src == COLL_NVSWITCH(x->plan))
+            if (x->plan->xfers[i].src >= x->plan->n_ranks)
                 x->conns[x->conn_of[i]]->nvl_in = true;
     /* room for every transfer waiting on its reduction at once (only if the plan has any) */
     delayq_init(&x->delays, x->net->sim, x->plan->reduce_Bps ? x->plan->n_xfers : 1,

@@ -1098,6 +1098,7 @@ static const char *algo_ops(enum coll_algo a)
     case ALGO_NVLS:
         return "all_reduce, reduce_scatter, all_gather";
     case ALGO_SHARP:
+    case ALGO_NVLS_TREE:
         return "all_reduce";
     }
     return "";
@@ -1121,6 +1122,7 @@ static bool algo_supports(enum coll_algo a, enum coll_op op)
     case ALGO_NVLS:
         return op == OP_ALL_REDUCE || op == OP_REDUCE_SCATTER || op == OP_ALL_GATHER;
     case ALGO_SHARP:
+    case ALGO_NVLS_TREE:
         return op == OP_ALL_REDUCE;
     }
     return false;
@@ -1263,6 +1265,126 @@ static void build_sharp(builder *b, const coll_params *p, const topo_info *t, ui
     xfree(sl);
 }
 
+/*
+ * nvls_tree (collective.h): rounds k over the chunks of every slice (slice l of D split into
+ * ⌈len/chunk⌉ near-equal chunks, as nvls). Per round, slice and server m: the G reads q → SW_m
+ * (each waits for the owner's reduced chunk k − NVLS_WINDOW, the load window: the NVLink
+ * egress is a FIFO, and without it the reads would hold it ahead of every store), the return
+ * SW_m → owner; then chunk k on tree k mod 2 of NCCL's double binary tree over the servers:
+ * each owner's send to its parent's owner after its own return and its children's sends
+ * (servers by height), the result down from the root (servers by depth); each owner's
+ * multicast store to SW_m after it has the result; SW_m's copies to every GPU of m.
+ */
+static void build_nvls_tree(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels, M = t->M, G = srv_size(t, 0);
+    const uint32_t W = NVLS_WINDOW;
+    int *up = xmalloc(sizeof(int) * 6 * M, "nvls_tree trees"), *d0 = up + 2 * M, *d1 = up + 4 * M;
+    uint32_t *ht = xcalloc(4 * (size_t)M, sizeof(uint32_t), "nvls_tree trees");
+    uint32_t *order = ht + 2 * M; /* [2 × M] servers by increasing height */
+    uint32_t H[2] = {0, 0};
+    for (uint32_t tr = 0; tr < 2; tr++) {
+        int *u = up + tr * M, *a = d0 + tr * M, *c = d1 + tr * M;
+        uint32_t *h = ht + tr * M;
+        for (uint32_t m = 0; m < M; m++)
+            dtree((int)M, (int)m, (int)tr, &u[m], &a[m], &c[m]);
+        for (uint32_t m = 0; m < M; m++)
+            for (uint32_t cur = m, hc = 0; u[cur] >= 0; cur = (uint32_t)u[cur]) {
+                uint32_t q = (uint32_t)u[cur];
+                if (h[q] >= ++hc)
+                    break;
+                h[q] = hc;
+                H[tr] = hc > H[tr] ? hc : H[tr];
+            }
+        uint32_t k = 0;
+        for (uint32_t lv = 0; lv <= H[tr]; lv++)
+            for (uint32_t m = 0; m < M; m++)
+                if (h[m] == lv)
+                    order[tr * M + k++] = m;
+    }
+    /* ret[(k % (W + 1)) × M × G + m × G + l]: the return of round k */
+    uint32_t *ret = xmalloc(sizeof(uint32_t) * (W + 1) * M * G, "nvls_tree rounds");
+    uint32_t *rd = xmalloc(sizeof(uint32_t) * (G + 2), "nvls_tree deps");
+    uint32_t *upx = xmalloc(sizeof(uint32_t) * 2 * M, "nvls_tree tree sends");
+    uint32_t *dnx = upx + M;
+    for (uint32_t c = 0; c < C; c++) {
+        uint64_t D = split_len(p->size_bytes, C, c), R = 0;
+        for (uint32_t l = 0; l < G; l++) {
+            uint64_t r = ceil_div(split_len(D, G, l), chunk);
+            R = r > R ? r : R;
+        }
+        for (uint64_t k = 0; k < R; k++)
+            for (uint32_t l = 0; l < G; l++) {
+                uint64_t len = split_len(D, G, l), parts = ceil_div(len, chunk);
+                if (k >= parts)
+                    continue;
+                uint64_t bytes = split_len(len, parts, k);
+                uint32_t tr = (uint32_t)(k % 2);
+                const int *u = up + tr * M, *a = d0 + tr * M, *cc = d1 + tr * M;
+#define OWNER(m) (t->srv_ranks[t->srv_first[m] + l])
+                for (uint32_t m = 0; m < M; m++) {
+                    uint32_t nw = k >= W, wait = 0;
+                    if (nw)
+                        wait = ret[((k - W) % (W + 1)) * M * G + m * G + l];
+                    uint32_t fw = b_deps(b, &wait, nw);
+                    for (uint32_t q = 0; q < G; q++)
+                        rd[q] = b_xfer(b, t->srv_ranks[t->srv_first[m] + q], n + m, bytes, c, 0,
+                                       0, fw, nw);
+                    ret[(k % (W + 1)) * M * G + m * G + l] =
+                        b_xfer(b, n + m, OWNER(m), bytes, c, 1, 0, b_deps(b, rd, G), G);
+                }
+                const uint32_t *cur = ret + (k % (W + 1)) * M * G;
+                uint32_t root_fd = 0, root_nd = 0;
+                /* up, children first; a node's send (or the root's value) needs its return and
+                 * its children's sends */
+                for (uint32_t i = 0; i < M; i++) {
+                    uint32_t m = order[tr * M + i], nd = 0;
+                    rd[nd++] = cur[m * G + l];
+                    if (a[m] >= 0)
+                        rd[nd++] = upx[a[m]];
+                    if (cc[m] >= 0)
+                        rd[nd++] = upx[cc[m]];
+                    dnx[m] = UINT32_MAX;
+                    if (u[m] >= 0)
+                        upx[m] = b_xfer(b, OWNER(m), OWNER(u[m]), bytes, c, 2, nd - 1,
+                                        b_deps(b, rd, nd), nd);
+                    else { /* the root has the result once these are in */
+                        root_fd = b_deps(b, rd, nd);
+                        root_nd = nd;
+                    }
+                }
+                /* down, root first: the reverse order */
+                for (uint32_t i = M; i-- > 0;) {
+                    uint32_t m = order[tr * M + i];
+                    uint32_t fd, nd;
+                    if (u[m] < 0) {
+                        fd = root_fd;
+                        nd = root_nd;
+                    } else {
+                        fd = b_deps(b, &dnx[m], 1);
+                        nd = 1;
+                    }
+                    int kids[2] = {a[m], cc[m]};
+                    for (int j = 0; j < 2; j++)
+                        if (kids[j] >= 0)
+                            dnx[kids[j]] = b_xfer(b, OWNER(m), OWNER(kids[j]), bytes, c, 3,
+                                                  u[m] < 0 ? nd - 1 : 0, fd, nd);
+                    /* the owner has the result: its store, then the copies */
+                    uint32_t st = b_xfer(b, OWNER(m), n + m, bytes, c, 4, 0, fd, nd);
+                    uint32_t fs = b_deps(b, &st, 1);
+                    for (uint32_t q = 0; q < G; q++)
+                        b_xfer(b, n + m, t->srv_ranks[t->srv_first[m] + q], bytes, c, 5, 0, fs, 1);
+                }
+#undef OWNER
+            }
+    }
+    xfree(up);
+    xfree(ht);
+    xfree(ret);
+    xfree(rd);
+    xfree(upx);
+}
+
 static void run_builder(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
 {
     if (t->n < 2 || p->size_bytes == 0)
@@ -1285,6 +1407,9 @@ static void run_builder(builder *b, const coll_params *p, const topo_info *t, ui
         break;
     case ALGO_SHARP:
         build_sharp(b, p, t, chunk);
+        break;
+    case ALGO_NVLS_TREE:
+        build_nvls_tree(b, p, t, chunk);
         break;
     }
 }
@@ -1372,7 +1497,7 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
             return NULL;
         }
     }
-    if (p->algo == ALGO_HIERARCHICAL || p->algo == ALGO_SHARP) {
+    if (p->algo == ALGO_HIERARCHICAL || p->algo == ALGO_SHARP || p->algo == ALGO_NVLS_TREE) {
         for (uint32_t m = 1; m < t.M; m++)
             if (srv_size(&t, m) != srv_size(&t, 0)) {
                 err_set(e, ERR_INVALID, "", 0, 0,
@@ -1388,16 +1513,16 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
     if (p->algo == ALGO_NVLS && t.M > 1) {
         err_set(e, ERR_INVALID, "", 0, 0,
                 "algorithm nvls reduces in one server's NVSwitch: every rank must be on one "
-                "server, got ranks on %u servers (across servers NCCL runs NVLS_TREE or "
-                "CollNet/SHARP; use sharp where the switches aggregate, or ring, tree or "
-                "hierarchical)",
+                "server, got ranks on %u servers (across servers use nvls_tree, NVLS inside each "
+                "server with a tree across, or sharp where the switches aggregate)",
                 t.M);
         topo_free(&t);
         return NULL;
     }
     coll_plan *pl = ARENA_NEW(a, coll_plan);
     pl->op = p->op;
-    pl->nvswitch = p->algo == ALGO_NVLS;
+    pl->nvswitch = p->algo == ALGO_NVLS || p->algo == ALGO_NVLS_TREE;
+    pl->n_nvs = p->algo == ALGO_NVLS ? 1 : p->algo == ALGO_NVLS_TREE ? t.M : 0;
     pl->n_an = p->algo == ALGO_SHARP ? p->n_an : 0;
     pl->algo = p->algo;
     pl->pxn = p->pxn;
@@ -1444,10 +1569,10 @@ const char *coll_plan_check(const coll_plan *pl)
             return "zero-byte transfer";
         if (x->src == x->dst)
             return "transfer to itself";
-        uint32_t top = pl->n_ranks + (pl->nvswitch ? 1 : 0) + pl->n_an;
+        uint32_t top = pl->n_ranks + pl->n_nvs + pl->n_an;
         if (x->src >= top || x->dst >= top)
             return "rank out of range";
-        if (pl->nvswitch && x->src != COLL_NVSWITCH(pl) && x->dst != COLL_NVSWITCH(pl))
+        if (pl->algo == ALGO_NVLS && x->src != COLL_NVSWITCH(pl) && x->dst != COLL_NVSWITCH(pl))
             return "nvls transfer between two ranks (every one has the switch at an end)";
         if (x->channel >= pl->n_channels)
             return "channel out of range";

@@ -67,6 +67,17 @@
  *                    chunk by chunk. The ANs reduce at line rate (no reduction time) and hold
  *                    any number of chunks in flight (no OST limit). Endpoints n_ranks + k are
  *                    the ANs (coll_params.an_parent gives the trees).
+ *  nvls_tree         all_reduce as NCCL's NVLS_TREE: NVLS inside each server, NCCL's double
+ *                    binary tree across servers. Local rank l owns slice l (S/g); per chunk
+ *                    every GPU's part of every slice is read by its server's NVSwitch
+ *                    (endpoint n + m), reduced and returned to the slice's owner; the owners
+ *                    of slice l on all servers all_reduce it over the two trees (alternate chunks:
+ *                    up, a node's chunk after its children's, then down); each owner stores the
+ *                    result to the multicast address and its switch writes it to every GPU of
+ *                    the server. Per GPU over NVLink S + S/g out and S/g + S in; per NIC
+ *                    about S/g each way (exactly S/g with 2 servers). The switches reduce at
+ *                    line rate; a rank's reads of chunk k wait for its slice's return of chunk
+ *                    k − NVLS_WINDOW (the load window, as nvls). Chunk k takes tree k mod 2.
  *
  * Memory. A plan is arena-allocated and compact: a transfer is 24 bytes (bytes is 32-bit because
  * every transfer is at most one chunk, ≤ COLL_CHUNK_MAX) and its dependencies are a range in one
@@ -159,7 +170,10 @@ typedef struct coll_plan {
     coll_xfer *xfers;                /* [n_xfers], topological order */
     uint32_t n_deps;
     uint32_t *deps;                  /* [n_deps] transfer indices */
-    bool nvswitch;                   /* nvls: endpoint n_ranks is the NVSwitch */
+    bool nvswitch;                   /* nvls, nvls_tree: endpoints n_ranks .. are NVSwitches */
+    uint32_t n_nvs;                  /* how many: nvls 1, nvls_tree one per server (endpoint
+                                      * n_ranks + m is server m's, servers numbered as
+                                      * collective.c numbers them: by their lowest rank) */
     uint32_t n_an;                   /* sharp: endpoints n_ranks .. n_ranks + n_an − 1 are
                                       * aggregation nodes in the switches */
     uint32_t n_steps;                /* 1 + largest step */

@@ -901,10 +901,11 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
         uint32_t n_an;
         const uint32_t *an = coll_exec_an_hosts(js->coll, &n_an);
         uint32_t *host =
-            xmalloc(sizeof(uint32_t) * ((size_t)pl->n_ranks + 1 + n_an), "ranks");
+            xmalloc(sizeof(uint32_t) * ((size_t)pl->n_ranks + 1 + pl->n_nvs + n_an), "ranks");
         for (uint32_t k = 0; k < pl->n_ranks; k++)
             host[k] = net_gpu_host(r->net, gpu[k], 0);
-        host[pl->n_ranks] = UINT32_MAX; /* nvls: the NVSwitch */
+        for (uint32_t k = 0; k <= pl->n_nvs; k++)
+            host[pl->n_ranks + k] = UINT32_MAX; /* nvls, nvls_tree: the NVSwitches */
         for (uint32_t k = 0; k < n_an; k++)
             host[pl->n_ranks + k] = an[k]; /* sharp: the aggregation nodes */
         jr->ideal_jct_ps = ideal_collective(r->net, mtu, pl, host, cj->iterations,
