@@ -871,7 +871,8 @@ uint32_t net_storage_client(const net *n, uint32_t gpu)
  * internal link with no cable delay, at the sum of the switch's other ports' rates: the engine
  * aggregates at wire speed on every port at once (SHARPv2 streaming aggregation, Graham et al.,
  * ISC'20), so it is never the bottleneck; a frame to it and the reduced frame from it each
- * cross the switch pipeline (the reduction latency of the ALU is taken as one pipeline).
+ * cross the switch pipeline (the reduction latency of the ALU is taken as one pipeline). On
+ * InfiniBand its input buffer is a VL buffer per port of its switch (ib_setup).
  * Built only for a simulation (`route`) of a scenario with a sharp collective, so `plan` and
  * `check` never count them as cabled ports.
  */
@@ -1097,6 +1098,16 @@ static int ib_setup(net *n, err *e)
         p->peer->ib->cap_blocks = ib->vl_buffer_bytes
                                       ? (uint32_t)(ib->vl_buffer_bytes / IB_CREDIT_BYTES)
                                       : net_ib_vl_blocks_auto(p, n->max_frame_bytes);
+    }
+    /* SHARP: an aggregation node takes frames from every port of its switch at once, so its
+     * input buffer holds a VL buffer for each of them. One internal link's own credit loop (a
+     * few frames, no cable) would be overrun by the children's synchronized chunks the moment
+     * they arrive, and IB CC would mark FECN on a queue that is the engine's input, not a
+     * congested link. */
+    for (uint32_t k = 0; k < n->n_an; k++) {
+        node *an = n->hosts[n->an_host0 + k];
+        port *in = &an->ports[an->net_port];
+        in->ib->cap_blocks *= in->peer->owner->n_ports - 1;
     }
     for (uint32_t i = 0; i < n->n_ports; i++) {
         port *p = n->ports[i];
