@@ -441,6 +441,85 @@ static void test_nvls_tree_run(void)
             (double)t.jct / 1e6, (double)lo / 1e6, t.algbw, (double)h.jct / 1e6);
 }
 
+/* nvls_tree with SHARP across servers (switch.sharp): the plan over hand-made trees (4 servers
+ * × 2 GPUs, one tree per local index as in test_plan_shape): per GPU S + S/2 to its NVSwitch and
+ * S/2 + S from it, exactly S/2 to its leaf AN and S/2 back, nothing rank to rank; the ANs are
+ * the endpoints after the 4 NVSwitches. */
+static void test_nvls_tree_sharp_plan(void)
+{
+    enum { NR = 8, NA = 6, M = 4, G = 2 };
+    uint32_t server[NR] = {0, 0, 1, 1, 2, 2, 3, 3};
+    uint32_t parent[NR + NA] = {8, 11, 8, 11, 9, 12, 9, 12, 10, 10, UINT32_MAX, 13, 13, UINT32_MAX};
+    uint64_t S = 4ull << 20;
+    coll_params p = {.op = OP_ALL_REDUCE, .algo = ALGO_NVLS_TREE, .n_ranks = NR,
+                     .server_of_rank = server, .size_bytes = S, .chunk_bytes = 256u << 10,
+                     .n_an = NA, .an_parent = parent};
+    arena a;
+    arena_init(&a, "test");
+    err e;
+    err_clear(&e);
+    coll_plan *pl = coll_plan_build(&p, &a, &e);
+    CHECK(pl != NULL);
+    if (!pl) {
+        arena_free(&a);
+        return;
+    }
+    CHECK(coll_plan_check(pl) == NULL);
+    uint64_t to_sw[NR] = {0}, from_sw[NR] = {0}, to_an[NR] = {0}, from_an[NR] = {0}, rr = 0;
+    for (uint32_t i = 0; i < pl->n_xfers; i++) {
+        const coll_xfer *x = &pl->xfers[i];
+        bool s_nv = x->src >= NR && x->src < NR + M, d_nv = x->dst >= NR && x->dst < NR + M;
+        if (x->src < NR && d_nv)
+            to_sw[x->src] += x->bytes;
+        else if (s_nv && x->dst < NR)
+            from_sw[x->dst] += x->bytes;
+        else if (x->src < NR && x->dst >= NR + M) {
+            CHECK_EQ_U64(x->dst - M, parent[x->src]); /* to its own leaf AN */
+            to_an[x->src] += x->bytes;
+        } else if (x->src >= NR + M && x->dst < NR) {
+            CHECK_EQ_U64(x->src - M, parent[x->dst]);
+            from_an[x->dst] += x->bytes;
+        } else if (x->src < NR && x->dst < NR)
+            rr += x->bytes;
+    }
+    CHECK_EQ_U64(rr, 0);
+    for (uint32_t r = 0; r < NR; r++) {
+        CHECK_EQ_U64(to_sw[r], S + S / G);
+        CHECK_EQ_U64(from_sw[r], S / G + S);
+        CHECK_EQ_U64(to_an[r], S / G);
+        CHECK_EQ_U64(from_an[r], S / G);
+    }
+    arena_free(&a);
+}
+
+/* 4 servers × 8 GPUs, rail-optimized (a leaf per rail): the double binary tree moves more than
+ * S/8 through the busiest NIC, SHARP exactly S/8 each way, so with switch.sharp the NVLink is
+ * the bottleneck again: between (S + S/8)/B_nvl and 1.3 × it, and faster than the tree. */
+static void test_nvls_tree_sharp_run(void)
+{
+    static const char y[] =
+        "fabric: {preset: rail-optimized, servers: 4, gpus_per_server: 8, leaf_radix: 16}\n"
+        "switch: {sharp: %s}\n"
+        "nic: {cc: none}\n"
+        "workload:\n"
+        "  - {name: ar, kind: collective, op: all_reduce, algorithm: nvls_tree, size: 64MiB}\n";
+    char buf[512];
+    res tree, sh;
+    snprintf(buf, sizeof buf, y, "false");
+    if (run_yaml(buf, &tree, NULL))
+        return;
+    snprintf(buf, sizeof buf, y, "true");
+    if (run_yaml(buf, &sh, grab_nvl))
+        return;
+    uint64_t S = 64ull << 20;
+    sim_time lo = sim_ser_time(S + S / 8, g_nvl_bps);
+    CHECK(sh.jct >= lo);
+    CHECK(sh.jct <= lo + lo * 3 / 10);
+    CHECK(sh.jct < tree.jct);
+    fprintf(stderr, "  nvls_tree 4 x 8 GPUs, 64 MiB: tree %.3f us, SHARP %.3f us (line %.3f us)\n",
+            (double)tree.jct / 1e6, (double)sh.jct / 1e6, (double)lo / 1e6);
+}
+
 int main(void)
 {
     TEST_RUN(test_plan_shape);
@@ -451,5 +530,7 @@ int main(void)
     TEST_RUN(test_refusals);
     TEST_RUN(test_nvls_tree_plan);
     TEST_RUN(test_nvls_tree_run);
+    TEST_RUN(test_nvls_tree_sharp_plan);
+    TEST_RUN(test_nvls_tree_sharp_run);
     return tl_finish();
 }

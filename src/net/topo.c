@@ -879,7 +879,9 @@ uint32_t net_storage_client(const net *n, uint32_t gpu)
 static bool sharp_wanted(const scenario *sc)
 {
     for (uint32_t j = 0; j < sc->n_jobs; j++)
-        if (sc->jobs[j].kind == JOB_COLLECTIVE && sc->jobs[j].algorithm == ALGO_SHARP)
+        if (sc->jobs[j].kind == JOB_COLLECTIVE &&
+            (sc->jobs[j].algorithm == ALGO_SHARP ||
+             (sc->jobs[j].algorithm == ALGO_NVLS_TREE && sc->sw.sharp)))
             return true;
     return false;
 }

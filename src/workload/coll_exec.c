@@ -52,12 +52,19 @@ struct coll_exec {
 
 static void post_delayed(void *ctx, uint32_t xfer);
 
-/* The host of plan endpoint e on `channel`: a rank's NIC port, or a SHARP AN. */
+/* The host of plan endpoint e on `channel`: a rank's NIC port, or a SHARP AN (after the
+ * plan's NVSwitches, if any). */
 static uint32_t ep_host(const coll_exec *x, uint32_t e, uint32_t channel)
 {
     if (e >= x->n_ranks)
-        return x->sharp.an_host[e - x->n_ranks];
+        return x->sharp.an_host[e - x->n_ranks - x->plan->n_nvs];
     return net_gpu_host(x->net, x->gpu_of_rank[e], channel);
+}
+
+/* Is plan endpoint e an NVSwitch (nvls, nvls_tree)? */
+static bool is_nvs(const coll_plan *pl, uint32_t e)
+{
+    return e >= pl->n_ranks && e < pl->n_ranks + pl->n_nvs;
 }
 
 static const char *job_key(char *buf, size_t len, uint32_t j, const char *k)
@@ -104,7 +111,7 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
         coll_exec_free(x);
         return NULL;
     }
-    if (job->algorithm == ALGO_SHARP) {
+    if (job->algorithm == ALGO_SHARP || (job->algorithm == ALGO_NVLS_TREE && sc->sw.sharp)) {
         err te;
         err_clear(&te);
         if (sharp_trees_build(n, x->gpu_of_rank, x->n_ranks, &x->mem, &x->sharp, &te)) {
@@ -112,9 +119,10 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
             coll_exec_free(x);
             return NULL;
         }
-        uint32_t *g = ARENA_NEW_ARRAY(&x->mem, uint32_t, (size_t)x->n_ranks + 1 + x->sharp.n_an);
+        size_t ng = 2 * (size_t)x->n_ranks + 1 + x->sharp.n_an;
+        uint32_t *g = ARENA_NEW_ARRAY(&x->mem, uint32_t, ng);
         memcpy(g, x->gpu_of_rank, sizeof(uint32_t) * x->n_ranks);
-        for (uint32_t k = x->n_ranks; k < x->n_ranks + 1 + x->sharp.n_an; k++)
+        for (size_t k = x->n_ranks; k < ng; k++)
             g[k] = TRANSFER_GROUP;
         x->gpu_of_rank = g;
     }
@@ -168,10 +176,10 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
                 x->conn_src = xrealloc(x->conn_src, sizeof(uint32_t) * cap_conns, "connections");
                 x->conn_dst = xrealloc(x->conn_dst, sizeof(uint32_t) * cap_conns, "connections");
             }
-            if (pl->nvswitch && (t->src >= pl->n_ranks || t->dst >= pl->n_ranks)) {
+            if (is_nvs(pl, t->src) || is_nvs(pl, t->dst)) {
                 /* nvls: a fluid flow on the GPU's own host; to the switch it takes the GPU's
                  * NVLink egress, from the switch its ingress (coll_exec_connect) */
-                uint32_t g = t->src >= pl->n_ranks ? t->dst : t->src;
+                uint32_t g = is_nvs(pl, t->src) ? t->dst : t->src;
                 x->conn_src[x->n_conns] = x->conn_dst[x->n_conns] =
                     net_gpu_host(n, x->gpu_of_rank[g], t->channel);
             } else {
@@ -211,7 +219,7 @@ void coll_exec_connect(coll_exec *x, transport *t)
     }
     if (x->plan->nvswitch)
         for (uint32_t i = 0; i < x->plan->n_xfers; i++)
-            if (x->plan->xfers[i].src >= x->plan->n_ranks)
+            if (is_nvs(x->plan, x->plan->xfers[i].src))
                 x->conns[x->conn_of[i]]->nvl_in = true;
     /* room for every transfer waiting on its reduction at once (only if the plan has any) */
     delayq_init(&x->delays, x->net->sim, x->plan->reduce_Bps ? x->plan->n_xfers : 1,

@@ -1275,6 +1275,83 @@ static void build_sharp(builder *b, const coll_params *p, const topo_info *t, ui
  * (servers by height), the result down from the root (servers by depth); each owner's
  * multicast store to SW_m after it has the result; SW_m's copies to every GPU of m.
  */
+/* nvls_tree across SHARP trees (p->n_an > 0): the AN endpoints of the plan are n + M + k. */
+typedef struct nt_sharp {
+    uint32_t n_an, H;
+    const uint32_t *par;  /* coll_params.an_parent (ANs as n + k) */
+    uint32_t *ht;         /* [n_an] */
+    uint32_t *ofs, *cnt;  /* [n_an + 1], [n_an]: arrivals of this chunk at each AN */
+    uint32_t *arr, *dn;   /* [children], [n_an]: the down transfer each AN received */
+} nt_sharp;
+
+static void nts_init(nt_sharp *s, const coll_params *p, uint32_t n)
+{
+    s->n_an = p->n_an;
+    s->par = p->an_parent;
+    s->ht = xcalloc(4 * (size_t)p->n_an + 1, sizeof(uint32_t), "nvls_tree sharp");
+    s->ofs = s->ht + p->n_an;
+    s->cnt = s->ofs + p->n_an + 1;
+    s->dn = s->cnt + p->n_an;
+    s->H = 0;
+    for (uint32_t e = 0; e < n + p->n_an; e++)
+        if (s->par[e] != UINT32_MAX)
+            s->ofs[s->par[e] - n + 1]++;
+    for (uint32_t k = 0; k < p->n_an; k++)
+        s->ofs[k + 1] += s->ofs[k];
+    s->arr = xmalloc(sizeof(uint32_t) * (s->ofs[p->n_an] + 1), "nvls_tree sharp");
+    for (uint32_t r = 0; r < n; r++)
+        for (uint32_t q = s->par[r], h = 1; q != UINT32_MAX; q = s->par[q], h++) {
+            if (s->ht[q - n] >= h)
+                break;
+            s->ht[q - n] = h;
+            s->H = h > s->H ? h : s->H;
+        }
+}
+
+/* Chunk `bytes` of one slice on its SHARP tree: owner[m] (the slice's owner on server m, whose
+ * reduced chunk is the transfer ret[m]) sends it to its leaf AN; each AN level sends up after
+ * all its children's; the root's result is replicated down; fin[m] gets the transfer that
+ * brings the owner the result. */
+static void nts_chunk(builder *b, nt_sharp *s, uint32_t n, uint32_t M, const uint32_t *owner,
+                      const uint32_t *ret, uint64_t bytes, uint32_t c, uint32_t *fin)
+{
+    uint32_t A = n + M; /* AN k is endpoint A + k */
+    memset(s->cnt, 0, sizeof(uint32_t) * s->n_an);
+    for (uint32_t m = 0; m < M; m++) {
+        uint32_t a = s->par[owner[m]] - n;
+        s->arr[s->ofs[a] + s->cnt[a]++] =
+            b_xfer(b, owner[m], A + a, bytes, c, 2, 0, b_deps(b, &ret[m], 1), 1);
+    }
+    for (uint32_t h = 1; h <= s->H; h++)
+        for (uint32_t a = 0; a < s->n_an; a++) {
+            if (s->ht[a] != h || !s->cnt[a] || s->par[n + a] == UINT32_MAX)
+                continue;
+            uint32_t q = s->par[n + a] - n;
+            s->arr[s->ofs[q] + s->cnt[q]++] = b_xfer(
+                b, A + a, A + q, bytes, c, 2, 0, b_deps(b, s->arr + s->ofs[a], s->cnt[a]),
+                s->cnt[a]);
+        }
+    for (uint32_t h = s->H; h >= 1; h--)
+        for (uint32_t a = 0; a < s->n_an; a++) {
+            if (s->ht[a] != h || !s->cnt[a])
+                continue;
+            uint32_t fd, nd;
+            if (s->par[n + a] == UINT32_MAX) {
+                fd = b_deps(b, s->arr + s->ofs[a], s->cnt[a]);
+                nd = s->cnt[a];
+            } else {
+                fd = b_deps(b, &s->dn[a], 1);
+                nd = 1;
+            }
+            for (uint32_t m = 0; m < M; m++)
+                if (s->par[owner[m]] == n + a)
+                    fin[m] = b_xfer(b, A + a, owner[m], bytes, c, 3, 0, fd, nd);
+            for (uint32_t q = 0; q < s->n_an; q++)
+                if (s->par[n + q] == n + a && s->cnt[q])
+                    s->dn[q] = b_xfer(b, A + a, A + q, bytes, c, 3, 0, fd, nd);
+        }
+}
+
 static void build_nvls_tree(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
 {
     uint32_t n = t->n, C = b->pl->n_channels, M = t->M, G = srv_size(t, 0);
@@ -1305,8 +1382,11 @@ static void build_nvls_tree(builder *b, const coll_params *p, const topo_info *t
     /* ret[(k % (W + 1)) × M × G + m × G + l]: the return of round k */
     uint32_t *ret = xmalloc(sizeof(uint32_t) * (W + 1) * M * G, "nvls_tree rounds");
     uint32_t *rd = xmalloc(sizeof(uint32_t) * (G + 2), "nvls_tree deps");
-    uint32_t *upx = xmalloc(sizeof(uint32_t) * 2 * M, "nvls_tree tree sends");
-    uint32_t *dnx = upx + M;
+    uint32_t *upx = xmalloc(sizeof(uint32_t) * 5 * M, "nvls_tree tree sends");
+    uint32_t *dnx = upx + M, *own = upx + 2 * M, *fin = upx + 3 * M, *rt = upx + 4 * M;
+    nt_sharp ns = {0};
+    if (p->n_an)
+        nts_init(&ns, p, n);
     for (uint32_t c = 0; c < C; c++) {
         uint64_t D = split_len(p->size_bytes, C, c), R = 0;
         for (uint32_t l = 0; l < G; l++) {
@@ -1334,6 +1414,23 @@ static void build_nvls_tree(builder *b, const coll_params *p, const topo_info *t
                         b_xfer(b, n + m, OWNER(m), bytes, c, 1, 0, b_deps(b, rd, G), G);
                 }
                 const uint32_t *cur = ret + (k % (W + 1)) * M * G;
+                if (p->n_an) {
+                    /* across servers on the slice's SHARP tree, then store and copies */
+                    for (uint32_t m = 0; m < M; m++) {
+                        own[m] = OWNER(m);
+                        rt[m] = cur[m * G + l];
+                    }
+                    nts_chunk(b, &ns, n, M, own, rt, bytes, c, fin);
+                    for (uint32_t m = 0; m < M; m++) {
+                        uint32_t st =
+                            b_xfer(b, own[m], n + m, bytes, c, 4, 0, b_deps(b, &fin[m], 1), 1);
+                        uint32_t fs = b_deps(b, &st, 1);
+                        for (uint32_t q = 0; q < G; q++)
+                            b_xfer(b, n + m, t->srv_ranks[t->srv_first[m] + q], bytes, c, 5, 0,
+                                   fs, 1);
+                    }
+                    continue;
+                }
                 uint32_t root_fd = 0, root_nd = 0;
                 /* up, children first; a node's send (or the root's value) needs its return and
                  * its children's sends */
@@ -1383,6 +1480,10 @@ static void build_nvls_tree(builder *b, const coll_params *p, const topo_info *t
     xfree(ret);
     xfree(rd);
     xfree(upx);
+    if (p->n_an) {
+        xfree(ns.ht);
+        xfree(ns.arr);
+    }
 }
 
 static void run_builder(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
@@ -1464,7 +1565,7 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
         topo_free(&t);
         return NULL;
     }
-    if (p->algo == ALGO_SHARP) {
+    if (p->algo == ALGO_SHARP || (p->algo == ALGO_NVLS_TREE && p->n_an)) {
         const char *why = NULL;
         for (uint32_t r = 0; r < p->n_ranks + p->n_an && !why; r++) {
             uint32_t q = p->an_parent ? p->an_parent[r] : UINT32_MAX;
@@ -1523,7 +1624,7 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
     pl->op = p->op;
     pl->nvswitch = p->algo == ALGO_NVLS || p->algo == ALGO_NVLS_TREE;
     pl->n_nvs = p->algo == ALGO_NVLS ? 1 : p->algo == ALGO_NVLS_TREE ? t.M : 0;
-    pl->n_an = p->algo == ALGO_SHARP ? p->n_an : 0;
+    pl->n_an = p->algo == ALGO_SHARP || p->algo == ALGO_NVLS_TREE ? p->n_an : 0;
     pl->algo = p->algo;
     pl->pxn = p->pxn;
     pl->n_ranks = p->n_ranks;

@@ -78,6 +78,10 @@
  *                    about S/g each way (exactly S/g with 2 servers). The switches reduce at
  *                    line rate; a rank's reads of chunk k wait for its slice's return of chunk
  *                    k − NVLS_WINDOW (the load window, as nvls). Chunk k takes tree k mod 2.
+ *                    With SHARP trees (coll_params.an_parent, n_an > 0; the executor gives
+ *                    them where switch.sharp is on) the owners' chunks go up their rail's tree
+ *                    of aggregation nodes and the result comes down to each owner instead
+ *                    (exactly S/g per NIC each way); the ANs are endpoints n + M + k.
  *
  * Memory. A plan is arena-allocated and compact: a transfer is 24 bytes (bytes is 32-bit because
  * every transfer is at most one chunk, ≤ COLL_CHUNK_MAX) and its dependencies are a range in one
@@ -130,7 +134,7 @@ typedef struct coll_params {
     uint64_t reduce_Bps;             /* GPU reduction rate in bytes/s; 0 = negligible */
     double a2a_skew;                 /* direct all_to_all: rank j receives a share ∝
                                       * (j + 1)^−skew of every send buffer (0 = S/n each) */
-    /* sharp: the aggregation trees (workload/sharp.h builds them from the fabric). Endpoints
+    /* sharp, nvls_tree: the aggregation trees (workload/sharp.h builds them). Endpoints
      * n_ranks .. n_ranks + n_an − 1 are aggregation nodes (a switch's AN in one tree);
      * an_parent[e], e < n_ranks + n_an, is the endpoint e sends its data up to, UINT32_MAX at
      * a tree's root (an AN). Every rank has a parent. Borrowed. */

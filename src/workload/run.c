@@ -907,7 +907,7 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
         for (uint32_t k = 0; k <= pl->n_nvs; k++)
             host[pl->n_ranks + k] = UINT32_MAX; /* nvls, nvls_tree: the NVSwitches */
         for (uint32_t k = 0; k < n_an; k++)
-            host[pl->n_ranks + k] = an[k]; /* sharp: the aggregation nodes */
+            host[pl->n_ranks + pl->n_nvs + k] = an[k]; /* sharp: the aggregation nodes */
         jr->ideal_jct_ps = ideal_collective(r->net, mtu, pl, host, cj->iterations,
                                             jr->ideal_basis, sizeof jr->ideal_basis);
         xfree(host);
