@@ -40,9 +40,14 @@ static void test_plan_shape(void)
     uint32_t server[NR] = {0, 0, 1, 1, 2, 2, 3, 3};
     uint32_t parent[NR + NA] = {8, 11, 8, 11, 9, 12, 9, 12, 10, 10, UINT32_MAX, 13, 13, UINT32_MAX};
     uint64_t S = 4ull << 20, chunk = 256u << 10;
-    coll_params p = {.op = OP_ALL_REDUCE, .algo = ALGO_SHARP, .n_ranks = NR,
-                     .server_of_rank = server, .size_bytes = S, .chunk_bytes = chunk,
-                     .n_an = NA, .an_parent = parent};
+    coll_params p = {.op = OP_ALL_REDUCE,
+                     .algo = ALGO_SHARP,
+                     .n_ranks = NR,
+                     .server_of_rank = server,
+                     .size_bytes = S,
+                     .chunk_bytes = chunk,
+                     .n_an = NA,
+                     .an_parent = parent};
     arena a;
     arena_init(&a, "test");
     err e;
@@ -77,8 +82,8 @@ static void test_plan_shape(void)
         }
     }
     for (uint32_t r = 0; r < NR; r++) {
-        CHECK_EQ_U64(up[r], S / 2);   /* its block, once */
-        CHECK_EQ_U64(down[r], S / 2); /* the reduced block, once */
+        CHECK_EQ_U64(up[r], S / 2);    /* its block, once */
+        CHECK_EQ_U64(down[r], S / 2);  /* the reduced block, once */
         CHECK_EQ_U64(intra_out[r], S); /* ring reduce_scatter + all_gather of 2: S/2 each */
         CHECK_EQ_U64(intra_in[r], S);
     }
@@ -203,7 +208,7 @@ static void test_two_ranks_exact(void)
     "switch: {sharp: true}\n"                                                                      \
     "nic: {cc: none}\n"                                                                            \
     "workload:\n"                                                                                  \
-    "  - {name: ar, kind: collective, op: all_reduce, algorithm: " algo ", size: 64MiB,"          \
+    "  - {name: ar, kind: collective, op: all_reduce, algorithm: " algo ", size: 64MiB,"           \
     " iterations: 2}\n"
 
 static void tree_shape(run *r)
@@ -233,8 +238,8 @@ static void test_leaf_spine_closed_form(void)
     CHECK(per_iter >= line);
     CHECK(per_iter <= hi);
     /* algbw within 4 % of the link's payload rate; ring's is about n / 2(n − 1) of it */
-    double link_GBps = (double)B / 8e9 * 4096.0 / (4096.0 + (double)wire_data_frame(4096, 0) -
-                                                   4096.0 + WIRE_LINE_EXTRA);
+    double link_GBps = (double)B / 8e9 * 4096.0 /
+                       (4096.0 + (double)wire_data_frame(4096, 0) - 4096.0 + WIRE_LINE_EXTRA);
     CHECK(s.algbw > 0.96 * link_GBps && s.algbw <= link_GBps);
     CHECK(s.algbw > 1.6 * ring.algbw);
     CHECK_EQ_U64(s.jct, s2.jct); /* the same seed, the same run */
@@ -326,10 +331,9 @@ static void test_refusals(void)
     scenario sc;
     err e;
     err_clear(&e);
-    static const char eth[] =
-        "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 1}\n"
-        "workload:\n"
-        "  - {kind: collective, op: all_reduce, algorithm: sharp}\n";
+    static const char eth[] = "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 1}\n"
+                              "workload:\n"
+                              "  - {kind: collective, op: all_reduce, algorithm: sharp}\n";
     CHECK(config_load_buffer(&sc, "s.yaml", eth, strlen(eth), NULL, 0, &e) != 0);
     CHECK(strstr(e.msg, "switch.sharp is false") != NULL);
     static const char ib[] =
@@ -340,11 +344,10 @@ static void test_refusals(void)
     CHECK(config_load_buffer(&sc, "s.yaml", ib, strlen(ib), NULL, 0, &e) == 0);
     CHECK(sc.sw.sharp); /* Quantum ships SHARP */
     scenario_free(&sc);
-    static const char one[] =
-        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
-        "switch: {sharp: true}\n"
-        "workload:\n"
-        "  - {kind: collective, op: all_reduce, algorithm: sharp}\n";
+    static const char one[] = "fabric: {preset: single-switch, servers: 1, gpus_per_server: 8}\n"
+                              "switch: {sharp: true}\n"
+                              "workload:\n"
+                              "  - {kind: collective, op: all_reduce, algorithm: sharp}\n";
     err_clear(&e);
     CHECK(config_load_buffer(&sc, "s.yaml", one, strlen(one), NULL, 0, &e) == 0);
     run *r = run_new(&sc, &e);
@@ -365,8 +368,11 @@ static void test_nvls_tree_plan(void)
     for (uint32_t r = 0; r < NR; r++)
         server[r] = r / G;
     uint64_t S = 64ull << 20;
-    coll_params p = {.op = OP_ALL_REDUCE, .algo = ALGO_NVLS_TREE, .n_ranks = NR,
-                     .server_of_rank = server, .size_bytes = S};
+    coll_params p = {.op = OP_ALL_REDUCE,
+                     .algo = ALGO_NVLS_TREE,
+                     .n_ranks = NR,
+                     .server_of_rank = server,
+                     .size_bytes = S};
     arena a;
     arena_init(&a, "test");
     err e;
@@ -405,9 +411,9 @@ static void test_nvls_tree_plan(void)
 }
 
 #define NT_YAML(algo)                                                                              \
-    "fabric: {preset: rail-optimized, servers: 2, gpus_per_server: 8, leaf_radix: 16}\n"         \
-    "nic: {cc: none}\n"                                                                           \
-    "workload:\n"                                                                                 \
+    "fabric: {preset: rail-optimized, servers: 2, gpus_per_server: 8, leaf_radix: 16}\n"           \
+    "nic: {cc: none}\n"                                                                            \
+    "workload:\n"                                                                                  \
     "  - {name: ar, kind: collective, op: all_reduce, algorithm: " algo ", size: 64MiB}\n"
 
 static uint64_t g_nvl_bps;
@@ -451,9 +457,14 @@ static void test_nvls_tree_sharp_plan(void)
     uint32_t server[NR] = {0, 0, 1, 1, 2, 2, 3, 3};
     uint32_t parent[NR + NA] = {8, 11, 8, 11, 9, 12, 9, 12, 10, 10, UINT32_MAX, 13, 13, UINT32_MAX};
     uint64_t S = 4ull << 20;
-    coll_params p = {.op = OP_ALL_REDUCE, .algo = ALGO_NVLS_TREE, .n_ranks = NR,
-                     .server_of_rank = server, .size_bytes = S, .chunk_bytes = 256u << 10,
-                     .n_an = NA, .an_parent = parent};
+    coll_params p = {.op = OP_ALL_REDUCE,
+                     .algo = ALGO_NVLS_TREE,
+                     .n_ranks = NR,
+                     .server_of_rank = server,
+                     .size_bytes = S,
+                     .chunk_bytes = 256u << 10,
+                     .n_an = NA,
+                     .an_parent = parent};
     arena a;
     arena_init(&a, "test");
     err e;

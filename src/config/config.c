@@ -174,9 +174,8 @@ static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
 static const char *const K_CSWITCH[] = {"name", NULL};
 static const char *const K_CHOST[] = {"name", "gpus", NULL};
 static const char *const K_CLINK[] = {"a", "b", "speed", "latency", NULL};
-static const char *const K_SWITCH[] = {"buffer",    "alpha",   "ecn",      "pfc",
-                                       "scheduler", "weights", "trimming", "sharp",
-                                       NULL};
+static const char *const K_SWITCH[] = {"buffer",  "alpha",    "ecn",   "pfc", "scheduler",
+                                       "weights", "trimming", "sharp", NULL};
 static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", "mark_at", NULL};
 static const char *const K_PFC[] = {"enabled", "priorities", "xoff",     "headroom",
                                     "xon",     "xon_offset", "watchdog", "deadlock_detect",
@@ -229,10 +228,10 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
                                          "algorithm", "size", "ranks",    "channels",   "priority",
                                          "pxn",       "chunk", "reduce_rate", "tenant", NULL};
 static const char *const K_JOB_TRAIN[] = {
-    "name",        "kind",         "start",  "iterations", "model",    "parallelism",
-    "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
+    "name",        "kind",         "start",  "iterations", "model",      "parallelism",
+    "micro_batch", "global_batch", "gpu",    "ranks",      "priority",   "tp_per_layer",
     "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", "tenant",
-    "model_load",  "dataset", NULL};
+    "model_load",  "dataset",      NULL};
 static const char *const K_DATASET[] = {"sample_bytes", "prefetch", NULL};
 static const char *const K_JOB_INFER[] = {
     "name",     "kind",     "start",    "model",         "parallelism", "moe", "gpu",
@@ -2484,12 +2483,13 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
         if (al == ALGO_SHARP && !L->sc->sw.sharp) {
             char kp[PATHLEN];
             sub(kp, jp, "algorithm");
-            return fail(L, av, kp,
-                        "algorithm %s reduces in the fabric's switches, and they have no SHARP "
-                        "aggregation: switch.sharp is false (the default on Ethernet; NVIDIA "
-                        "Quantum InfiniBand switches have it, so does Spectrum-X: set switch.sharp: "
-                        "true for a switch that aggregates)",
-                        av->str);
+            return fail(
+                L, av, kp,
+                "algorithm %s reduces in the fabric's switches, and they have no SHARP "
+                "aggregation: switch.sharp is false (the default on Ethernet; NVIDIA "
+                "Quantum InfiniBand switches have it, so does Spectrum-X: set switch.sharp: "
+                "true for a switch that aggregates)",
+                av->str);
         }
         j->op = (enum coll_op)op;
         j->algorithm = (enum coll_algo)al;

@@ -264,7 +264,7 @@ enum coll_algo {
     ALGO_RECURSIVE_DOUBLING,
     ALGO_BINOMIAL,
     ALGO_SCATTER_ALLGATHER,
-    ALGO_NVLS, /* NVLink SHARP: the NVSwitch reduces (collective.h) */
+    ALGO_NVLS,  /* NVLink SHARP: the NVSwitch reduces (collective.h) */
     ALGO_SHARP, /* in-network reduction in the fabric's switches (collective.h, workload/sharp.h) */
     ALGO_NVLS_TREE, /* NVLS inside servers, a double binary tree across (collective.h) */
 };

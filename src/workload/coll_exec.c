@@ -26,8 +26,8 @@ struct coll_exec {
     arena mem;
     coll_plan *plan;
     uint32_t n_ranks;
-    uint32_t *gpu_of_rank;     /* [n_ranks + 1 + n_an]: endpoints past the ranks have none */
-    sharp_trees sharp;         /* algorithm sharp: the aggregation trees */
+    uint32_t *gpu_of_rank; /* [2 n_ranks + 1 (+ n_an)]: endpoints past the ranks have none */
+    sharp_trees sharp;     /* sharp (nvls_tree with switch.sharp): the aggregation trees */
     uint32_t *succ_first, *succ;
     uint16_t *left;             /* outstanding dependencies per transfer */
     uint32_t *conn_of;          /* transfer -> index into conns */

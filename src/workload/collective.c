@@ -1278,10 +1278,10 @@ static void build_sharp(builder *b, const coll_params *p, const topo_info *t, ui
 /* nvls_tree across SHARP trees (p->n_an > 0): the AN endpoints of the plan are n + M + k. */
 typedef struct nt_sharp {
     uint32_t n_an, H;
-    const uint32_t *par;  /* coll_params.an_parent (ANs as n + k) */
-    uint32_t *ht;         /* [n_an] */
-    uint32_t *ofs, *cnt;  /* [n_an + 1], [n_an]: arrivals of this chunk at each AN */
-    uint32_t *arr, *dn;   /* [children], [n_an]: the down transfer each AN received */
+    const uint32_t *par; /* coll_params.an_parent (ANs as n + k) */
+    uint32_t *ht;        /* [n_an] */
+    uint32_t *ofs, *cnt; /* [n_an + 1], [n_an]: arrivals of this chunk at each AN */
+    uint32_t *arr, *dn;  /* [children], [n_an]: the down transfer each AN received */
 } nt_sharp;
 
 static void nts_init(nt_sharp *s, const coll_params *p, uint32_t n)
@@ -1327,9 +1327,9 @@ static void nts_chunk(builder *b, nt_sharp *s, uint32_t n, uint32_t M, const uin
             if (s->ht[a] != h || !s->cnt[a] || s->par[n + a] == UINT32_MAX)
                 continue;
             uint32_t q = s->par[n + a] - n;
-            s->arr[s->ofs[q] + s->cnt[q]++] = b_xfer(
-                b, A + a, A + q, bytes, c, 2, 0, b_deps(b, s->arr + s->ofs[a], s->cnt[a]),
-                s->cnt[a]);
+            s->arr[s->ofs[q] + s->cnt[q]++] =
+                b_xfer(b, A + a, A + q, bytes, c, 2, 0, b_deps(b, s->arr + s->ofs[a], s->cnt[a]),
+                       s->cnt[a]);
         }
     for (uint32_t h = s->H; h >= 1; h--)
         for (uint32_t a = 0; a < s->n_an; a++) {
@@ -1408,8 +1408,8 @@ static void build_nvls_tree(builder *b, const coll_params *p, const topo_info *t
                         wait = ret[((k - W) % (W + 1)) * M * G + m * G + l];
                     uint32_t fw = b_deps(b, &wait, nw);
                     for (uint32_t q = 0; q < G; q++)
-                        rd[q] = b_xfer(b, t->srv_ranks[t->srv_first[m] + q], n + m, bytes, c, 0,
-                                       0, fw, nw);
+                        rd[q] = b_xfer(b, t->srv_ranks[t->srv_first[m] + q], n + m, bytes, c, 0, 0,
+                                       fw, nw);
                     ret[(k % (W + 1)) * M * G + m * G + l] =
                         b_xfer(b, n + m, OWNER(m), bytes, c, 1, 0, b_deps(b, rd, G), G);
                 }
@@ -1426,8 +1426,8 @@ static void build_nvls_tree(builder *b, const coll_params *p, const topo_info *t
                             b_xfer(b, own[m], n + m, bytes, c, 4, 0, b_deps(b, &fin[m], 1), 1);
                         uint32_t fs = b_deps(b, &st, 1);
                         for (uint32_t q = 0; q < G; q++)
-                            b_xfer(b, n + m, t->srv_ranks[t->srv_first[m] + q], bytes, c, 5, 0,
-                                   fs, 1);
+                            b_xfer(b, n + m, t->srv_ranks[t->srv_first[m] + q], bytes, c, 5, 0, fs,
+                                   1);
                     }
                     continue;
                 }

@@ -34,8 +34,8 @@ static uint32_t ups_of(const node *s, uint32_t *up)
     uint32_t k = 0;
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const node *o = s->ports[i].peer->owner;
-        if (o->kind != NODE_SWITCH || o->tier == TIER_SCALE_UP ||
-            o->network != NETWORK_BACKEND || level(o) <= level(s))
+        if (o->kind != NODE_SWITCH || o->tier == TIER_SCALE_UP || o->network != NETWORK_BACKEND ||
+            level(o) <= level(s))
             continue;
         uint32_t j = k;
         bool dup = false;
@@ -112,18 +112,18 @@ int sharp_trees_build(const net *n, const uint32_t *gpu_of_rank, uint32_t n_rank
     for (uint32_t l = 0; l < L && !rc; l++) {
         for (uint32_t s = 0; s < NS; s++)
             ep[s] = UINT32_MAX;
-#define EP_OF(sw)                                                                              \
-    do {                                                                                       \
-        if (ep[sw] == UINT32_MAX) {                                                            \
-            if (ne == cap) {                                                                   \
-                cap *= 2;                                                                      \
-                par = xrealloc(par, sizeof(uint32_t) * ((size_t)n_ranks + cap), "sharp parents"); \
-                host = xrealloc(host, sizeof(uint32_t) * cap, "sharp AN hosts");             \
-            }                                                                                  \
-            host[ne] = n->an_of_switch[sw];                                                    \
-            par[n_ranks + ne] = UINT32_MAX;                                                    \
-            ep[sw] = n_ranks + ne++;                                                           \
-        }                                                                                      \
+#define EP_OF(sw)                                                                                  \
+    do {                                                                                           \
+        if (ep[sw] == UINT32_MAX) {                                                                \
+            if (ne == cap) {                                                                       \
+                cap *= 2;                                                                          \
+                par = xrealloc(par, sizeof(uint32_t) * ((size_t)n_ranks + cap), "sharp parents");  \
+                host = xrealloc(host, sizeof(uint32_t) * cap, "sharp AN hosts");                   \
+            }                                                                                      \
+            host[ne] = n->an_of_switch[sw];                                                        \
+            par[n_ranks + ne] = UINT32_MAX;                                                        \
+            ep[sw] = n_ranks + ne++;                                                               \
+        }                                                                                          \
     } while (0)
         uint32_t nc = 0;
         for (uint32_t r = 0; r < n_ranks; r++) {
@@ -140,7 +140,8 @@ int sharp_trees_build(const net *n, const uint32_t *gpu_of_rank, uint32_t n_rank
             if (guard > 8) {
                 rc = err_set(e, ERR_INVALID, "", 0, 0,
                              "algorithm sharp: no switch joins the leaves of the ranks (tree "
-                             "%u)", l);
+                             "%u)",
+                             l);
                 break;
             }
             uint32_t k = ups_of(n->switches[cur[0]], up), nk = 0;

@@ -151,7 +151,7 @@ struct train_exec {
     uint32_t *ds_conn;
     uint64_t ds_bytes;
     uint32_t ds_batch, ds_left;
-    bool ds_ready, ds_wait;       /* ds_wait: iteration x->iter waits for its batch */
+    bool ds_ready, ds_wait; /* ds_wait: iteration x->iter waits for its batch */
     sim_time ds_start, ds_wait_from;
     sim_time ds_read_ps, ds_stall_ps;
     uint32_t ds_batches;
