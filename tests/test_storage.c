@@ -464,6 +464,38 @@ static void test_dataset_exact_one_reader(void)
             (double)jct[2] / 1e6);
 }
 
+/* Converged storage: the batch leaves the storage server and reaches the GPU through its
+ * backend NIC, so the backend's ports carry it (the switch's port to the GPU at least once). */
+static void test_dataset_converged(void)
+{
+    static const char y[] =
+        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 1,\n"
+        "         storage: {servers: 1, nic: converged}}\n"
+        "workload:\n"
+        "  - {name: t, kind: training, model: {params: 1e8, layers: 2, hidden: 1024,"
+        " seq_len: 1024, vocab: 32000}, global_batch: 4, iterations: 2,"
+        " dataset: {sample_bytes: 256KiB}}\n";
+    scenario sc;
+    run *r = tl_start(&sc, "storage.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const job_result *j = &st->jobs[0];
+    CHECK(j->completed);
+    CHECK_EQ_U64(j->ds_batches, 2);
+    CHECK_EQ_U64(j->ds_bytes, 2 * 1048576ull);
+    uint64_t back = 0;
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        if (st->ports[i].network == NETWORK_BACKEND)
+            back += st->ports[i].tx_bytes;
+    CHECK(back > j->ds_bytes);
+    check_conservation(st);
+    run_free(r);
+    scenario_free(&sc);
+}
+
 /* Many readers: dp 16 on 2 GPU servers (8 readers behind each 200G storage NIC), 4 storage
  * servers at 200G: each batch (16 × 64 samples × 64 KiB = 64 MiB) takes its line bytes over the
  * bottleneck, the two storage NICs' 400G, plus latencies (< 0.5 %), and never less. PFC keeps
@@ -509,6 +541,7 @@ int main(void)
     TEST_RUN(test_checkpoint_size_over_bandwidth);
     TEST_RUN(test_dataset_exact_one_reader);
     TEST_RUN(test_dataset_size_over_bandwidth);
+    TEST_RUN(test_dataset_converged);
     TEST_RUN(test_converged_split);
     TEST_RUN(test_networks_separate);
     TEST_RUN(test_frontend_traffic);
