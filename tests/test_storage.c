@@ -399,10 +399,149 @@ static void test_rerun_identical(void)
     CHECK_EQ_U64(h[0], h[1]);
 }
 
+/* Dataset reads (dataset.sample_bytes), one GPU, one reader, one storage server on one storage
+ * switch: each batch (global_batch × sample_bytes = 4 × 256 KiB) arrives exactly like the
+ * checkpoint write above, the other way: frame by frame, to the picosecond. Without prefetch
+ * every iteration waits for its batch, so the JCT grows by exactly iterations × read time over
+ * the same job without a dataset; with prefetch only the first batch is waited for (the job's
+ * step is longer than a read here), so exactly one read time. The bytes cross the storage
+ * network only (the backend carries nothing: one GPU). */
+static void test_dataset_exact_one_reader(void)
+{
+    static const char base[] =
+        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 1,\n"
+        "         storage: {servers: 1, nic_speed: 200Gbps, server_link: 200Gbps}}\n"
+        "workload:\n"
+        "  - {name: t, kind: training, model: {params: 1e8, layers: 2, hidden: 1024,"
+        " seq_len: 1024, vocab: 32000}, global_batch: 4, iterations: 3%s}\n";
+    const char *ds[3] = {"", ", dataset: {sample_bytes: 256KiB, prefetch: false}",
+                         ", dataset: {sample_bytes: 256KiB}"};
+    sim_time jct[3] = {0, 0, 0};
+    sim_time mx, ser = msg_line_ps(1048576, 4096, 200000000000ull, &mx);
+    sim_time want = 0;
+    for (int k = 0; k < 3; k++) {
+        char y[1024];
+        snprintf(y, sizeof y, base, ds[k]);
+        scenario sc;
+        run *r = tl_start(&sc, "storage.yaml", y, NULL, 0);
+        CHECK(r != NULL);
+        if (!r)
+            return;
+        run_execute(r, NULL, NULL);
+        const run_stats *st = run_result(r);
+        const job_result *j = &st->jobs[0];
+        want = 2 * sc.fabric.link_latency_ps + sc.fabric.switch_latency_ps + ser + mx;
+        CHECK(j->completed);
+        jct[k] = j->jct_ps;
+        check_conservation(st);
+        uint64_t stor = 0, back = 0;
+        for (uint32_t i = 0; i < st->n_ports; i++)
+            *(st->ports[i].network == NETWORK_STORAGE ? &stor : &back) += st->ports[i].tx_bytes;
+        CHECK_EQ_U64(back, 0);
+        if (k == 0) {
+            CHECK_EQ_U64(j->ds_bytes, 0);
+            CHECK_EQ_U64(stor, 0);
+            run_free(r);
+            scenario_free(&sc);
+            continue;
+        }
+        CHECK_EQ_U64(j->ds_batches, 3);
+        CHECK_EQ_U64(j->ds_bytes, 3 * 1048576ull);
+        CHECK_EQ_U64(j->ds_read_ps, 3 * want);
+        CHECK(stor > 2 * j->ds_bytes); /* each frame on the storage NIC's and server's links */
+        if (k == 1)
+            CHECK_EQ_U64(j->ds_stall_ps, 3 * want);
+        else
+            CHECK_EQ_U64(j->ds_stall_ps, want);
+        run_free(r);
+        scenario_free(&sc);
+    }
+    CHECK(jct[0] > want); /* a step is longer than a read: prefetch hides all but the first */
+    CHECK_EQ_U64(jct[1], jct[0] + 3 * want);
+    CHECK_EQ_U64(jct[2], jct[0] + want);
+    fprintf(stderr, "  dataset batch read %.3f us; JCT %.3f us, no prefetch %.3f, prefetch %.3f\n",
+            (double)want / 1e6, (double)jct[0] / 1e6, (double)jct[1] / 1e6,
+            (double)jct[2] / 1e6);
+}
+
+/* Converged storage: the batch leaves the storage server and reaches the GPU through its
+ * backend NIC, so the backend's ports carry it (the switch's port to the GPU at least once). */
+static void test_dataset_converged(void)
+{
+    static const char y[] =
+        "fabric: {preset: single-switch, servers: 1, gpus_per_server: 1,\n"
+        "         storage: {servers: 1, nic: converged}}\n"
+        "workload:\n"
+        "  - {name: t, kind: training, model: {params: 1e8, layers: 2, hidden: 1024,"
+        " seq_len: 1024, vocab: 32000}, global_batch: 4, iterations: 2,"
+        " dataset: {sample_bytes: 256KiB}}\n";
+    scenario sc;
+    run *r = tl_start(&sc, "storage.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const job_result *j = &st->jobs[0];
+    CHECK(j->completed);
+    CHECK_EQ_U64(j->ds_batches, 2);
+    CHECK_EQ_U64(j->ds_bytes, 2 * 1048576ull);
+    uint64_t back = 0;
+    for (uint32_t i = 0; i < st->n_ports; i++)
+        if (st->ports[i].network == NETWORK_BACKEND)
+            back += st->ports[i].tx_bytes;
+    CHECK(back > j->ds_bytes);
+    check_conservation(st);
+    run_free(r);
+    scenario_free(&sc);
+}
+
+/* Many readers: dp 16 on 2 GPU servers (8 readers behind each 200G storage NIC), 4 storage
+ * servers at 200G: each batch (16 × 64 samples × 64 KiB = 64 MiB) takes its line bytes over the
+ * bottleneck, the two storage NICs' 400G, plus latencies (< 0.5 %), and never less. PFC keeps
+ * the 4:1 incast into each storage NIC lossless and its link busy (cc none); DCQCN's rate cuts
+ * overshoot on it (~1.6x here), the congestion control's doing, not the bandwidth's. */
+static void test_dataset_size_over_bandwidth(void)
+{
+    static const char y[] =
+        "nic: {cc: none}\n"
+        "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8,"
+        " storage: {servers: 4}}\n"
+        "workload:\n"
+        "  - {name: t, kind: training, model: {params: 1e8, layers: 2, hidden: 1024,"
+        " seq_len: 1024, vocab: 32000}, parallelism: {dp: 16}, global_batch: 1024,"
+        " iterations: 2, dataset: {sample_bytes: 64KiB, prefetch: false}}\n";
+    scenario sc;
+    run *r = tl_start(&sc, "storage.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    const run_stats *st = run_result(r);
+    const job_result *j = &st->jobs[0];
+    double per_byte = (double)(wire_data_frame(4096, 0) + WIRE_LINE_EXTRA) / 4096.0;
+    double want = 64.0 * 1048576.0 * per_byte * 8.0 / 400e9 * 1e12;
+    CHECK(j->completed);
+    CHECK_EQ_U64(j->ds_batches, 2);
+    CHECK_EQ_U64(j->ds_bytes, 2 * 64ull * 1048576);
+    double one = (double)j->ds_read_ps / 2.0;
+    CHECK(one >= want);
+    CHECK_NEAR(one / want, 1.0, 0.005);
+    CHECK_EQ_U64(j->ds_stall_ps, j->ds_read_ps);
+    fprintf(stderr, "  dataset batch of 64 MiB over 2 x 200G: %.4f ms, size/bandwidth %.4f ms\n",
+            one / 1e9, want / 1e9);
+    check_conservation(st);
+    run_free(r);
+    scenario_free(&sc);
+}
+
 int main(void)
 {
     TEST_RUN(test_checkpoint_exact_one_writer);
     TEST_RUN(test_checkpoint_size_over_bandwidth);
+    TEST_RUN(test_dataset_exact_one_reader);
+    TEST_RUN(test_dataset_size_over_bandwidth);
+    TEST_RUN(test_dataset_converged);
     TEST_RUN(test_converged_split);
     TEST_RUN(test_networks_separate);
     TEST_RUN(test_frontend_traffic);

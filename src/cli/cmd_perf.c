@@ -44,8 +44,9 @@ void cmd_perf_help(void)
           "                        the scenario defaults (single switch, 8 servers x 8 GPUs)\n"
           "      --ranks N         use GPUs 0..N-1 (default: every GPU)\n"
           "      --algo ALGO       ring | tree | halving-doubling | direct | hierarchical |\n"
-          "                        recursive-doubling | binomial | scatter-allgather | nvls\n"
-          "                        (default ring, or NCCL_ALGO=Ring|Tree)\n"
+          "                        recursive-doubling | binomial | scatter-allgather | nvls |\n"
+          "                        nvls_tree | sharp (default ring, or NCCL_ALGO=Ring|Tree|\n"
+          "                        NVLS|NVLSTree|CollNet)\n"
           "      --channels N      parallel rings / trees (default: NIC ports per server)\n"
           "      --set KEY=VALUE   override a key of the fabric scenario\n"
           "      --max-memory SIZE refuse (exit 3) a size whose run would need more memory\n"
@@ -113,6 +114,11 @@ static const char *algo_name_for(const char *s)
         return NULL;
     for (size_t i = 0; i <= n; i++)
         low[i] = (char)tolower((unsigned char)s[i]);
+    /* NCCL_ALGO's names for the in-network algorithms */
+    if (strcmp(low, "collnet") == 0)
+        return "sharp";
+    if (strcmp(low, "nvlstree") == 0 || strcmp(low, "nvls-tree") == 0)
+        return "nvls_tree";
     for (int a = 0; a < COLL_ALGO_COUNT; a++) /* the scenario's algorithm names */
         if (strcmp(low, coll_algo_name((enum coll_algo)a)) == 0)
             return coll_algo_name((enum coll_algo)a);

@@ -65,6 +65,8 @@ static const char *const ALGOS[] = {"ring",
                                     "binomial",
                                     "scatter-allgather",
                                     "nvls",
+                                    "sharp",
+                                    "nvls_tree",
                                     NULL};
 static const char *const PATTERNS[] = {"permutation", "incast",        "all-to-all",   "uniform",
                                        "list",        "storage-write", "storage-read", NULL};
@@ -175,8 +177,8 @@ static const char *const K_CUSTOM[] = {"switches", "hosts", "links", NULL};
 static const char *const K_CSWITCH[] = {"name", NULL};
 static const char *const K_CHOST[] = {"name", "gpus", NULL};
 static const char *const K_CLINK[] = {"a", "b", "speed", "latency", NULL};
-static const char *const K_SWITCH[] = {"buffer",    "alpha",   "ecn",      "pfc",
-                                       "scheduler", "weights", "trimming", NULL};
+static const char *const K_SWITCH[] = {"buffer",  "alpha",    "ecn",   "pfc", "scheduler",
+                                       "weights", "trimming", "sharp", NULL};
 static const char *const K_ECN[] = {"enabled", "kmin", "kmax", "pmax", "mark_at", NULL};
 static const char *const K_PFC[] = {"enabled", "priorities", "xoff",     "headroom",
                                     "xon",     "xon_offset", "watchdog", "deadlock_detect",
@@ -229,10 +231,11 @@ static const char *const K_JOB_COLL[] = {"name",      "kind", "start",    "itera
                                          "algorithm", "size", "ranks",    "channels",   "priority",
                                          "pxn",       "chunk", "reduce_rate", "tenant", NULL};
 static const char *const K_JOB_TRAIN[] = {
-    "name",        "kind",         "start",  "iterations", "model",    "parallelism",
-    "micro_batch", "global_batch", "gpu",    "ranks",      "priority", "tp_per_layer",
+    "name",        "kind",         "start",  "iterations", "model",      "parallelism",
+    "micro_batch", "global_batch", "gpu",    "ranks",      "priority",   "tp_per_layer",
     "optimizer",   "recompute",    "bucket", "moe",        "checkpoint", "tenant",
-    "model_load",  NULL};
+    "model_load",  "dataset",      NULL};
+static const char *const K_DATASET[] = {"sample_bytes", "prefetch", NULL};
 static const char *const K_JOB_INFER[] = {
     "name",     "kind",     "start",    "model",         "parallelism", "moe", "gpu",
     "ranks",    "priority", "requests", "batching",      "disaggregated", "tenant", NULL};
@@ -1291,6 +1294,10 @@ static int parse_switch(ld *L, const cfg_node *root)
     cfg_switch *s = &L->sc->sw;
     const cfg_node *m, *ecn, *pfc, *wd, *n_kmin, *n_kmax;
     char p[PATHLEN], ep[PATHLEN], pp[PATHLEN], wp[PATHLEN];
+    /* SHARP aggregation nodes ship in every NVIDIA Quantum InfiniBand switch (SHARPv1 in
+     * Switch-IB 2, v2 in Quantum HDR, v3 in Quantum-2 NDR: NVIDIA SHARP documentation); an
+     * Ethernet switch has none unless it is one that does (Spectrum-X: set it) */
+    s->sharp = L->sc->fabric.link_layer == LINK_INFINIBAND;
     TRY(get_map(L, root, "", "switch", K_SWITCH, &m, p));
     if (!m)
         return ERR_OK;
@@ -1351,6 +1358,7 @@ static int parse_switch(ld *L, const cfg_node *root)
         }
     }
     TRY(get_bool(L, m, p, "trimming", &s->trimming));
+    TRY(get_bool(L, m, p, "sharp", &s->sharp));
     int sch = (int)s->scheduler;
     TRY(get_enum(L, m, p, "scheduler", SCHEDULERS, &sch, NULL));
     s->scheduler = (enum sched_kind)sch;
@@ -1825,6 +1833,27 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
             return fail(L, ml, kp,
                         "the model is read from storage servers, and the fabric has none: add "
                         "fabric.storage (e.g. storage: {servers: 4})");
+        }
+    }
+    {
+        /* the training data read from storage every iteration (each reader its samples) */
+        const cfg_node *ds;
+        char dp[PATHLEN];
+        TRY(get_map(L, jm, jp, "dataset", K_DATASET, &ds, dp));
+        if (ds) {
+            const cfg_node *sb;
+            TRY(get_unit_pos(L, ds, dp, "sample_bytes", SIZE, &j->ds_sample_bytes, &sb));
+            if (!sb)
+                return fail(L, ds, dp,
+                            "missing required key \"sample_bytes\" (the bytes of one training "
+                            "sample as stored, e.g. sample_bytes: 16KiB for 4096 tokens of "
+                            "uint32 ids)");
+            if (!L->sc->fabric.storage.on)
+                return fail(L, ds, dp,
+                            "the dataset is read from storage servers, and the fabric has none: "
+                            "add fabric.storage (e.g. storage: {servers: 4})");
+            j->ds_prefetch = true;
+            TRY(get_bool(L, ds, dp, "prefetch", &j->ds_prefetch));
         }
     }
     TRY(get_index_set(L, jm, jp, "ranks", &j->ranks));
@@ -2447,22 +2476,24 @@ static int parse_job(ld *L, const cfg_node *jm, const char *jp, uint32_t i, cfg_
     case JOB_COLLECTIVE: {
         int op = OP_ALL_REDUCE, al = ALGO_RING;
         TRY(get_enum(L, jm, jp, "op", OPS, &op, NULL));
-        {
-            /* switch-based reduction across servers is named but not modelled yet */
-            const cfg_node *av = cfg_map_get(jm, "algorithm", NULL);
-            if (present(av) && av->kind == CFG_SCALAR &&
-                (!strcmp(av->str, "sharp") || !strcmp(av->str, "nvls_tree") ||
-                 !strcmp(av->str, "nvls-tree") || !strcmp(av->str, "collnet"))) {
-                char kp[PATHLEN];
-                sub(kp, jp, "algorithm");
-                return fail(L, av, kp,
-                            "\"%s\" (in-network reduction across servers: SHARP in the fabric's "
-                            "switches, NCCL CollNet / NVLS_TREE) is not available yet in this "
-                            "version; nvls (the NVSwitch reduces inside one server) is",
-                            av->str);
-            }
+        const cfg_node *av = cfg_map_get(jm, "algorithm", NULL);
+        if (present(av) && av->kind == CFG_SCALAR && !strcmp(av->str, "collnet"))
+            al = ALGO_SHARP; /* NCCL_ALGO=CollNet: the SHARP plugin's in-network all_reduce */
+        else if (present(av) && av->kind == CFG_SCALAR && !strcmp(av->str, "nvls-tree"))
+            al = ALGO_NVLS_TREE;
+        else
+            TRY(get_enum(L, jm, jp, "algorithm", ALGOS, &al, NULL));
+        if (al == ALGO_SHARP && !L->sc->sw.sharp) {
+            char kp[PATHLEN];
+            sub(kp, jp, "algorithm");
+            return fail(
+                L, av, kp,
+                "algorithm %s reduces in the fabric's switches, and they have no SHARP "
+                "aggregation: switch.sharp is false (the default on Ethernet; NVIDIA "
+                "Quantum InfiniBand switches have it, so does Spectrum-X: set switch.sharp: "
+                "true for a switch that aggregates)",
+                av->str);
         }
-        TRY(get_enum(L, jm, jp, "algorithm", ALGOS, &al, NULL));
         j->op = (enum coll_op)op;
         j->algorithm = (enum coll_algo)al;
         j->size_bytes = 64ull << 20;

@@ -138,6 +138,8 @@ typedef struct cfg_switch {
     uint8_t weights[8];             /* DWRR weight per priority, 1..255, default all 1 */
     sim_time pfc_deadlock_ps;       /* no progress this long in a paused cycle = deadlock, 10 ms */
     bool trimming;                  /* packet trimming of UET data, default false */
+    bool sharp;                     /* switches aggregate (SHARP); default: InfiniBand yes
+                                     * (Quantum ships it), Ethernet no */
 } cfg_switch;
 
 enum transport_kind { TRANSPORT_ROCEV2, TRANSPORT_UET };
@@ -262,10 +264,12 @@ enum coll_algo {
     ALGO_RECURSIVE_DOUBLING,
     ALGO_BINOMIAL,
     ALGO_SCATTER_ALLGATHER,
-    ALGO_NVLS, /* NVLink SHARP: the NVSwitch reduces (collective.h) */
+    ALGO_NVLS,  /* NVLink SHARP: the NVSwitch reduces (collective.h) */
+    ALGO_SHARP, /* in-network reduction in the fabric's switches (collective.h, workload/sharp.h) */
+    ALGO_NVLS_TREE, /* NVLS inside servers, a double binary tree across (collective.h) */
 };
 /* How many algorithms (not an enum member, so switches over them stay exhaustive). */
-#define COLL_ALGO_COUNT (ALGO_NVLS + 1)
+#define COLL_ALGO_COUNT (ALGO_NVLS_TREE + 1)
 enum traffic_pattern {
     PAT_PERMUTATION,
     PAT_INCAST,
@@ -352,6 +356,11 @@ typedef struct cfg_job {
                                      * of every rank (Megatron dist-ckpt fully parallel save) */
     bool ckpt_async;                /* the next iteration starts while the write goes on */
     uint64_t load_bytes;            /* model_load: read from storage before the first step */
+    uint64_t ds_sample_bytes;       /* dataset.sample_bytes: read from fabric.storage each
+                                     * iteration (global_batch samples over the readers), 0 = no
+                                     * dataset reads */
+    bool ds_prefetch;               /* dataset.prefetch (default true): the next batch is read
+                                     * while the current iteration runs */
     /* traffic */
     enum traffic_pattern pattern;   /* default permutation */
     cfg_index_set hosts;            /* default all */

@@ -371,6 +371,13 @@ struct net {
      * with switches x leaves, not switches x hosts. NULL before routing. */
     uint32_t *host_cls; /* [n_hosts] */
     uint32_t n_fib_cls;
+    /* SHARP aggregation nodes (topo.c "SHARP"; built only for a run with a collective job of
+     * algorithm sharp): hosts [an_host0, an_host0 + n_an), after every other host, one per
+     * backend fabric switch, each joined to its switch by an internal link (the switch's
+     * port 0 to its aggregation node). an_of_switch[switch index] = its AN host, UINT32_MAX
+     * for switches without one; NULL without SHARP. */
+    uint32_t an_host0, n_an;
+    uint32_t *an_of_switch;
     /* run-wide counters */
     uint64_t packet_hops;
     uint64_t dropped_payload_bytes;

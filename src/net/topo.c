@@ -542,7 +542,7 @@ static void custom_hop_ranks(net *n)
 {
     uint32_t *queue = xmalloc(sizeof(uint32_t) * (n->n_switches ? n->n_switches : 1), "hop ranks");
     uint32_t head = 0, tail = 0;
-    for (uint32_t h = 0; h < n->n_hosts; h++)
+    for (uint32_t h = 0; h < (n->n_an ? n->an_host0 : n->n_hosts); h++) /* not the SHARP ANs */
         for (uint32_t k = 0; k < n->hosts[h]->n_ports; k++) {
             const port *p = &n->hosts[h]->ports[k];
             node *sw = p->peer ? p->peer->owner : NULL;
@@ -870,6 +870,93 @@ uint32_t net_storage_client(const net *n, uint32_t gpu)
     return net_gpu_host(n, gpu, 0);
 }
 
+/*
+ * SHARP (Graham et al., "Scalable Hierarchical Aggregation Protocol (SHArP)", COMHPC'16 §3;
+ * NVIDIA SHARP documentation). Each backend fabric switch gets an aggregation node (AN): the
+ * switch ASIC's reduction engine, an InfiniBand end point behind the switch's internal port
+ * (port 0), which terminates the reliable connections of the aggregation trees it belongs to.
+ * Modelled as a host (hosts an_host0 + k, after every other host) joined to its switch by an
+ * internal link with no cable delay, at the sum of the switch's other ports' rates: the engine
+ * aggregates at wire speed on every port at once (SHARPv2 streaming aggregation, Graham et al.,
+ * ISC'20), so it is never the bottleneck; a frame to it and the reduced frame from it each
+ * cross the switch pipeline (the reduction latency of the ALU is taken as one pipeline). On
+ * InfiniBand its input buffer is a VL buffer per port of its switch (ib_setup).
+ * Built only for a simulation (`route`) of a scenario with a sharp collective, so `plan` and
+ * `check` never count them as cabled ports.
+ */
+static bool sharp_wanted(const scenario *sc)
+{
+    for (uint32_t j = 0; j < sc->n_jobs; j++)
+        if (sc->jobs[j].kind == JOB_COLLECTIVE &&
+            (sc->jobs[j].algorithm == ALGO_SHARP ||
+             (sc->jobs[j].algorithm == ALGO_NVLS_TREE && sc->sw.sharp)))
+            return true;
+    return false;
+}
+
+static void add_sharp(net *n, edge_list *el)
+{
+    uint32_t NH = n->n_hosts, NS = n->n_switches;
+    uint64_t *rate = xcalloc(NS ? NS : 1, sizeof(uint64_t), "switch capacities");
+    for (uint32_t i = 0; i < el->n; i++) {
+        if (el->e[i].a >= NH)
+            rate[el->e[i].a - NH] += el->e[i].bps;
+        if (el->e[i].b >= NH)
+            rate[el->e[i].b - NH] += el->e[i].bps;
+    }
+    n->an_of_switch = ARENA_NEW_ARRAY(&n->mem, uint32_t, NS ? NS : 1);
+    uint32_t na = 0;
+    for (uint32_t k = 0; k < NS; k++) {
+        const node *s = &n->nodes[NH + k];
+        bool has = s->tier != TIER_SCALE_UP && s->network == NETWORK_BACKEND && rate[k];
+        n->an_of_switch[k] = has ? NH + na++ : UINT32_MAX;
+    }
+    node *old = n->nodes;
+    n->n_hosts = NH + na;
+    n->n_nodes = n->n_hosts + NS;
+    n->nodes = ARENA_NEW_ARRAY(&n->mem, node, n->n_nodes);
+    n->hosts = ARENA_NEW_ARRAY(&n->mem, node *, n->n_hosts);
+    for (uint32_t i = 0; i < NH; i++) {
+        n->nodes[i] = old[i];
+        n->hosts[i] = &n->nodes[i];
+    }
+    for (uint32_t k = 0; k < NS; k++) {
+        node *x = &n->nodes[NH + na + k];
+        *x = old[NH + k];
+        x->id = NH + na + k;
+        n->switches[k] = x;
+    }
+    uint32_t srv = n->n_servers + n->n_stor_srv;
+    for (uint32_t k = 0; k < NS; k++) {
+        uint32_t h = n->an_of_switch[k];
+        if (h == UINT32_MAX)
+            continue;
+        node *x = &n->nodes[h];
+        x->kind = NODE_HOST;
+        x->id = x->index = h;
+        x->owner = n;
+        x->ip = 0x0A000000u + 2u * h + 1u;
+        x->network = NETWORK_BACKEND;
+        x->server = srv + (h - NH); /* a server of its own, as a storage server */
+        x->net_port = x->nvl_port = UINT32_MAX;
+        /* "an_" + the switch's name, cut to the node name's room */
+        snprintf(x->name, sizeof x->name, "an_%.20s", n->switches[k]->name);
+        n->hosts[h] = x;
+    }
+    for (uint32_t i = 0; i < el->n; i++) {
+        if (el->e[i].a >= NH)
+            el->e[i].a += na;
+        if (el->e[i].b >= NH)
+            el->e[i].b += na;
+    }
+    for (uint32_t k = 0; k < NS; k++)
+        if (n->an_of_switch[k] != UINT32_MAX)
+            edges_add(el, n->an_of_switch[k], n->switches[k]->id, rate[k], 0);
+    n->an_host0 = NH;
+    n->n_an = na;
+    xfree(rate);
+}
+
 /* Join each server's hosts to its scale-up switch (the last n_servers switches). */
 static void add_scale_up(net *n, edge_list *el)
 {
@@ -1030,6 +1117,16 @@ static int ib_setup(net *n, err *e)
                                       ? (uint32_t)(ib->vl_buffer_bytes / IB_CREDIT_BYTES)
                                       : net_ib_vl_blocks_auto(p, n->max_frame_bytes);
     }
+    /* SHARP: an aggregation node takes frames from every port of its switch at once, so its
+     * input buffer holds a VL buffer for each of them. One internal link's own credit loop (a
+     * few frames, no cable) would be overrun by the children's synchronized chunks the moment
+     * they arrive, and IB CC would mark FECN on a queue that is the engine's input, not a
+     * congested link. */
+    for (uint32_t k = 0; k < n->n_an; k++) {
+        node *an = n->hosts[n->an_host0 + k];
+        port *in = &an->ports[an->net_port];
+        in->ib->cap_blocks *= in->peer->owner->n_ports - 1;
+    }
     for (uint32_t i = 0; i < n->n_ports; i++) {
         port *p = n->ports[i];
         for (int c = 0; c < NET_PRIOS; c++)
@@ -1075,6 +1172,8 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
         net_free(n);
         return NULL;
     }
+    if (route && sharp_wanted(sc))
+        add_sharp(n, &el);
     if (want_scale_up(&sc->fabric))
         add_scale_up(n, &el);
     wire(n, &el);

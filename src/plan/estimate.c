@@ -150,6 +150,24 @@ static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, 
         add_slots(&c, 2 * n * n + 2 * n, S / n, chunk);
         c.conns = 4 * n;
         break;
+    case ALGO_NVLS_TREE: {
+        /* per chunk of each slice: g reads, the return, the store, g copies per server; the
+         * tree sends (about two per rank, half the slice each, up and down) */
+        double gs = g > 1 ? g : 1;
+        add_slots(&c, ch * n * (2 * gs + 2), S / (gs * ch), chunk);
+        add_slots(&c, 4 * ch * n, S / (2 * gs * ch), chunk);
+        c.conns = ch * n * 8;
+        break;
+    }
+    case ALGO_SHARP: {
+        /* intra-server RS + AG as hierarchical; each rank's block up and down its tree, and
+         * (at most) as many AN hops again */
+        double gs = g > 1 ? g : 1;
+        add_slots(&c, 2 * ch * n * (gs - 1), S / (gs * ch), chunk);
+        add_slots(&c, 4 * ch * n, S / (gs * ch), chunk);
+        c.conns = ch * n * 6;
+        break;
+    }
     case ALGO_HIERARCHICAL: {
         double gs = g > 1 ? g : 1, servers = ceil_div(n, gs);
         add_slots(&c, 2 * ch * n * (gs - 1), S / (gs * ch), chunk); /* intra RS + AG */

@@ -753,6 +753,13 @@ void plan_write_nccl_env(FILE *f, const plan *p, uint32_t job)
     fprintf(f, "NCCL_IB_QPS_PER_CONNECTION=%u\n", sc->nic.qps_per_connection);
     if (j->kind == JOB_COLLECTIVE && (j->algorithm == ALGO_RING || j->algorithm == ALGO_TREE))
         fprintf(f, "NCCL_ALGO=%s\n", j->algorithm == ALGO_RING ? "Ring" : "Tree");
+    else if (j->kind == JOB_COLLECTIVE && j->algorithm == ALGO_NVLS)
+        fputs("NCCL_NVLS_ENABLE=1\nNCCL_ALGO=NVLS\n", f);
+    else if (j->kind == JOB_COLLECTIVE && j->algorithm == ALGO_NVLS_TREE)
+        fputs("NCCL_NVLS_ENABLE=1\nNCCL_ALGO=NVLSTree\n", f);
+    else if (j->kind == JOB_COLLECTIVE && j->algorithm == ALGO_SHARP)
+        /* CollNet needs the SHARP plugin (nccl-rdma-sharp-plugins) loaded as well */
+        fputs("NCCL_COLLNET_ENABLE=1\nNCCL_ALGO=CollNet\n", f);
     else if (j->kind == JOB_COLLECTIVE)
         fprintf(f, "# NCCL_ALGO not set: \"%s\" is not an NCCL algorithm name\n",
                 coll_algo_name(j->algorithm));

@@ -279,6 +279,12 @@ static void write_job(jsonw *w, const job_result *j)
         key_u64(w, "model_load_bytes", j->load_bytes);
         key_u64(w, "model_load_ps", j->load_ps);
     }
+    if (j->ds_bytes) {
+        key_u64(w, "dataset_bytes", j->ds_bytes);
+        key_u64(w, "dataset_batches", j->ds_batches);
+        key_u64(w, "dataset_read_ps", j->ds_read_ps);
+        key_u64(w, "dataset_stall_ps", j->ds_stall_ps);
+    }
     /* the lower bound this fabric allows (workload/ideal.h) and the JCT against it */
     key_u64(w, "ideal_jct_ps", j->ideal_jct_ps);
     key_str(w, "ideal_basis", j->ideal_basis);

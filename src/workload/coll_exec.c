@@ -21,6 +21,7 @@
 #include "../telemetry/trace.h"
 #include "collective.h"
 #include "dag.h"
+#include "sharp.h"
 
 struct coll_exec {
     net *net;
@@ -30,7 +31,8 @@ struct coll_exec {
     arena mem;
     coll_plan *plan;
     uint32_t n_ranks;
-    uint32_t *gpu_of_rank;
+    uint32_t *gpu_of_rank; /* [2 n_ranks + 1 (+ n_an)]: endpoints past the ranks have none */
+    sharp_trees sharp;     /* sharp (nvls_tree with switch.sharp): the aggregation trees */
     dag_graph shape;   /* the plan's DAG (implicit for compact ring plans) */
     dag_run run;       /* the running iteration */
     coll_conns pconns; /* the plan's connections */
@@ -54,6 +56,21 @@ struct coll_exec {
 static void ready(void *ctx, uint32_t i);
 static void post_delayed(void *ctx, uint32_t xfer);
 
+/* The host of plan endpoint e on `channel`: a rank's NIC port, or a SHARP AN (after the
+ * plan's NVSwitches, if any). */
+static uint32_t ep_host(const coll_exec *x, uint32_t e, uint32_t channel)
+{
+    if (e >= x->n_ranks)
+        return x->sharp.an_host[e - x->n_ranks - x->plan->n_nvs];
+    return net_gpu_host(x->net, x->gpu_of_rank[e], channel);
+}
+
+/* Is plan endpoint e an NVSwitch (nvls, nvls_tree)? */
+static bool is_nvs(const coll_plan *pl, uint32_t e)
+{
+    return e >= pl->n_ranks && e < pl->n_ranks + pl->n_nvs;
+}
+
 static const char *job_key(char *buf, size_t len, uint32_t j, const char *k)
 {
     snprintf(buf, len, "workload.%u.%s", j, k);
@@ -72,9 +89,11 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
     arena_init(&x->mem, "collective plan");
     uint32_t gpus = net_gpus(n);
     x->n_ranks = job->ranks.all ? gpus : job->ranks.n;
-    /* one more entry: an nvls plan's NVSwitch endpoint (no GPU: TRANSFER_GROUP) */
-    x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, (size_t)x->n_ranks + 1);
-    x->gpu_of_rank[x->n_ranks] = TRANSFER_GROUP;
+    /* more entries: an nvls plan's NVSwitch endpoint, nvls_tree's one per server (no GPU:
+     * TRANSFER_GROUP) */
+    x->gpu_of_rank = ARENA_NEW_ARRAY(&x->mem, uint32_t, 2 * (size_t)x->n_ranks + 1);
+    for (uint32_t k = x->n_ranks; k < 2 * x->n_ranks + 1; k++)
+        x->gpu_of_rank[k] = TRANSFER_GROUP;
     uint32_t *server = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks ? x->n_ranks : 1);
     if (!dag_job_gpus(sc, j, gpus, x->n_ranks, x->gpu_of_rank, e)) {
         coll_exec_free(x);
@@ -89,6 +108,21 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
         coll_exec_free(x);
         return NULL;
     }
+    if (job->algorithm == ALGO_SHARP || (job->algorithm == ALGO_NVLS_TREE && sc->sw.sharp)) {
+        err te;
+        err_clear(&te);
+        if (sharp_trees_build(n, x->gpu_of_rank, x->n_ranks, &x->mem, &x->sharp, &te)) {
+            config_error_at(sc, e, job_key(key, sizeof key, j, "algorithm"), "%s", te.msg);
+            coll_exec_free(x);
+            return NULL;
+        }
+        size_t ng = 2 * (size_t)x->n_ranks + 1 + x->sharp.n_an;
+        uint32_t *g = ARENA_NEW_ARRAY(&x->mem, uint32_t, ng);
+        memcpy(g, x->gpu_of_rank, sizeof(uint32_t) * x->n_ranks);
+        for (size_t k = x->n_ranks; k < ng; k++)
+            g[k] = TRANSFER_GROUP;
+        x->gpu_of_rank = g;
+    }
     coll_params p = {
         .op = job->op,
         .algo = job->algorithm,
@@ -101,6 +135,8 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
         .chunk_bytes = job->chunk_bytes,
         .reduce_Bps = job->reduce_bps / 8,
         .compact = true,
+        .n_an = x->sharp.n_an,
+        .an_parent = x->sharp.parent,
     };
     err pe;
     err_clear(&pe);
@@ -116,14 +152,13 @@ coll_exec *coll_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *conne
     coll_plan_conns(pl, &x->mem, &x->pconns);
     for (uint32_t c = 0; c < x->pconns.n; c++) {
         uint32_t s = x->pconns.src[c], d = x->pconns.dst[c], ch = x->pconns.channel[c];
-        if (pl->nvswitch) {
+        if (is_nvs(pl, s) || is_nvs(pl, d)) {
             /* nvls: a fluid flow on the GPU's own host; to the switch it takes the GPU's
              * NVLink egress, from the switch its ingress (coll_exec_connect) */
-            uint32_t h = net_gpu_host(n, x->gpu_of_rank[s == COLL_NVSWITCH(pl) ? d : s], ch);
+            uint32_t h = net_gpu_host(n, x->gpu_of_rank[is_nvs(pl, s) ? d : s], ch);
             dag_conns_add(&x->conns, h, h);
         } else {
-            dag_conns_add(&x->conns, net_gpu_host(n, x->gpu_of_rank[s], ch),
-                          net_gpu_host(n, x->gpu_of_rank[d], ch));
+            dag_conns_add(&x->conns, ep_host(x, s, ch), ep_host(x, d, ch));
         }
     }
     x->iter_time = ARENA_NEW_ARRAY(&x->mem, sim_time, job->iterations ? job->iterations : 1);
@@ -148,7 +183,7 @@ void coll_exec_connect(coll_exec *x, transport *t)
     x->nw = &x->nett.net;
     if (x->plan->nvswitch)
         for (uint32_t c = 0; c < x->pconns.n; c++)
-            if (x->pconns.src[c] == COLL_NVSWITCH(x->plan))
+            if (is_nvs(x->plan, x->pconns.src[c]))
                 x->nett.flows[c]->nvl_in = true;
     /* room for every transfer waiting on its reduction at once (only if the plan has any) */
     delayq_init(&x->delays, x->net->sim, x->plan->reduce_Bps ? coll_plan_max_ready(x->plan) : 1,
@@ -183,6 +218,12 @@ void coll_exec_result(const coll_exec *x, job_result *jr)
         jr->end_ps = x->end_ps;
         jr->jct_ps = x->end_ps - x->start_ps;
     }
+}
+
+const uint32_t *coll_exec_an_hosts(const coll_exec *x, uint32_t *n_an)
+{
+    *n_an = x->sharp.n_an;
+    return x->sharp.an_host;
 }
 
 const coll_plan *coll_exec_plan(const coll_exec *x, const uint32_t **gpu_of_rank)

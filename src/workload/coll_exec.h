@@ -38,6 +38,9 @@ void coll_exec_on_msg(coll_exec *x, uint64_t xfer);
 void coll_exec_result(const coll_exec *x, job_result *jr);
 /* The plan of one iteration and the GPU of each of its ranks (borrowed; for ideal.c). */
 const coll_plan *coll_exec_plan(const coll_exec *x, const uint32_t **gpu_of_rank);
+/* algorithm sharp: the AN host of each plan endpoint n_ranks + k (borrowed; *n_an = 0 and NULL
+ * otherwise). */
+const uint32_t *coll_exec_an_hosts(const coll_exec *x, uint32_t *n_an);
 /* Append its recorded transfers (job index j) to out[*n..cap); the rest count in *dropped. out NULL:
  * only count (*n). */
 void coll_exec_transfers(const coll_exec *x, uint32_t j, transfer_record *out, uint64_t *n,

@@ -1098,6 +1098,9 @@ static const char *algo_ops(enum coll_algo a)
         return "broadcast";
     case ALGO_NVLS:
         return "all_reduce, reduce_scatter, all_gather";
+    case ALGO_SHARP:
+    case ALGO_NVLS_TREE:
+        return "all_reduce";
     }
     return "";
 }
@@ -1119,6 +1122,9 @@ static bool algo_supports(enum coll_algo a, enum coll_op op)
         return op == OP_BROADCAST;
     case ALGO_NVLS:
         return op == OP_ALL_REDUCE || op == OP_REDUCE_SCATTER || op == OP_ALL_GATHER;
+    case ALGO_SHARP:
+    case ALGO_NVLS_TREE:
+        return op == OP_ALL_REDUCE;
     }
     return false;
 }
@@ -1345,6 +1351,310 @@ static uint32_t ring_succ_fn(const void *ctx, uint32_t i, uint32_t *out)
     return 1;
 }
 
+/*
+ * sharp (collective.h): per channel, the range engine over n + n_an endpoints. Heights: a rank
+ * is 0, an AN one more than its highest child. Up: level h = 0, 1, ... sends every endpoint of
+ * height h's block to its parent (committed per level, so an AN's chunk depends on all its
+ * children's same chunk); down: from the root's level, every endpoint whose parent is at level
+ * h gets the block from it. The block of a tree is the slice of its ranks' local index (the
+ * whole buffer with one rank per server).
+ */
+static void build_sharp(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels, M = t->M, G = srv_size(t, 0);
+    uint32_t E = n + p->n_an;
+    const uint32_t *par = p->an_parent;
+    uint32_t *ht = xcalloc(E, sizeof(uint32_t), "sharp heights");
+    uint32_t *sl = xcalloc(E, sizeof(uint32_t), "sharp slices");
+    uint32_t H = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t cur = r, hc = 0;
+        while (par[cur] != UINT32_MAX) {
+            uint32_t q = par[cur];
+            sl[q] = G > 1 ? t->local[r] : 0;
+            if (ht[q] >= hc + 1)
+                break;
+            ht[q] = ++hc;
+            H = hc > H ? hc : H;
+            cur = q;
+        }
+        sl[r] = G > 1 ? t->local[r] : 0;
+    }
+    engine eg;
+    eng_init(&eg, b, E, chunk);
+    for (uint32_t c = 0; c < C; c++) {
+        eng_reset(&eg, E, c);
+        uint64_t D = split_len(p->size_bytes, C, c);
+        if (D == 0)
+            continue;
+        uint32_t step = 0;
+        /* intra-server reduce-scatter (as hierarchical) */
+        for (uint32_t s = 0; s + 1 < G; s++, step++) {
+            for (uint32_t m = 0; m < M; m++)
+                for (uint32_t l = 0; l < G; l++) {
+                    uint32_t blk = (l + 2 * G - s - 1) % G;
+                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
+                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
+                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
+                             s >= 1);
+                }
+            eng_commit(&eg);
+        }
+        /* up the trees: ranks (folding in the last block received), then each AN level */
+        for (uint32_t h = 0; h < H; h++, step++) {
+            for (uint32_t e = 0; e < E; e++)
+                if (ht[e] == h && par[e] != UINT32_MAX)
+                    eng_send(&eg, e, par[e], split_off(D, G, sl[e]), split_off(D, G, sl[e] + 1),
+                             step, e < n && G > 1);
+            eng_commit(&eg);
+        }
+        /* down: the root's result replicated by every AN to its children */
+        for (uint32_t h = H; h >= 1; h--, step++) {
+            for (uint32_t e = 0; e < E; e++)
+                if (par[e] != UINT32_MAX && ht[par[e]] == h)
+                    eng_send(&eg, par[e], e, split_off(D, G, sl[e]), split_off(D, G, sl[e] + 1),
+                             step, 0);
+            eng_commit(&eg);
+        }
+        /* intra-server all-gather */
+        for (uint32_t s = 0; s + 1 < G; s++, step++) {
+            for (uint32_t m = 0; m < M; m++)
+                for (uint32_t l = 0; l < G; l++) {
+                    uint32_t blk = (l + G - s) % G;
+                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
+                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
+                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
+                             0);
+                }
+            eng_commit(&eg);
+        }
+    }
+    eng_free(&eg, E);
+    xfree(ht);
+    xfree(sl);
+}
+
+/*
+ * nvls_tree (collective.h): rounds k over the chunks of every slice (slice l of D split into
+ * ⌈len/chunk⌉ near-equal chunks, as nvls). Per round, slice and server m: the G reads q → SW_m
+ * (each waits for the owner's reduced chunk k − NVLS_WINDOW, the load window: the NVLink
+ * egress is a FIFO, and without it the reads would hold it ahead of every store), the return
+ * SW_m → owner; then chunk k on tree k mod 2 of NCCL's double binary tree over the servers:
+ * each owner's send to its parent's owner after its own return and its children's sends
+ * (servers by height), the result down from the root (servers by depth); each owner's
+ * multicast store to SW_m after it has the result; SW_m's copies to every GPU of m.
+ */
+/* nvls_tree across SHARP trees (p->n_an > 0): the AN endpoints of the plan are n + M + k. */
+typedef struct nt_sharp {
+    uint32_t n_an, H;
+    const uint32_t *par; /* coll_params.an_parent (ANs as n + k) */
+    uint32_t *ht;        /* [n_an] */
+    uint32_t *ofs, *cnt; /* [n_an + 1], [n_an]: arrivals of this chunk at each AN */
+    uint32_t *arr, *dn;  /* [children], [n_an]: the down transfer each AN received */
+} nt_sharp;
+
+static void nts_init(nt_sharp *s, const coll_params *p, uint32_t n)
+{
+    s->n_an = p->n_an;
+    s->par = p->an_parent;
+    s->ht = xcalloc(4 * (size_t)p->n_an + 1, sizeof(uint32_t), "nvls_tree sharp");
+    s->ofs = s->ht + p->n_an;
+    s->cnt = s->ofs + p->n_an + 1;
+    s->dn = s->cnt + p->n_an;
+    s->H = 0;
+    for (uint32_t e = 0; e < n + p->n_an; e++)
+        if (s->par[e] != UINT32_MAX)
+            s->ofs[s->par[e] - n + 1]++;
+    for (uint32_t k = 0; k < p->n_an; k++)
+        s->ofs[k + 1] += s->ofs[k];
+    s->arr = xmalloc(sizeof(uint32_t) * (s->ofs[p->n_an] + 1), "nvls_tree sharp");
+    for (uint32_t r = 0; r < n; r++)
+        for (uint32_t q = s->par[r], h = 1; q != UINT32_MAX; q = s->par[q], h++) {
+            if (s->ht[q - n] >= h)
+                break;
+            s->ht[q - n] = h;
+            s->H = h > s->H ? h : s->H;
+        }
+}
+
+/* Chunk `bytes` of one slice on its SHARP tree: owner[m] (the slice's owner on server m, whose
+ * reduced chunk is the transfer ret[m]) sends it to its leaf AN; each AN level sends up after
+ * all its children's; the root's result is replicated down; fin[m] gets the transfer that
+ * brings the owner the result. */
+static void nts_chunk(builder *b, nt_sharp *s, uint32_t n, uint32_t M, const uint32_t *owner,
+                      const uint32_t *ret, uint64_t bytes, uint32_t c, uint32_t *fin)
+{
+    uint32_t A = n + M; /* AN k is endpoint A + k */
+    memset(s->cnt, 0, sizeof(uint32_t) * s->n_an);
+    for (uint32_t m = 0; m < M; m++) {
+        uint32_t a = s->par[owner[m]] - n;
+        s->arr[s->ofs[a] + s->cnt[a]++] =
+            b_xfer(b, owner[m], A + a, bytes, c, 2, 0, b_deps(b, &ret[m], 1), 1);
+    }
+    for (uint32_t h = 1; h <= s->H; h++)
+        for (uint32_t a = 0; a < s->n_an; a++) {
+            if (s->ht[a] != h || !s->cnt[a] || s->par[n + a] == UINT32_MAX)
+                continue;
+            uint32_t q = s->par[n + a] - n;
+            s->arr[s->ofs[q] + s->cnt[q]++] =
+                b_xfer(b, A + a, A + q, bytes, c, 2, 0, b_deps(b, s->arr + s->ofs[a], s->cnt[a]),
+                       s->cnt[a]);
+        }
+    for (uint32_t h = s->H; h >= 1; h--)
+        for (uint32_t a = 0; a < s->n_an; a++) {
+            if (s->ht[a] != h || !s->cnt[a])
+                continue;
+            uint32_t fd, nd;
+            if (s->par[n + a] == UINT32_MAX) {
+                fd = b_deps(b, s->arr + s->ofs[a], s->cnt[a]);
+                nd = s->cnt[a];
+            } else {
+                fd = b_deps(b, &s->dn[a], 1);
+                nd = 1;
+            }
+            for (uint32_t m = 0; m < M; m++)
+                if (s->par[owner[m]] == n + a)
+                    fin[m] = b_xfer(b, A + a, owner[m], bytes, c, 3, 0, fd, nd);
+            for (uint32_t q = 0; q < s->n_an; q++)
+                if (s->par[n + q] == n + a && s->cnt[q])
+                    s->dn[q] = b_xfer(b, A + a, A + q, bytes, c, 3, 0, fd, nd);
+        }
+}
+
+static void build_nvls_tree(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
+{
+    uint32_t n = t->n, C = b->pl->n_channels, M = t->M, G = srv_size(t, 0);
+    const uint32_t W = NVLS_WINDOW;
+    int *up = xmalloc(sizeof(int) * 6 * M, "nvls_tree trees"), *d0 = up + 2 * M, *d1 = up + 4 * M;
+    uint32_t *ht = xcalloc(4 * (size_t)M, sizeof(uint32_t), "nvls_tree trees");
+    uint32_t *order = ht + 2 * M; /* [2 × M] servers by increasing height */
+    uint32_t H[2] = {0, 0};
+    for (uint32_t tr = 0; tr < 2; tr++) {
+        int *u = up + tr * M, *a = d0 + tr * M, *c = d1 + tr * M;
+        uint32_t *h = ht + tr * M;
+        for (uint32_t m = 0; m < M; m++)
+            dtree((int)M, (int)m, (int)tr, &u[m], &a[m], &c[m]);
+        for (uint32_t m = 0; m < M; m++)
+            for (uint32_t cur = m, hc = 0; u[cur] >= 0; cur = (uint32_t)u[cur]) {
+                uint32_t q = (uint32_t)u[cur];
+                if (h[q] >= ++hc)
+                    break;
+                h[q] = hc;
+                H[tr] = hc > H[tr] ? hc : H[tr];
+            }
+        uint32_t k = 0;
+        for (uint32_t lv = 0; lv <= H[tr]; lv++)
+            for (uint32_t m = 0; m < M; m++)
+                if (h[m] == lv)
+                    order[tr * M + k++] = m;
+    }
+    /* ret[(k % (W + 1)) × M × G + m × G + l]: the return of round k */
+    uint32_t *ret = xmalloc(sizeof(uint32_t) * (W + 1) * M * G, "nvls_tree rounds");
+    uint32_t *rd = xmalloc(sizeof(uint32_t) * (G + 2), "nvls_tree deps");
+    uint32_t *upx = xmalloc(sizeof(uint32_t) * 5 * M, "nvls_tree tree sends");
+    uint32_t *dnx = upx + M, *own = upx + 2 * M, *fin = upx + 3 * M, *rt = upx + 4 * M;
+    nt_sharp ns = {0};
+    if (p->n_an)
+        nts_init(&ns, p, n);
+    for (uint32_t c = 0; c < C; c++) {
+        uint64_t D = split_len(p->size_bytes, C, c), R = 0;
+        for (uint32_t l = 0; l < G; l++) {
+            uint64_t r = ceil_div(split_len(D, G, l), chunk);
+            R = r > R ? r : R;
+        }
+        for (uint64_t k = 0; k < R; k++)
+            for (uint32_t l = 0; l < G; l++) {
+                uint64_t len = split_len(D, G, l), parts = ceil_div(len, chunk);
+                if (k >= parts)
+                    continue;
+                uint64_t bytes = split_len(len, parts, k);
+                uint32_t tr = (uint32_t)(k % 2);
+                const int *u = up + tr * M, *a = d0 + tr * M, *cc = d1 + tr * M;
+#define OWNER(m) (t->srv_ranks[t->srv_first[m] + l])
+                for (uint32_t m = 0; m < M; m++) {
+                    uint32_t nw = k >= W, wait = 0;
+                    if (nw)
+                        wait = ret[((k - W) % (W + 1)) * M * G + m * G + l];
+                    uint32_t fw = b_deps(b, &wait, nw);
+                    for (uint32_t q = 0; q < G; q++)
+                        rd[q] = b_xfer(b, t->srv_ranks[t->srv_first[m] + q], n + m, bytes, c, 0, 0,
+                                       fw, nw);
+                    ret[(k % (W + 1)) * M * G + m * G + l] =
+                        b_xfer(b, n + m, OWNER(m), bytes, c, 1, 0, b_deps(b, rd, G), G);
+                }
+                const uint32_t *cur = ret + (k % (W + 1)) * M * G;
+                if (p->n_an) {
+                    /* across servers on the slice's SHARP tree, then store and copies */
+                    for (uint32_t m = 0; m < M; m++) {
+                        own[m] = OWNER(m);
+                        rt[m] = cur[m * G + l];
+                    }
+                    nts_chunk(b, &ns, n, M, own, rt, bytes, c, fin);
+                    for (uint32_t m = 0; m < M; m++) {
+                        uint32_t st =
+                            b_xfer(b, own[m], n + m, bytes, c, 4, 0, b_deps(b, &fin[m], 1), 1);
+                        uint32_t fs = b_deps(b, &st, 1);
+                        for (uint32_t q = 0; q < G; q++)
+                            b_xfer(b, n + m, t->srv_ranks[t->srv_first[m] + q], bytes, c, 5, 0, fs,
+                                   1);
+                    }
+                    continue;
+                }
+                uint32_t root_fd = 0, root_nd = 0;
+                /* up, children first; a node's send (or the root's value) needs its return and
+                 * its children's sends */
+                for (uint32_t i = 0; i < M; i++) {
+                    uint32_t m = order[tr * M + i], nd = 0;
+                    rd[nd++] = cur[m * G + l];
+                    if (a[m] >= 0)
+                        rd[nd++] = upx[a[m]];
+                    if (cc[m] >= 0)
+                        rd[nd++] = upx[cc[m]];
+                    dnx[m] = UINT32_MAX;
+                    if (u[m] >= 0)
+                        upx[m] = b_xfer(b, OWNER(m), OWNER(u[m]), bytes, c, 2, nd - 1,
+                                        b_deps(b, rd, nd), nd);
+                    else { /* the root has the result once these are in */
+                        root_fd = b_deps(b, rd, nd);
+                        root_nd = nd;
+                    }
+                }
+                /* down, root first: the reverse order */
+                for (uint32_t i = M; i-- > 0;) {
+                    uint32_t m = order[tr * M + i];
+                    uint32_t fd, nd;
+                    if (u[m] < 0) {
+                        fd = root_fd;
+                        nd = root_nd;
+                    } else {
+                        fd = b_deps(b, &dnx[m], 1);
+                        nd = 1;
+                    }
+                    int kids[2] = {a[m], cc[m]};
+                    for (int j = 0; j < 2; j++)
+                        if (kids[j] >= 0)
+                            dnx[kids[j]] = b_xfer(b, OWNER(m), OWNER(kids[j]), bytes, c, 3,
+                                                  u[m] < 0 ? nd - 1 : 0, fd, nd);
+                    /* the owner has the result: its store, then the copies */
+                    uint32_t st = b_xfer(b, OWNER(m), n + m, bytes, c, 4, 0, fd, nd);
+                    uint32_t fs = b_deps(b, &st, 1);
+                    for (uint32_t q = 0; q < G; q++)
+                        b_xfer(b, n + m, t->srv_ranks[t->srv_first[m] + q], bytes, c, 5, 0, fs, 1);
+                }
+#undef OWNER
+            }
+    }
+    xfree(up);
+    xfree(ht);
+    xfree(ret);
+    xfree(rd);
+    xfree(upx);
+    if (p->n_an) {
+        xfree(ns.ht);
+        xfree(ns.arr);
+    }
+}
+
 static void run_builder(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
 {
     if (t->n < 2 || p->size_bytes == 0)
@@ -1364,6 +1674,12 @@ static void run_builder(builder *b, const coll_params *p, const topo_info *t, ui
         break;
     case ALGO_NVLS:
         build_nvls(b, p, t, chunk);
+        break;
+    case ALGO_SHARP:
+        build_sharp(b, p, t, chunk);
+        break;
+    case ALGO_NVLS_TREE:
+        build_nvls_tree(b, p, t, chunk);
         break;
     }
 }
@@ -1411,13 +1727,53 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
     }
     topo_info t;
     topo_build(&t, p);
-    if (p->algo == ALGO_HIERARCHICAL) {
+    if (p->algo == ALGO_SHARP && t.M < 2) {
+        err_set(e, ERR_INVALID, "", 0, 0,
+                "algorithm sharp reduces in the fabric's switches across servers, and every "
+                "rank is on one server; use nvls (the NVSwitch reduces) or ring");
+        topo_free(&t);
+        return NULL;
+    }
+    if (p->algo == ALGO_SHARP || (p->algo == ALGO_NVLS_TREE && p->n_an)) {
+        const char *why = NULL;
+        for (uint32_t r = 0; r < p->n_ranks + p->n_an && !why; r++) {
+            uint32_t q = p->an_parent ? p->an_parent[r] : UINT32_MAX;
+            if (r < p->n_ranks && q == UINT32_MAX)
+                why = "a rank has no aggregation node above it";
+            else if (q != UINT32_MAX && (q < p->n_ranks || q >= p->n_ranks + p->n_an))
+                why = "a parent is not an aggregation node";
+        }
+        /* one tree per local index: an AN's ranks all carry the same block */
+        uint32_t *sl = why ? NULL : xmalloc(sizeof(uint32_t) * p->n_an, "sharp slices");
+        for (uint32_t k = 0; !why && k < p->n_an; k++)
+            sl[k] = UINT32_MAX;
+        for (uint32_t r = 0; !why && r < p->n_ranks; r++)
+            for (uint32_t q = p->an_parent[r], hops = 0; q != UINT32_MAX && !why;
+                 q = p->an_parent[q]) {
+                if (++hops > p->n_an) {
+                    why = "a cycle of aggregation nodes";
+                    break;
+                }
+                uint32_t *s = &sl[q - p->n_ranks];
+                if (*s != UINT32_MAX && *s != t.local[r])
+                    why = "an aggregation node serves ranks of different local indices (one "
+                          "tree per local index)";
+                *s = t.local[r];
+            }
+        xfree(sl);
+        if (why) {
+            err_set(e, ERR_INVALID, "", 0, 0, "algorithm sharp: bad aggregation tree (%s)", why);
+            topo_free(&t);
+            return NULL;
+        }
+    }
+    if (p->algo == ALGO_HIERARCHICAL || p->algo == ALGO_SHARP || p->algo == ALGO_NVLS_TREE) {
         for (uint32_t m = 1; m < t.M; m++)
             if (srv_size(&t, m) != srv_size(&t, 0)) {
                 err_set(e, ERR_INVALID, "", 0, 0,
-                        "algorithm hierarchical needs the same number of ranks on every server: "
+                        "algorithm %s needs the same number of ranks on every server: "
                         "server of rank %u has %u, server of rank %u has %u",
-                        t.srv_ranks[0], srv_size(&t, 0), t.srv_ranks[t.srv_first[m]],
+                        an, t.srv_ranks[0], srv_size(&t, 0), t.srv_ranks[t.srv_first[m]],
                         srv_size(&t, m));
                 topo_free(&t);
                 return NULL;
@@ -1427,15 +1783,17 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
     if (p->algo == ALGO_NVLS && t.M > 1) {
         err_set(e, ERR_INVALID, "", 0, 0,
                 "algorithm nvls reduces in one server's NVSwitch: every rank must be on one "
-                "server, got ranks on %u servers (across servers NCCL runs NVLS_TREE or "
-                "CollNet/SHARP, not available yet; use ring, tree or hierarchical)",
+                "server, got ranks on %u servers (across servers use nvls_tree, NVLS inside each "
+                "server with a tree across, or sharp where the switches aggregate)",
                 t.M);
         topo_free(&t);
         return NULL;
     }
     coll_plan *pl = ARENA_NEW(a, coll_plan);
     pl->op = p->op;
-    pl->nvswitch = p->algo == ALGO_NVLS;
+    pl->nvswitch = p->algo == ALGO_NVLS || p->algo == ALGO_NVLS_TREE;
+    pl->n_nvs = p->algo == ALGO_NVLS ? 1 : p->algo == ALGO_NVLS_TREE ? t.M : 0;
+    pl->n_an = p->algo == ALGO_SHARP || p->algo == ALGO_NVLS_TREE ? p->n_an : 0;
     pl->algo = p->algo;
     pl->pxn = p->pxn;
     pl->n_ranks = p->n_ranks;
@@ -1496,10 +1854,10 @@ const char *coll_plan_check(const coll_plan *pl)
             return "zero-byte transfer";
         if (x->src == x->dst)
             return "transfer to itself";
-        uint32_t top = pl->n_ranks + (pl->nvswitch ? 1 : 0);
+        uint32_t top = pl->n_ranks + pl->n_nvs + pl->n_an;
         if (x->src >= top || x->dst >= top)
             return "rank out of range";
-        if (pl->nvswitch && x->src != COLL_NVSWITCH(pl) && x->dst != COLL_NVSWITCH(pl))
+        if (pl->algo == ALGO_NVLS && x->src != COLL_NVSWITCH(pl) && x->dst != COLL_NVSWITCH(pl))
             return "nvls transfer between two ranks (every one has the switch at an end)";
         if (x->channel >= pl->n_channels)
             return "channel out of range";

@@ -51,6 +51,37 @@
  *                    reduced return only (S out, S/n in per rank); all_gather: each rank's
  *                    block stored once to the multicast address and copied to the n − 1
  *                    others (S/n out, (n−1)/n·S in).
+ *  sharp             all_reduce with in-network reduction in the scale-out switches (NVIDIA
+ *                    SHARP; NCCL's CollNet with the SHARP plugin: NCCL_ALGO=CollNet, alias
+ *                    `collnet`), as NCCL's CollNet Direct runs it on g GPUs per server: an
+ *                    intra-server ring reduce_scatter leaves rank l of each server with block
+ *                    l (S/g); every rank sends its block up its tree (tree l: the ranks of local
+ *                    index l, i.e. one rail), to the aggregation node (AN) of its leaf switch;
+ *                    an AN waits for chunk k from all its children, sends one reduced chunk k
+ *                    to its parent AN (leaf → spine → super-spine); the root's result goes back
+ *                    down, each AN replicating it to each child, and an intra-server ring
+ *                    all_gather completes it. With one rank per server there are no intra
+ *                    phases: each rank sends S and receives S, against 2(n−1)/n·S each way for
+ *                    ring. Chunks on a global grid (the range engine below): an AN's chunk
+ *                    waits for exactly its children's same chunk, so the tree is pipelined
+ *                    chunk by chunk. The ANs reduce at line rate (no reduction time) and hold
+ *                    any number of chunks in flight (no OST limit). Endpoints n_ranks + k are
+ *                    the ANs (coll_params.an_parent gives the trees).
+ *  nvls_tree         all_reduce as NCCL's NVLS_TREE: NVLS inside each server, NCCL's double
+ *                    binary tree across servers. Local rank l owns slice l (S/g); per chunk
+ *                    every GPU's part of every slice is read by its server's NVSwitch
+ *                    (endpoint n + m), reduced and returned to the slice's owner; the owners
+ *                    of slice l on all servers all_reduce it over the two trees (alternate chunks:
+ *                    up, a node's chunk after its children's, then down); each owner stores the
+ *                    result to the multicast address and its switch writes it to every GPU of
+ *                    the server. Per GPU over NVLink S + S/g out and S/g + S in; per NIC
+ *                    about S/g each way (exactly S/g with 2 servers). The switches reduce at
+ *                    line rate; a rank's reads of chunk k wait for its slice's return of chunk
+ *                    k − NVLS_WINDOW (the load window, as nvls). Chunk k takes tree k mod 2.
+ *                    With SHARP trees (coll_params.an_parent, n_an > 0; the executor gives
+ *                    them where switch.sharp is on) the owners' chunks go up their rail's tree
+ *                    of aggregation nodes and the result comes down to each owner instead
+ *                    (exactly S/g per NIC each way); the ANs are endpoints n + M + k.
  *
  * Memory. A plan is arena-allocated and compact: a transfer is 24 bytes (bytes is 32-bit because
  * every transfer is at most one chunk, ≤ COLL_CHUNK_MAX) and its dependencies are a range in one
@@ -111,6 +142,12 @@ typedef struct coll_params {
                                       * (j + 1)^−skew of every send buffer (0 = S/n each) */
     bool compact;                    /* describe ring plans instead of listing them
                                       * (coll_plan.ring); readers use coll_plan_xfer */
+    /* sharp, nvls_tree: the aggregation trees (workload/sharp.h builds them). Endpoints
+     * n_ranks .. n_ranks + n_an − 1 are aggregation nodes (a switch's AN in one tree);
+     * an_parent[e], e < n_ranks + n_an, is the endpoint e sends its data up to, UINT32_MAX at
+     * a tree's root (an AN). Every rank has a parent. Borrowed. */
+    uint32_t n_an;
+    const uint32_t *an_parent;
 } coll_params;
 
 /*
@@ -145,7 +182,12 @@ typedef struct coll_plan {
     coll_xfer *xfers;                /* [n_xfers], topological order */
     uint32_t n_deps;
     uint32_t *deps;                  /* [n_deps] transfer indices */
-    bool nvswitch;                   /* nvls: endpoint n_ranks is the NVSwitch */
+    bool nvswitch;                   /* nvls, nvls_tree: endpoints n_ranks .. are NVSwitches */
+    uint32_t n_nvs;                  /* how many: nvls 1, nvls_tree one per server (endpoint
+                                      * n_ranks + m is server m's, servers numbered as
+                                      * collective.c numbers them: by their lowest rank) */
+    uint32_t n_an;                   /* sharp: endpoints n_ranks .. n_ranks + n_an − 1 are
+                                      * aggregation nodes in the switches */
     uint32_t n_steps;                /* 1 + largest step */
     uint64_t total_bytes;            /* Σ bytes over transfers */
     uint64_t footprint_bytes;        /* plan struct + transfers + deps (or ring description) */

@@ -945,10 +945,16 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
     if (js->coll) {
         const uint32_t *gpu;
         const coll_plan *pl = coll_exec_plan(js->coll, &gpu);
-        uint32_t *host = xmalloc(sizeof(uint32_t) * ((size_t)pl->n_ranks + 1), "ranks");
+        uint32_t n_an;
+        const uint32_t *an = coll_exec_an_hosts(js->coll, &n_an);
+        uint32_t *host =
+            xmalloc(sizeof(uint32_t) * ((size_t)pl->n_ranks + 1 + pl->n_nvs + n_an), "ranks");
         for (uint32_t k = 0; k < pl->n_ranks; k++)
             host[k] = net_gpu_host(r->net, gpu[k], 0);
-        host[pl->n_ranks] = UINT32_MAX; /* nvls: the NVSwitch */
+        for (uint32_t k = 0; k <= pl->n_nvs; k++)
+            host[pl->n_ranks + k] = UINT32_MAX; /* nvls, nvls_tree: the NVSwitches */
+        for (uint32_t k = 0; k < n_an; k++)
+            host[pl->n_ranks + pl->n_nvs + k] = an[k]; /* sharp: the aggregation nodes */
         jr->ideal_jct_ps = ideal_collective(r->net, mtu, pl, host, cj->iterations,
                                             jr->ideal_basis, sizeof jr->ideal_basis);
         xfree(host);
@@ -1449,6 +1455,11 @@ static iter_result *st_iters(run_stats *st, uint32_t j)
 const train_exec *run_train_exec(const run *r, uint32_t j)
 {
     return r->jobs && j < r->sc->n_jobs ? r->jobs[j].train : NULL;
+}
+
+const coll_exec *run_coll_exec(const run *r, uint32_t j)
+{
+    return r->jobs && j < r->sc->n_jobs ? r->jobs[j].coll : NULL;
 }
 
 void run_free(run *r)

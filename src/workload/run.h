@@ -129,6 +129,12 @@ typedef struct job_result {
      * writes (reads) to their last byte (summed over checkpoints) */
     uint64_t ckpt_bytes, load_bytes;
     sim_time ckpt_io_ps, load_ps;
+    /* dataset reads (training dataset.sample_bytes): bytes read over the run, the reads' time
+     * from posting to last byte (summed over batches), and the time iterations waited for a
+     * batch not yet arrived (included in their iteration times and the JCT) */
+    uint64_t ds_bytes;
+    uint32_t ds_batches;
+    sim_time ds_read_ps, ds_stall_ps;
     sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
     double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
     char ideal_basis[112];      /* what the bound is, in words */
@@ -367,5 +373,8 @@ void run_free(run *r);
 /* The executor of job j when it is a training or Chakra job, else NULL (for tests). */
 struct train_exec;
 const struct train_exec *run_train_exec(const run *r, uint32_t j);
+/* The executor of job j when it is a collective job, else NULL (for tests). */
+struct coll_exec;
+const struct coll_exec *run_coll_exec(const run *r, uint32_t j);
 
 #endif

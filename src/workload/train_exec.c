@@ -40,6 +40,8 @@
 #define COOKIE_COLL (1ull << 39)
 /* bit 39 clear, bit 38 set: a storage I/O message (checkpoint write, model load), the writer */
 #define COOKIE_IO (1ull << 38)
+/* bits 39, 38 clear, bit 37 set: a dataset read (dataset.sample_bytes), the reader */
+#define COOKIE_DS (1ull << 37)
 enum { IO_NONE, IO_CKPT, IO_CKPT_ASYNC, IO_LOAD };
 #define NONE UINT32_MAX
 
@@ -143,6 +145,17 @@ struct train_exec {
     bool finish_wait;             /* the last iteration is done; the async write is not */
     sim_time load_ps;             /* model_load: from the job's start to its first step */
     sim_time ckpt_io_ps;          /* checkpoint writes: posted to last byte on storage (summed) */
+    /* dataset reads (dataset.sample_bytes): reader i reads ds_bytes per iteration on its
+     * connection ds_conn[i] from storage server i mod S. One batch is read at a time: the batch
+     * of iteration ds_batch, in flight (ds_left > 0) or arrived (ds_ready). */
+    uint32_t n_ds;
+    uint32_t *ds_conn;
+    uint64_t ds_bytes;
+    uint32_t ds_batch, ds_left;
+    bool ds_ready, ds_wait; /* ds_wait: iteration x->iter waits for its batch */
+    sim_time ds_start, ds_wait_from;
+    sim_time ds_read_ps, ds_stall_ps;
+    uint32_t ds_batches;
     void (*on_finish)(void *ctx); /* called once the last iteration has completed */
     void *on_finish_ctx;
 };
@@ -515,6 +528,25 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         x->io_read_bytes = per;
         x->io_read_extra = job->ckpt_shard_writers ? (uint32_t)(job->load_bytes % w) : 0;
     }
+    if (job->ds_sample_bytes) {
+        /* Readers, as Megatron-LM's get_batch reads data: tensor-parallel rank 0 of the first
+         * pipeline stage (tokens) and of the last (labels) call next(data_iterator) and
+         * broadcast the batch to their TP group over the scale-up domain (not modelled: it is
+         * a few MB on NVLink); middle stages read nothing. Each reader reads its data-parallel
+         * replica's samples, global_batch / dp of them, from storage server i mod S. */
+        uint32_t S = n->n_stor_srv;
+        x->ds_conn = ARENA_NEW_ARRAY(&x->mem, uint32_t, x->n_ranks);
+        for (uint32_t r = 0; r < x->n_ranks; r++) {
+            const train_rank *R = &P->ranks[r];
+            if (R->tp != 0 || (R->pp != 0 && R->pp != P->pp - 1))
+                continue;
+            x->ds_conn[x->n_ds] = dag_conns_add(&x->conns, n->stor_srv0 + x->n_ds % S,
+                                                net_storage_client(n, x->gpu_of_rank[r]));
+            x->n_ds++;
+        }
+        x->ds_bytes = (uint64_t)(job->global_batch / P->dp) * job->ds_sample_bytes;
+        x->ds_batch = NONE;
+    }
     uint64_t base = 0;
     for (uint32_t i = 0; i < x->n_xg; i++) {
         xgroup *xg = &x->xg[i];
@@ -812,6 +844,10 @@ void train_exec_result(const train_exec *x, job_result *jr)
     jr->ckpt_bytes = j->ckpt_bytes;
     jr->load_ps = x->load_ps;
     jr->load_bytes = j->load_bytes;
+    jr->ds_bytes = (uint64_t)x->ds_batches * x->n_ds * x->ds_bytes;
+    jr->ds_batches = x->ds_batches;
+    jr->ds_read_ps = x->ds_read_ps;
+    jr->ds_stall_ps = x->ds_stall_ps;
     jr->lost_ps = x->lost_ps;
     jr->restart_ps = x->restart_ps + (x->dead ? x->net->sim->now - x->fail_at : 0);
 }
@@ -1187,9 +1223,69 @@ static void delay_done(void *ctx, uint32_t i)
     task_done(x, i);
 }
 
+/* Post the reads of iteration `it`'s batch now. */
+static void ds_post(train_exec *x, uint32_t it)
+{
+    x->ds_batch = it;
+    x->ds_ready = false;
+    x->ds_left = x->n_ds;
+    x->ds_start = x->net->sim->now;
+    for (uint32_t i = 0; i < x->n_ds; i++) {
+        x->outstanding++;
+        dag_net_post(x->nw, x->ds_conn[i], x->ds_bytes, COOKIE_DS | i);
+    }
+}
+
+/* Iteration x->iter may start only with its batch: true when it has it (the batch is then
+ * consumed and, with prefetch, the next one's read posted); false when it must wait (the read
+ * is posted if it was not, and ds_done starts the iteration). */
+static bool ds_have_batch(train_exec *x)
+{
+    if (!(x->ds_ready && x->ds_batch == x->iter)) {
+        if (x->ds_batch != x->iter || x->ds_ready)
+            ds_post(x, x->iter);
+        if (!x->ds_wait) {
+            x->ds_wait = true;
+            x->ds_wait_from = x->net->sim->now;
+        }
+        return false;
+    }
+    x->ds_ready = false;
+    x->ds_batch = NONE;
+    if (x->cfg->ds_prefetch && x->iter + 1 < x->cfg->iterations)
+        ds_post(x, x->iter + 1);
+    return true;
+}
+
+/* A dataset read message has arrived; the last one completes the batch. */
+static void ds_done(train_exec *x)
+{
+    if (--x->ds_left)
+        return;
+    sim_time now = x->net->sim->now;
+    x->ds_read_ps += now - x->ds_start;
+    x->ds_batches++;
+    x->ds_ready = true;
+    if (x->ds_wait)
+        start_iteration(x);
+}
+
 static void start_iteration(train_exec *x)
 {
-    x->iter_start = x->net->sim->now;
+    sim_time waited_from = x->net->sim->now;
+    if (x->n_ds) {
+        bool waited = x->ds_wait;
+        if (!ds_have_batch(x))
+            return;
+        if (waited) {
+            /* the step waited for its data: the stall is part of the iteration (Megatron's
+             * per-iteration time includes get_batch) */
+            x->ds_wait = false;
+            x->ds_stall_ps += x->net->sim->now - x->ds_wait_from;
+            waited_from = x->ds_wait_from;
+        }
+    }
+    x->iter_start = waited_from;
     dag_run_record(&x->run, &x->net->sim->now, cur_start(x), cur_end(x));
     if (!dag_run_start(&x->run, &x->shape))
         return;
@@ -1227,6 +1323,8 @@ static void restart(train_exec *x)
     x->iter = x->last_ckpt;
     x->resume_ps = now;
     x->io_kind = IO_NONE; /* a write in progress was lost with the failure */
+    x->ds_batch = NONE;   /* so was a batch being read or read ahead */
+    x->ds_ready = x->ds_wait = false;
     x->io_blocked = x->finish_wait = false;
     start_iteration(x);
 }
@@ -1320,6 +1418,10 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
     }
     if (x->dead)
         return;
+    if (!(cookie & (COOKIE_COLL | COOKIE_IO)) && (cookie & COOKIE_DS)) {
+        ds_done(x);
+        return;
+    }
     if (!(cookie & COOKIE_COLL) && (cookie & COOKIE_IO)) {
         if (--x->io_left == 0)
             io_done(x);
