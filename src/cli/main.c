@@ -13,10 +13,11 @@
 
 static void usage(FILE *f)
 {
-    fputs("wirerate " WR_VERSION " - packet-level simulator of AI training network fabrics\n"
+    fputs("wirerate " WR_VERSION " - packet-level (and flow-level) simulator of AI training network"
+          " fabrics\n"
           "\n"
           "usage: wirerate run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--json]"
-          " [--quiet]\n"
+          " [--quiet] [--fidelity packet|flow]\n"
           "       wirerate check SCENARIO.yaml [--json] [--set KEY=VALUE]...\n"
           "       wirerate plan SCENARIO.yaml [-o DIR] [--set KEY=VALUE]...\n"
           "       wirerate perf OP [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [--fabric S.yaml]"

@@ -914,7 +914,7 @@ static void add_sharp(net *n, edge_list *el)
     node *old = n->nodes;
     n->n_hosts = NH + na;
     n->n_nodes = n->n_hosts + NS;
-    n->nodes = ARENA_NEW_ARRAY(&n->mem, node, n->n_nodes);
+    n->nodes = nodes_alloc(n);
     n->hosts = ARENA_NEW_ARRAY(&n->mem, node *, n->n_hosts);
     for (uint32_t i = 0; i < NH; i++) {
         n->nodes[i] = old[i];
