@@ -399,6 +399,15 @@ void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
     changed(f, x->links, x->n_links, now_ps);
 }
 
+void fluid_refill(fluid *f, uint32_t id, double bits, sim_time now_ps)
+{
+    SIM_ASSERT(id < f->n_fl && f->fl[id].live && bits > 0, "fluid flow %u: refill of %g bits", id,
+               bits);
+    fflow *x = &f->fl[id];
+    x->t_ps = now_ps;
+    x->left_bits = bits;
+}
+
 double fluid_rate_bps(const fluid *f, uint32_t id)
 {
     return f->fl[id].rate_bps;

@@ -48,6 +48,12 @@ uint32_t fluid_add_bits(fluid *f, const uint32_t *links, uint32_t n_links, doubl
 /* Ends flow `id` at `now_ps` (complete or aborted) and recomputes the rates of the flows it
  * shared links with. */
 void fluid_remove(fluid *f, uint32_t id, sim_time now_ps);
+/* Flow `id` has finished what it had (a residue of rounding is dropped, as fluid_remove would)
+ * and gets `bits` to send from now_ps on the same links: what fluid_remove + fluid_add of the
+ * same path would give, but the set of flows on every link is unchanged, so no rate changes and
+ * nothing is recomputed (read fluid_finish_ps again). A QP's next message behind the one just
+ * sent continues its flow this way. */
+void fluid_refill(fluid *f, uint32_t id, double bits, sim_time now_ps);
 
 /* Link `l`'s capacity becomes cap_bps (> 0) at now_ps; its component is solved again. */
 void fluid_set_cap(fluid *f, uint32_t l, double cap_bps, sim_time now_ps);

@@ -52,6 +52,10 @@ typedef struct fn_stream {
      * and for spray the paths met), and lat_ps for a piece of lat_frames / lat_last */
     uint32_t epoch, paths, lat_frames, lat_last;
     bool down;
+    /* of the path (set with it): the links' deliver_ps summed, and their common rate (0 when
+     * they differ) — a piece's latency on a uniform path needs nothing else */
+    sim_time path_d;
+    uint64_t path_rate;
     uint32_t links[FLOWNET_MAX_HOPS];
 } fn_stream;
 
@@ -259,9 +263,10 @@ static uint32_t walk_path(flownet *fn, const qp *q, uint32_t k, uint32_t *links,
  * the blocks and hops is exact (O(blocks × hops²)). On a uniform path it is Σ ser(frames) +
  * H · ser(largest frame) + Σ deliver: each switch waits for the largest frame ahead of the last.
  */
-static sim_time path_latency(const flownet *fn, const uint32_t *links, uint32_t nl,
-                             const fn_piece *pc)
+static sim_time path_latency(const flownet *fn, const fn_stream *x, const fn_piece *pc)
 {
+    const uint32_t *links = x->links;
+    uint32_t nl = x->n_links;
     const transport *t = fn->t;
     uint32_t vx = t->net->vxlan == VTEP_HOST + 1 ? WIRE_VXLAN_OVERHEAD : 0;
     uint64_t n = pc->frames;
@@ -281,21 +286,11 @@ static sim_time path_latency(const flownet *fn, const uint32_t *links, uint32_t 
         fsz[nb] = pc->last_line;
         cnt[nb++] = 1;
     }
-    sim_time v[FLOWNET_MAX_HOPS], w[FLOWNET_MAX_HOPS], d = 0;
-    uint64_t rmin = UINT64_MAX;
-    for (uint32_t h = 0; h < nl; h++) {
-        const port *p = fn->n->ports[links[h]];
-        d += p->deliver_ps;
-        if (p->rate_bps < rmin)
-            rmin = p->rate_bps;
-    }
-    bool uniform = true;
-    for (uint32_t h = 1; h < nl && uniform; h++)
-        uniform = fn->n->ports[links[h]]->rate_bps == fn->n->ports[links[0]]->rate_bps;
-    if (uniform) {
+    sim_time v[FLOWNET_MAX_HOPS], w[FLOWNET_MAX_HOPS], d = x->path_d;
+    if (x->path_rate) {
         /* every hop at one rate: the frames once (at the NIC) and, at each later hop, the
          * largest frame (the longest path through the grid) */
-        uint64_t r = fn->n->ports[links[0]]->rate_bps;
+        uint64_t r = x->path_rate;
         sim_time sum = 0;
         uint32_t fmax = 0;
         for (uint32_t b = 0; b < nb; b++) {
@@ -325,6 +320,10 @@ static sim_time path_latency(const flownet *fn, const uint32_t *links, uint32_t 
         }
         memcpy(v, w, sizeof(sim_time) * nl);
     }
+    uint64_t rmin = UINT64_MAX;
+    for (uint32_t h = 0; h < nl; h++)
+        if (fn->n->ports[links[h]]->rate_bps < rmin)
+            rmin = fn->n->ports[links[h]]->rate_bps;
     sim_time alone = v[nl - 1] + d;
     sim_time fl = sim_ser_time(pc->line_bytes, rmin);
     return alone > fl ? alone - fl : 0;
@@ -471,7 +470,10 @@ static uint32_t stream_path(flownet *fn, fn_stream *x, const qp *qq, uint32_t k,
 static void stream_set(flownet *fn, fn_stream *x, const uint32_t *links, uint32_t nl, bool down,
                        const fn_piece *pc)
 {
-    bool same = x->epoch == fn->epoch && x->n_links == nl;
+    /* the same path as its last (a walk without the cache — adaptive, random hash — may pick
+     * another of the same length) */
+    bool same = x->epoch == fn->epoch && x->n_links == nl &&
+                (links == x->links || memcmp(links, x->links, sizeof(uint32_t) * nl) == 0);
     if (links != x->links)
         memcpy(x->links, links, sizeof(uint32_t) * nl);
     x->n_links = (uint8_t)nl;
@@ -481,8 +483,20 @@ static void stream_set(flownet *fn, fn_stream *x, const uint32_t *links, uint32_
         x->epoch = 0;
         return;
     }
+    if (!same) {
+        sim_time d = 0;
+        uint64_t r = fn->n->ports[links[0]]->rate_bps;
+        for (uint32_t h = 0; h < nl; h++) {
+            const port *p = fn->n->ports[links[h]];
+            d += p->deliver_ps;
+            if (p->rate_bps != r)
+                r = 0;
+        }
+        x->path_d = d;
+        x->path_rate = r;
+    }
     if (!same || x->lat_frames != pc->frames || x->lat_last != pc->last_line) {
-        x->lat_ps = path_latency(fn, links, nl, pc);
+        x->lat_ps = path_latency(fn, x, pc);
         x->lat_frames = pc->frames;
         x->lat_last = pc->last_line;
     }
@@ -537,8 +551,8 @@ static void stream_stop(flownet *fn, fn_stream *x, const fn_piece *pc)
 }
 
 /* Every share of QP q's head piece has left the sender: it arrives after its last frame's
- * latency; the next piece starts now. */
-static void piece_sent(flownet *fn, uint32_t q)
+ * latency. The next piece becomes the head (its sending is the caller's: piece_start). */
+static void piece_done(flownet *fn, uint32_t q)
 {
     fn_qp *fq = &fn->qps[q];
     transport *t = fn->t;
@@ -555,7 +569,13 @@ static void piece_sent(flownet *fn, uint32_t q)
         pc->arrive_ps = fq->last_arrive;
     fq->last_arrive = pc->arrive_ps;
     sim_at(fn->s, &pc->ev, pc->arrive_ps);
-    if (fq->head)
+}
+
+/* ... and the next piece starts now. */
+static void piece_sent(flownet *fn, uint32_t q)
+{
+    piece_done(fn, q);
+    if (fn->qps[q].head)
         piece_start(fn, q);
 }
 
@@ -567,15 +587,32 @@ static void stream_sent(void *ctx, event *ev)
     (void)ctx;
     fn_piece *pc = fq->head;
     sim_time now = fn->s->now;
+    account(fn, x, pc, x->bits);
+    if (now + x->lat_ps > pc->arrive_ps)
+        pc->arrive_ps = now + x->lat_ps;
+    fn_piece *nx = pc->next;
+    if (fq->busy == 1 && nx && fn->k == 1 && fn->cache && x->epoch == fn->epoch && !x->down) {
+        /* Coalescing: the next piece is queued behind this one and takes the same path (a
+         * function of the routing, walked in this epoch): its fluid flow would be this one
+         * removed and added again at this picosecond — the same flows on every link, the same
+         * rates. It continues this flow instead, with no recomputation (the cost at scale is
+         * the number of flows: a ring's chunks follow each other on a QP). */
+        piece_done(fn, x->q);
+        stream_set(fn, x, x->links, x->n_links, false, nx);
+        nx->arrive_ps = 0;
+        fq->n_streams = 1;
+        x->bits = (double)nx->line_bytes * 8.0;
+        fluid_refill(fn->fl, x->fid, x->bits, now);
+        fn->stats.coalesced++;
+        sim_at(fn->s, &x->ev, fluid_finish_ps(fn->fl, x->fid));
+        return;
+    }
     fluid_remove(fn->fl, x->fid, now);
     x->fid = FLUID_NONE;
     fn->live--;
-    account(fn, x, pc, x->bits);
     x->bits = 0;
     x->busy = false;
     want_commit(fn);
-    if (now + x->lat_ps > pc->arrive_ps)
-        pc->arrive_ps = now + x->lat_ps;
     if (--fq->busy == 0)
         piece_sent(fn, x->q);
 }
@@ -653,8 +690,11 @@ void flownet_post(flownet *fn, flow *f, msg *m)
 {
     transport *t = fn->t;
     for (uint32_t i = 0; i < f->n_qps; i++) {
-        uint64_t lo = (uint64_t)((unsigned __int128)m->bytes * i / f->n_qps);
-        uint64_t hi = (uint64_t)((unsigned __int128)m->bytes * (i + 1) / f->n_qps);
+        uint64_t lo = 0, hi = m->bytes; /* one QP (the common case): no 128-bit division */
+        if (f->n_qps > 1) {
+            lo = (uint64_t)((unsigned __int128)m->bytes * i / f->n_qps);
+            hi = (uint64_t)((unsigned __int128)m->bytes * (i + 1) / f->n_qps);
+        }
         if (hi == lo)
             continue;
         uint32_t q = (uint32_t)(&f->qps[i] - t->qps);

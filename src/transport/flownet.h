@@ -73,6 +73,7 @@ double flownet_qp_rate(const flownet *fn, uint32_t q);
 
 typedef struct flownet_stats {
     uint64_t fluid_flows; /* fluid flows started (pieces × paths, re-routes included) */
+    uint64_t coalesced;   /* pieces that continued their QP's running flow (no new flow) */
     uint64_t solves;      /* max-min recomputations (component solves) */
     uint64_t assignments; /* flow rates assigned by them */
     uint64_t commits;     /* instants at which rates were recomputed */

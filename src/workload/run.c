@@ -1016,6 +1016,7 @@ static void collect(run *r)
         flownet_finish(t->fn);
         flownet_get_stats(t->fn, &fs);
         st->fluid_flows = fs.fluid_flows;
+        st->coalesced_pieces = fs.coalesced;
         st->rate_solves = fs.solves;
         st->rate_commits = fs.commits;
         st->flow_reroutes = fs.reroutes;

@@ -269,6 +269,7 @@ typedef struct run_stats {
     /* sim.fidelity (enum fidelity); flow level: the fluid's own figures (transport/flownet.h) */
     uint8_t fidelity;
     uint64_t fluid_flows;       /* fluid flows started (message pieces × paths, moves included) */
+    uint64_t coalesced_pieces;  /* pieces that continued their QP's running fluid flow */
     uint64_t rate_solves;       /* max-min recomputations (component solves) */
     uint64_t rate_commits;      /* instants at which rates were recomputed */
     uint64_t flow_reroutes;     /* fluid flows moved by a routing change */
