@@ -28,6 +28,7 @@ typedef struct fflow {
     uint32_t n_links, cap_links; /* the path array only grows: ids are reused without malloc */
     uint32_t mark;               /* epoch of the last component walk that reached it */
     double rate_bps;
+    double prev_bps;  /* during a solve: its rate before it (0 for a new flow) */
     double left_bits; /* at t_ps */
     sim_time t_ps;
     uint8_t live, frozen;
@@ -53,6 +54,7 @@ struct fluid {
     flist comp_flows, comp_links;
     flist pending; /* deferred: links whose flow set or capacity changed since the commit */
     flist touched; /* solve: links whose share a freezing round changed */
+    flist changed; /* the last solve: flows whose rate it changed (new flows included) */
     uint32_t *lver, *lpos, *ltouch; /* per link: heap version, BFS position, last round */
     uint32_t assigns_round;
     struct hent *heap;
@@ -112,6 +114,7 @@ void fluid_free(fluid *f)
     xfree(f->comp_links.id);
     xfree(f->pending.id);
     xfree(f->touched.id);
+    xfree(f->changed.id);
     xfree(f->lver);
     xfree(f->lpos);
     xfree(f->ltouch);
@@ -219,6 +222,7 @@ static void solve(fluid *f, sim_time now_ps)
         fflow *x = &f->fl[f->comp_flows.id[i]];
         advance(x, now_ps);
         x->frozen = 0;
+        x->prev_bps = x->rate_bps;
     }
     f->hn = 0;
     for (uint32_t i = 0; i < f->comp_links.n; i++) {
@@ -270,6 +274,13 @@ static void solve(fluid *f, sim_time now_ps)
                 hpush(f, f->resid[l] / (double)f->unfrozen[l], f->lpos[l], f->lver[l]);
         }
     }
+    /* a flow whose rate came out the same keeps its finish (its bits advanced at that rate) */
+    f->changed.n = 0;
+    for (uint32_t i = 0; i < f->comp_flows.n; i++) {
+        const fflow *x = &f->fl[f->comp_flows.id[i]];
+        if (x->rate_bps != x->prev_bps)
+            push(&f->changed, f->comp_flows.id[i]);
+    }
 }
 
 /* The flow set or capacity of `links` changed at now_ps: solve their component now, or (deferred)
@@ -302,6 +313,7 @@ bool fluid_commit(fluid *f, sim_time now_ps)
                (unsigned long long)now_ps, (unsigned long long)f->pend_ps);
     walk(f, f->pending.id, f->pending.n);
     f->pending.n = 0;
+    f->changed.n = 0;
     if (f->comp_flows.n)
         solve(f, now_ps);
     return true;
@@ -440,8 +452,8 @@ sim_time fluid_finish_ps(const fluid *f, uint32_t id)
 
 uint32_t fluid_changed(const fluid *f, const uint32_t **ids)
 {
-    *ids = f->comp_flows.id;
-    return f->comp_flows.n;
+    *ids = f->changed.id;
+    return f->changed.n;
 }
 
 uint64_t fluid_solves(const fluid *f)

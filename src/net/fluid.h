@@ -71,8 +71,9 @@ double fluid_left_bits(const fluid *f, uint32_t id, sim_time now_ps);
 /* The picosecond at which the flow completes at its current rate (SIM_TIME_MAX at rate 0). */
 sim_time fluid_finish_ps(const fluid *f, uint32_t id);
 
-/* Flows whose rates were recomputed by the last fluid_add/fluid_remove, and their ids: the
- * caller reschedules their completions. Valid until the next call. */
+/* Flows whose rates the last solve changed (new flows included), and their ids: the caller
+ * reschedules their completions. A flow of the solved component whose rate came out the same
+ * is not listed: its finish is unchanged. Valid until the next call. */
 uint32_t fluid_changed(const fluid *f, const uint32_t **ids);
 
 /* Statistics: rate recomputations (component solves) and flow-rate assignments in all. */
