@@ -64,10 +64,10 @@ static int bench_one(const char *path, const char *fidelity, result *out)
     getrusage(RUSAGE_SELF, &ru);
     sim_time jct = st->n_jobs && st->jobs[0].completed ? st->jobs[0].jct_ps : 0;
     printf("%-26s %-6s build %7.2f s  run %8.2f s  cpu %8.2f s  peak RSS %8.1f MB  "
-           "%10.0f events  %10.0f fluid flows  %10.0f coalesced  %9.0f rate solves  %9.0f commits  JCT %.6f s%s\n",
+           "%10.0f events  %10.0f fluid flows  %10.0f coalesced  %9.0f rate solves  %9.0f fast  %9.0f commits  JCT %.6f s%s\n",
            sc.name, fidelity, t1 - t0, t2 - t1, c2 - c1, (double)ru.ru_maxrss / 1024.0,
            (double)st->events, (double)st->fluid_flows, (double)st->coalesced_pieces,
-           (double)st->rate_solves,
+           (double)st->rate_solves, (double)st->rate_fast,
            (double)st->rate_commits, (double)jct * 1e-12, jct ? "" : " (not completed)");
     fflush(stdout);
     if (out) {

@@ -81,7 +81,8 @@ static void test_single_flow_alpha_beta(void)
         CHECK_EQ_U64(f->jobs[0].jct_ps, p->jobs[0].jct_ps);
         CHECK_EQ_U64(f->delivered_bytes, 1000000);
         CHECK_EQ_U64(f->fidelity, FIDELITY_FLOW);
-        CHECK(f->fluid_flows == 1 && f->rate_solves >= 1);
+        /* alone on an idle path: its start and end need no recomputation (fluid.c) */
+        CHECK(f->fluid_flows == 1 && f->rate_solves == 0 && f->rate_fast == 2);
         /* the frames the flow level counts on the sender's port are the packet model's */
         const node *h0 = run_net(rf)->hosts[0];
         const port *pf = &h0->ports[h0->net_port];

@@ -143,17 +143,23 @@ static int is_max_min(const fluid *f, uint32_t n_links, const double *cap, uint3
     return 1;
 }
 
-static void test_random_instances(void)
+/* Random flows on random paths, started and ended one at a time: after every change the rates
+ * are max-min fair and equal a from-scratch solve. Deferred (with a commit after each change, as
+ * the flow-level network drives it), most changes take fluid.c's fast paths: they must give the
+ * same rates as a solve. */
+static void random_instances(bool deferred)
 {
     enum { NL = 12, NF = 40 };
     rng r;
     rng_init(&r, 5, RNG_ID(RNG_KIND_TEST, 9));
     int bad = 0, mismatch = 0;
+    uint64_t fast = 0;
     for (int round = 0; round < 30; round++) {
         double cap[NL];
         for (int l = 0; l < NL; l++)
             cap[l] = (double)(1 + rng_below(&r, 8)) * 25 * G;
         fluid *f = fluid_new(NL, cap);
+        fluid_defer(f, deferred);
         uint32_t paths[NF][4], plen[NF], live[NF] = {0}, id[NF];
         for (int i = 0; i < NF; i++) {
             plen[i] = 1 + (uint32_t)rng_below(&r, 4);
@@ -180,6 +186,8 @@ static void test_random_instances(void)
                 fluid_remove(f, id[i], now);
                 live[i] = 0;
             }
+            if (deferred)
+                fluid_commit(f, now);
             /* ids are reused: map them back by position for the check */
             uint32_t byid[NF][4], lenid[NF], liveid[NF] = {0};
             for (int k = 0; k < NF; k++)
@@ -202,11 +210,19 @@ static void test_random_instances(void)
             if (live[k] && !near(fluid_rate_bps(f, id[k]), fluid_rate_bps(g, gid[k])))
                 mismatch++;
         fluid_free(g);
+        fast += fluid_fast(f);
         fluid_free(f);
     }
     CHECK_EQ_U64(bad, 0);
     CHECK_EQ_U64(mismatch, 0);
+    if (deferred)
+        CHECK(fast > 100); /* the fast paths were taken (out of 3,600 changes) */
+    else
+        CHECK_EQ_U64(fast, 0);
 }
+
+static void test_random_instances(void) { random_instances(false); }
+static void test_random_instances_fast_paths(void) { random_instances(true); }
 
 int main(void)
 {
@@ -215,5 +231,6 @@ int main(void)
     TEST_RUN(test_shared_bottleneck_different_paths);
     TEST_RUN(test_component_only);
     TEST_RUN(test_random_instances);
+    TEST_RUN(test_random_instances_fast_paths);
     return tl_finish();
 }

@@ -44,6 +44,7 @@ struct fluid {
     double *cap_bps;
     flist *on;     /* per link: the live flows crossing it */
     double *resid; /* per link, during a solve */
+    double *load;  /* per link: the rates of its flows summed (as of the last solve or fast path) */
     uint32_t *unfrozen;
     uint32_t *lmark; /* per link: epoch of the last walk that reached it */
     fflow *fl;
@@ -62,6 +63,8 @@ struct fluid {
     bool defer;
     sim_time pend_ps;
     uint64_t solves, assigns;
+    uint64_t fast; /* adds and removes that needed no solve */
+    bool no_fast;  /* fast paths off (fluid_fast_paths) */
 };
 
 static void push(flist *l, uint32_t v)
@@ -84,6 +87,7 @@ fluid *fluid_new(uint32_t n_links, const double *cap_bps)
     }
     f->on = xcalloc(n_links ? n_links : 1, sizeof *f->on, "fluid link flows");
     f->resid = xcalloc(n_links ? n_links : 1, sizeof *f->resid, "fluid residuals");
+    f->load = xcalloc(n_links ? n_links : 1, sizeof *f->load, "fluid loads");
     f->unfrozen = xcalloc(n_links ? n_links : 1, sizeof *f->unfrozen, "fluid counts");
     f->lmark = xcalloc(n_links ? n_links : 1, sizeof *f->lmark, "fluid marks");
     f->lver = xcalloc(n_links ? n_links : 1, sizeof *f->lver, "fluid versions");
@@ -107,6 +111,7 @@ void fluid_free(fluid *f)
     xfree(f->free_ids);
     xfree(f->on);
     xfree(f->resid);
+    xfree(f->load);
     xfree(f->unfrozen);
     xfree(f->lmark);
     xfree(f->cap_bps);
@@ -274,6 +279,11 @@ static void solve(fluid *f, sim_time now_ps)
                 hpush(f, f->resid[l] / (double)f->unfrozen[l], f->lpos[l], f->lver[l]);
         }
     }
+    for (uint32_t i = 0; i < f->comp_links.n; i++) {
+        uint32_t l = f->comp_links.id[i];
+        double u = f->cap_bps[l] - f->resid[l];
+        f->load[l] = f->on[l].n && u > 0 ? u : 0;
+    }
     /* a flow whose rate came out the same keeps its finish (its bits advanced at that rate) */
     f->changed.n = 0;
     for (uint32_t i = 0; i < f->comp_flows.n; i++) {
@@ -305,6 +315,11 @@ void fluid_defer(fluid *f, bool on)
     f->defer = on;
 }
 
+void fluid_fast_paths(fluid *f, bool on)
+{
+    f->no_fast = !on;
+}
+
 bool fluid_commit(fluid *f, sim_time now_ps)
 {
     if (!f->pending.n)
@@ -334,6 +349,68 @@ void fluid_set_cap(fluid *f, uint32_t l, double cap_bps, sim_time now_ps)
 double fluid_cap_bps(const fluid *f, uint32_t l)
 {
     return f->cap_bps[l];
+}
+
+/*
+ * Fast paths (deferred mode, nothing else pending at this instant): the max-min allocation is
+ * unique, so where it can be written down without a solve it is the solve's result (to the
+ * rounding of the last bits). A link is saturated when what its flows take leaves less than
+ * FAST_SAT of its capacity.
+ *
+ * Adding flow x whose links all have room: let r be the least residual on its links. Giving x
+ * rate r and changing nobody is max-min fair when, on one link with residual r (which x then
+ * saturates), no other flow runs faster than r — that link is x's bottleneck, and every other
+ * flow keeps its own (saturated, and it is the fastest there): Bertsekas & Gallager's
+ * characterisation. An idle path (the common case at scale: a ring's next chunk on a QP that
+ * has been waiting for it) gives x its slowest link's capacity.
+ *
+ * Removing flow x alone on each of its saturated links: nobody else had a bottleneck on its
+ * links (a bottleneck is saturated), so nobody's rate changes.
+ */
+#define FAST_SAT 1e-9
+
+static bool fast_add(fluid *f, fflow *x)
+{
+    if (!f->defer || f->pending.n || f->no_fast)
+        return false;
+    double r = INFINITY;
+    for (uint32_t j = 0; j < x->n_links; j++) {
+        uint32_t l = x->links[j];
+        double room = f->cap_bps[l] - f->load[l];
+        if (room <= FAST_SAT * f->cap_bps[l])
+            return false;
+        if (room < r)
+            r = room;
+    }
+    bool ok = false;
+    for (uint32_t j = 0; j < x->n_links && !ok; j++) {
+        uint32_t l = x->links[j];
+        if (f->cap_bps[l] - f->load[l] > r * (1 + FAST_SAT))
+            continue; /* x does not saturate it */
+        ok = true;
+        const flist *on = &f->on[l];
+        for (uint32_t k = 0; k < on->n && ok; k++)
+            ok = f->fl[on->id[k]].rate_bps <= r * (1 + FAST_SAT);
+    }
+    if (!ok)
+        return false;
+    x->rate_bps = r;
+    for (uint32_t j = 0; j < x->n_links; j++)
+        f->load[x->links[j]] += r;
+    f->fast++;
+    return true;
+}
+
+static bool fast_remove(fluid *f, const fflow *x)
+{
+    if (!f->defer || f->pending.n || f->no_fast)
+        return false;
+    for (uint32_t j = 0; j < x->n_links; j++) {
+        uint32_t l = x->links[j];
+        if (f->on[l].n > 1 && f->cap_bps[l] - f->load[l] <= FAST_SAT * f->cap_bps[l])
+            return false; /* saturated and shared: someone may speed up */
+    }
+    return true;
 }
 
 uint32_t fluid_add(fluid *f, const uint32_t *links, uint32_t n_links, uint64_t bytes,
@@ -380,6 +457,8 @@ uint32_t fluid_add_bits(fluid *f, const uint32_t *links, uint32_t n_links, doubl
         x->lidx[j] = f->on[links[j]].n;
         push(&f->on[links[j]], id);
     }
+    if (fast_add(f, x))
+        return id;
     changed(f, links, n_links, now_ps);
     return id;
 }
@@ -389,6 +468,16 @@ void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
     SIM_ASSERT(id < f->n_fl && f->fl[id].live, "fluid flow %u is not live", id);
     fflow *x = &f->fl[id];
     advance(x, now_ps);
+    bool fast = fast_remove(f, x);
+    if (fast) {
+        f->fast++;
+        for (uint32_t j = 0; j < x->n_links; j++) {
+            uint32_t l = x->links[j];
+            f->load[l] = f->on[l].n > 1 ? f->load[l] - x->rate_bps : 0;
+            if (f->load[l] < 0)
+                f->load[l] = 0;
+        }
+    }
     x->live = 0;
     x->rate_bps = 0;
     for (uint32_t j = 0; j < x->n_links; j++) {
@@ -408,7 +497,8 @@ void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
             }
     }
     f->free_ids[f->n_free++] = id;
-    changed(f, x->links, x->n_links, now_ps);
+    if (!fast)
+        changed(f, x->links, x->n_links, now_ps);
 }
 
 void fluid_refill(fluid *f, uint32_t id, double bits, sim_time now_ps)
@@ -460,6 +550,11 @@ uint64_t fluid_solves(const fluid *f)
 {
     return f->solves;
 }
+uint64_t fluid_fast(const fluid *f)
+{
+    return f->fast;
+}
+
 uint64_t fluid_assignments(const fluid *f)
 {
     return f->assigns;

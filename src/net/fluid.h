@@ -62,6 +62,11 @@ double fluid_cap_bps(const fluid *f, uint32_t l);
  * since the last commit must be at its now_ps). fluid_commit returns false when nothing was
  * pending (fluid_changed is then not updated). */
 void fluid_defer(fluid *f, bool on);
+/* Deferred mode's fast paths (on by default; fluid.c): a flow added on links with room gets its
+ * rate at once, without waiting for the commit. Off where a caller reads link loads between the
+ * adds of one instant and expects flows of that instant not to show yet (adaptive path choice
+ * in the flow-level network: its choices were made against the committed loads). */
+void fluid_fast_paths(fluid *f, bool on);
 bool fluid_commit(fluid *f, sim_time now_ps);
 bool fluid_pending(const fluid *f);
 
@@ -79,6 +84,8 @@ uint32_t fluid_changed(const fluid *f, const uint32_t **ids);
 /* Statistics: rate recomputations (component solves) and flow-rate assignments in all. */
 uint64_t fluid_solves(const fluid *f);
 uint64_t fluid_assignments(const fluid *f);
+/* Adds and removes whose rates were written down without a solve (fluid.c's fast paths). */
+uint64_t fluid_fast(const fluid *f);
 /* Sum of the rates on link `l` (bits/s). */
 double fluid_link_load_bps(const fluid *f, uint32_t l);
 

@@ -473,6 +473,7 @@ static void write_flow_level(jsonw *w, const run_stats *st)
     key_u64(w, "fluid_flows", st->fluid_flows);
     key_u64(w, "coalesced_pieces", st->coalesced_pieces);
     key_u64(w, "rate_solves", st->rate_solves);
+    key_u64(w, "rate_fast_updates", st->rate_fast);
     key_u64(w, "rate_commits", st->rate_commits);
     key_u64(w, "reroutes", st->flow_reroutes);
     key_u64(w, "max_live_flows", st->fluid_max_live);

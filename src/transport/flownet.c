@@ -122,6 +122,7 @@ flownet *flownet_new(transport *t)
     fn->fl = fluid_new(fn->n->n_ports, cap);
     xfree(cap);
     fluid_defer(fn->fl, true);
+    fluid_fast_paths(fn->fl, !fn->adaptive);
     uint64_t nq = t->cap_qps ? t->cap_qps : 1;
     fn->qps = xcalloc(nq, sizeof(fn_qp), "flow-level QPs");
     fn->cap_st = nq * fn->k;
@@ -428,6 +429,14 @@ static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_
     x->fid = fluid_add_bits(fn->fl, x->links, nl, bits, fn->s->now);
     SIM_ASSERT(x->fid < fn->cap_st, "fluid id %u of %llu", x->fid, (unsigned long long)fn->cap_st);
     fn->fid_st[x->fid] = (uint32_t)(x - fn->st);
+    if (fluid_rate_bps(fn->fl, x->fid) > 0) {
+        /* its rate was written down without a solve (fluid.c's fast path): its finish is
+         * known now; a solve at this instant reschedules it if it changes the rate */
+        if (event_queued(&x->ev))
+            evq_reschedule(&fn->s->q, &x->ev, fluid_finish_ps(fn->fl, x->fid));
+        else
+            sim_at(fn->s, &x->ev, fluid_finish_ps(fn->fl, x->fid));
+    }
     fn->stats.fluid_flows++;
     if (++fn->live > fn->stats.max_live)
         fn->stats.max_live = fn->live;
@@ -900,4 +909,5 @@ void flownet_get_stats(const flownet *fn, flownet_stats *out)
     *out = fn->stats;
     out->solves = fluid_solves(fn->fl);
     out->assignments = fluid_assignments(fn->fl);
+    out->fast = fluid_fast(fn->fl);
 }

@@ -76,6 +76,7 @@ typedef struct flownet_stats {
     uint64_t coalesced;   /* pieces that continued their QP's running flow (no new flow) */
     uint64_t solves;      /* max-min recomputations (component solves) */
     uint64_t assignments; /* flow rates assigned by them */
+    uint64_t fast;        /* flow starts and ends that needed no recomputation (fluid.c) */
     uint64_t commits;     /* instants at which rates were recomputed */
     uint64_t reroutes;    /* flows moved to another path by a routing change */
     uint64_t max_live;    /* most fluid flows alive at once */

@@ -1018,6 +1018,7 @@ static void collect(run *r)
         st->fluid_flows = fs.fluid_flows;
         st->coalesced_pieces = fs.coalesced;
         st->rate_solves = fs.solves;
+        st->rate_fast = fs.fast;
         st->rate_commits = fs.commits;
         st->flow_reroutes = fs.reroutes;
         st->fluid_max_live = fs.max_live;

@@ -271,6 +271,7 @@ typedef struct run_stats {
     uint64_t fluid_flows;       /* fluid flows started (message pieces × paths, moves included) */
     uint64_t coalesced_pieces;  /* pieces that continued their QP's running fluid flow */
     uint64_t rate_solves;       /* max-min recomputations (component solves) */
+    uint64_t rate_fast;         /* flow starts and ends whose rates needed no recomputation */
     uint64_t rate_commits;      /* instants at which rates were recomputed */
     uint64_t flow_reroutes;     /* fluid flows moved by a routing change */
     uint64_t fluid_max_live;    /* most fluid flows at once */
