@@ -56,6 +56,9 @@ typedef struct fn_stream {
      * they differ) — a piece's latency on a uniform path needs nothing else */
     sim_time path_d;
     uint64_t path_rate;
+    /* the transport class's traffic it moved on its current path and not yet added to the
+     * links' sums (stream_flush): line bytes and the frames they stand for */
+    double acc_line, acc_frames;
     uint32_t links[FLOWNET_MAX_HOPS];
 } fn_stream;
 
@@ -334,7 +337,7 @@ static sim_time path_latency(const flownet *fn, const fn_stream *x, const fn_pie
  */
 
 /* Stream x moved `bits` line bits of piece pc over its path: the ports' counters. */
-static void account(flownet *fn, const fn_stream *x, const fn_piece *pc, double bits)
+static void account(flownet *fn, fn_stream *x, const fn_piece *pc, double bits)
 {
     if (bits <= 0 || !pc->line_bytes)
         return;
@@ -358,14 +361,26 @@ static void account(flownet *fn, const fn_stream *x, const fn_piece *pc, double 
         }
         return;
     }
-    /* the transport's class: into the compact per-link sums (ports are large and a flow's
-     * end would touch one cache line per link of them), flushed at the end (flush_counters) */
+    /* the transport's class: into the stream's own sums, added to its path's links when the
+     * path changes or at the end (stream_flush): a piece's end touches no link */
+    x->acc_line += line;
+    x->acc_frames += frames;
+}
+
+/* What stream x moved on its path so far into the links' compact sums (ports are large and a
+ * flow's end would touch one cache line per link of them; flushed to them at the end,
+ * flush_counters). Busy time is line bits over each link's rate. */
+static void stream_flush(flownet *fn, fn_stream *x)
+{
+    if (x->acc_line <= 0)
+        return;
     for (uint32_t j = 0; j < x->n_links; j++) {
         link_sum *ls = &fn->sums[x->links[j]];
-        ls->wire += line;
-        ls->frames += frames;
-        ls->busy += bits / fluid_cap_bps(fn->fl, x->links[j]) * 1e12;
+        ls->wire += x->acc_line;
+        ls->frames += x->acc_frames;
+        ls->busy += x->acc_line * 8.0 / fluid_cap_bps(fn->fl, x->links[j]) * 1e12;
     }
+    x->acc_line = x->acc_frames = 0;
 }
 
 /* The compact sums into the ports' counters (once, at the end). */
@@ -454,20 +469,21 @@ static void qp_unstall(flownet *fn, uint32_t q)
     evq_cancel(&fn->s->q, &fq->stall);
 }
 
-/* Stream x (path k of QP qq): its path, from the cache when it was walked in this routing
- * epoch (walk_path's results). */
-static uint32_t stream_path(flownet *fn, fn_stream *x, const qp *qq, uint32_t k, uint32_t *links,
-                            bool *down, uint32_t *paths)
+/* Stream x (path k of QP qq): its path into *links — its own (x->links) from the cache when
+ * it was walked in this routing epoch, else walked into buf (walk_path's results). */
+static uint32_t stream_path(flownet *fn, fn_stream *x, const qp *qq, uint32_t k, uint32_t *buf,
+                            const uint32_t **links, bool *down, uint32_t *paths)
 {
     if (fn->cache && x->epoch == fn->epoch && x->n_links) {
-        memcpy(links, x->links, sizeof(uint32_t) * x->n_links);
+        *links = x->links;
         *down = x->down;
         if (paths)
             *paths = x->paths;
         return x->n_links;
     }
     uint32_t p = 1;
-    uint32_t nl = walk_path(fn, qq, k, links, down, &p);
+    uint32_t nl = walk_path(fn, qq, k, buf, down, &p);
+    *links = buf;
     if (paths)
         *paths = p;
     x->paths = p;
@@ -483,6 +499,8 @@ static void stream_set(flownet *fn, fn_stream *x, const uint32_t *links, uint32_
      * another of the same length) */
     bool same = x->epoch == fn->epoch && x->n_links == nl &&
                 (links == x->links || memcmp(links, x->links, sizeof(uint32_t) * nl) == 0);
+    if (!same)
+        stream_flush(fn, x); /* its traffic so far belongs to its old path */
     if (links != x->links)
         memcpy(x->links, links, sizeof(uint32_t) * nl);
     x->n_links = (uint8_t)nl;
@@ -518,11 +536,12 @@ static void piece_start(flownet *fn, uint32_t q)
     fn_qp *fq = &fn->qps[q];
     const qp *qq = &fn->t->qps[q];
     fn_piece *pc = fq->head;
-    uint32_t links[FLOWNET_MAX_HOPS];
+    uint32_t buf[FLOWNET_MAX_HOPS];
+    const uint32_t *links;
     bool down;
     uint32_t paths = 1;
     fn_stream *x0 = stream_of(fn, q, 0);
-    uint32_t nl = stream_path(fn, x0, qq, 0, links, &down, &paths);
+    uint32_t nl = stream_path(fn, x0, qq, 0, buf, &links, &down, &paths);
     uint32_t ns = 1;
     if (fn->spray) {
         ns = nl ? paths : 1;
@@ -535,7 +554,7 @@ static void piece_start(flownet *fn, uint32_t q)
     for (uint32_t k = 0; k < ns; k++) {
         fn_stream *x = stream_of(fn, q, k);
         if (k) /* spray: path k */
-            nl = stream_path(fn, x, qq, k, links, &down, NULL);
+            nl = stream_path(fn, x, qq, k, buf, &links, &down, NULL);
         stream_set(fn, x, links, nl, down, pc);
         /* spray: the piece's line bytes split evenly (the first shares take the remainder) */
         uint64_t lo = pc->line_bytes * k / ns, hi = pc->line_bytes * (k + 1) / ns;
@@ -852,9 +871,17 @@ void flownet_reroute(flownet *fn)
     }
 }
 
+/* Every stream's traffic so far into the links' sums. */
+static void flush_streams(flownet *fn)
+{
+    for (uint64_t i = 0; i < fn->t->n_qps * fn->k; i++)
+        stream_flush(fn, &fn->st[i]);
+}
+
 static void on_net_change(void *ctx)
 {
     flownet *fn = ctx;
+    flush_streams(fn); /* busy time so far at the rates it was moved at */
     /* link speeds: the fluid's capacities follow the ports' */
     for (uint32_t i = 0; i < fn->n->n_ports; i++) {
         double r = (double)fn->n->ports[i]->rate_bps;
@@ -879,6 +906,7 @@ void flownet_finish(flownet *fn)
             x->bits = left;
         }
     }
+    flush_streams(fn);
     flush_counters(fn);
 }
 
