@@ -102,6 +102,7 @@ struct train_exec {
     uint32_t *xg_of_group;
     uint32_t n_xg;
     xgroup *xg;
+    uint32_t xg_shift; /* > 0: group i's cookies start at i << xg_shift (no search) */
     uint32_t n_cp;
     cplan *cp;
     uint32_t n_bind;
@@ -547,11 +548,22 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         x->ds_bytes = (uint64_t)(job->global_batch / P->dp) * job->ds_sample_bytes;
         x->ds_batch = NONE;
     }
+    /* cookie ranges: group i at i << shift when every group's transfers fit in 2^shift and all
+     * groups in the cookie space (a completion finds its group by a shift), else packed one
+     * after the other (found by a binary search) */
+    uint64_t most = 1;
+    for (uint32_t i = 0; i < x->n_xg; i++)
+        if (x->xg[i].max_xfers > most)
+            most = x->xg[i].max_xfers;
+    uint32_t shift = 1;
+    while (((uint64_t)1 << shift) < most)
+        shift++;
+    x->xg_shift = (uint64_t)x->n_xg << shift < COOKIE_COLL ? shift : 0;
     uint64_t base = 0;
     for (uint32_t i = 0; i < x->n_xg; i++) {
         xgroup *xg = &x->xg[i];
-        xg->cookie_base = base;
-        base += xg->max_xfers ? xg->max_xfers : 1;
+        xg->cookie_base = x->xg_shift ? (uint64_t)i << x->xg_shift : base;
+        base = xg->cookie_base + (xg->max_xfers ? xg->max_xfers : 1);
         xg->x = x;
         dag_run_init(&xg->run, &x->mem, xg->max_xfers, xg->max_deps, xg_post_ready, xg);
     }
@@ -1433,6 +1445,8 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
     }
     uint64_t v = cookie & (COOKIE_COLL - 1);
     uint32_t lo = 0, hi = x->n_xg; /* last group with cookie_base <= v */
+    if (x->xg_shift)
+        lo = hi = (uint32_t)(v >> x->xg_shift);
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (x->xg[mid].cookie_base <= v)
