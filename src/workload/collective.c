@@ -1258,7 +1258,7 @@ static coll_ring *ring_compact(const coll_params *p, const topo_info *t, uint64_
 /* Channel of transfer i: the last c with base[c] ≤ i. */
 static uint32_t ring_channel(const coll_ring *g, uint64_t i)
 {
-    uint32_t lo = 0, hi = g->C;
+    uint32_t lo = 0, hi = g->C; /* (one channel: no search) */
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (g->base[mid] <= i)
@@ -1274,8 +1274,12 @@ static void ring_pos(const coll_ring *g, uint32_t i, uint32_t *c, uint32_t *s, u
                      uint64_t *k)
 {
     *c = ring_channel(g, i);
-    uint64_t K = g->K[*c], rem = i - g->base[*c], q = rem / K;
-    *k = rem % K;
+    uint64_t K = g->K[*c], rem = i - g->base[*c], q = rem;
+    *k = 0;
+    if (K > 1) { /* one chunk per step (small steps at scale): no division */
+        q = rem / K;
+        *k = rem % K;
+    }
     *p = (uint32_t)(q % g->P);
     *s = (uint32_t)(q / g->P);
 }
