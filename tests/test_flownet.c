@@ -9,6 +9,8 @@
 #include "config/config.h"
 #include "net/net.h"
 #include "net/packet.h"
+#include "telemetry/sampler.h"
+#include "telemetry/telemetry.h"
 #include "testlib.h"
 #include "transport/nic.h"
 #include "workload/run.h"
@@ -224,6 +226,50 @@ static void test_chunks_coalesce(void)
     done(rf, &sf);
 }
 
+/* The time series at flow level: each tick brings the ports' counters up to its time
+ * (flownet_sync), so a port's utilization per interval is its flows' rates over its capacity —
+ * h0's NIC alone at line rate (1), then sharing h3's link with h1 (0.5) — and over the run it
+ * adds up to the flow's line bytes at line rate. */
+static void test_timeseries(void)
+{
+    static const char y[] = SMALL "telemetry: {sample_interval: 20us}\n"
+                                  "output: {formats: [csv, json]}\n"
+                                  "workload:\n"
+                                  "  - {name: t, kind: traffic, pattern: list, flows: [\n"
+                                  "      {id: 1, src: 0, dst: 3, size: 1MiB},\n"
+                                  "      {id: 2, src: 1, dst: 3, size: 1MiB, start: 40us}]}\n";
+    scenario sf;
+    run *rf = go(&sf, y, "flow");
+    CHECK(rf != NULL);
+    if (rf) {
+        const sampler *sm = run_telemetry(rf)->smp;
+        const node *h0 = run_net(rf)->hosts[0];
+        const port *h0p = &h0->ports[h0->net_port];
+        uint32_t pi = UINT32_MAX;
+        for (uint32_t i = 0; sm && i < sampler_n_ports(sm); i++)
+            if (sampler_port(sm, i) == h0p)
+                pi = i;
+        CHECK(sm && pi != UINT32_MAX);
+        if (sm && pi != UINT32_MAX) {
+            double busy = 0;
+            sim_time prev = 0;
+            for (uint32_t row = 0; row < sampler_rows(sm); row++) {
+                sim_time t = sampler_row_time(sm, row);
+                double u = sampler_util(sm, row, pi);
+                if (t == 20 * SIM_US || t == 40 * SIM_US)
+                    CHECK_NEAR(u, 1.0, 1e-6);
+                if (t == 60 * SIM_US)
+                    CHECK_NEAR(u, 0.5, 1e-6);
+                busy += u * (double)(t - prev);
+                prev = t;
+            }
+            sim_time want = sim_ser_time(line_bytes(1 << 20, sf.nic.mtu), 100000000000ull);
+            CHECK_NEAR(busy, (double)want, 2.0);
+        }
+    }
+    done(rf, &sf);
+}
+
 /* ECMP at flow level takes the packet model's path: the same switch ports carry the data (more
  * than the ACKs a packet run adds on the reverse paths), for the same seed, with collisions. */
 static void test_ecmp_same_paths(void)
@@ -391,6 +437,7 @@ int main(void)
     TEST_RUN(test_incast_thirds);
     TEST_RUN(test_ring_closed_form);
     TEST_RUN(test_chunks_coalesce);
+    TEST_RUN(test_timeseries);
     TEST_RUN(test_ecmp_same_paths);
     TEST_RUN(test_rerun_identical);
     TEST_RUN(test_link_down_stall_resume_fail);

@@ -463,7 +463,8 @@ static const char *const NOT_MODELLED[] = {"sim.packet_hops",
                                            "ports.pfc_*",
                                            "ports.drops",
                                            "queues",
-                                           "timeseries",
+                                           "timeseries.queue_bytes",
+                                           "timeseries.pfc_paused_mask",
                                            NULL};
 
 static void write_flow_level(jsonw *w, const run_stats *st)

@@ -32,6 +32,8 @@ struct sampler {
     uint8_t *paused;
     sampler_rate_fn rate_fn;
     void *rate_ctx;
+    sampler_sync_fn sync_fn;
+    void *sync_ctx;
     uint32_t n_qps, qps_per_flow;
     float *rate;           /* [cap_rows][n_qps] */
     uint64_t ticks;
@@ -107,6 +109,8 @@ static void on_tick(void *ctx, event *ev)
     s->last_ps = sm->now;
     const size_t base = (size_t)s->n_rows * s->n_ports;
     bool busy = false;
+    if (s->sync_fn)
+        s->sync_fn(s->sync_ctx);
     s->row_t[s->n_rows] = sm->now;
     s->row_dt[s->n_rows] = elapsed;
     for (uint32_t i = 0; i < s->n_ports; i++) {
@@ -189,6 +193,12 @@ void sampler_set_rates(sampler *s, sampler_rate_fn fn, void *ctx, uint32_t n_qps
     s->n_qps = fn ? (n_qps < SAMPLER_MAX_QPS ? n_qps : SAMPLER_MAX_QPS) : 0;
     s->qps_per_flow = qps_per_flow ? qps_per_flow : 1;
     alloc_table(s);
+}
+
+void sampler_set_sync(sampler *s, sampler_sync_fn fn, void *ctx)
+{
+    s->sync_fn = fn;
+    s->sync_ctx = ctx;
 }
 
 void sampler_free(sampler *s)

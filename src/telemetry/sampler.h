@@ -70,6 +70,10 @@ sampler *sampler_new(net *n, sim_time interval_ps, size_t budget_bytes);
  * yet is lost because nothing has been recorded. */
 void sampler_set_rates(sampler *s, sampler_rate_fn fn, void *ctx, uint32_t n_qps,
                        uint32_t qps_per_flow);
+/* Called at every tick before the ports are read: brings their counters up to now where the
+ * model keeps them elsewhere during the run (the flow-level network: transport/flownet.h). */
+typedef void (*sampler_sync_fn)(void *ctx);
+void sampler_set_sync(sampler *s, sampler_sync_fn fn, void *ctx);
 /* Cancel the pending tick (if any) and free. NULL is a no-op. The sim must still be alive. */
 void sampler_free(sampler *s);
 

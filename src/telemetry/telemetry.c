@@ -52,6 +52,12 @@ void telemetry_set_rates(telemetry *t, sampler_rate_fn fn, void *ctx, uint32_t n
         sampler_set_rates(t->smp, fn, ctx, n_qps, qps_per_flow);
 }
 
+void telemetry_set_sync(telemetry *t, sampler_sync_fn fn, void *ctx)
+{
+    if (t && t->smp)
+        sampler_set_sync(t->smp, fn, ctx);
+}
+
 uint64_t telemetry_events(const telemetry *t) { return t && t->smp ? sampler_ticks(t->smp) : 0; }
 trace_writer *telemetry_trace(telemetry *t) { return t ? t->trace : NULL; }
 

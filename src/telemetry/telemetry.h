@@ -57,6 +57,8 @@ typedef struct telemetry {
  * filter. Call after the transport exists (it may install its own hooks; ours is the tap). */
 telemetry *telemetry_new(net *n, const scenario *sc, const char *pcap_filter, err *e);
 /* Record per-QP pacing rates too (no-op when not sampling). Before the simulation starts. */
+/* The sampler's sync hook (sampler_set_sync); no-op without a sampler. */
+void telemetry_set_sync(telemetry *t, sampler_sync_fn fn, void *ctx);
 void telemetry_set_rates(telemetry *t, sampler_rate_fn fn, void *ctx, uint32_t n_qps,
                          uint32_t qps_per_flow);
 /* Tick events the sampler executed — part of sim.events, not of the model. */

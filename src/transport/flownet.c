@@ -892,6 +892,11 @@ static void on_net_change(void *ctx)
     flownet_reroute(fn);
 }
 
+void flownet_sync(flownet *fn)
+{
+    flownet_finish(fn); /* what every flow moved so far: counted, and its bits left kept */
+}
+
 void flownet_finish(flownet *fn)
 {
     sim_time now = fn->s->now;

@@ -63,6 +63,9 @@ void flownet_abort(flownet *fn, flow *f);
 void flownet_reroute(flownet *fn);
 /* End of the run: count the bits still-running flows moved so far into the port counters. */
 void flownet_finish(flownet *fn);
+/* The same during the run (the time-series sampler's tick): the ports' byte, frame and busy
+ * counters become current. O(QPs + links). */
+void flownet_sync(flownet *fn);
 /* Pieces not yet arrived (sending, queued at their QP, or on their way): the run's drain
  * counter at flow level (the packet pool's live count at packet level). */
 const uint64_t *flownet_live(const flownet *fn);

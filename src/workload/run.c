@@ -649,6 +649,12 @@ static int tenants_setup(run *r, err *e)
     return 0;
 }
 
+/* The sampler's tick at flow level: the fluid's traffic so far into the ports' counters. */
+static void flow_sync(void *ctx)
+{
+    flownet_sync(ctx);
+}
+
 /* Flow level (transport/flownet.h): what only packets can show is refused, not faked — a
  * capture of frames that do not exist, a PAUSE storm, bit errors (their cost is retransmitted
  * packets). */
@@ -856,6 +862,8 @@ static run *run_build(const scenario *sc, int only, err *e)
     if (!r->tel)
         goto fail;
     telemetry_set_rates(r->tel, qp_rate, r->tp, (uint32_t)r->tp->n_qps, r->tp->qps_per_flow);
+    if (r->tp->fn) /* flow level: the fluid's traffic reaches the ports' counters at each tick */
+        telemetry_set_sync(r->tel, flow_sync, r->tp->fn);
     return r;
 fail:
     run_free(r);
