@@ -34,6 +34,7 @@ struct fn_piece {
     uint64_t line_bytes; /* its frames on the wire: frame + preamble/SFD + IFG each */
     uint32_t frames;
     uint32_t last_line; /* line bytes of its last frame */
+    uint8_t prio;       /* its flow's traffic class (kept here: the flow is cold by its end) */
     sim_time arrive_ps; /* the latest arrival over its streams so far */
 };
 
@@ -343,7 +344,7 @@ static void account(flownet *fn, fn_stream *x, const fn_piece *pc, double bits)
         return;
     double line = bits / 8.0;
     double frames = line * (double)pc->frames / (double)pc->line_bytes;
-    int c = pc->f->prio;
+    int c = pc->prio;
     if (c != fn->t->prio) {
         /* another traffic class (rare): straight into the ports' counters */
         uint64_t wire = (uint64_t)(line + 0.5), fr = (uint64_t)(frames + 0.5);
@@ -733,6 +734,7 @@ void flownet_post(flownet *fn, flow *f, msg *m)
         pc->m = m;
         pc->f = f;
         pc->bytes = hi - lo;
+        pc->prio = f->prio;
         piece_wire(t, pc);
         m->pieces_left++;
         if (fq->tail) {
