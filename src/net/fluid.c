@@ -39,10 +39,21 @@ typedef struct flist {
     uint32_t n, cap;
 } flist;
 
+/* A link's flows: each with its position j in the flow's path, so that moving one within the
+ * list updates that flow's lidx[j] without searching its path. */
+typedef struct lent {
+    uint32_t id, j;
+} lent;
+typedef struct llist {
+    lent *e;
+    uint32_t n, cap;
+} llist;
+
 struct fluid {
     uint32_t n_links;
     double *cap_bps;
-    flist *on;     /* per link: the live flows crossing it */
+    llist *on;     /* per link: the live flows crossing it */
+    double *maxr;  /* per link: at least the largest rate of its flows (exact after a solve) */
     double *resid; /* per link, during a solve */
     double *load;  /* per link: the rates of its flows summed (as of the last solve or fast path) */
     uint32_t *unfrozen;
@@ -67,6 +78,16 @@ struct fluid {
     bool no_fast;  /* fast paths off (fluid_fast_paths) */
 };
 
+static void lpush(llist *l, uint32_t id, uint32_t j)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->e = xrealloc(l->e, l->cap * sizeof *l->e, "fluid link flows");
+    }
+    l->e[l->n].id = id;
+    l->e[l->n++].j = j;
+}
+
 static void push(flist *l, uint32_t v)
 {
     if (l->n == l->cap) {
@@ -88,6 +109,7 @@ fluid *fluid_new(uint32_t n_links, const double *cap_bps)
     f->on = xcalloc(n_links ? n_links : 1, sizeof *f->on, "fluid link flows");
     f->resid = xcalloc(n_links ? n_links : 1, sizeof *f->resid, "fluid residuals");
     f->load = xcalloc(n_links ? n_links : 1, sizeof *f->load, "fluid loads");
+    f->maxr = xcalloc(n_links ? n_links : 1, sizeof *f->maxr, "fluid largest rates");
     f->unfrozen = xcalloc(n_links ? n_links : 1, sizeof *f->unfrozen, "fluid counts");
     f->lmark = xcalloc(n_links ? n_links : 1, sizeof *f->lmark, "fluid marks");
     f->lver = xcalloc(n_links ? n_links : 1, sizeof *f->lver, "fluid versions");
@@ -106,12 +128,13 @@ void fluid_free(fluid *f)
         xfree(f->fl[i].lidx);
     }
     for (uint32_t l = 0; l < f->n_links; l++)
-        xfree(f->on[l].id);
+        xfree(f->on[l].e);
     xfree(f->fl);
     xfree(f->free_ids);
     xfree(f->on);
     xfree(f->resid);
     xfree(f->load);
+    xfree(f->maxr);
     xfree(f->unfrozen);
     xfree(f->lmark);
     xfree(f->cap_bps);
@@ -150,13 +173,13 @@ static void walk(fluid *f, const uint32_t *seed, uint32_t n_seed)
             push(&f->comp_links, seed[i]);
         }
     for (uint32_t i = 0; i < f->comp_links.n; i++) {
-        const flist *on = &f->on[f->comp_links.id[i]];
+        const llist *on = &f->on[f->comp_links.id[i]];
         for (uint32_t k = 0; k < on->n; k++) {
-            fflow *x = &f->fl[on->id[k]];
+            fflow *x = &f->fl[on->e[k].id];
             if (x->mark == f->epoch)
                 continue;
             x->mark = f->epoch;
-            push(&f->comp_flows, on->id[k]);
+            push(&f->comp_flows, on->e[k].id);
             for (uint32_t j = 0; j < x->n_links; j++)
                 if (f->lmark[x->links[j]] != f->epoch) {
                     f->lmark[x->links[j]] = f->epoch;
@@ -233,6 +256,7 @@ static void solve(fluid *f, sim_time now_ps)
     for (uint32_t i = 0; i < f->comp_links.n; i++) {
         uint32_t l = f->comp_links.id[i];
         f->resid[l] = f->cap_bps[l];
+        f->maxr[l] = 0;
         f->unfrozen[l] = f->on[l].n;
         f->lver[l]++;
         if (f->unfrozen[l])
@@ -249,9 +273,9 @@ static void solve(fluid *f, sim_time now_ps)
         if (share < 0)
             share = 0; /* rounding after many subtractions */
         f->touched.n = 0;
-        const flist *on = &f->on[best];
+        const llist *on = &f->on[best];
         for (uint32_t k = 0; k < on->n; k++) {
-            fflow *x = &f->fl[on->id[k]];
+            fflow *x = &f->fl[on->e[k].id];
             if (x->frozen)
                 continue;
             x->frozen = 1;
@@ -261,6 +285,8 @@ static void solve(fluid *f, sim_time now_ps)
             for (uint32_t j = 0; j < x->n_links; j++) {
                 uint32_t l = x->links[j];
                 f->resid[l] -= share;
+                if (share > f->maxr[l])
+                    f->maxr[l] = share;
                 f->unfrozen[l]--;
                 if (f->ltouch[l] != f->assigns_round) {
                     f->ltouch[l] = f->assigns_round;
@@ -387,16 +413,28 @@ static bool fast_add(fluid *f, fflow *x)
         uint32_t l = x->links[j];
         if (f->cap_bps[l] - f->load[l] > r * (1 + FAST_SAT))
             continue; /* x does not saturate it */
-        ok = true;
-        const flist *on = &f->on[l];
-        for (uint32_t k = 0; k < on->n && ok; k++)
-            ok = f->fl[on->id[k]].rate_bps <= r * (1 + FAST_SAT);
+        if (f->maxr[l] <= r * (1 + FAST_SAT)) {
+            ok = true; /* nobody on it runs faster (maxr bounds them) */
+            break;
+        }
+        /* the bound may be stale (flows ended): look, and keep the exact largest */
+        const llist *on = &f->on[l];
+        double mx = 0;
+        for (uint32_t k = 0; k < on->n; k++)
+            if (f->fl[on->e[k].id].rate_bps > mx)
+                mx = f->fl[on->e[k].id].rate_bps;
+        f->maxr[l] = mx;
+        ok = mx <= r * (1 + FAST_SAT);
     }
     if (!ok)
         return false;
     x->rate_bps = r;
-    for (uint32_t j = 0; j < x->n_links; j++)
-        f->load[x->links[j]] += r;
+    for (uint32_t j = 0; j < x->n_links; j++) {
+        uint32_t l = x->links[j];
+        f->load[l] += r;
+        if (r > f->maxr[l])
+            f->maxr[l] = r;
+    }
     f->fast++;
     return true;
 }
@@ -455,7 +493,7 @@ uint32_t fluid_add_bits(fluid *f, const uint32_t *links, uint32_t n_links, doubl
     for (uint32_t j = 0; j < n_links; j++) {
         SIM_ASSERT(links[j] < f->n_links, "fluid link %u of %u", links[j], f->n_links);
         x->lidx[j] = f->on[links[j]].n;
-        push(&f->on[links[j]], id);
+        lpush(&f->on[links[j]], id, j);
     }
     if (fast_add(f, x))
         return id;
@@ -484,17 +522,15 @@ void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
         /* swap the list's last flow into its place: the max-min allocation is unique, so the
          * order of a link's flows (which sets the BFS order, the solve's tie-break between
          * links of equal share) changes at most the last bits of rounding, reproducibly */
-        flist *on = &f->on[x->links[j]];
-        uint32_t k = x->lidx[j], last = on->id[--on->n];
+        llist *on = &f->on[x->links[j]];
+        uint32_t k = x->lidx[j];
+        lent last = on->e[--on->n];
+        if (!on->n)
+            f->maxr[x->links[j]] = 0;
         if (k == on->n)
             continue;
-        on->id[k] = last;
-        fflow *y = &f->fl[last];
-        for (uint32_t i = 0; i < y->n_links; i++)
-            if (y->links[i] == x->links[j]) {
-                y->lidx[i] = k;
-                break;
-            }
+        on->e[k] = last;
+        f->fl[last.id].lidx[last.j] = k;
     }
     f->free_ids[f->n_free++] = id;
     if (!fast)
@@ -564,6 +600,6 @@ double fluid_link_load_bps(const fluid *f, uint32_t l)
 {
     double s = 0;
     for (uint32_t k = 0; k < f->on[l].n; k++)
-        s += f->fl[f->on[l].id[k]].rate_bps;
+        s += f->fl[f->on[l].e[k].id].rate_bps;
     return s;
 }
