@@ -44,18 +44,19 @@ typedef struct flist {
 typedef struct lent {
     uint32_t id, j;
 } lent;
-typedef struct llist {
-    lent *e;
-    uint32_t n, cap;
-} llist;
+/* A link: what a flow's start or end reads and writes of it, in one place (one cache line). */
+typedef struct flink {
+    double cap;  /* bits/s */
+    double load; /* the rates of its flows summed (as of the last solve or fast path) */
+    double maxr; /* at least the largest rate of its flows (exact after a solve) */
+    lent *e;     /* the live flows crossing it */
+    uint32_t n, n_cap;
+} flink;
 
 struct fluid {
     uint32_t n_links;
-    double *cap_bps;
-    llist *on;     /* per link: the live flows crossing it */
-    double *maxr;  /* per link: at least the largest rate of its flows (exact after a solve) */
+    flink *lk;     /* [n_links] */
     double *resid; /* per link, during a solve */
-    double *load;  /* per link: the rates of its flows summed (as of the last solve or fast path) */
     uint32_t *unfrozen;
     uint32_t *lmark; /* per link: epoch of the last walk that reached it */
     fflow *fl;
@@ -78,11 +79,11 @@ struct fluid {
     bool no_fast;  /* fast paths off (fluid_fast_paths) */
 };
 
-static void lpush(llist *l, uint32_t id, uint32_t j)
+static void lpush(flink *l, uint32_t id, uint32_t j)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 8;
-        l->e = xrealloc(l->e, l->cap * sizeof *l->e, "fluid link flows");
+    if (l->n == l->n_cap) {
+        l->n_cap = l->n_cap ? 2 * l->n_cap : 8;
+        l->e = xrealloc(l->e, l->n_cap * sizeof *l->e, "fluid link flows");
     }
     l->e[l->n].id = id;
     l->e[l->n++].j = j;
@@ -101,15 +102,12 @@ fluid *fluid_new(uint32_t n_links, const double *cap_bps)
 {
     fluid *f = xcalloc(1, sizeof *f, "fluid engine");
     f->n_links = n_links;
-    f->cap_bps = xmalloc((n_links ? n_links : 1) * sizeof *f->cap_bps, "fluid capacities");
+    f->lk = xcalloc(n_links ? n_links : 1, sizeof *f->lk, "fluid links");
     for (uint32_t l = 0; l < n_links; l++) {
         SIM_ASSERT(cap_bps[l] > 0, "link %u capacity %g bps", l, cap_bps[l]);
-        f->cap_bps[l] = cap_bps[l];
+        f->lk[l].cap = cap_bps[l];
     }
-    f->on = xcalloc(n_links ? n_links : 1, sizeof *f->on, "fluid link flows");
     f->resid = xcalloc(n_links ? n_links : 1, sizeof *f->resid, "fluid residuals");
-    f->load = xcalloc(n_links ? n_links : 1, sizeof *f->load, "fluid loads");
-    f->maxr = xcalloc(n_links ? n_links : 1, sizeof *f->maxr, "fluid largest rates");
     f->unfrozen = xcalloc(n_links ? n_links : 1, sizeof *f->unfrozen, "fluid counts");
     f->lmark = xcalloc(n_links ? n_links : 1, sizeof *f->lmark, "fluid marks");
     f->lver = xcalloc(n_links ? n_links : 1, sizeof *f->lver, "fluid versions");
@@ -128,16 +126,13 @@ void fluid_free(fluid *f)
         xfree(f->fl[i].lidx);
     }
     for (uint32_t l = 0; l < f->n_links; l++)
-        xfree(f->on[l].e);
+        xfree(f->lk[l].e);
     xfree(f->fl);
     xfree(f->free_ids);
-    xfree(f->on);
     xfree(f->resid);
-    xfree(f->load);
-    xfree(f->maxr);
     xfree(f->unfrozen);
     xfree(f->lmark);
-    xfree(f->cap_bps);
+    xfree(f->lk);
     xfree(f->comp_flows.id);
     xfree(f->comp_links.id);
     xfree(f->pending.id);
@@ -173,7 +168,7 @@ static void walk(fluid *f, const uint32_t *seed, uint32_t n_seed)
             push(&f->comp_links, seed[i]);
         }
     for (uint32_t i = 0; i < f->comp_links.n; i++) {
-        const llist *on = &f->on[f->comp_links.id[i]];
+        const flink *on = &f->lk[f->comp_links.id[i]];
         for (uint32_t k = 0; k < on->n; k++) {
             fflow *x = &f->fl[on->e[k].id];
             if (x->mark == f->epoch)
@@ -255,9 +250,9 @@ static void solve(fluid *f, sim_time now_ps)
     f->hn = 0;
     for (uint32_t i = 0; i < f->comp_links.n; i++) {
         uint32_t l = f->comp_links.id[i];
-        f->resid[l] = f->cap_bps[l];
-        f->maxr[l] = 0;
-        f->unfrozen[l] = f->on[l].n;
+        f->resid[l] = f->lk[l].cap;
+        f->lk[l].maxr = 0;
+        f->unfrozen[l] = f->lk[l].n;
         f->lver[l]++;
         if (f->unfrozen[l])
             hpush(f, f->resid[l] / (double)f->unfrozen[l], i, f->lver[l]);
@@ -273,7 +268,7 @@ static void solve(fluid *f, sim_time now_ps)
         if (share < 0)
             share = 0; /* rounding after many subtractions */
         f->touched.n = 0;
-        const llist *on = &f->on[best];
+        const flink *on = &f->lk[best];
         for (uint32_t k = 0; k < on->n; k++) {
             fflow *x = &f->fl[on->e[k].id];
             if (x->frozen)
@@ -285,8 +280,8 @@ static void solve(fluid *f, sim_time now_ps)
             for (uint32_t j = 0; j < x->n_links; j++) {
                 uint32_t l = x->links[j];
                 f->resid[l] -= share;
-                if (share > f->maxr[l])
-                    f->maxr[l] = share;
+                if (share > f->lk[l].maxr)
+                    f->lk[l].maxr = share;
                 f->unfrozen[l]--;
                 if (f->ltouch[l] != f->assigns_round) {
                     f->ltouch[l] = f->assigns_round;
@@ -307,8 +302,8 @@ static void solve(fluid *f, sim_time now_ps)
     }
     for (uint32_t i = 0; i < f->comp_links.n; i++) {
         uint32_t l = f->comp_links.id[i];
-        double u = f->cap_bps[l] - f->resid[l];
-        f->load[l] = f->on[l].n && u > 0 ? u : 0;
+        double u = f->lk[l].cap - f->resid[l];
+        f->lk[l].load = f->lk[l].n && u > 0 ? u : 0;
     }
     /* a flow whose rate came out the same keeps its finish (its bits advanced at that rate) */
     f->changed.n = 0;
@@ -368,13 +363,13 @@ bool fluid_pending(const fluid *f)
 void fluid_set_cap(fluid *f, uint32_t l, double cap_bps, sim_time now_ps)
 {
     SIM_ASSERT(l < f->n_links && cap_bps > 0, "fluid link %u capacity %g bps", l, cap_bps);
-    f->cap_bps[l] = cap_bps;
+    f->lk[l].cap = cap_bps;
     changed(f, &l, 1, now_ps);
 }
 
 double fluid_cap_bps(const fluid *f, uint32_t l)
 {
-    return f->cap_bps[l];
+    return f->lk[l].cap;
 }
 
 /*
@@ -402,8 +397,8 @@ static bool fast_add(fluid *f, fflow *x)
     double r = INFINITY;
     for (uint32_t j = 0; j < x->n_links; j++) {
         uint32_t l = x->links[j];
-        double room = f->cap_bps[l] - f->load[l];
-        if (room <= FAST_SAT * f->cap_bps[l])
+        double room = f->lk[l].cap - f->lk[l].load;
+        if (room <= FAST_SAT * f->lk[l].cap)
             return false;
         if (room < r)
             r = room;
@@ -411,19 +406,19 @@ static bool fast_add(fluid *f, fflow *x)
     bool ok = false;
     for (uint32_t j = 0; j < x->n_links && !ok; j++) {
         uint32_t l = x->links[j];
-        if (f->cap_bps[l] - f->load[l] > r * (1 + FAST_SAT))
+        if (f->lk[l].cap - f->lk[l].load > r * (1 + FAST_SAT))
             continue; /* x does not saturate it */
-        if (f->maxr[l] <= r * (1 + FAST_SAT)) {
+        if (f->lk[l].maxr <= r * (1 + FAST_SAT)) {
             ok = true; /* nobody on it runs faster (maxr bounds them) */
             break;
         }
         /* the bound may be stale (flows ended): look, and keep the exact largest */
-        const llist *on = &f->on[l];
+        const flink *on = &f->lk[l];
         double mx = 0;
         for (uint32_t k = 0; k < on->n; k++)
             if (f->fl[on->e[k].id].rate_bps > mx)
                 mx = f->fl[on->e[k].id].rate_bps;
-        f->maxr[l] = mx;
+        f->lk[l].maxr = mx;
         ok = mx <= r * (1 + FAST_SAT);
     }
     if (!ok)
@@ -431,9 +426,9 @@ static bool fast_add(fluid *f, fflow *x)
     x->rate_bps = r;
     for (uint32_t j = 0; j < x->n_links; j++) {
         uint32_t l = x->links[j];
-        f->load[l] += r;
-        if (r > f->maxr[l])
-            f->maxr[l] = r;
+        f->lk[l].load += r;
+        if (r > f->lk[l].maxr)
+            f->lk[l].maxr = r;
     }
     f->fast++;
     return true;
@@ -445,7 +440,7 @@ static bool fast_remove(fluid *f, const fflow *x)
         return false;
     for (uint32_t j = 0; j < x->n_links; j++) {
         uint32_t l = x->links[j];
-        if (f->on[l].n > 1 && f->cap_bps[l] - f->load[l] <= FAST_SAT * f->cap_bps[l])
+        if (f->lk[l].n > 1 && f->lk[l].cap - f->lk[l].load <= FAST_SAT * f->lk[l].cap)
             return false; /* saturated and shared: someone may speed up */
     }
     return true;
@@ -492,8 +487,8 @@ uint32_t fluid_add_bits(fluid *f, const uint32_t *links, uint32_t n_links, doubl
     x->frozen = 0;
     for (uint32_t j = 0; j < n_links; j++) {
         SIM_ASSERT(links[j] < f->n_links, "fluid link %u of %u", links[j], f->n_links);
-        x->lidx[j] = f->on[links[j]].n;
-        lpush(&f->on[links[j]], id, j);
+        x->lidx[j] = f->lk[links[j]].n;
+        lpush(&f->lk[links[j]], id, j);
     }
     if (fast_add(f, x))
         return id;
@@ -511,9 +506,9 @@ void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
         f->fast++;
         for (uint32_t j = 0; j < x->n_links; j++) {
             uint32_t l = x->links[j];
-            f->load[l] = f->on[l].n > 1 ? f->load[l] - x->rate_bps : 0;
-            if (f->load[l] < 0)
-                f->load[l] = 0;
+            f->lk[l].load = f->lk[l].n > 1 ? f->lk[l].load - x->rate_bps : 0;
+            if (f->lk[l].load < 0)
+                f->lk[l].load = 0;
         }
     }
     x->live = 0;
@@ -522,11 +517,11 @@ void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
         /* swap the list's last flow into its place: the max-min allocation is unique, so the
          * order of a link's flows (which sets the BFS order, the solve's tie-break between
          * links of equal share) changes at most the last bits of rounding, reproducibly */
-        llist *on = &f->on[x->links[j]];
+        flink *on = &f->lk[x->links[j]];
         uint32_t k = x->lidx[j];
         lent last = on->e[--on->n];
         if (!on->n)
-            f->maxr[x->links[j]] = 0;
+            f->lk[x->links[j]].maxr = 0;
         if (k == on->n)
             continue;
         on->e[k] = last;
@@ -599,7 +594,7 @@ uint64_t fluid_assignments(const fluid *f)
 double fluid_link_load_bps(const fluid *f, uint32_t l)
 {
     double s = 0;
-    for (uint32_t k = 0; k < f->on[l].n; k++)
-        s += f->fl[f->on[l].e[k].id].rate_bps;
+    for (uint32_t k = 0; k < f->lk[l].n; k++)
+        s += f->fl[f->lk[l].e[k].id].rate_bps;
     return s;
 }
