@@ -260,6 +260,8 @@ static void send_pfc_frame(net *n, port *p)
 {
     packet *pkt = pool_alloc(&n->pkts);
     memset((char *)pkt + sizeof(pool_hdr), 0, sizeof *pkt - sizeof(pool_hdr));
+    pkt->flow = 0; /* the fields the pool header carries (packet.h) */
+    pkt->next = NULL;
     pkt->kind = PKT_PAUSE;
     pkt->frame_bytes = WIRE_PFC_FRAME;
     pkt->pfc_vec = p->pfc_tx_pending;
@@ -281,6 +283,8 @@ static void send_fcp(net *n, port *p)
     int vl = __builtin_ctz(p->ib->fcp_pending);
     packet *pkt = pool_alloc(&n->pkts);
     memset((char *)pkt + sizeof(pool_hdr), 0, sizeof *pkt - sizeof(pool_hdr));
+    pkt->flow = 0; /* the fields the pool header carries (packet.h) */
+    pkt->next = NULL;
     p->ib->fcp_pending &= (uint8_t) ~(1u << vl);
     pkt->kind = PKT_FCP;
     pkt->frame_bytes = WIRE_IB_FCP;
