@@ -106,7 +106,9 @@ typedef struct port_tc {
     uint64_t tx_bytes;   /* frame octets sent, as SAI_QUEUE_STAT_BYTES */
     uint64_t tx_packets;
     uint32_t drr_deficit; /* DWRR (switch.scheduler dwrr) */
-    uint32_t pad_;
+    uint8_t xoff;         /* PFC ingress: this class's bit of the port's xoff_sent, here for
+                           * the release of every frame (xon_check) */
+    uint8_t pad_[3];
 } port_tc;
 
 /*
@@ -145,34 +147,42 @@ struct port {
      * of line time per frame: the figure utilization is made of. */
     uint64_t tx_bytes;      /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
     uint64_t tx_wire_bytes; /* line bytes: frames + preamble/SFD + IPG (utilization) */
-    uint64_t tx_packets;
-    uint64_t rx_bytes, rx_packets; /* frames that arrived on this port from its peer
-                                    * (rx_bytes: MAC frame octets, ifHCInOctets) */
-    uint64_t max_q_bytes;
+    /* frames that arrived at the peer from this port: the *peer's* receive counters (MAC frame
+     * octets, ifHCInOctets, and frames), counted here, on the sender's line the hop already
+     * touches, instead of on the receiving port's (issue #17). Read a port's own receive
+     * counters with net_port_rx_bytes / net_port_rx_packets. */
+    uint64_t peer_rx_bytes, peer_rx_packets;
+    /* peer->owner and peer->index, copied here so that delivering a frame reads no line of
+     * the receiving port (issue #17) */
+    node *peer_owner;
+    uint32_t peer_index;
     uint32_t index;            /* index within owner->ports */
     bool up;
     uint8_t q_nonempty;        /* bit p set when cls[p].q has frames */
     uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
                                 * the port starts no new frame of that class (one on the wire
                                 * completes). Host ports: the NIC's pull must honour it. */
-    uint8_t xoff_sent;         /* PFC ingress: classes we are holding the peer paused for */
+    uint8_t xoff_sent;         /* PFC ingress: classes we are holding the peer paused for
+                                * (each class's bit is mirrored in cls[c].xoff) */
     /* ---- hot: line 3 ---- */
+    uint64_t tx_packets;
+    uint64_t max_q_bytes;
+    uint64_t hdrm_bytes;       /* PFC: headroom reserved per lossless class */
+    sim_time prop_ps;          /* propagation delay of the cable */
+    port_ber *ber;             /* link-ber fault on this direction, else NULL */
+    uint64_t ecn_marked;
     uint8_t pfc_tx_pending;    /* classes whose PAUSE/RESUME waits for the wire */
     uint8_t wd_storm;          /* PFC watchdog: classes in a storm: pause ignored, queue drained */
     uint8_t pause_pending;     /* classes whose PAUSE has arrived but not yet applies */
     uint8_t drr_cur, drr_fresh; /* DWRR (switch.scheduler dwrr) */
     uint32_t id;               /* index within net->ports */
-    uint64_t hdrm_bytes;       /* PFC: headroom reserved per lossless class */
-    uint64_t hdrm_peak_bytes;  /* most headroom any lossless class held (a gauge) */
-    sim_time prop_ps;          /* propagation delay of the cable */
-    port_ber *ber;             /* link-ber fault on this direction, else NULL */
-    uint64_t ecn_marked;
-    uint64_t trimmed;          /* frames this egress would have dropped (buffer_full) and cut
-                                * to their header instead (switch.trimming); not drops */
     /* ---- per class: one cache line each (offset 256: topo.c aligns port arrays to 64) ---- */
     _Alignas(64) port_tc cls[NET_PRIOS];
 
     /* ---- cold: pauses, watchdog, faults, telemetry ---- */
+    uint64_t hdrm_peak_bytes;  /* most headroom any lossless class held (a gauge) */
+    uint64_t trimmed;          /* frames this egress would have dropped (buffer_full) and cut
+                                * to their header instead (switch.trimming); not drops */
     event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
     /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
      * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
@@ -192,8 +202,21 @@ struct port {
     uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
     uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };
+_Static_assert(offsetof(struct port, xoff_sent) < 192 && offsetof(struct port, id) < 256,
+               "port: lines 2 and 3 hold what their comments say");
 _Static_assert(offsetof(struct port, cls) == 256 && sizeof(port_tc) == 64,
                "port: the hot fields fill lines 0-3, each class its own line");
+
+/* Frames (MAC frame octets, ifHCInOctets) that arrived on port p from its peer: counted at the
+ * peer, the sender (see peer_rx_bytes). */
+static inline uint64_t net_port_rx_bytes(const port *p)
+{
+    return p->peer->peer_rx_bytes;
+}
+static inline uint64_t net_port_rx_packets(const port *p)
+{
+    return p->peer->peer_rx_packets;
+}
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
  * then idle until it calls net_port_kick); it must not return a frame of a priority set in

@@ -125,7 +125,7 @@ static inline void pfc_request(net *n, port *p, uint8_t classes)
 static inline void xon_check(net *n, node *sw, port *ing, int prio)
 {
     uint8_t bit = (uint8_t)(1u << prio);
-    if (!(ing->xoff_sent & bit) || ing->cls[prio].ing_hdrm)
+    if (!ing->cls[prio].xoff || ing->cls[prio].ing_hdrm)
         return;
     uint64_t thr = pfc_threshold(n, sw);
     uint64_t lim = thr > n->pfc_xon_offset_bytes ? thr - n->pfc_xon_offset_bytes : 0;
@@ -134,6 +134,7 @@ static inline void xon_check(net *n, node *sw, port *ing, int prio)
     if (ing->cls[prio].ing_shared > lim)
         return;
     ing->xoff_sent &= (uint8_t)~bit;
+    ing->cls[prio].xoff = 0;
     pfc_request(n, ing, bit);
 }
 
@@ -678,6 +679,8 @@ void net_pfc_storm(net *n, port *p, bool on)
         p->xoff_sent |= n->lossless;
     else
         p->xoff_sent &= (uint8_t)~n->lossless;
+    for (int c = 0; c < NET_PRIOS; c++)
+        p->cls[c].xoff = p->xoff_sent >> c & 1;
     pfc_request(n, p, n->lossless);
 }
 
@@ -781,14 +784,14 @@ void net_pfc_finish(net *n)
 static void port_arrive(void *ctx, event *ev)
 {
     port *p = CONTAINER_OF(ev, port, arrive);
-    node *peer = p->peer->owner;
+    node *peer = p->peer_owner; /* p->peer->owner, without reading the receiving port */
     net *n = peer->owner; /* the receiver's node, which the frame needs anyway (not p's) */
     packet *pkt = fifo_pop(&p->fly);
     (void)ctx;
     if (p->fly.head)
         sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
-    p->peer->rx_bytes += pkt->frame_bytes;
-    p->peer->rx_packets++;
+    p->peer_rx_bytes += pkt->frame_bytes; /* the receiver's counters, kept here (net.h) */
+    p->peer_rx_packets++;
     if (pkt->kind == PKT_PAUSE) {
         pfc_receive(n, p->peer, pkt);
         pool_free(&n->pkts, pkt);
@@ -802,7 +805,7 @@ static void port_arrive(void *ctx, event *ev)
         else
             host_relay(n, peer, pkt);
     } else {
-        pkt->in_port = (uint16_t)p->peer->index;
+        pkt->in_port = (uint16_t)p->peer_index;
         net_switch_receive(n, peer, pkt);
     }
 }
@@ -847,8 +850,8 @@ static void fcp_arrive(void *ctx, event *ev)
     (void)ctx;
     if (p->ib->fcp_fly.head)
         sim_at(n->sim, &p->ib->fcp_arrive, p->ib->fcp_fly.head->t_arrive);
-    q->rx_bytes += pkt->frame_bytes;
-    q->rx_packets++;
+    p->peer_rx_bytes += pkt->frame_bytes; /* q's receive counters, kept at the sender */
+    p->peer_rx_packets++;
     int vl = pkt->prio;
     if ((int32_t)(pkt->psn - q->ib->cr_limit[vl]) > 0)
         q->ib->cr_limit[vl] = pkt->psn;
@@ -948,8 +951,9 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         else if (from_sw && !to_sw)
             pkt->frame_bytes -= WIRE_VXLAN_OVERHEAD;
     }
-    if (in->peer->ib) {
-        /* InfiniBand: the frame holds its input port's VL buffer, which the upstream's credits
+    if (n->ib && in->ib) {
+        /* InfiniBand (in->ib is set exactly when in->peer->ib is: net_port_ib_init gates
+         * both directions of a link): the frame holds its input port's VL buffer, which the upstream's credits
          * guarantee has room; FECN (IB CC) when the egress VL queue is over the threshold and
          * the port is a root of congestion (it has credits: not a victim of the next hop) */
         uint32_t b = ib_blocks(pkt->frame_bytes);
@@ -1001,6 +1005,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
                 ing->hdrm_peak_bytes = ing->cls[prio].ing_hdrm;
             if (!(ing->xoff_sent & bit)) {
                 ing->xoff_sent |= bit;
+                ing->cls[prio].xoff = 1;
                 pfc_request(n, ing, bit);
             }
         } else {

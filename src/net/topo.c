@@ -1005,6 +1005,10 @@ static void wire(net *n, const edge_list *el)
         pb->owner = b;
         pa->peer = pb;
         pb->peer = pa;
+        pa->peer_owner = b;
+        pb->peer_owner = a;
+        pa->peer_index = pb->index;
+        pb->peer_index = pa->index;
         pa->rate_bps = pb->rate_bps = ed->bps;
         pa->prop_ps = pb->prop_ps = ed->lat_ps;
         pa->deliver_ps = ed->lat_ps + b->pipeline_ps;
