@@ -61,6 +61,30 @@ const char *drop_reason_name(enum drop_reason r)
 
 static void port_next(net *n, port *p);
 
+/* A frame port p has sent (and counted) will not reach the peer (net_port_rx_bytes). */
+static inline void wire_lost(port *p, const packet *pkt)
+{
+    p->lost_bytes += pkt->frame_bytes;
+    p->lost_packets++;
+}
+
+uint64_t net_port_rx_bytes(const port *p, uint64_t *packets)
+{
+    const port *q = p->peer;
+    uint64_t bytes = q->tx_bytes - q->lost_bytes, pk = q->tx_packets - q->lost_packets;
+    for (const packet *f = q->fly.head; f; f = f->next) {
+        bytes -= f->frame_bytes;
+        pk--;
+    }
+    for (const packet *f = q->ib ? q->ib->fcp_fly.head : NULL; f; f = f->next) {
+        bytes -= f->frame_bytes;
+        pk--;
+    }
+    if (packets)
+        *packets = pk;
+    return bytes;
+}
+
 static inline void fifo_push(pkt_fifo *f, packet *p)
 {
     p->next = NULL;
@@ -426,6 +450,7 @@ static void port_tx_done(void *ctx, event *ev)
         /* a link packet: read by the peer's link layer after the cable, not its pipeline */
         p->tx_pkt = NULL;
         if (!p->up) {
+            wire_lost(p, pkt);
             pool_free(&n->pkts, pkt);
         } else {
             pkt->t_arrive = n->sim->now + p->prop_ps;
@@ -450,6 +475,7 @@ static void port_tx_done(void *ctx, event *ev)
         release(n, p->owner, p, pkt);
     p->tx_pkt = NULL;
     if (!p->up) {
+        wire_lost(p, pkt);
         net_drop(n, p, pkt, DROP_LINK_DOWN);
     } else {
         pkt->t_arrive = n->sim->now + p->deliver_ps;
@@ -705,6 +731,7 @@ static void link_flush(net *n, port *p)
     p->q_nonempty = 0;
     while (p->fly.head) {
         packet *pkt = fifo_pop(&p->fly);
+        wire_lost(p, pkt);
         if (pkt->kind == PKT_PAUSE)
             pool_free(&n->pkts, pkt);
         else
@@ -712,8 +739,11 @@ static void link_flush(net *n, port *p)
     }
     evq_cancel(&n->sim->q, &p->arrive);
     if (p->ib) {
-        while (p->ib->fcp_fly.head)
-            pool_free(&n->pkts, fifo_pop(&p->ib->fcp_fly));
+        while (p->ib->fcp_fly.head) {
+            packet *pkt = fifo_pop(&p->ib->fcp_fly);
+            wire_lost(p, pkt);
+            pool_free(&n->pkts, pkt);
+        }
         evq_cancel(&n->sim->q, &p->ib->fcp_arrive);
         p->ib->fcp_pending = 0;
         for (int c = 0; c < NET_PRIOS; c++)
@@ -790,15 +820,13 @@ static void port_arrive(void *ctx, event *ev)
     (void)ctx;
     if (p->fly.head)
         sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
-    p->peer_rx_bytes += pkt->frame_bytes; /* the receiver's counters, kept here (net.h) */
-    p->peer_rx_packets++;
     if (pkt->kind == PKT_PAUSE) {
         pfc_receive(n, p->peer, pkt);
         pool_free(&n->pkts, pkt);
         return;
     }
     if (peer->kind == NODE_HOST) {
-        if (p->ib)
+        if (n->ib && p->ib)
             ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes)); /* the HCA takes it */
         if (pkt->dst == peer->index)
             n->rx(n->host_ctx, peer, pkt);
@@ -831,6 +859,7 @@ static void port_arrive_ber(void *ctx, event *ev)
             if (p->fly.head)
                 sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
             b->corrupted++;
+            wire_lost(p, pkt);
             if (p->ib) /* the receiver discards it: its blocks are free again */
                 ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes));
             net_drop(n, p, pkt, DROP_BIT_ERROR);
@@ -850,8 +879,6 @@ static void fcp_arrive(void *ctx, event *ev)
     (void)ctx;
     if (p->ib->fcp_fly.head)
         sim_at(n->sim, &p->ib->fcp_arrive, p->ib->fcp_fly.head->t_arrive);
-    p->peer_rx_bytes += pkt->frame_bytes; /* q's receive counters, kept at the sender */
-    p->peer_rx_packets++;
     int vl = pkt->prio;
     if ((int32_t)(pkt->psn - q->ib->cr_limit[vl]) > 0)
         q->ib->cr_limit[vl] = pkt->psn;

@@ -353,8 +353,6 @@ static void account(flownet *fn, const fn_stream *x, const fn_piece *pc, double 
             p->cls[c].tx_bytes += mac;
             p->cls[c].tx_packets += fr;
             p->busy_ps += (uint64_t)(bits / fluid_cap_bps(fn->fl, x->links[j]) * 1e12 + 0.5);
-            p->peer_rx_bytes += mac; /* the peer's receive counters (net.h) */
-            p->peer_rx_packets += fr;
         }
         return;
     }
@@ -385,8 +383,6 @@ static void flush_counters(flownet *fn)
         p->cls[c].tx_bytes += mac;
         p->cls[c].tx_packets += fr;
         p->busy_ps += (uint64_t)(ls->busy + 0.5);
-        p->peer_rx_bytes += mac; /* the peer's receive counters (net.h) */
-        p->peer_rx_packets += fr;
         ls->wire = ls->frames = ls->busy = 0;
     }
 }
