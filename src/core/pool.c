@@ -71,8 +71,7 @@ void pool_init(pool *p, const char *name, size_t obj_size, size_t per_chunk)
     pool_init_aligned(p, name, obj_size, per_chunk, POOL_ALIGN);
 }
 
-void pool_init_aligned(pool *p, const char *name, size_t obj_size, size_t per_chunk,
-                       size_t align)
+void pool_init_aligned(pool *p, const char *name, size_t obj_size, size_t per_chunk, size_t align)
 {
     SIM_ASSERT(align >= POOL_ALIGN && !(align & (align - 1)),
                "pool %s: alignment %zu is not a power of two >= %u", name, align, POOL_ALIGN);

@@ -58,8 +58,7 @@ typedef struct pool {
 void pool_init(pool *p, const char *name, size_t obj_size, size_t per_chunk);
 /* As pool_init, with objects aligned to `align` bytes (a power of two >= 16; 64 = a cache line)
  * and their size rounded up to it. Pass-through builds (WR_POOL_PASSTHROUGH) keep malloc's. */
-void pool_init_aligned(pool *p, const char *name, size_t obj_size, size_t per_chunk,
-                       size_t align);
+void pool_init_aligned(pool *p, const char *name, size_t obj_size, size_t per_chunk, size_t align);
 /* Return an object (contents other than the header are undefined). Grows when empty. */
 void *pool_alloc(pool *p);
 /* Return obj to the pool; aborts on double free or a non-live object. */

@@ -7,9 +7,10 @@
  * ACK answers into that ACK, so the sender sees every hop of its path.
  *
  * Where the records live. A packet stays the 64-byte struct of packet.h; when `nic.cc: hpcc`
- * the packet pool's objects are sizeof(packet) + sizeof(int_rec) (rounded to 64) and the record is the tail of
- * the pool object (pkt_int). Nothing is allocated per packet and other runs pay nothing: the
- * pool's object size is chosen once, at net_build, by whether INT is on (net->int_on).
+ * the packet pool's objects are sizeof(packet) + sizeof(int_rec), rounded to 64 (pkt_obj_bytes),
+ * and the record is the tail of the pool object (pkt_int). Nothing is allocated per packet and
+ * other runs pay nothing: the pool's object size is chosen once, at net_build, by whether INT is
+ * on (net->int_on).
  *
  * What is stamped: data packets (PKT_DATA) at every fabric switch's egress as they start on
  * the wire (the egress pipeline stage, after the queue), up to INT_MAX_HOPS records; the NIC

@@ -69,14 +69,14 @@ typedef struct packet {
             struct packet *next;  /* queue / link FIFO linkage (hdr.next_free while free) */
         };
     };
-    sim_time t_arrive;   /* while on a link: when its last bit (plus pipeline) arrives */
-    uint32_t ts_ns;      /* data: when the requester sent it, in ns modulo 2^32 (4.29 s,
-                          * far above any RTT); ACK/NAK: the ts_ns of the data packet it
-                          * answers — the completion timestamp TIMELY reads */
-    uint32_t src, dst;   /* host (NIC port) indices */
-    uint32_t psn;        /* sequence number of the first payload byte's packet */
-    uint32_t msg_bytes;  /* data: length of the whole message (RDMA WRITE) it belongs to,
-                          * capped at 2^32-1 — the RETH DMA length; unused otherwise */
+    sim_time t_arrive;  /* while on a link: when its last bit (plus pipeline) arrives */
+    uint32_t ts_ns;     /* data: when the requester sent it, in ns modulo 2^32 (4.29 s,
+                         * far above any RTT); ACK/NAK: the ts_ns of the data packet it
+                         * answers — the completion timestamp TIMELY reads */
+    uint32_t src, dst;  /* host (NIC port) indices */
+    uint32_t psn;       /* sequence number of the first payload byte's packet */
+    uint32_t msg_bytes; /* data: length of the whole message (RDMA WRITE) it belongs to,
+                         * capped at 2^32-1 — the RETH DMA length; unused otherwise */
     uint16_t payload_bytes;
     uint16_t frame_bytes; /* Ethernet header .. FCS, padded to 64 */
     uint16_t sport;       /* UDP source port: the flow's entropy */

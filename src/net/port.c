@@ -979,10 +979,11 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
             pkt->frame_bytes -= WIRE_VXLAN_OVERHEAD;
     }
     if (n->ib && in->ib) {
-        /* InfiniBand (in->ib is set exactly when in->peer->ib is: net_port_ib_init gates
-         * both directions of a link): the frame holds its input port's VL buffer, which the upstream's credits
-         * guarantee has room; FECN (IB CC) when the egress VL queue is over the threshold and
-         * the port is a root of congestion (it has credits: not a victim of the next hop) */
+        /* InfiniBand (in->ib is set exactly when in->peer->ib is: ib_setup gates both
+         * directions of a link): the frame holds its input port's VL buffer, which the
+         * upstream's credits guarantee has room; FECN (IB CC) when the egress VL queue is over
+         * the threshold and the port is a root of congestion (it has credits: not a victim of
+         * the next hop) */
         uint32_t b = ib_blocks(pkt->frame_bytes);
         int vl = pkt->prio;
         in->ib->used[vl] += b;
