@@ -55,15 +55,31 @@ typedef struct pool_pt {
 struct pool_chunk {
     pool_chunk *next;
     uint64_t nobj;
-    /* objects follow, 16-byte aligned (malloc alignment on LP64, header is 16 bytes) */
+    /* objects follow at the pool's alignment: right after this header when that is 16 (malloc
+     * alignment on LP64, the header is 16 bytes), else at the next multiple of it */
 };
+
+/* The first object of chunk c. */
+static inline unsigned char *chunk_base(const pool *p, pool_chunk *c)
+{
+    uintptr_t b = (uintptr_t)(c + 1);
+    return (unsigned char *)((b + (p->align - 1)) & ~(uintptr_t)(p->align - 1));
+}
 
 void pool_init(pool *p, const char *name, size_t obj_size, size_t per_chunk)
 {
+    pool_init_aligned(p, name, obj_size, per_chunk, POOL_ALIGN);
+}
+
+void pool_init_aligned(pool *p, const char *name, size_t obj_size, size_t per_chunk, size_t align)
+{
+    SIM_ASSERT(align >= POOL_ALIGN && !(align & (align - 1)),
+               "pool %s: alignment %zu is not a power of two >= %u", name, align, POOL_ALIGN);
     if (obj_size < sizeof(pool_hdr))
         obj_size = sizeof(pool_hdr);
     p->name = name;
-    p->obj_size = (obj_size + (POOL_ALIGN - 1)) & ~(size_t)(POOL_ALIGN - 1);
+    p->align = align;
+    p->obj_size = (obj_size + (align - 1)) & ~(size_t)(align - 1);
     if (!per_chunk)
         per_chunk = POOL_CHUNK_BYTES / p->obj_size ? POOL_CHUNK_BYTES / p->obj_size : 1;
     p->per_chunk = per_chunk;
@@ -90,17 +106,19 @@ static void __attribute__((noinline)) pool_grow(pool *p)
 {
     size_t bytes;
     SIM_ASSERT(!__builtin_mul_overflow(p->obj_size, p->per_chunk, &bytes) &&
-                   bytes <= SIZE_MAX - sizeof(pool_chunk),
+                   bytes <= SIZE_MAX - sizeof(pool_chunk) - p->align,
                "pool %s: chunk of %zu x %zu bytes overflows", p->name, p->per_chunk, p->obj_size);
-    pool_chunk *c = xmalloc(sizeof(pool_chunk) + bytes, p->name);
+    /* room to align the first object (none needed at malloc's alignment) */
+    size_t slack = p->align > POOL_ALIGN ? p->align - POOL_ALIGN : 0;
+    pool_chunk *c = xmalloc(sizeof(pool_chunk) + slack + bytes, p->name);
     c->nobj = p->per_chunk;
     c->next = p->chunks;
     p->chunks = c;
     /* Thread in reverse so the free list hands objects out in address order. */
-    unsigned char *base = (unsigned char *)(c + 1);
+    unsigned char *base = chunk_base(p, c);
     for (size_t i = p->per_chunk; i-- > 0;) {
         pool_hdr *h = (pool_hdr *)(base + i * p->obj_size);
-        h->pad_ = 0;
+        h->user = 0;
         mark_free(p, h);
         h->next_free = p->free_list;
         p->free_list = h;
@@ -118,7 +136,7 @@ void *pool_alloc(pool *p)
         pt->next->prev = pt;
     p->chunks = (pool_chunk *)pt;
     pool_hdr *h = (pool_hdr *)(pt + 1);
-    h->pad_ = 0;
+    h->user = 0;
     h->next_free = NULL;
 #else
     if (__builtin_expect(p->free_list == NULL, 0))
@@ -174,7 +192,7 @@ void pool_destroy(pool *p)
     pool_chunk *c = p->chunks;
     while (c) {
         pool_chunk *next = c->next;
-        POOL_UNPOISON(c + 1, c->nobj * p->obj_size);
+        POOL_UNPOISON(chunk_base(p, c), c->nobj * p->obj_size);
         xfree(c);
         c = next;
     }

@@ -33,17 +33,21 @@
 #define POOL_LIVE 0x4C495645u /* "LIVE" */
 #define POOL_FREE 0x46524545u /* "FREE" */
 
-/* Header every pooled struct must start with. */
+/* Header every pooled struct must start with. The pool reads and writes `magic` always and
+ * `next_free` only while the object is free (pool_alloc sets it to NULL); `user` is the
+ * object's own (the pool zeroes it once, when the object is first carved): a struct may alias
+ * both with fields of its own (net/packet.h does, to stay 64 bytes). */
 typedef struct pool_hdr {
     uint32_t magic;
-    uint32_t pad_;
+    uint32_t user;
     struct pool_hdr *next_free;
 } pool_hdr;
 
 typedef struct pool_chunk pool_chunk;
 typedef struct pool {
     const char *name;
-    size_t obj_size;      /* >= sizeof(pool_hdr), rounded to 16 */
+    size_t obj_size;      /* >= sizeof(pool_hdr), rounded to `align` */
+    size_t align;         /* objects' alignment: 16, or what pool_init_aligned asked for */
     size_t per_chunk;     /* objects per chunk */
     pool_hdr *free_list;
     pool_chunk *chunks;
@@ -52,6 +56,9 @@ typedef struct pool {
 } pool;
 
 void pool_init(pool *p, const char *name, size_t obj_size, size_t per_chunk);
+/* As pool_init, with objects aligned to `align` bytes (a power of two >= 16; 64 = a cache line)
+ * and their size rounded up to it. Pass-through builds (WR_POOL_PASSTHROUGH) keep malloc's. */
+void pool_init_aligned(pool *p, const char *name, size_t obj_size, size_t per_chunk, size_t align);
 /* Return an object (contents other than the header are undefined). Grows when empty. */
 void *pool_alloc(pool *p);
 /* Return obj to the pool; aborts on double free or a non-live object. */

@@ -6,10 +6,11 @@
  * (qLen) and the link's rate (B) — and the receiver copies the records of the data packet an
  * ACK answers into that ACK, so the sender sees every hop of its path.
  *
- * Where the records live. A packet stays the 80-byte struct of packet.h; when `nic.cc: hpcc`
- * the packet pool's objects are sizeof(packet) + sizeof(int_rec) and the record is the tail of
- * the pool object (pkt_int). Nothing is allocated per packet and other runs pay nothing: the
- * pool's object size is chosen once, at net_build, by whether INT is on (net->int_on).
+ * Where the records live. A packet stays the 64-byte struct of packet.h; when `nic.cc: hpcc`
+ * the packet pool's objects are sizeof(packet) + sizeof(int_rec), rounded to 64 (pkt_obj_bytes),
+ * and the record is the tail of the pool object (pkt_int). Nothing is allocated per packet and
+ * other runs pay nothing: the pool's object size is chosen once, at net_build, by whether INT is
+ * on (net->int_on).
  *
  * What is stamped: data packets (PKT_DATA) at every fabric switch's egress as they start on
  * the wire (the egress pipeline stage, after the queue), up to INT_MAX_HOPS records; the NIC
@@ -20,6 +21,7 @@
 #ifndef WR_NET_INTTEL_H
 #define WR_NET_INTTEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../core/time.h"
@@ -43,6 +45,14 @@ typedef struct int_rec {
     uint32_t pad_;
     int_hop hop[INT_MAX_HOPS];
 } int_rec;
+
+/* Bytes of one packet pool object: the packet, with INT (HPCC) the record after it, rounded to
+ * the pool's 64-byte alignment (PKT_ALIGN). */
+static inline size_t pkt_obj_bytes(int int_on)
+{
+    size_t b = sizeof(packet) + (int_on ? sizeof(int_rec) : 0);
+    return (b + PKT_ALIGN - 1) & ~(size_t)(PKT_ALIGN - 1);
+}
 
 /* The INT record of a packet from a pool sized for INT (net->int_on). */
 static inline int_rec *pkt_int(packet *p)

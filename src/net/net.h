@@ -106,7 +106,9 @@ typedef struct port_tc {
     uint64_t tx_bytes;   /* frame octets sent, as SAI_QUEUE_STAT_BYTES */
     uint64_t tx_packets;
     uint32_t drr_deficit; /* DWRR (switch.scheduler dwrr) */
-    uint32_t pad_;
+    uint8_t xoff;         /* PFC ingress: this class's bit of the port's xoff_sent, here for
+                           * the release of every frame (xon_check) */
+    uint8_t pad_[3];
 } port_tc;
 
 /*
@@ -119,60 +121,69 @@ typedef struct port_tc {
  * Ports are 64-byte aligned: only topo.c allocates them (one aligned block).
  */
 struct port {
-    /* ---- hot: line 0 (the events, the link) ---- */
+    /* ---- hot: line 0 (the events; all that delivering a frame reads of its sender) ---- */
+    /* The event queue prefetches an event's line before it fires: each handler starts from
+     * this line. port_arrive reads nothing else of the port (issue #17). */
     _Alignas(64) event tx_done; /* serialization of tx_pkt ends */
     event arrive;              /* head of `fly` reaches the peer */
+    pkt_fifo fly;              /* frames on the wire, in arrival order */
+    node *peer_owner;          /* peer->owner: the node frames on this link are delivered to */
+    uint32_t peer_index;       /* peer->index: their ingress port there */
+    bool up;
+    uint8_t q_nonempty;        /* bit p set when cls[p].q has frames */
+    uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
+                                * the port starts no new frame of that class (one on the wire
+                                * completes). Host ports: the NIC's pull must honour it. */
+    uint8_t xoff_sent;         /* PFC ingress: classes we are holding the peer paused for
+                                * (each class's bit is mirrored in cls[c].xoff) */
+    /* ---- hot: line 1 (the transmitter) ---- */
     node *owner;
-    port *peer;                /* the port at the other end (its egress towards us) */
+    packet *tx_pkt;            /* frame being serialized, or NULL */
     uint64_t rate_bps;
     sim_time deliver_ps;       /* prop + the peer's pipeline latency */
-    /* ---- hot: line 1 (the transmitter) ---- */
-    packet *tx_pkt;            /* frame being serialized, or NULL */
-    pkt_fifo fly;              /* frames on the wire, in arrival order */
     sim_time tx_end_ps;        /* when the frame being serialized ends */
     uint64_t busy_ps;          /* serialization time (to the end of the current frame) */
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
      * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
     uint64_t dre_bytes;
     sim_time dre_last_ps;
+    /* ---- hot: line 2 (queue total, port totals, state bits) ---- */
     uint64_t q_total_bytes;
-    /* ---- hot: line 2 (port totals, state bits) ---- */
     port_ib *ib; /* InfiniBand: this link's credit state (both directions gated), else NULL */
     /* counters (telemetry reads them; the hot path only increments). Octet counters follow
      * RFC 2863 ifHCOutOctets/ifHCInOctets as RFC 3635 §3.2.5 specialises them for Ethernet and
      * SAI_PORT_STAT_IF_OUT_OCTETS/IN_OCTETS report them: MAC frame bytes, destination address
      * through FCS, no preamble/SFD and no inter-frame gap. tx_wire_bytes adds those 20 bytes
-     * of line time per frame: the figure utilization is made of. */
+     * of line time per frame: the figure utilization is made of. The receive counters are not
+     * kept: a frame that arrived is one the peer sent that is neither on the wire nor lost on
+     * it (net_port_rx_bytes), which saves delivering a frame a write to a cold line. */
     uint64_t tx_bytes;      /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
     uint64_t tx_wire_bytes; /* line bytes: frames + preamble/SFD + IPG (utilization) */
     uint64_t tx_packets;
-    uint64_t rx_bytes, rx_packets; /* frames that arrived on this port from its peer
-                                    * (rx_bytes: MAC frame octets, ifHCInOctets) */
     uint64_t max_q_bytes;
+    port *peer;                /* the port at the other end (its egress towards us) */
     uint32_t index;            /* index within owner->ports */
-    bool up;
-    uint8_t q_nonempty;        /* bit p set when cls[p].q has frames */
-    uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
-                                * the port starts no new frame of that class (one on the wire
-                                * completes). Host ports: the NIC's pull must honour it. */
-    uint8_t xoff_sent;         /* PFC ingress: classes we are holding the peer paused for */
-    /* ---- hot: line 3 ---- */
     uint8_t pfc_tx_pending;    /* classes whose PAUSE/RESUME waits for the wire */
     uint8_t wd_storm;          /* PFC watchdog: classes in a storm: pause ignored, queue drained */
     uint8_t pause_pending;     /* classes whose PAUSE has arrived but not yet applies */
-    uint8_t drr_cur, drr_fresh; /* DWRR (switch.scheduler dwrr) */
+    uint8_t drr_cur;           /* DWRR (switch.scheduler dwrr) */
+    /* ---- line 3: what only some frames touch ---- */
+    uint8_t drr_fresh;         /* DWRR */
     uint32_t id;               /* index within net->ports */
     uint64_t hdrm_bytes;       /* PFC: headroom reserved per lossless class */
-    uint64_t hdrm_peak_bytes;  /* most headroom any lossless class held (a gauge) */
     sim_time prop_ps;          /* propagation delay of the cable */
     port_ber *ber;             /* link-ber fault on this direction, else NULL */
     uint64_t ecn_marked;
+    uint64_t hdrm_peak_bytes;  /* most headroom any lossless class held (a gauge) */
     uint64_t trimmed;          /* frames this egress would have dropped (buffer_full) and cut
                                 * to their header instead (switch.trimming); not drops */
     /* ---- per class: one cache line each (offset 256: topo.c aligns port arrays to 64) ---- */
     _Alignas(64) port_tc cls[NET_PRIOS];
 
     /* ---- cold: pauses, watchdog, faults, telemetry ---- */
+    /* frames sent (counted in tx_bytes/tx_packets) that never reached the peer: the link went
+     * down under them, or they failed its FCS check (link-ber) */
+    uint64_t lost_bytes, lost_packets;
     event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
     /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
      * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
@@ -192,8 +203,15 @@ struct port {
     uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
     uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };
+_Static_assert(offsetof(struct port, xoff_sent) < 64 && offsetof(struct port, dre_last_ps) < 128 &&
+                   offsetof(struct port, drr_cur) < 192 && offsetof(struct port, trimmed) < 256,
+               "port: lines 0-3 hold what their comments say");
 _Static_assert(offsetof(struct port, cls) == 256 && sizeof(port_tc) == 64,
                "port: the hot fields fill lines 0-3, each class its own line");
+
+/* Frames that arrived on port p from its peer, and their MAC frame octets (ifHCInOctets): what
+ * the peer sent less what is still on the wire and what was lost on it (port.c). */
+uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
  * then idle until it calls net_port_kick); it must not return a frame of a priority set in

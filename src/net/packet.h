@@ -16,6 +16,7 @@
 #ifndef WR_NET_PACKET_H
 #define WR_NET_PACKET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../core/pool.h"
@@ -51,21 +52,33 @@ enum pkt_kind { PKT_DATA, PKT_ACK, PKT_NAK, PKT_CNP, PKT_PAUSE, PKT_FCP };
 /* ECN field (RFC 3168). */
 enum { ECN_NOT_ECT = 0, ECN_ECT1 = 1, ECN_ECT0 = 2, ECN_CE = 3 };
 
+/*
+ * One cache line (issue #17): a packet is 64 bytes and the packet pool hands them out 64-byte
+ * aligned (net_build), so a hop touches one line of it, not the two an 80-byte packet
+ * straddled. The pool header's two spare words carry packet fields: `flow` sits in its padding
+ * and `next` is its free-list link (a packet on the free list is on no queue). Frame and payload
+ * sizes are 16-bit: an IPv4 datagram's total length is a 16-bit field (RFC 791), so no frame of
+ * any fabric wirerate models is longer (the largest is a 16 KiB jumbo; net_build checks it).
+ */
 typedef struct packet {
-    pool_hdr hdr;        /* pool bookkeeping; must stay first */
-    struct packet *next; /* queue / link FIFO linkage */
-    sim_time t_arrive;   /* while on a link: when its last bit (plus pipeline) arrives */
-    uint32_t flow;       /* owning QP id (transport's index; QP ids are 32-bit) */
-    uint32_t ts_ns;      /* data: when the requester sent it, in ns modulo 2^32 (4.29 s,
-                          * far above any RTT); ACK/NAK: the ts_ns of the data packet it
-                          * answers — the completion timestamp TIMELY reads. Kept in the
-                          * 4 bytes `flow` gave up, so a packet stays 80 bytes. */
-    uint32_t src, dst;   /* host (NIC port) indices */
-    uint32_t psn;        /* sequence number of the first payload byte's packet */
-    uint32_t payload_bytes;
-    uint32_t frame_bytes; /* Ethernet header .. FCS, padded to 64 */
-    uint32_t msg_bytes;   /* data: length of the whole message (RDMA WRITE) it belongs to,
-                           * capped at 2^32-1 — the RETH DMA length; unused otherwise */
+    union {
+        pool_hdr hdr; /* pool bookkeeping; must stay first */
+        struct {
+            uint32_t pool_magic_; /* hdr.magic */
+            uint32_t flow;        /* owning QP id (transport's index; QP ids are 32-bit) */
+            struct packet *next;  /* queue / link FIFO linkage (hdr.next_free while free) */
+        };
+    };
+    sim_time t_arrive;  /* while on a link: when its last bit (plus pipeline) arrives */
+    uint32_t ts_ns;     /* data: when the requester sent it, in ns modulo 2^32 (4.29 s,
+                         * far above any RTT); ACK/NAK: the ts_ns of the data packet it
+                         * answers — the completion timestamp TIMELY reads */
+    uint32_t src, dst;  /* host (NIC port) indices */
+    uint32_t psn;       /* sequence number of the first payload byte's packet */
+    uint32_t msg_bytes; /* data: length of the whole message (RDMA WRITE) it belongs to,
+                         * capped at 2^32-1 — the RETH DMA length; unused otherwise */
+    uint16_t payload_bytes;
+    uint16_t frame_bytes; /* Ethernet header .. FCS, padded to 64 */
     uint16_t sport;       /* UDP source port: the flow's entropy */
     uint16_t path;        /* collective-aware balancing: the path the flow was placed on */
     uint16_t in_port;     /* ingress port index at the current switch */
@@ -78,9 +91,17 @@ typedef struct packet {
     uint8_t pfc_pool;     /* at a switch: PFC_POOL_* the frame's bytes are accounted in */
     uint8_t pfc_vec;      /* PAUSE frames: class-enable vector (classes this frame names) */
     uint8_t pfc_xoff;     /* PAUSE frames: classes paused (quanta 0xFFFF); others resumed */
-    uint8_t flags;        /* PKT_F_*: UET's header bits (the byte the struct had as padding,
-                           * so a packet stays 80 bytes) */
+    uint8_t flags;        /* PKT_F_*: UET's header bits */
 } packet;
+_Static_assert(sizeof(packet) == 64, "a packet is one cache line");
+_Static_assert(offsetof(packet, next) == offsetof(pool_hdr, next_free) &&
+                   offsetof(packet, flow) == offsetof(pool_hdr, user),
+               "packet: flow and next share the pool header");
+
+/* Largest frame a packet can describe (frame_bytes is 16-bit; see above). */
+#define PKT_MAX_FRAME_BYTES UINT16_MAX
+/* Alignment of the packet pool's objects: a cache line. */
+#define PKT_ALIGN 64
 
 /* packet.flags. UET (transport/uet.h): TRIMMABLE marks a data packet a switch may trim instead
  * of dropping (UET data in a trimming-eligible class); TRIMMED is set by the switch that cut the

@@ -61,6 +61,30 @@ const char *drop_reason_name(enum drop_reason r)
 
 static void port_next(net *n, port *p);
 
+/* A frame port p has sent (and counted) will not reach the peer (net_port_rx_bytes). */
+static inline void wire_lost(port *p, const packet *pkt)
+{
+    p->lost_bytes += pkt->frame_bytes;
+    p->lost_packets++;
+}
+
+uint64_t net_port_rx_bytes(const port *p, uint64_t *packets)
+{
+    const port *q = p->peer;
+    uint64_t bytes = q->tx_bytes - q->lost_bytes, pk = q->tx_packets - q->lost_packets;
+    for (const packet *f = q->fly.head; f; f = f->next) {
+        bytes -= f->frame_bytes;
+        pk--;
+    }
+    for (const packet *f = q->ib ? q->ib->fcp_fly.head : NULL; f; f = f->next) {
+        bytes -= f->frame_bytes;
+        pk--;
+    }
+    if (packets)
+        *packets = pk;
+    return bytes;
+}
+
 static inline void fifo_push(pkt_fifo *f, packet *p)
 {
     p->next = NULL;
@@ -125,7 +149,7 @@ static inline void pfc_request(net *n, port *p, uint8_t classes)
 static inline void xon_check(net *n, node *sw, port *ing, int prio)
 {
     uint8_t bit = (uint8_t)(1u << prio);
-    if (!(ing->xoff_sent & bit) || ing->cls[prio].ing_hdrm)
+    if (!ing->cls[prio].xoff || ing->cls[prio].ing_hdrm)
         return;
     uint64_t thr = pfc_threshold(n, sw);
     uint64_t lim = thr > n->pfc_xon_offset_bytes ? thr - n->pfc_xon_offset_bytes : 0;
@@ -134,6 +158,7 @@ static inline void xon_check(net *n, node *sw, port *ing, int prio)
     if (ing->cls[prio].ing_shared > lim)
         return;
     ing->xoff_sent &= (uint8_t)~bit;
+    ing->cls[prio].xoff = 0;
     pfc_request(n, ing, bit);
 }
 
@@ -260,6 +285,8 @@ static void send_pfc_frame(net *n, port *p)
 {
     packet *pkt = pool_alloc(&n->pkts);
     memset((char *)pkt + sizeof(pool_hdr), 0, sizeof *pkt - sizeof(pool_hdr));
+    pkt->flow = 0; /* the fields the pool header carries (packet.h) */
+    pkt->next = NULL;
     pkt->kind = PKT_PAUSE;
     pkt->frame_bytes = WIRE_PFC_FRAME;
     pkt->pfc_vec = p->pfc_tx_pending;
@@ -281,6 +308,8 @@ static void send_fcp(net *n, port *p)
     int vl = __builtin_ctz(p->ib->fcp_pending);
     packet *pkt = pool_alloc(&n->pkts);
     memset((char *)pkt + sizeof(pool_hdr), 0, sizeof *pkt - sizeof(pool_hdr));
+    pkt->flow = 0; /* the fields the pool header carries (packet.h) */
+    pkt->next = NULL;
     p->ib->fcp_pending &= (uint8_t) ~(1u << vl);
     pkt->kind = PKT_FCP;
     pkt->frame_bytes = WIRE_IB_FCP;
@@ -421,6 +450,7 @@ static void port_tx_done(void *ctx, event *ev)
         /* a link packet: read by the peer's link layer after the cable, not its pipeline */
         p->tx_pkt = NULL;
         if (!p->up) {
+            wire_lost(p, pkt);
             pool_free(&n->pkts, pkt);
         } else {
             pkt->t_arrive = n->sim->now + p->prop_ps;
@@ -445,6 +475,7 @@ static void port_tx_done(void *ctx, event *ev)
         release(n, p->owner, p, pkt);
     p->tx_pkt = NULL;
     if (!p->up) {
+        wire_lost(p, pkt);
         net_drop(n, p, pkt, DROP_LINK_DOWN);
     } else {
         pkt->t_arrive = n->sim->now + p->deliver_ps;
@@ -674,6 +705,8 @@ void net_pfc_storm(net *n, port *p, bool on)
         p->xoff_sent |= n->lossless;
     else
         p->xoff_sent &= (uint8_t)~n->lossless;
+    for (int c = 0; c < NET_PRIOS; c++)
+        p->cls[c].xoff = p->xoff_sent >> c & 1;
     pfc_request(n, p, n->lossless);
 }
 
@@ -698,6 +731,7 @@ static void link_flush(net *n, port *p)
     p->q_nonempty = 0;
     while (p->fly.head) {
         packet *pkt = fifo_pop(&p->fly);
+        wire_lost(p, pkt);
         if (pkt->kind == PKT_PAUSE)
             pool_free(&n->pkts, pkt);
         else
@@ -705,8 +739,11 @@ static void link_flush(net *n, port *p)
     }
     evq_cancel(&n->sim->q, &p->arrive);
     if (p->ib) {
-        while (p->ib->fcp_fly.head)
-            pool_free(&n->pkts, fifo_pop(&p->ib->fcp_fly));
+        while (p->ib->fcp_fly.head) {
+            packet *pkt = fifo_pop(&p->ib->fcp_fly);
+            wire_lost(p, pkt);
+            pool_free(&n->pkts, pkt);
+        }
         evq_cancel(&n->sim->q, &p->ib->fcp_arrive);
         p->ib->fcp_pending = 0;
         for (int c = 0; c < NET_PRIOS; c++)
@@ -777,28 +814,26 @@ void net_pfc_finish(net *n)
 static void port_arrive(void *ctx, event *ev)
 {
     port *p = CONTAINER_OF(ev, port, arrive);
-    node *peer = p->peer->owner;
+    node *peer = p->peer_owner; /* p->peer->owner, without reading the receiving port */
     net *n = peer->owner; /* the receiver's node, which the frame needs anyway (not p's) */
     packet *pkt = fifo_pop(&p->fly);
     (void)ctx;
     if (p->fly.head)
         sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
-    p->peer->rx_bytes += pkt->frame_bytes;
-    p->peer->rx_packets++;
     if (pkt->kind == PKT_PAUSE) {
         pfc_receive(n, p->peer, pkt);
         pool_free(&n->pkts, pkt);
         return;
     }
     if (peer->kind == NODE_HOST) {
-        if (p->ib)
+        if (n->ib && p->ib)
             ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes)); /* the HCA takes it */
         if (pkt->dst == peer->index)
             n->rx(n->host_ctx, peer, pkt);
         else
             host_relay(n, peer, pkt);
     } else {
-        pkt->in_port = (uint16_t)p->peer->index;
+        pkt->in_port = (uint16_t)p->peer_index;
         net_switch_receive(n, peer, pkt);
     }
 }
@@ -824,6 +859,7 @@ static void port_arrive_ber(void *ctx, event *ev)
             if (p->fly.head)
                 sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
             b->corrupted++;
+            wire_lost(p, pkt);
             if (p->ib) /* the receiver discards it: its blocks are free again */
                 ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes));
             net_drop(n, p, pkt, DROP_BIT_ERROR);
@@ -843,8 +879,6 @@ static void fcp_arrive(void *ctx, event *ev)
     (void)ctx;
     if (p->ib->fcp_fly.head)
         sim_at(n->sim, &p->ib->fcp_arrive, p->ib->fcp_fly.head->t_arrive);
-    q->rx_bytes += pkt->frame_bytes;
-    q->rx_packets++;
     int vl = pkt->prio;
     if ((int32_t)(pkt->psn - q->ib->cr_limit[vl]) > 0)
         q->ib->cr_limit[vl] = pkt->psn;
@@ -944,10 +978,12 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         else if (from_sw && !to_sw)
             pkt->frame_bytes -= WIRE_VXLAN_OVERHEAD;
     }
-    if (in->peer->ib) {
-        /* InfiniBand: the frame holds its input port's VL buffer, which the upstream's credits
-         * guarantee has room; FECN (IB CC) when the egress VL queue is over the threshold and
-         * the port is a root of congestion (it has credits: not a victim of the next hop) */
+    if (n->ib && in->ib) {
+        /* InfiniBand (in->ib is set exactly when in->peer->ib is: ib_setup gates both
+         * directions of a link): the frame holds its input port's VL buffer, which the
+         * upstream's credits guarantee has room; FECN (IB CC) when the egress VL queue is over
+         * the threshold and the port is a root of congestion (it has credits: not a victim of
+         * the next hop) */
         uint32_t b = ib_blocks(pkt->frame_bytes);
         int vl = pkt->prio;
         in->ib->used[vl] += b;
@@ -997,6 +1033,7 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
                 ing->hdrm_peak_bytes = ing->cls[prio].ing_hdrm;
             if (!(ing->xoff_sent & bit)) {
                 ing->xoff_sent |= bit;
+                ing->cls[prio].xoff = 1;
                 pfc_request(n, ing, bit);
             }
         } else {

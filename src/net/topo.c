@@ -1005,6 +1005,10 @@ static void wire(net *n, const edge_list *el)
         pb->owner = b;
         pa->peer = pb;
         pb->peer = pa;
+        pa->peer_owner = b;
+        pb->peer_owner = a;
+        pa->peer_index = pb->index;
+        pb->peer_index = pa->index;
         pa->rate_bps = pb->rate_bps = ed->bps;
         pa->prop_ps = pb->prop_ps = ed->lat_ps;
         pa->deliver_ps = ed->lat_ps + b->pipeline_ps;
@@ -1036,6 +1040,8 @@ static int pfc_setup(net *n, err *e)
     /* the largest frame on any link: with tenants, the VXLAN-encapsulated one (RFC 7348) */
     n->max_frame_bytes =
         wire_data_frame(sc->nic.mtu, 1) + (sc->n_tenants ? WIRE_VXLAN_OVERHEAD : 0);
+    SIM_ASSERT(n->max_frame_bytes <= PKT_MAX_FRAME_BYTES, "a %u-byte frame does not fit a packet",
+               n->max_frame_bytes);
     /* InfiniBand links are lossless by credits: no PFC (ib_setup) */
     n->lossless =
         c->pfc_enabled && sc->fabric.link_layer != LINK_INFINIBAND ? c->pfc_priorities : 0;
@@ -1142,9 +1148,10 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     arena_init(&n->mem, "sim arena (topology, FIBs)");
     n->sc = sc;
     n->sim = s;
-    /* HPCC: each packet carries its INT record after the struct (inttel.h) */
+    /* HPCC: each packet carries its INT record after the struct (inttel.h); packets are
+     * cache-line aligned (packet.h) */
     n->int_on = sc->nic.cc == CC_HPCC;
-    pool_init(&n->pkts, "packets", sizeof(packet) + (n->int_on ? sizeof(int_rec) : 0), 4096);
+    pool_init_aligned(&n->pkts, "packets", pkt_obj_bytes(n->int_on), 4096, PKT_ALIGN);
     edge_list el = {0};
     int rc;
     if (sc->fabric.planes > 1 && sc->fabric.preset != PRESET_LEAF_SPINE &&

@@ -316,7 +316,7 @@ static double packets_bytes(const scenario *sc, const net *n, double qps)
     double in_nics = qps * 4;
     double pkts = ceil_div(in_bufs + on_links + in_nics, 4096) * 4096;
     /* the pool's objects carry the INT record after the packet under HPCC (net/inttel.h) */
-    return pkts * (double)(sizeof(packet) + (n->int_on ? sizeof(int_rec) : 0));
+    return pkts * (double)pkt_obj_bytes(n->int_on);
 }
 
 static double telemetry_bytes(const scenario *sc, const net *n, double flows)

@@ -357,8 +357,6 @@ static void account(flownet *fn, fn_stream *x, const fn_piece *pc, double bits)
             p->cls[c].tx_bytes += mac;
             p->cls[c].tx_packets += fr;
             p->busy_ps += (uint64_t)(bits / fluid_cap_bps(fn->fl, x->links[j]) * 1e12 + 0.5);
-            p->peer->rx_bytes += mac;
-            p->peer->rx_packets += fr;
         }
         return;
     }
@@ -401,8 +399,6 @@ static void flush_counters(flownet *fn)
         p->cls[c].tx_bytes += mac;
         p->cls[c].tx_packets += fr;
         p->busy_ps += (uint64_t)(ls->busy + 0.5);
-        p->peer->rx_bytes += mac;
-        p->peer->rx_packets += fr;
         ls->wire = ls->frames = ls->busy = 0;
     }
 }

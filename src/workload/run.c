@@ -1265,8 +1265,7 @@ static void collect(run *r)
         st->pfc_watchdog_events += p->wd_events;
         pr->pfc_pause_rx = p->pfc_pause_rx;
         pr->wd_events = p->wd_events;
-        pr->rx_bytes = p->rx_bytes;
-        pr->rx_packets = p->rx_packets;
+        pr->rx_bytes = net_port_rx_bytes(p, &pr->rx_packets);
         for (int c = 0; c < NET_PRIOS; c++) {
             pr->prio_tx_bytes[c] = p->cls[c].tx_bytes;
             pr->prio_tx_packets[c] = p->cls[c].tx_packets;
