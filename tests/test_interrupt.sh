@@ -7,7 +7,10 @@
 #   2. SIGTERM, the same with --json on stdout (exit status 143);
 #   3. two SIGTERMs in a row: exits at once, leaving either nothing or a complete, marked folder —
 #      never a partial one.
-# Each run is a 2 GB permutation (minutes of simulation): it can only end this fast by the signal.
+# Each run is a 64 GB permutation (a minute of simulation in a Release build, far more with
+# sanitizers): it can only end this fast by the signal. The signal is sent once the run is
+# simulating (it has flushed captured frames to its capture temp file), not after a fixed sleep:
+# a sleep both waits for nothing and, on a fast build, can outlast a run.
 # $1 = wirerate binary, $2 = source dir.
 set -u
 W=$1
@@ -23,12 +26,30 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 cat > long.yaml <<'EOF'
 name: long
 fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 8, leaf_radix: 16}
-workload: [{name: perm, kind: traffic, pattern: permutation, size: 2GB}]
+workload: [{name: perm, kind: traffic, pattern: permutation, size: 64GB}]
 output: {formats: [json, csv, prom, trace, pcap]}
 EOF
 
 # start NAME ARGS...: run in the background; PID in $pid
 start() { local n=$1; shift; "$W" run long.yaml -o "out-$n" "$@" > "$n.out" 2> "$n.err" & pid=$!; }
+# simulating PID: wait (at most ~30 s) until the run is simulating: it holds the capture's temp
+# file (unlinked at once, so seen through /proc/PID/fd) and stdio has flushed a first buffer of
+# captured frames to it. The signal handlers are installed before the scenario is loaded.
+simulating() {
+    local i fd
+    for i in $(seq 3000); do
+        for fd in /proc/"$1"/fd/*; do
+            case $(readlink "$fd" 2> /dev/null) in
+            *.wirerate-capture-*)
+                [ "$(stat -L -c %s "$fd" 2> /dev/null || echo 0)" -gt 0 ] && return 0 ;;
+            esac
+        done
+        kill -0 "$1" 2> /dev/null || break
+        sleep 0.01
+    done
+    bad "the run did not start simulating"
+    return 1
+}
 # finish PID: wait at most 60 s for it; its exit status in $rc
 finish() {
     local i
@@ -48,7 +69,7 @@ complete() { # complete DIR: every file of the formats, no temp file
 
 echo "== SIGINT"
 start int
-sleep 2
+simulating $pid
 kill -INT $pid
 finish $pid
 if [ "$rc" = 130 ]; then ok "died of SIGINT after writing (status 130)"; else
@@ -68,7 +89,7 @@ if [ -n "$end_ps" ] && [ "$end_ps" -gt 0 ]; then ok "simulated time so far: $end
 
 echo "== SIGTERM with --json"
 start term --json --quiet
-sleep 2
+simulating $pid
 kill -TERM $pid
 finish $pid
 if [ "$rc" = 143 ]; then ok "died of SIGTERM after writing (status 143)"; else
@@ -79,7 +100,7 @@ if complete out-term; then ok "every output file written"; else bad "incomplete 
 
 echo "== two SIGTERMs"
 start twice --quiet
-sleep 2
+simulating $pid
 kill -TERM $pid
 kill -TERM $pid
 finish $pid
