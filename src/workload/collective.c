@@ -884,6 +884,26 @@ static void build_tree_mpi(builder *b, const coll_params *p, const topo_info *t,
     eng_free(&g, n);
 }
 
+/* The G − 1 steps of a ring inside every server over D bytes in G blocks, from *step on: a
+ * reduce-scatter (rs; each step after the first reduces what it receives) or an all-gather (its
+ * first step reduces only when ag_reduce_first). */
+static void intra_ring(engine *eg, const topo_info *t, uint64_t D, bool rs, bool ag_reduce_first,
+                       uint32_t *step)
+{
+    uint32_t G = srv_size(t, 0), M = t->M;
+    for (uint32_t s = 0; s + 1 < G; s++, (*step)++) {
+        for (uint32_t m = 0; m < M; m++)
+            for (uint32_t l = 0; l < G; l++) {
+                uint32_t blk = rs ? (l + 2 * G - s - 1) % G : (l + G - s) % G;
+                uint32_t src = t->srv_ranks[t->srv_first[m] + l];
+                uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
+                eng_send(eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), *step,
+                         rs ? s >= 1 : s == 0 && ag_reduce_first);
+            }
+        eng_commit(eg);
+    }
+}
+
 /*
  * Hierarchical (rail-aware) all_reduce on channel data [0, D), g GPUs on each of M servers:
  *  1. intra-server ring reduce-scatter over the g local ranks (g − 1 steps): local rank l ends
@@ -906,17 +926,7 @@ static void build_hier(builder *b, const coll_params *p, const topo_info *t, uin
             continue;
         uint32_t step = 0;
         /* phase 1: intra-server reduce-scatter */
-        for (uint32_t s = 0; s + 1 < G; s++, step++) {
-            for (uint32_t m = 0; m < M; m++)
-                for (uint32_t l = 0; l < G; l++) {
-                    uint32_t blk = (l + 2 * G - s - 1) % G;
-                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
-                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
-                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
-                             s >= 1);
-                }
-            eng_commit(&eg);
-        }
+        intra_ring(&eg, t, D, true, false, &step);
         /* phase 2: per-rail ring all_reduce across servers of block l */
         uint32_t p1 = G > 1;
         for (uint32_t s = 0; M > 1 && s < 2 * (M - 1); s++, step++) {
@@ -936,17 +946,7 @@ static void build_hier(builder *b, const coll_params *p, const topo_info *t, uin
             eng_commit(&eg);
         }
         /* phase 3: intra-server all-gather */
-        for (uint32_t s = 0; s + 1 < G; s++, step++) {
-            for (uint32_t m = 0; m < M; m++)
-                for (uint32_t l = 0; l < G; l++) {
-                    uint32_t blk = (l + G - s) % G;
-                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
-                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
-                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
-                             s == 0 && M == 1);
-                }
-            eng_commit(&eg);
-        }
+        intra_ring(&eg, t, D, false, M == 1, &step);
     }
     eng_free(&eg, n);
 }
@@ -1365,7 +1365,7 @@ static uint32_t ring_succ_fn(const void *ctx, uint32_t i, uint32_t *out)
  */
 static void build_sharp(builder *b, const coll_params *p, const topo_info *t, uint64_t chunk)
 {
-    uint32_t n = t->n, C = b->pl->n_channels, M = t->M, G = srv_size(t, 0);
+    uint32_t n = t->n, C = b->pl->n_channels, G = srv_size(t, 0);
     uint32_t E = n + p->n_an;
     const uint32_t *par = p->an_parent;
     uint32_t *ht = xcalloc(E, sizeof(uint32_t), "sharp heights");
@@ -1393,17 +1393,7 @@ static void build_sharp(builder *b, const coll_params *p, const topo_info *t, ui
             continue;
         uint32_t step = 0;
         /* intra-server reduce-scatter (as hierarchical) */
-        for (uint32_t s = 0; s + 1 < G; s++, step++) {
-            for (uint32_t m = 0; m < M; m++)
-                for (uint32_t l = 0; l < G; l++) {
-                    uint32_t blk = (l + 2 * G - s - 1) % G;
-                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
-                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
-                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
-                             s >= 1);
-                }
-            eng_commit(&eg);
-        }
+        intra_ring(&eg, t, D, true, false, &step);
         /* up the trees: ranks (folding in the last block received), then each AN level */
         for (uint32_t h = 0; h < H; h++, step++) {
             for (uint32_t e = 0; e < E; e++)
@@ -1421,17 +1411,7 @@ static void build_sharp(builder *b, const coll_params *p, const topo_info *t, ui
             eng_commit(&eg);
         }
         /* intra-server all-gather */
-        for (uint32_t s = 0; s + 1 < G; s++, step++) {
-            for (uint32_t m = 0; m < M; m++)
-                for (uint32_t l = 0; l < G; l++) {
-                    uint32_t blk = (l + G - s) % G;
-                    uint32_t src = t->srv_ranks[t->srv_first[m] + l];
-                    uint32_t dst = t->srv_ranks[t->srv_first[m] + (l + 1) % G];
-                    eng_send(&eg, src, dst, split_off(D, G, blk), split_off(D, G, blk + 1), step,
-                             0);
-                }
-            eng_commit(&eg);
-        }
+        intra_ring(&eg, t, D, false, false, &step);
     }
     eng_free(&eg, E);
     xfree(ht);
