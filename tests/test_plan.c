@@ -404,8 +404,131 @@ static void test_rail_rows(void)
     fx_close(&x);
 }
 
+/* InfiniBand: the build sheet configures a subnet manager and IPoIB, not SONiC, eBGP or RoCE.
+ * Every NIC port has one IPoIB address in one subnet; opensm.conf carries the simulated CC
+ * parameters (CCTI timer in 1.024 us units, the CCT up to ccti_limit entry by entry); the
+ * partition's MTU code is the simulated path MTU's; nothing Ethernet-only is written. */
+static void test_infiniband(void)
+{
+    fx x;
+    CHECK(fx_open(&x, "fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 8, "
+                      "link_layer: infiniband}\n"
+                      "workload: [{name: j, kind: collective, op: all_reduce, size: 1MB}]\n") == 0);
+    CHECK(plan_ib(&x.p));
+    char *csv = NULL, *cab = NULL, *sm = NULL, *part = NULL, *env = NULL, *sh = NULL, *md = NULL;
+    CAPTURE(csv, plan_write_addressing(f_, &x.p));
+    CAPTURE(cab, plan_write_cabling(f_, &x.p));
+    CAPTURE(sm, plan_write_opensm(f_, &x.p));
+    CAPTURE(part, plan_write_partitions(f_, &x.p));
+    CAPTURE(env, plan_write_nccl_env(f_, &x.p, 0));
+    CAPTURE(sh, plan_write_nic_script(f_, &x.p, 0));
+    CAPTURE(md, plan_write_md(f_, &x.p));
+    /* addressing: one ipoib row per NIC port, unique, all in 10.0.0.0/8, no ASN */
+    uint32_t nics = 0;
+    for (uint32_t h = 0; h < x.n->n_hosts; h++)
+        nics += x.n->hosts[h]->net_port != UINT32_MAX;
+    uint32_t *ips = calloc(nics + 1, sizeof(uint32_t));
+    size_t n = 0;
+    char line[512];
+    for (const char *s = strchr(csv, '\n') + 1; *s;) {
+        size_t l = strcspn(s, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)l, s);
+        s += l + (s[l] == '\n');
+        char *f[10];
+        int k = 0;
+        for (char *t = line; k < 10 && t; k++) {
+            f[k] = t;
+            t = strchr(t, ',');
+            if (t)
+                *t++ = 0;
+        }
+        CHECK(k == 10 && !strcmp(f[0], "ipoib") && !strcmp(f[9], "")); /* no ASN */
+        CHECK(strstr(f[3], "/8") != NULL);
+        if (n <= nics) {
+            ips[n] = parse_ip(f[3]);
+            CHECK(ips[n] >> 24 == 10);
+        }
+        n++;
+    }
+    CHECK_EQ_U64(n, nics);
+    qsort(ips, n, sizeof(uint32_t), cmp_u32);
+    int dup = 0;
+    for (size_t i = 1; i < n; i++)
+        dup += ips[i - 1] == ips[i];
+    CHECK_EQ_U64(dup, 0);
+    /* names: HCAs and IB switch ports, no Ethernet interface anywhere */
+    CHECK(strstr(cab, "mlx5_0") && strstr(cab, "ib1/1"));
+    CHECK(!strstr(cab, "Ethernet") && !strstr(cab, ",eth"));
+    /* the subnet manager's settings as simulated */
+    CHECK(strstr(sm, "routing_engine updn\n") != NULL);
+    CHECK(strstr(sm, "congestion_control TRUE\n") != NULL);
+    CHECK(strstr(sm, "qos_sl2vl 0,1,2,3,4,5,6,7,") != NULL);
+    const cfg_ib *ib = &x.sc.fabric.ib;
+    char want[96];
+    snprintf(want, sizeof want, "cc_ca_cong_setting_ccti_timer %u %llu\n", x.sc.nic.priority,
+             (unsigned long long)(ib->ccti_timer_ps / (1024 * SIM_NS)));
+    CHECK(strstr(sm, want) != NULL);
+    CHECK_EQ_U64(ib->ccti_timer_ps % (1024 * SIM_NS), 0);
+    snprintf(want, sizeof want, "cc_sw_cong_setting_marking_rate %u\n", ib->marking_rate);
+    CHECK(strstr(sm, want) != NULL);
+    const char *cct = strstr(sm, "cc_cct ");
+    CHECK(cct != NULL);
+    if (cct) {
+        cct += 7;
+        uint32_t i = 0;
+        int same = 1;
+        while (*cct && *cct != '\n') {
+            unsigned sh_, mul;
+            int used = 0;
+            if (sscanf(cct, "%u:%u%n", &sh_, &mul, &used) != 2)
+                break;
+            same &= sh_ == 0 && i < ib->n_cct && mul == ib->cct[i];
+            i++;
+            cct += used;
+            if (*cct == ',')
+                cct++;
+        }
+        CHECK(same);
+        CHECK_EQ_U64(i, ib->ccti_limit + 1);
+    }
+    CHECK(strstr(part, "mtu=5,") != NULL); /* 4096 */
+    /* NCCL: the service level, no RoCE GID or traffic class */
+    snprintf(want, sizeof want, "NCCL_IB_SL=%u\n", x.sc.nic.priority);
+    CHECK(strstr(env, want) != NULL);
+    CHECK(!strstr(env, "GID_INDEX") && !strstr(env, "NCCL_IB_TC"));
+    /* hosts: IB checks and IPoIB, nothing of RoCE */
+    CHECK(strstr(sh, "ibstat mlx5_0 1") != NULL && strstr(sh, "dev ib0") != NULL);
+    CHECK(!strstr(sh, "mlnx_qos") && !strstr(sh, "roce") && !strstr(sh, "/31"));
+    CHECK(!strstr(md, "DSCP") && !strstr(md, "eBGP") && !strstr(md, "sonic/"));
+    CHECK(strstr(md, "subnet/opensm.conf") != NULL);
+    free(ips);
+    free(csv), free(cab), free(sm), free(part), free(env), free(sh), free(md);
+    fx_close(&x);
+
+    /* nic.cc none: CC off in the SM too; a 2048-byte path MTU is code 4; fat tree: ftree */
+    CHECK(fx_open(&x, "fabric: {preset: fat-tree, k: 4, link_layer: infiniband}\n"
+                      "nic: {cc: none, mtu: 2048}\n") == 0);
+    CAPTURE(sm, plan_write_opensm(f_, &x.p));
+    CAPTURE(part, plan_write_partitions(f_, &x.p));
+    CHECK(strstr(sm, "congestion_control FALSE\n") != NULL && !strstr(sm, "cc_cct"));
+    CHECK(strstr(sm, "routing_engine ftree\n") != NULL);
+    CHECK(strstr(part, "mtu=4,") != NULL);
+    free(sm), free(part);
+    fx_close(&x);
+
+    /* Ethernet keeps RoCE's NCCL settings */
+    CHECK(fx_open(&x, "fabric: {preset: leaf-spine, servers: 4}\n"
+                      "workload: [{name: j, kind: collective, op: all_reduce, size: 1MB}]\n") == 0);
+    CHECK(!plan_ib(&x.p));
+    CAPTURE(env, plan_write_nccl_env(f_, &x.p, 0));
+    CHECK(strstr(env, "NCCL_IB_GID_INDEX=3\n") != NULL && !strstr(env, "NCCL_IB_SL"));
+    free(env);
+    fx_close(&x);
+}
+
 int main(void)
 {
+    TEST_RUN(test_infiniband);
     TEST_RUN(test_rail_rows);
     TEST_RUN(test_html_and_warnings);
     TEST_RUN(test_bom_closed_forms);

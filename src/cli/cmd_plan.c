@@ -27,7 +27,8 @@ void cmd_plan_help(void)
           "\n"
           "Build the fabric of SCENARIO.yaml without simulating it and write its build sheet:\n"
           "bom.csv, racks.csv, addressing.csv, cabling.csv, plan.md, plan.html,\n"
-          "sonic/<switch>/config_db.json, nics/<server>.sh, nccl/<job>.env, k8s/rail<r>.yaml, "
+          "sonic/<switch>/config_db.json (InfiniBand: subnet/opensm.conf and\n"
+          "subnet/partitions.conf), nics/<server>.sh, nccl/<job>.env, k8s/rail<r>.yaml, "
           "k8s/pod-annotations.yaml\n"
           "(docs/plan.md describes each file and every default).\n"
           "\n"
@@ -84,7 +85,11 @@ static int write_plan(const plan *p, const char *dir, err *e_out)
     WRITE_FILE(&od, "racks.csv", plan_write_racks(f_, p));
     WRITE_FILE(&od, "addressing.csv", plan_write_addressing(f_, p));
     WRITE_FILE(&od, "cabling.csv", plan_write_cabling(f_, p));
-    for (uint32_t i = 0; i < n->n_switches; i++) {
+    if (plan_ib(p)) { /* InfiniBand: one subnet manager instead of a config per switch */
+        WRITE_FILE(&od, "subnet/opensm.conf", plan_write_opensm(f_, p));
+        WRITE_FILE(&od, "subnet/partitions.conf", plan_write_partitions(f_, p));
+    }
+    for (uint32_t i = 0; i < n->n_switches && !plan_ib(p); i++) {
         const node *sw = n->switches[i];
         if (sw->tier == TIER_SCALE_UP)
             continue;

@@ -68,6 +68,20 @@ void plan_ip4(uint32_t ip, char *buf, size_t len)
     snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, ip >> 16 & 255, ip >> 8 & 255, ip & 255);
 }
 
+void plan_nic_addr(const plan *p, const port *pt, char *buf, size_t len)
+{
+    char a4[20];
+    if (plan_ib(p)) {
+        plan_ip4((10u << 24) + pt->owner->index + 1, a4, sizeof a4);
+        snprintf(buf, len, "%s/8", a4);
+        return;
+    }
+    uint32_t ia, ib;
+    plan_link_addr(p, pt->id / 2, &ia, &ib);
+    plan_ip4(pt->id % 2 ? ib : ia, a4, sizeof a4);
+    snprintf(buf, len, "%s/31", a4);
+}
+
 void plan_server_name(uint32_t server, char *buf, size_t len)
 {
     snprintf(buf, len, "server%u", server);
@@ -81,8 +95,24 @@ void plan_device_name(const plan *p, const node *x, char *buf, size_t len)
         snprintf(buf, len, "%s", x->name);
 }
 
+bool plan_ib(const plan *p)
+{
+    return p->sc->fabric.link_layer == LINK_INFINIBAND;
+}
+
 void plan_port_name(const plan *p, const port *pt, char *buf, size_t len)
 {
+    if (plan_ib(p)) {
+        uint32_t slot = p->port_slot[pt->id];
+        if (pt->owner->kind == NODE_HOST)
+            snprintf(buf, len, "mlx5_%u", slot);
+        else if (p->port_ways[pt->id] > 1) /* a split cage: sub-port of 8 / ways lanes */
+            snprintf(buf, len, "ib1/%u/%u", slot / 8 + 1,
+                     slot % 8 / (8u / p->port_ways[pt->id]) + 1);
+        else
+            snprintf(buf, len, "ib1/%u", slot / 8 + 1);
+        return;
+    }
     if (pt->owner->kind == NODE_HOST)
         snprintf(buf, len, "eth%u", p->port_slot[pt->id]);
     else

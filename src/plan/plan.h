@@ -111,7 +111,11 @@ enum plan_cable plan_cable_class(uint64_t bps, uint32_t len_mm);
 /* The radix of a switch's model: fabric.leaf_radix for leaves, spine_radix above, the ports in
  * use for custom switches. */
 uint32_t plan_switch_radix(const plan *p, const node *sw);
-/* Names used in every file: "server3", SONiC "Ethernet8", NIC "eth2" / "mlx5_2". */
+/* The fabric is InfiniBand (fabric.link_layer infiniband): the build sheet configures a subnet
+ * manager and IPoIB instead of SONiC, eBGP and RoCE (docs/plan.md "InfiniBand"). */
+bool plan_ib(const plan *p);
+/* Names used in every file: "server3", SONiC "Ethernet8", NIC "eth2" / "mlx5_2"; on
+ * InfiniBand switch ports "ib1/5" (cage 5; "ib1/5/2" split) and NIC ports "mlx5_2". */
 void plan_server_name(uint32_t server, char *buf, size_t len);
 void plan_port_name(const plan *p, const port *pt, char *buf, size_t len);
 /* A class mask (bits 0..7) as "3,4", or "(none)". */
@@ -126,6 +130,9 @@ void plan_link_addr(const plan *p, uint32_t link, uint32_t *a, uint32_t *b);
 uint32_t plan_loopback(const plan *p, uint32_t switch_index);
 /* "10.0.0.1" */
 void plan_ip4(uint32_t ip, char *buf, size_t len);
+/* A NIC port's address with its prefix: its link's /31 on Ethernet; on InfiniBand its IPoIB
+ * address in the subnet's one 10.0.0.0/8 (10.0.0.0 + host index + 1). */
+void plan_nic_addr(const plan *p, const port *pt, char *buf, size_t len);
 
 /* Writers: each writes one file of the build sheet to f (borrowed); they never fail (the caller
  * checks the stream). */
@@ -134,6 +141,10 @@ void plan_write_racks(FILE *f, const plan *p);
 void plan_write_addressing(FILE *f, const plan *p);
 void plan_write_cabling(FILE *f, const plan *p);
 void plan_write_config_db(FILE *f, const plan *p, const node *sw);
+/* InfiniBand: the subnet manager's settings the simulation assumed (OpenSM option names) and
+ * its partition with the IB MTU. */
+void plan_write_opensm(FILE *f, const plan *p);
+void plan_write_partitions(FILE *f, const plan *p);
 void plan_write_nic_script(FILE *f, const plan *p, uint32_t server);
 void plan_write_nccl_env(FILE *f, const plan *p, uint32_t job);
 void plan_write_k8s_rail(FILE *f, const plan *p, uint32_t rail);

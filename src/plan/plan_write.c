@@ -220,6 +220,24 @@ void plan_write_addressing(FILE *f, const plan *p)
     bool v6 = p->sc->plan.ipv6;
     fputs("kind,device,interface,ipv4,ipv6,peer_device,peer_interface,peer_ipv4,rail,asn\n", f);
     char a4[20], b4[20], a6[48] = "", b6[48] = "", dn[40], pn[40], ifa[24], ifb[24];
+    if (plan_ib(p)) {
+        /* InfiniBand: the subnet manager assigns LIDs and routes; IP exists only as IPoIB, one
+         * subnet for the whole fabric (interface ib<k> of HCA mlx5_<k>) */
+        for (uint32_t i = 0; i < p->n_links; i++)
+            for (int end = 0; end < 2; end++) {
+                const port *x = n->ports[2 * i + end], *y = n->ports[2 * i + !end];
+                if (x->owner->kind != NODE_HOST || is_scale_up(y->owner))
+                    continue;
+                char ad[40];
+                plan_device_name(p, x->owner, dn, sizeof dn);
+                plan_device_name(p, y->owner, pn, sizeof pn);
+                plan_port_name(p, y, ifb, sizeof ifb);
+                plan_nic_addr(p, x, ad, sizeof ad);
+                fprintf(f, "ipoib,%s,ib%u,%s,,%s,%s,,%u,\n", dn, p->port_slot[x->id], ad, pn, ifb,
+                        x->owner->rail);
+            }
+        return;
+    }
     for (uint32_t i = 0; i < n->n_switches; i++) {
         const node *x = n->switches[i];
         if (is_scale_up(x))
@@ -682,11 +700,58 @@ static uint32_t host_mtu(const scenario *sc)
     return sc->nic.netdev_mtu;
 }
 
+/* InfiniBand hosts: nothing of RoCE's QoS, ECN or PFC exists; the SM sets the MTU, SL-to-VL map
+ * and congestion control (subnet/opensm.conf). The script checks that each HCA port came up as
+ * the fabric simulated it and gives it its IPoIB address. */
+static void write_nic_script_ib(FILE *f, const plan *p, uint32_t server)
+{
+    const net *n = p->n;
+    const scenario *sc = p->sc;
+    char sname[32], ad[40], peer[24];
+    plan_server_name(server, sname, sizeof sname);
+    fprintf(f,
+            "#!/bin/sh\n# %s: host-side InfiniBand checks and IPoIB addresses (wirerate plan, "
+            "scenario \"%s\").\n"
+            "# HCA names are the plan's (mlx5_<k>, IPoIB ib<k>); map them to this host's names "
+            "before use.\n# The subnet manager sets the MTU, SL-to-VL map and congestion control "
+            "(subnet/opensm.conf).\nset -e\n\n",
+            sname, sc->name);
+    fputs("fail() { echo \"$1\" >&2; exit 1; }\n\n", f);
+    for (uint32_t h = p->srv_host[server]; h < p->srv_host[server + 1]; h++) {
+        const node *x = n->hosts[h];
+        if (x->server != server || x->net_port == UINT32_MAX)
+            continue;
+        const port *pt = &x->ports[x->net_port];
+        uint32_t k = p->port_slot[pt->id];
+        plan_port_name(p, pt->peer, peer, sizeof peer);
+        plan_nic_addr(p, pt, ad, sizeof ad);
+        fprintf(f, "# rail %u: mlx5_%u port 1 -> %s %s\n", x->rail, k, pt->peer->owner->name, peer);
+        fprintf(f,
+                "ibstat mlx5_%u 1 | grep -q 'State: Active' || fail \"mlx5_%u: port not Active "
+                "(cabled? subnet manager running?)\"\n",
+                k, k);
+        fprintf(f,
+                "ibstat mlx5_%u 1 | grep -q 'Rate: %llu$' || fail \"mlx5_%u: not at %llu Gb/s "
+                "as simulated\"\n",
+                k, (unsigned long long)(pt->rate_bps / 1000000000ull), k,
+                (unsigned long long)(pt->rate_bps / 1000000000ull));
+        fprintf(f,
+                "ibv_devinfo -d mlx5_%u | grep -q 'active_mtu:[[:space:]]*%u ' || fail "
+                "\"mlx5_%u: active MTU is not %u as simulated (subnet/partitions.conf)\"\n",
+                k, sc->nic.mtu, k, sc->nic.mtu);
+        fprintf(f, "ip addr replace %s dev ib%u\nip link set dev ib%u up\n\n", ad, k, k);
+    }
+}
+
 void plan_write_nic_script(FILE *f, const plan *p, uint32_t server)
 {
     const net *n = p->n;
     const scenario *sc = p->sc;
     char sname[32], a4[20];
+    if (plan_ib(p)) {
+        write_nic_script_ib(f, p, server);
+        return;
+    }
     plan_server_name(server, sname, sizeof sname);
     fprintf(f,
             "#!/bin/sh\n# %s: host-side RoCE settings that must agree with the switches "
@@ -739,17 +804,29 @@ void plan_write_nccl_env(FILE *f, const plan *p, uint32_t job)
     const cfg_job *j = &sc->jobs[job];
     uint32_t hosts =
         plan_rails(p) * (sc->fabric.preset == PRESET_CUSTOM ? 1 : sc->fabric.nic_ports);
-    fprintf(f,
-            "# NCCL environment for job \"%s\" (wirerate plan): one HCA per rail, RoCEv2 GID,\n"
-            "# the lossless traffic class, the simulated QPs per connection.\n",
-            j->name);
+    if (plan_ib(p))
+        /* InfiniBand: LID-routed, no GID index or traffic class; the service level selects
+         * the VL the simulation used (SL n -> VL n in subnet/opensm.conf) */
+        fprintf(f,
+                "# NCCL environment for job \"%s\" (wirerate plan): one HCA per rail, the\n"
+                "# simulated service level, the simulated QPs per connection.\n",
+                j->name);
+    else
+        fprintf(f,
+                "# NCCL environment for job \"%s\" (wirerate plan): one HCA per rail, RoCEv2 "
+                "GID,\n# the lossless traffic class, the simulated QPs per connection.\n",
+                j->name);
     fputs("NCCL_IB_HCA=", f);
     for (uint32_t k = 0; k < hosts; k++)
         fprintf(f, "%smlx5_%u", k ? "," : "", k);
     fputs("\n", f);
-    /* GID index 3 is RoCEv2 over IPv4 on a ConnectX port with its default GID table */
-    fputs("NCCL_IB_GID_INDEX=3\n", f);
-    fprintf(f, "NCCL_IB_TC=%u\n", plan_data_dscp(sc) << 2);
+    if (plan_ib(p)) {
+        fprintf(f, "NCCL_IB_SL=%u\n", sc->nic.priority);
+    } else {
+        /* GID index 3 is RoCEv2 over IPv4 on a ConnectX port with its default GID table */
+        fputs("NCCL_IB_GID_INDEX=3\n", f);
+        fprintf(f, "NCCL_IB_TC=%u\n", plan_data_dscp(sc) << 2);
+    }
     fprintf(f, "NCCL_IB_QPS_PER_CONNECTION=%u\n", sc->nic.qps_per_connection);
     if (j->kind == JOB_COLLECTIVE && (j->algorithm == ALGO_RING || j->algorithm == ALGO_TREE))
         fprintf(f, "NCCL_ALGO=%s\n", j->algorithm == ALGO_RING ? "Ring" : "Tree");
@@ -769,6 +846,23 @@ void plan_write_nccl_env(FILE *f, const plan *p, uint32_t job)
 
 void plan_write_k8s_rail(FILE *f, const plan *p, uint32_t rail)
 {
+    if (plan_ib(p)) {
+        /* InfiniBand: the IB SR-IOV CNI (ib-sriov) on the rail's VF pool, IPoIB addresses
+         * from addressing.csv (static IPAM); the default partition (subnet/partitions.conf) */
+        fprintf(f,
+                "apiVersion: k8s.cni.cncf.io/v1\n"
+                "kind: NetworkAttachmentDefinition\n"
+                "metadata:\n"
+                "  name: rail%u\n"
+                "  annotations:\n"
+                "    k8s.v1.cni.cncf.io/resourceName: nvidia.com/rail%u\n"
+                "spec:\n"
+                "  config: '{\"cniVersion\": \"0.3.1\", \"name\": \"rail%u\", \"type\": "
+                "\"ib-sriov\", \"pkey\": \"0x7fff\", \"capabilities\": {\"ips\": true}, "
+                "\"ipam\": {\"type\": \"static\"}}'\n",
+                rail, rail, rail);
+        return;
+    }
     /* Multus NetworkAttachmentDefinition (k8s.cni.cncf.io/v1) for the SR-IOV CNI, the VF pool
      * of the rail exposed by the SR-IOV network device plugin as resource nvidia.com/rail<r>;
      * addresses are given per pod (static IPAM, "ips" capability) from addressing.csv. */
@@ -788,7 +882,7 @@ void plan_write_k8s_rail(FILE *f, const plan *p, uint32_t rail)
 void plan_write_k8s_pods(FILE *f, const plan *p)
 {
     const net *n = p->n;
-    char s[32], a4[20];
+    char s[32], ad[40];
     fputs("# The pod annotation that attaches every rail, per server (k8s.v1.cni.cncf.io/networks,"
           "\n# Multus); addresses from addressing.csv.\n",
           f);
@@ -801,15 +895,108 @@ void plan_write_k8s_pods(FILE *f, const plan *p)
             if (x->server != sv || x->net_port == UINT32_MAX)
                 continue;
             const port *pt = &x->ports[x->net_port];
-            uint32_t ia, ib;
-            plan_link_addr(p, pt->id / 2, &ia, &ib);
-            plan_ip4(pt->id % 2 ? ib : ia, a4, sizeof a4);
-            fprintf(f, "%s{\"name\": \"rail%u\", \"ips\": [\"%s/31\"]}", first ? "" : ", ", x->rail,
-                    a4);
+            plan_nic_addr(p, pt, ad, sizeof ad);
+            fprintf(f, "%s{\"name\": \"rail%u\", \"ips\": [\"%s\"]}", first ? "" : ", ", x->rail,
+                    ad);
             first = false;
         }
         fputs("]'\n", f);
     }
+}
+
+/* --- subnet/ (InfiniBand) ------------------------------------------------------------------ */
+
+/* IB MTU code of a path MTU (IBTA vol. 1 §14.2.5.6 / OpenSM partitions.conf mtu=): 256 -> 1 ..
+ * 4096 -> 5 (config.c allows only those five). */
+static unsigned ib_mtu_code(uint32_t mtu)
+{
+    unsigned c = 1;
+    while (c < 5 && (256u << (c - 1)) < mtu)
+        c++;
+    return c;
+}
+
+void plan_write_opensm(FILE *f, const plan *p)
+{
+    const scenario *sc = p->sc;
+    const cfg_ib *ib = &sc->fabric.ib;
+    bool cc = sc->nic.cc == CC_IB;
+    fprintf(f,
+            "# OpenSM settings the simulation assumed (wirerate plan, scenario \"%s\"): merge "
+            "them\n# into the subnet manager's opensm.conf (option names of OpenSM's "
+            "opensm.conf).\n\n",
+            sc->name);
+    /* The presets are up-down Clos fabrics: fat-tree is OpenSM's ftree engine; leaf-spine,
+     * rail and custom fabrics are not symmetric fat trees, and updn is credit-loop free on any
+     * ranked Clos (OpenSM doc/current-routing.txt). */
+    const char *eng = sc->fabric.preset == PRESET_FAT_TREE ? "ftree" : "updn";
+    fprintf(f,
+            "# routing: up-down, loop free (the simulated paths are up-down)\nrouting_engine %s\n",
+            eng);
+    if (sc->lb.mode == LB_ADAPTIVE)
+        fputs("# loadbalance.mode adaptive was simulated: adaptive routing is configured in "
+              "NVIDIA's\n# subnet manager (UFM / MLNX OpenSM), which stock OpenSM lacks\n",
+              f);
+    else
+        fputs("# the simulation spread flows by a per-QP hash over equal-cost paths; an SM's "
+              "linear\n# forwarding tables give one path per destination LID (raise lmc for "
+              "more)\n",
+              f);
+    fputs("lmc 0\n\n", f);
+    /* QoS: the simulated traffic class is the VL; SL n -> VL n for n < 8 */
+    fprintf(f,
+            "# QoS: data on SL %u (nccl/<job>.env NCCL_IB_SL) maps to VL %u, the simulated "
+            "class\nqos TRUE\nqos_max_vls 8\nqos_sl2vl 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7\n\n",
+            sc->nic.priority, sc->nic.priority);
+    fprintf(f, "# congestion control (IBTA Annex A10): %s as simulated (nic.cc %s)\n",
+            cc ? "on" : "off", cc ? "ib" : "none");
+    fprintf(f, "congestion_control %s\n", cc ? "TRUE" : "FALSE");
+    if (!cc)
+        return;
+    /* switches: the marking rate (control map bit 4); the victim mask stays empty — the model
+     * marks only at a root of congestion (a port with credits), never a victim's. The
+     * threshold's depth per level is the switch's own, so it is left to the switch. */
+    fputs("cc_sw_cong_setting_control_map 0x10\n", f);
+    fprintf(f, "cc_sw_cong_setting_marking_rate %u\n", ib->marking_rate);
+    if (ib->cc_threshold_bytes)
+        fprintf(f,
+                "# simulated FECN threshold: an egress VL queue above %llu bytes. OpenSM's "
+                "cc_sw_cong_setting_threshold\n# is a level 0x1 (loose) .. 0xF (aggressive) whose "
+                "queue depth the switch defines:\n# choose the level of that depth from your "
+                "switch's documentation\n",
+                (unsigned long long)ib->cc_threshold_bytes);
+    else
+        fputs("# simulated FECN threshold: auto (docs/network.md \"InfiniBand\"); OpenSM's "
+              "cc_sw_cong_setting_threshold\n# is a level 0x1 (loose) .. 0xF (aggressive) whose "
+              "queue depth the switch defines\n",
+              f);
+    fprintf(f,
+            "\n# HCAs: SL-based CC on the data SL\ncc_ca_cong_setting_port_control 0x0001\n"
+            "cc_ca_cong_setting_control_map 0x%04X\n",
+            1u << sc->nic.priority);
+    /* CCTI_Timer in units of 1.024 us */
+    fprintf(f, "cc_ca_cong_setting_ccti_timer %u %llu\n", sc->nic.priority,
+            (unsigned long long)(ib->ccti_timer_ps / (1024 * SIM_NS)));
+    fprintf(f, "cc_ca_cong_setting_ccti_increase %u %u\n", sc->nic.priority, ib->ccti_increase);
+    fprintf(f, "cc_ca_cong_setting_ccti_min %u %u\n", sc->nic.priority, ib->ccti_min);
+    /* the table up to ccti_limit (its last index): shift 0, the multiplier the delay */
+    fputs("cc_cct ", f);
+    for (uint32_t i = 0; i <= ib->ccti_limit && i < ib->n_cct; i++)
+        fprintf(f, "%s0:%u", i ? "," : "", ib->cct[i]);
+    fputs("\n", f);
+}
+
+void plan_write_partitions(FILE *f, const plan *p)
+{
+    const scenario *sc = p->sc;
+    fprintf(f,
+            "# OpenSM partitions.conf (wirerate plan, scenario \"%s\"): the default partition "
+            "with\n# IPoIB and the simulated path MTU %u (mtu=%u), every port a full member.\n",
+            sc->name, sc->nic.mtu, ib_mtu_code(sc->nic.mtu));
+    fprintf(f,
+            "Default=0x7fff, ipoib, mtu=%u, defmember=full : ALL, ALL_SWITCHES=full, "
+            "SELF=full;\n",
+            ib_mtu_code(sc->nic.mtu));
 }
 
 /* --- plan.md ------------------------------------------------------------------------------- */
@@ -843,35 +1030,58 @@ void plan_write_md(FILE *f, const plan *p)
         fprintf(f, "| %s | %s | %s | %llu |\n", b.r[i].category, b.r[i].item, b.r[i].tier,
                 (unsigned long long)b.r[i].count);
     xfree(b.r);
-    fprintf(f,
-            "\n## Addressing and routing\n\n"
-            "- a /31 per link: host links 10.0.0.0/8 (leaf even, NIC odd), switch links "
-            "172.16.0.0/12, loopbacks 10.255.0.0/16%s\n"
-            "- eBGP, RFC 7938 style, private 32-bit ASNs from %llu (RFC 6996): "
-            "super-spines share %llu, each spine group (pod/plane) shares one, every leaf "
-            "its own from %llu\n\n",
-            sc->plan.ipv6 ? "; IPv6 /127s from fd00::/8 (RFC 4193)" : "",
-            (unsigned long long)sc->plan.asn_base, (unsigned long long)sc->plan.asn_base,
-            (unsigned long long)sc->plan.asn_base + 65536);
-    fprintf(f,
-            "## Lossless configuration (as simulated)\n\n"
-            "- RoCE data DSCP %u -> priority %u%s; CNPs DSCP %u -> priority %u\n"
-            "- ECN: Kmin %llu B, Kmax %llu B, Pmax %.0f %%%s\n"
-            "- switch port MTU %u, host MTU %u, RoCE MTU %u\n\n",
-            plan_data_dscp(sc), sc->nic.priority,
-            sc->sw.pfc_enabled && (sc->sw.pfc_priorities >> sc->nic.priority & 1) ? " (lossless)"
-                                                                                  : "",
-            plan_cnp_dscp(sc), sc->nic.cnp_priority, (unsigned long long)sc->sw.ecn_kmin_bytes,
-            (unsigned long long)sc->sw.ecn_kmax_bytes, sc->sw.ecn_pmax * 100.0,
-            sc->sw.ecn_enabled ? "" : " (ECN off)", sc->fabric.mtu, host_mtu(sc), sc->nic.mtu);
+    if (plan_ib(p)) {
+        const cfg_ib *ib = &sc->fabric.ib;
+        fprintf(
+            f,
+            "\n## Addressing and routing (InfiniBand)\n\n"
+            "- LIDs and routes from the subnet manager: routing_engine %s (subnet/opensm.conf)\n"
+            "- IPoIB: one subnet, 10.0.0.0/8, interface ib<k> of HCA mlx5_<k> "
+            "(addressing.csv)\n\n",
+            sc->fabric.preset == PRESET_FAT_TREE ? "ftree" : "updn");
+        fprintf(f,
+                "## InfiniBand configuration (as simulated)\n\n"
+                "- data on SL %u -> VL %u; credit-based flow control per VL, no PFC or ECN\n"
+                "- congestion control %s",
+                sc->nic.priority, sc->nic.priority, sc->nic.cc == CC_IB ? "on" : "off");
+        if (sc->nic.cc == CC_IB)
+            fprintf(f, ": marking rate %u, CCTI increase %u, CCTI timer %.1f us, CCTI min %u",
+                    ib->marking_rate, ib->ccti_increase, (double)ib->ccti_timer_ps / 1e6,
+                    ib->ccti_min);
+        fprintf(f, "\n- path MTU %u (partitions.conf mtu=%u)\n\n", sc->nic.mtu,
+                ib_mtu_code(sc->nic.mtu));
+    } else {
+        fprintf(f,
+                "\n## Addressing and routing\n\n"
+                "- a /31 per link: host links 10.0.0.0/8 (leaf even, NIC odd), switch links "
+                "172.16.0.0/12, loopbacks 10.255.0.0/16%s\n"
+                "- eBGP, RFC 7938 style, private 32-bit ASNs from %llu (RFC 6996): "
+                "super-spines share %llu, each spine group (pod/plane) shares one, every leaf "
+                "its own from %llu\n\n",
+                sc->plan.ipv6 ? "; IPv6 /127s from fd00::/8 (RFC 4193)" : "",
+                (unsigned long long)sc->plan.asn_base, (unsigned long long)sc->plan.asn_base,
+                (unsigned long long)sc->plan.asn_base + 65536);
+        fprintf(f,
+                "## Lossless configuration (as simulated)\n\n"
+                "- RoCE data DSCP %u -> priority %u%s; CNPs DSCP %u -> priority %u\n"
+                "- ECN: Kmin %llu B, Kmax %llu B, Pmax %.0f %%%s\n"
+                "- switch port MTU %u, host MTU %u, RoCE MTU %u\n\n",
+                plan_data_dscp(sc), sc->nic.priority,
+                sc->sw.pfc_enabled && (sc->sw.pfc_priorities >> sc->nic.priority & 1)
+                    ? " (lossless)"
+                    : "",
+                plan_cnp_dscp(sc), sc->nic.cnp_priority, (unsigned long long)sc->sw.ecn_kmin_bytes,
+                (unsigned long long)sc->sw.ecn_kmax_bytes, sc->sw.ecn_pmax * 100.0,
+                sc->sw.ecn_enabled ? "" : " (ECN off)", sc->fabric.mtu, host_mtu(sc), sc->nic.mtu);
+    }
     fprintf(f, "## Warnings\n\n");
     int warned = 0;
     if (p->long_links) {
         fprintf(f,
                 "- %u cables are longer than the link the simulation modelled "
-                "(fabric.link_latency / cable_length): their PFC headroom was computed for "
+                "(fabric.link_latency / cable_length): their %s was computed for "
                 "a shorter cable; set fabric.cable_length to the planned length and re-run\n",
-                p->long_links);
+                p->long_links, plan_ib(p) ? "credit loop (VL buffer)" : "PFC headroom");
         warned = 1;
     }
     if (p->over_budget) {
@@ -883,9 +1093,12 @@ void plan_write_md(FILE *f, const plan *p)
     }
     if (!warned)
         fputs("- none\n", f);
-    fprintf(f, "\n## Files\n\nbom.csv, racks.csv, addressing.csv, cabling.csv, "
-               "sonic/<switch>/config_db.json, nics/<server>.sh, nccl/<job>.env, "
-               "k8s/rail<r>.yaml, k8s/pod-annotations.yaml (docs/plan.md describes each).\n");
+    fprintf(f,
+            "\n## Files\n\nbom.csv, racks.csv, addressing.csv, cabling.csv, %s, "
+            "nics/<server>.sh, nccl/<job>.env, k8s/rail<r>.yaml, k8s/pod-annotations.yaml "
+            "(docs/plan.md describes each).\n",
+            plan_ib(p) ? "subnet/opensm.conf, subnet/partitions.conf"
+                       : "sonic/<switch>/config_db.json");
 }
 
 /* --- plan.html ----------------------------------------------------------------------------- */
@@ -922,10 +1135,10 @@ void plan_write_html(FILE *f, const plan *p)
             "%s-cooled budget) + %u network racks</td></tr><tr><th>IT power</th><td class=n>"
             "%.1f kW (servers %.1f, switches %.1f, optics %.1f)</td></tr></table>\n",
             n->n_servers, net_gpus(n), p->server_racks, p->servers_per_rack,
-            p->servers_per_rack == 1 ? "" : "s",
-            (double)p->rack_budget_w / 1e3, sc->plan.cooling == COOL_LIQUID ? "liquid" : "air",
-            p->n_racks - p->server_racks, (double)p->total_w / 1e3, (double)p->servers_w / 1e3,
-            (double)p->switches_w / 1e3, (double)p->optics_w / 1e3);
+            p->servers_per_rack == 1 ? "" : "s", (double)p->rack_budget_w / 1e3,
+            sc->plan.cooling == COOL_LIQUID ? "liquid" : "air", p->n_racks - p->server_racks,
+            (double)p->total_w / 1e3, (double)p->servers_w / 1e3, (double)p->switches_w / 1e3,
+            (double)p->optics_w / 1e3);
     fputs("<h2>Bill of materials</h2>\n<table><tr><th>category</th><th>item</th><th>tier</th>"
           "<th>count</th></tr>\n",
           f);
@@ -985,16 +1198,17 @@ void plan_write_html(FILE *f, const plan *p)
     fputs("<h2>Warnings</h2>\n<ul>", f);
     if (p->long_links)
         fprintf(f,
-                "<li class=warn>%u cables are longer than the simulated link: the PFC "
-                "headroom was computed for a shorter cable (set fabric.cable_length)</li>",
-                p->long_links);
+                "<li class=warn>%u cables are longer than the simulated link: the %s "
+                "was computed for a shorter cable (set fabric.cable_length)</li>",
+                p->long_links, plan_ib(p) ? "credit loop (VL buffer)" : "PFC headroom");
     if (p->over_budget)
         fprintf(f, "<li class=warn>%u racks exceed the %.1f kW power budget</li>", p->over_budget,
                 (double)p->rack_budget_w / 1e3);
     if (!p->long_links && !p->over_budget)
         fputs("<li>none</li>", f);
-    fputs("</ul>\n<p>Files: plan.md, bom.csv, racks.csv, addressing.csv, cabling.csv, "
-          "sonic/&lt;switch&gt;/config_db.json, nics/&lt;server&gt;.sh, nccl/&lt;job&gt;.env, "
-          "k8s/.</p>\n</body></html>\n",
-          f);
+    fprintf(f,
+            "</ul>\n<p>Files: plan.md, bom.csv, racks.csv, addressing.csv, cabling.csv, %s, "
+            "nics/&lt;server&gt;.sh, nccl/&lt;job&gt;.env, k8s/.</p>\n</body></html>\n",
+            plan_ib(p) ? "subnet/opensm.conf, subnet/partitions.conf"
+                       : "sonic/&lt;switch&gt;/config_db.json");
 }
