@@ -68,6 +68,10 @@ static void test_checkpoint_exact_one_writer(void)
     CHECK_EQ_U64(j->ckpt_io_ps, 2 * want);
     CHECK_EQ_U64(j->ckpt_ps, 2 * want); /* synchronous: every GPU stalled for it */
     CHECK_EQ_U64(j->load_ps, want);
+    /* the ideal waits for the load and both writes at the link's line time (one message: no
+     * store-and-forward or cable latency in the bound), and stays below the JCT */
+    CHECK(j->ideal_jct_ps <= j->jct_ps);
+    CHECK(j->ideal_jct_ps >= 3 * ser);
     check_conservation(st);
     sim_time sync_jct = j->jct_ps;
     run_free(r);
@@ -128,6 +132,28 @@ static void ckpt_bandwidth_case(const char *storage, const char *nic, uint64_t b
     fprintf(stderr, "  storage %-55s checkpoint %.4f ms, size/bandwidth %.4f ms\n", storage,
             (double)j->ckpt_io_ps / 1e9, want / 1e9);
     check_conservation(st);
+    /* The job's ideal counts the synchronous checkpoint at that bottleneck: the same job
+     * without one has an ideal smaller by size / bandwidth (within one frame's overhead: the
+     * bound sends the checkpoint as one message), and the bound holds */
+    sim_time ideal = j->ideal_jct_ps, jct = j->jct_ps;
+    CHECK(strstr(j->ideal_basis, "+ storage I/O") != NULL);
+    run_free(r);
+    scenario_free(&sc);
+    char *cut = strstr(y, ", checkpoint:");
+    CHECK(cut != NULL);
+    if (!cut)
+        return;
+    strcpy(cut, "}\n");
+    r = tl_start(&sc, "storage.yaml", y, NULL, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    run_execute(r, NULL, NULL);
+    j = &run_result(r)->jobs[0];
+    CHECK(j->completed && strstr(j->ideal_basis, "storage") == NULL);
+    CHECK(ideal <= jct);
+    CHECK(ideal > j->ideal_jct_ps);
+    CHECK_NEAR((double)(ideal - j->ideal_jct_ps) / want, 1.0, 1e-6);
     run_free(r);
     scenario_free(&sc);
 }
@@ -460,8 +486,7 @@ static void test_dataset_exact_one_reader(void)
     CHECK_EQ_U64(jct[1], jct[0] + 3 * want);
     CHECK_EQ_U64(jct[2], jct[0] + want);
     fprintf(stderr, "  dataset batch read %.3f us; JCT %.3f us, no prefetch %.3f, prefetch %.3f\n",
-            (double)want / 1e6, (double)jct[0] / 1e6, (double)jct[1] / 1e6,
-            (double)jct[2] / 1e6);
+            (double)want / 1e6, (double)jct[0] / 1e6, (double)jct[1] / 1e6, (double)jct[2] / 1e6);
 }
 
 /* Converged storage: the batch leaves the storage server and reaches the GPU through its

@@ -351,6 +351,31 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
     return it * iterations;
 }
 
+sim_time ideal_storage(const net *n, uint32_t mtu, uint64_t bytes, const uint32_t *gpus,
+                       uint32_t n_gpus)
+{
+    if (!bytes || !n->n_stor_srv)
+        return 0;
+    uint64_t srv = 0, cli = 0;
+    for (uint32_t i = 0; i < n->n_stor_srv; i++)
+        srv += nic_rate(n, n->stor_srv0 + i);
+    /* each distinct client NIC once (a server's GPUs share its storage NIC when dedicated) */
+    uint8_t *seen = xcalloc(n->n_hosts ? n->n_hosts : 1, 1, "ideal storage");
+    for (uint32_t g = 0; g < n_gpus; g++) {
+        uint32_t c = net_storage_client(n, gpus[g]);
+        if (c < n->n_hosts && !seen[c]) {
+            seen[c] = 1;
+            cli += nic_rate(n, c);
+        }
+    }
+    xfree(seen);
+    uint64_t bps = srv < cli ? srv : cli;
+    if (!bps)
+        return 0;
+    /* the bytes as one message: the fewest frames (a lower bound of any split) */
+    return (sim_time)((unsigned __int128)ideal_wire_bytes(bytes, mtu) * 8 * SIM_S / bps);
+}
+
 sim_time ideal_chakra(const net *n, uint32_t mtu, const train_plan *p, const uint32_t *gpu_of_rank,
                       uint32_t iterations, char *basis, size_t len)
 {

@@ -18,7 +18,9 @@
  *               chunk pipelining limits are what the ratio measures.
  *   training    the DAG evaluated with unlimited concurrency (train_eval_ideal): compute at
  *               nominal speed (no straggler), communication at α–β with α = 0 on the
- *               bottleneck: NVLink for groups inside a server, the NIC's goodput otherwise.
+ *               bottleneck: NVLink for groups inside a server, the NIC's goodput otherwise;
+ *               plus the storage I/O the steps wait for (model load, synchronous checkpoint
+ *               writes, fixed checkpoint stalls) at the storage network's aggregate rate.
  */
 #ifndef WR_WORKLOAD_IDEAL_H
 #define WR_WORKLOAD_IDEAL_H
@@ -67,6 +69,12 @@ sim_time ideal_chakra(const net *n, uint32_t mtu, const train_plan *p, const uin
 
 /* Training job: plan p, `iterations` iterations. *nominal_compute receives the busiest rank's
  * compute time of one iteration at nominal speed (no gpu-slow factor). */
+/* Storage I/O of a training job (checkpoint writes, model load) that its steps wait for: `bytes`
+ * on the wire (frames of `mtu` payload) through the narrower of the storage servers' links and
+ * the job's storage clients' links (the NICs net_storage_client gives its GPUs; a job's
+ * storage transfers never run faster than either side allows in sum). 0 without storage. */
+sim_time ideal_storage(const net *n, uint32_t mtu, uint64_t bytes, const uint32_t *gpus,
+                       uint32_t n_gpus);
 sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_t iterations,
                         sim_time *nominal_compute, char *basis, size_t len);
 

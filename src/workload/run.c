@@ -971,9 +971,30 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
                                         train_exec_gpus(js->train), cj->iterations,
                                         jr->ideal_basis, sizeof jr->ideal_basis);
     } else if (js->train) {
-        jr->ideal_jct_ps =
-            ideal_training(r->net, mtu, train_exec_plan(js->train), cj->iterations,
-                           &jr->nominal_compute_ps, jr->ideal_basis, sizeof jr->ideal_basis);
+        const train_plan *tp = train_exec_plan(js->train);
+        jr->ideal_jct_ps = ideal_training(r->net, mtu, tp, cj->iterations, &jr->nominal_compute_ps,
+                                          jr->ideal_basis, sizeof jr->ideal_basis);
+        /* the storage I/O its steps wait for, one after the other: the model load before the
+         * first step (every rank its shard of size / (tp x pp), each DP replica its own copy;
+         * shard writers read the model once), then each checkpoint after every `interval`
+         * iterations but the last: a synchronous write, or the fixed stall without bytes. An
+         * async write overlaps the steps: it adds nothing to the bound. */
+        uint64_t load = cj->ckpt_shard_writers
+                            ? cj->load_bytes
+                            : cj->load_bytes / ((uint64_t)tp->tp * tp->pp) * tp->n_ranks;
+        uint32_t n_ckpt = cj->ckpt && cj->ckpt_interval && cj->iterations
+                              ? (cj->iterations - 1) / cj->ckpt_interval
+                              : 0;
+        const uint32_t *gpus = train_exec_gpus(js->train);
+        sim_time io = ideal_storage(r->net, mtu, load, gpus, tp->n_ranks), stall = 0;
+        if (n_ckpt && !cj->ckpt_bytes)
+            stall = n_ckpt * cj->ckpt_write_ps;
+        else if (n_ckpt && !cj->ckpt_async)
+            io += n_ckpt * ideal_storage(r->net, mtu, cj->ckpt_bytes, gpus, tp->n_ranks);
+        jr->ideal_jct_ps += io + stall;
+        size_t l = strlen(jr->ideal_basis);
+        snprintf(jr->ideal_basis + l, sizeof jr->ideal_basis - l, "%s%s",
+                 io ? " + storage I/O" : "", stall ? " + checkpoint stalls" : "");
     } else if (js->infer) {
         return; /* no lower bound for a served load: its arrivals set the pace */
     } else {

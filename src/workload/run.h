@@ -137,7 +137,7 @@ typedef struct job_result {
     sim_time ds_read_ps, ds_stall_ps;
     sim_time ideal_jct_ps;      /* the lower bound this fabric allows (workload/ideal.h) */
     double jct_over_ideal;      /* jct_ps / ideal_jct_ps (0 when either is 0) */
-    char ideal_basis[112];      /* what the bound is, in words */
+    char ideal_basis[160];      /* what the bound is, in words */
     sim_time nominal_compute_ps; /* training: the busiest rank's compute per iteration at
                                   * nominal speed (the straggler rule's reference) */
     /* chakra jobs */
