@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/names.h"
 #include "tree.h"
 #include "reqtrace.h"
 #include "units.h"
@@ -922,10 +923,79 @@ static int get_index_set(ld *L, const cfg_node *map, const char *path, const cha
 
 /* --- sections ------------------------------------------------------------------------------- */
 
+/* fabric.custom's names (unique across switches and hosts) and links (their ends named); m is
+ * the name map, filled here. */
+static int parse_custom_links(ld *L, const cfg_node *cm, const char *path, const cfg_node *sw,
+                              const cfg_node *ho, name_map *m)
+{
+    cfg_fabric *f = &L->sc->fabric;
+    const cfg_node *li;
+    char kp[PATHLEN], ep[PATHLEN];
+    /* Names are shared by switches and hosts: links refer to either. */
+    uint32_t nn = f->n_custom_switches + f->n_custom_hosts;
+    for (uint32_t i = 0; i < nn; i++) {
+        bool is_sw_i = i < f->n_custom_switches;
+        const char *ni =
+            is_sw_i ? f->custom_switches[i].name : f->custom_hosts[i - f->n_custom_switches].name;
+        if (names_put(m, ni, i) != NAMES_NONE) {
+            const cfg_node *list = is_sw_i ? sw : ho;
+            uint32_t li_ = is_sw_i ? i : i - f->n_custom_switches;
+            char np[PATHLEN], s[200];
+            path_printf(np, sizeof np, "%s.%s[%u].name", path, is_sw_i ? "switches" : "hosts",
+                        li_);
+            return fail(L, cfg_map_get(list->vals[li_], "name", NULL), np,
+                        "duplicate node name \"%s\"", show(s, sizeof s, ni));
+        }
+    }
+
+    TRY(get_seq(L, cm, path, "links",
+                "a list of links like [{a: h0, b: s0, speed: 400Gbps, latency: 500ns}]", &li, kp));
+    if (!li || li->n == 0)
+        return fail(L, li ? li : cm, li ? kp : path, "expected at least one link in %s.links",
+                    path);
+    f->n_custom_links = li->n;
+    f->custom_links = ARENA_NEW_ARRAY(L->a, cfg_custom_link, li->n);
+    for (uint32_t i = 0; i < li->n; i++) {
+        const cfg_node *it = li->vals[i];
+        cfg_custom_link *cl = &f->custom_links[i];
+        subi(ep, kp, i);
+        if (it->kind != CFG_MAP)
+            return fail(L, it, ep, "expected a mapping like {a: h0, b: s0}, got %s",
+                        cfg_kind_name(it->kind));
+        TRY(check_keys(L, it, ep, K_CLINK, NULL));
+        cl->line = it->line;
+        cl->col = it->col;
+        cl->latency_ps = SIM_TIME_MAX;
+        const char *ends[2] = {"a", "b"};
+        for (int e = 0; e < 2; e++) {
+            const char *nm = NULL;
+            const cfg_node *nv;
+            TRY(get_str(L, it, ep, ends[e], &nm, &nv));
+            if (!nm)
+                return fail(L, it, ep, "missing required key \"%s\"", ends[e]);
+            if (names_get(m, nm) == NAMES_NONE) {
+                char np[PATHLEN], s[200];
+                sub(np, ep, ends[e]);
+                return fail(L, nv, np, "unknown node \"%s\" (not in %s.switches or %s.hosts)",
+                            show(s, sizeof s, nm), path, path);
+            }
+            if (e == 0)
+                cl->a = nm;
+            else
+                cl->b = nm;
+        }
+        if (!strcmp(cl->a, cl->b))
+            return fail(L, cfg_map_get(it, "b", NULL), ep, "a link needs two different ends");
+        TRY(get_unit_pos(L, it, ep, "speed", RATE, &cl->speed_bps, NULL));
+        TRY(get_unit(L, it, ep, "latency", TIME, &cl->latency_ps, NULL));
+    }
+    return ERR_OK;
+}
+
 static int parse_custom(ld *L, const cfg_node *cm, const char *path)
 {
     cfg_fabric *f = &L->sc->fabric;
-    const cfg_node *sw, *ho, *li;
+    const cfg_node *sw, *ho;
     char kp[PATHLEN], ep[PATHLEN];
 
     TRY(get_seq(L, cm, path, "switches", "a list of switches like [{name: s0}]", &sw, kp));
@@ -965,75 +1035,11 @@ static int parse_custom(ld *L, const cfg_node *cm, const char *path)
         f->custom_hosts[i].gpus = f->gpus_per_server;
         TRY(get_u32(L, it, ep, "gpus", 1, 1024, &f->custom_hosts[i].gpus, NULL));
     }
-    /* Names are shared by switches and hosts: links refer to either. */
-    uint32_t nn = f->n_custom_switches + f->n_custom_hosts;
-    for (uint32_t i = 0; i < nn; i++) {
-        bool is_sw_i = i < f->n_custom_switches;
-        const char *ni =
-            is_sw_i ? f->custom_switches[i].name : f->custom_hosts[i - f->n_custom_switches].name;
-        for (uint32_t j = 0; j < i; j++) {
-            bool is_sw_j = j < f->n_custom_switches;
-            const char *nj = is_sw_j ? f->custom_switches[j].name
-                                     : f->custom_hosts[j - f->n_custom_switches].name;
-            if (strcmp(ni, nj) == 0) {
-                const cfg_node *list = is_sw_i ? sw : ho;
-                uint32_t li_ = is_sw_i ? i : i - f->n_custom_switches;
-                char np[PATHLEN], s[200];
-                path_printf(np, sizeof np, "%s.%s[%u].name", path, is_sw_i ? "switches" : "hosts",
-                            li_);
-                return fail(L, cfg_map_get(list->vals[li_], "name", NULL), np,
-                            "duplicate node name \"%s\"", show(s, sizeof s, ni));
-            }
-        }
-    }
-
-    TRY(get_seq(L, cm, path, "links",
-                "a list of links like [{a: h0, b: s0, speed: 400Gbps, latency: 500ns}]", &li, kp));
-    if (!li || li->n == 0)
-        return fail(L, li ? li : cm, li ? kp : path, "expected at least one link in %s.links",
-                    path);
-    f->n_custom_links = li->n;
-    f->custom_links = ARENA_NEW_ARRAY(L->a, cfg_custom_link, li->n);
-    for (uint32_t i = 0; i < li->n; i++) {
-        const cfg_node *it = li->vals[i];
-        cfg_custom_link *cl = &f->custom_links[i];
-        subi(ep, kp, i);
-        if (it->kind != CFG_MAP)
-            return fail(L, it, ep, "expected a mapping like {a: h0, b: s0}, got %s",
-                        cfg_kind_name(it->kind));
-        TRY(check_keys(L, it, ep, K_CLINK, NULL));
-        cl->line = it->line;
-        cl->col = it->col;
-        cl->latency_ps = SIM_TIME_MAX;
-        const char *ends[2] = {"a", "b"};
-        for (int e = 0; e < 2; e++) {
-            const char *nm = NULL;
-            const cfg_node *nv;
-            TRY(get_str(L, it, ep, ends[e], &nm, &nv));
-            if (!nm)
-                return fail(L, it, ep, "missing required key \"%s\"", ends[e]);
-            bool found = false;
-            for (uint32_t j = 0; j < f->n_custom_switches && !found; j++)
-                found = !strcmp(nm, f->custom_switches[j].name);
-            for (uint32_t j = 0; j < f->n_custom_hosts && !found; j++)
-                found = !strcmp(nm, f->custom_hosts[j].name);
-            if (!found) {
-                char np[PATHLEN], s[200];
-                sub(np, ep, ends[e]);
-                return fail(L, nv, np, "unknown node \"%s\" (not in %s.switches or %s.hosts)",
-                            show(s, sizeof s, nm), path, path);
-            }
-            if (e == 0)
-                cl->a = nm;
-            else
-                cl->b = nm;
-        }
-        if (!strcmp(cl->a, cl->b))
-            return fail(L, cfg_map_get(it, "b", NULL), ep, "a link needs two different ends");
-        TRY(get_unit_pos(L, it, ep, "speed", RATE, &cl->speed_bps, NULL));
-        TRY(get_unit(L, it, ep, "latency", TIME, &cl->latency_ps, NULL));
-    }
-    return ERR_OK;
+    name_map m;
+    names_init(&m, f->n_custom_switches + f->n_custom_hosts);
+    int rc = parse_custom_links(L, cm, path, sw, ho, &m);
+    names_free(&m);
+    return rc;
 }
 
 /* fabric.infiniband (read whatever the link layer, so a sweep can switch it). */

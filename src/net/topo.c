@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/names.h"
 #include "net.h"
 #include "inttel.h"
 
@@ -469,19 +470,6 @@ static int build_fat_tree(net *n, edge_list *el, err *e)
     return 0;
 }
 
-/* Node id for a custom name: hosts first, then switches; UINT32_MAX if unknown. */
-static uint32_t custom_lookup(const net *n, const char *name)
-{
-    const cfg_fabric *f = &n->sc->fabric;
-    for (uint32_t i = 0; i < f->n_custom_hosts; i++)
-        if (strcmp(f->custom_hosts[i].name, name) == 0)
-            return i;
-    for (uint32_t i = 0; i < f->n_custom_switches; i++)
-        if (strcmp(f->custom_switches[i].name, name) == 0)
-            return f->n_custom_hosts + i;
-    return UINT32_MAX;
-}
-
 static int build_custom(net *n, edge_list *el, err *e)
 {
     const scenario *sc = n->sc;
@@ -489,16 +477,23 @@ static int build_custom(net *n, edge_list *el, err *e)
     if (f->n_custom_hosts == 0)
         return config_error_at(sc, e, "fabric.custom.hosts",
                                "fabric.custom.hosts: a custom fabric needs at least one host");
+    /* node id of a name: hosts first, then switches */
+    name_map ids;
+    names_init(&ids, f->n_custom_hosts + f->n_custom_switches);
     for (uint32_t i = 0; i < f->n_custom_hosts + f->n_custom_switches; i++) {
         const char *a = i < f->n_custom_hosts ? f->custom_hosts[i].name
                                               : f->custom_switches[i - f->n_custom_hosts].name;
-        if (strlen(a) >= sizeof(((node *)0)->name))
+        if (strlen(a) >= sizeof(((node *)0)->name)) {
+            names_free(&ids);
             return config_error_at(sc, e, "fabric.custom",
                                    "fabric.custom: name \"%s\" is longer than %zu characters", a,
                                    sizeof(((node *)0)->name) - 1);
-        if (custom_lookup(n, a) != i)
+        }
+        if (names_put(&ids, a, i) != NAMES_NONE) {
+            names_free(&ids);
             return config_error_at(sc, e, "fabric.custom",
                                    "fabric.custom: name \"%s\" is used twice", a);
+        }
     }
     alloc_nodes(n, f->n_custom_hosts, f->n_custom_switches, false);
     uint32_t gpu = 0;
@@ -513,26 +508,29 @@ static int build_custom(net *n, edge_list *el, err *e)
         x->tier = TIER_LEAF;
         snprintf(x->name, sizeof x->name, "%s", f->custom_switches[i].name);
     }
-    for (uint32_t i = 0; i < f->n_custom_links; i++) {
+    int rc = 0;
+    for (uint32_t i = 0; i < f->n_custom_links && !rc; i++) {
         const cfg_custom_link *l = &f->custom_links[i];
-        uint32_t a = custom_lookup(n, l->a), b = custom_lookup(n, l->b);
-        if (a == UINT32_MAX || b == UINT32_MAX)
-            return err_set(e, ERR_INVALID, sc->file, l->line, l->col,
-                           "fabric.custom.links[%u]: unknown node \"%s\" (not a listed switch or "
-                           "host)",
-                           i, a == UINT32_MAX ? l->a : l->b);
-        if (a == b)
-            return err_set(e, ERR_INVALID, sc->file, l->line, l->col,
-                           "fabric.custom.links[%u]: a link from \"%s\" to itself", i, l->a);
-        if (a < f->n_custom_hosts && b < f->n_custom_hosts)
-            return err_set(e, ERR_INVALID, sc->file, l->line, l->col,
-                           "fabric.custom.links[%u]: hosts \"%s\" and \"%s\" cannot be linked "
-                           "directly; connect each to a switch",
-                           i, l->a, l->b);
-        edges_add(el, a, b, l->speed_bps ? l->speed_bps : f->fabric_link_bps,
-                  l->latency_ps != SIM_TIME_MAX ? l->latency_ps : f->link_latency_ps);
+        uint32_t a = names_get(&ids, l->a), b = names_get(&ids, l->b);
+        if (a == NAMES_NONE || b == NAMES_NONE)
+            rc = err_set(e, ERR_INVALID, sc->file, l->line, l->col,
+                         "fabric.custom.links[%u]: unknown node \"%s\" (not a listed switch or "
+                         "host)",
+                         i, a == NAMES_NONE ? l->a : l->b);
+        else if (a == b)
+            rc = err_set(e, ERR_INVALID, sc->file, l->line, l->col,
+                         "fabric.custom.links[%u]: a link from \"%s\" to itself", i, l->a);
+        else if (a < f->n_custom_hosts && b < f->n_custom_hosts)
+            rc = err_set(e, ERR_INVALID, sc->file, l->line, l->col,
+                         "fabric.custom.links[%u]: hosts \"%s\" and \"%s\" cannot be linked "
+                         "directly; connect each to a switch",
+                         i, l->a, l->b);
+        else
+            edges_add(el, a, b, l->speed_bps ? l->speed_bps : f->fabric_link_bps,
+                      l->latency_ps != SIM_TIME_MAX ? l->latency_ps : f->link_latency_ps);
     }
-    return 0;
+    names_free(&ids);
+    return rc;
 }
 
 /* A custom fabric's switches are all tagged leaves; for the ECMP hash offset (lb.c) each gets
