@@ -585,6 +585,8 @@ static void test_misc(void)
     /* The names of enums used in reports. */
     CHECK_STR(preset_name(PRESET_RAIL_ONLY), "rail-only");
     CHECK_STR(job_kind_name(JOB_TRAINING), "training");
+    CHECK_STR(job_kind_name(JOB_CHAKRA), "chakra");
+    CHECK_STR(job_kind_name(JOB_INFERENCE), "inference"); /* was "?" in summary.json */
     CHECK_STR(coll_op_name(OP_REDUCE_SCATTER), "reduce_scatter");
     CHECK_STR(coll_algo_name(ALGO_HALVING_DOUBLING), "halving-doubling");
     CHECK_STR(pattern_name(PAT_ALL_TO_ALL), "all-to-all");

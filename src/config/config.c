@@ -99,7 +99,7 @@ static const char *const MODEL_PRESETS[] = {"llama3-8b", "llama3-70b", "llama3-4
 
 const char *preset_name(enum fabric_preset p)
 {
-    return (unsigned)p < 6 ? PRESETS[p] : "?";
+    return (unsigned)p < sizeof PRESETS / sizeof PRESETS[0] - 1 ? PRESETS[p] : "?";
 }
 const char *fault_kind_name(enum fault_kind k)
 {
@@ -107,11 +107,11 @@ const char *fault_kind_name(enum fault_kind k)
 }
 const char *job_kind_name(enum job_kind k)
 {
-    return (unsigned)k < 4 ? JOB_KINDS[k] : "?";
+    return (unsigned)k < sizeof JOB_KINDS / sizeof JOB_KINDS[0] - 1 ? JOB_KINDS[k] : "?";
 }
 const char *coll_op_name(enum coll_op o)
 {
-    return (unsigned)o < 6 ? OPS[o] : "?";
+    return (unsigned)o < sizeof OPS / sizeof OPS[0] - 1 ? OPS[o] : "?";
 }
 const char *coll_algo_name(enum coll_algo a)
 {
@@ -119,7 +119,7 @@ const char *coll_algo_name(enum coll_algo a)
 }
 const char *pattern_name(enum traffic_pattern p)
 {
-    return (unsigned)p < 7 ? PATTERNS[p] : "?";
+    return (unsigned)p < sizeof PATTERNS / sizeof PATTERNS[0] - 1 ? PATTERNS[p] : "?";
 }
 const char *network_name(enum network_id w)
 {
