@@ -297,12 +297,15 @@ static void check_mtu(const net *n, check_report *r)
     uint32_t frame = n->max_frame_bytes, mtu = sc->fabric.mtu;
     bool ok = frame <= mtu;
     check_item *it = add_item(r, "mtu", ok ? CHECK_PASS : CHECK_FAIL);
+    /* InfiniBand: the path MTU is the SM's (partitions.conf); frames keep RoCEv2's sizes in
+     * the model (docs/network.md "InfiniBand") */
+    const char *what = sc->fabric.link_layer == LINK_INFINIBAND ? "IB" : "RoCE";
     if (it)
         snprintf(it->detail, sizeof it->detail,
-                 ok ? "RoCE path MTU %u: %u B frames fit the switch port MTU %u B"
-                    : "RoCE path MTU %u: %u B frames exceed the switch port MTU %u B, so switches "
+                 ok ? "%s path MTU %u: %u B frames fit the switch port MTU %u B"
+                    : "%s path MTU %u: %u B frames exceed the switch port MTU %u B, so switches "
                       "drop every full-size data frame; raise fabric.mtu or lower nic.mtu",
-                 sc->nic.mtu, frame, mtu);
+                 what, sc->nic.mtu, frame, mtu);
 }
 
 /* EVPN-VXLAN tenants (workload/tenant.h): no GPU or NIC port in two tenants and no VRF importing
