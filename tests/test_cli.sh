@@ -166,6 +166,15 @@ sed -i '0,/"mtu": "9216"/s//"mtu": "1500"/' plan.d/sonic/spine0/config_db.json
 expect_grep "planted mismatch named" cdb2.out 'spine0  PORT\|Ethernet0.mtu = 1500'
 expect_grep "planted mismatch fix" cdb2.out 'fix: set PORT\|Ethernet0 mtu to 9216'
 "$WR" check oversub.yaml --config-db no-such-dir > /dev/null 2>&1; expect_rc "--config-db of a missing folder" 4 $?
+# InfiniBand: plan writes the subnet manager's settings, not SONiC; check --config-db refuses
+cat > ib.yaml <<'EOFIB'
+fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 2, link_layer: infiniband}
+EOFIB
+"$WR" plan ib.yaml -o plan.ib > /dev/null 2>&1; expect_rc "plan of an InfiniBand fabric" 0 $?
+expect_no_path "no SONiC files on InfiniBand" plan.ib/sonic
+expect_grep "opensm.conf written" plan.ib/subnet/opensm.conf '^routing_engine updn$'
+"$WR" check ib.yaml --config-db plan.ib > ibc.err 2>&1; expect_rc "check --config-db on InfiniBand" 2 $?
+expect_grep "the refusal says why" ibc.err 'InfiniBand fabric .* has no SONiC switches'
 touch plan.d/sonic/notes.txt
 "$WR" plan oversub.yaml -o plan.d > /dev/null 2> pf.err; expect_rc "plan refuses a foreign file" 4 $?
 expect_grep "plan names the foreign file" pf.err "'sonic/notes.txt' was not written by wirerate"

@@ -250,6 +250,15 @@ int cmd_check(int argc, char **argv)
     scenario sc;
     if ((rc = cli_load_scenario(&sc, path, &ov)))
         return rc;
+    if (cdb_dir && sc.fabric.link_layer == LINK_INFINIBAND) {
+        rc = cli_usage_error("check",
+                             "--config-db verifies SONiC config_db.json files, and an InfiniBand "
+                             "fabric (fabric.link_layer infiniband) has no SONiC switches: its "
+                             "subnet manager settings are `wirerate plan`'s subnet/opensm.conf");
+        scenario_free(&sc);
+        cli_overrides_free(&ov);
+        return rc;
+    }
     sim s;
     sim_init(&s, sc.seed);
     net *n = net_build_topology(&sc, &s, &e);
