@@ -311,7 +311,8 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
     sim_time *busy = xcalloc(p->n_ranks ? p->n_ranks : 1, sizeof(sim_time), "ideal compute");
     *nominal_compute = 0;
     for (uint32_t i = 0; i < p->n_tasks; i++) {
-        const train_task *t = &p->tasks[i];
+        train_task buf;
+        const train_task *t = train_plan_task(p, i, &buf);
         if (t->kind != TRAIN_COMPUTE || t->rank >= p->n_ranks)
             continue;
         busy[t->rank] += train_compute_ps(t->dur_ps, 1.0);

@@ -98,6 +98,10 @@ void train_exec_on_finish(train_exec *x, void (*fn)(void *ctx), void *ctx);
  * stall check compares it over time. */
 uint64_t train_exec_progress(const train_exec *x);
 
+/* Tests: whether training jobs built from now on use compact plans where they can (training.h;
+ * default true). A compact plan runs exactly as the stored one; this lets a test prove it. */
+void train_exec_compact_plans(bool on);
+
 /* Write the completed iterations into a Chrome trace (telemetry/trace.h): a process for the
  * job, a row per rank, a slice per task — forward/backward compute, TP/DP collectives on every
  * member's row, pipeline sends on the sender's row. */
