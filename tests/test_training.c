@@ -698,6 +698,11 @@ static void test_compact_matches_stored(void)
         CHECK(T0 > 0);
         CHECK(!memcmp(s0, s1, sizeof(sim_time) * nt) && !memcmp(e0, e1, sizeof(sim_time) * nt));
         CHECK(!memcmp(b0, b1, sizeof *b0 * n) && !memcmp(&S0, &S1, sizeof S0));
+        /* without rank factors and outputs the compact plan runs its reduced plan only */
+        sim_time Ta = train_eval_ideal(a, train_ab_cost_fn, &ab, NULL, NULL, NULL, NULL, NULL);
+        sim_time Tb = train_eval_ideal(b, train_ab_cost_fn, &ab, NULL, NULL, NULL, NULL, NULL);
+        CHECK_EQ_U64(Ta, Tb);
+        CHECK(Ta > 0 && Ta <= T0);
         free(f);
         free(s0);
         free(b0);

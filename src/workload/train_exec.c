@@ -92,7 +92,9 @@ struct train_exec {
                       * (scale-up) */
     uint32_t aux0;   /* the first task aux holds (a compact plan's block_end: the tasks of the
                       * replicas' blocks are compute and scale-up TP all_reduces) */
-    uint32_t *qnext; /* group FIFO link; compute lane FIFO link */
+    uint32_t *qnext; /* [n_tasks − aux0] group FIFO link; compute lane FIFO link (a compact
+                      * plan's block tasks never wait: a rank's computes and a group's
+                      * collectives are chains) */
     /* compute lanes (GPU, CPU) per rank: one task at a time, the rest wait in ready order
      * (training plans' compute chains never queue; Chakra traces may) */
     uint8_t *lbusy;
@@ -457,7 +459,7 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     dag_run_init(&x->run, &x->mem, nt, max_deps, task_ready, x);
     x->aux0 = P->block_end;
     x->aux = ARENA_NEW_ARRAY(&x->mem, uint32_t, nt - x->aux0 ? nt - x->aux0 : 1);
-    x->qnext = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
+    x->qnext = ARENA_NEW_ARRAY(&x->mem, uint32_t, nt - x->aux0 ? nt - x->aux0 : 1);
     uint32_t iters = job->iterations ? job->iterations : 1;
     x->t_start = xmalloc(sizeof(sim_time) * szt * iters, "training task times");
     x->t_end = xmalloc(sizeof(sim_time) * szt * iters, "training task times");
@@ -1049,6 +1051,13 @@ static sim_time *cur_end(train_exec *x)
 
 static void start_iteration(train_exec *x);
 
+/* Task i's link in the FIFO it waits in. */
+static uint32_t *qlink(train_exec *x, uint32_t i)
+{
+    SIM_ASSERT(i >= x->aux0, "task %u of a compact plan's blocks waits for its lane or group", i);
+    return &x->qnext[i - x->aux0];
+}
+
 /* Task i has ended now: release its successors; the iteration ends with its last task. */
 static void task_done(train_exec *x, uint32_t i)
 {
@@ -1201,7 +1210,7 @@ static void coll_finished(train_exec *x, uint32_t i)
         x->xg[xi].task = NONE;
     uint32_t nxt = x->q_head[g];
     if (nxt != NONE) {
-        x->q_head[g] = x->qnext[nxt];
+        x->q_head[g] = *qlink(x, nxt);
         if (x->q_head[g] == NONE)
             x->q_tail[g] = NONE;
         coll_start(x, nxt);
@@ -1230,11 +1239,11 @@ static void task_ready(void *ctx, uint32_t i)
         if (k->lane < TRAIN_LANE_NONE) {
             uint32_t l = 2 * k->rank + k->lane;
             if (x->lbusy[l]) { /* the rank's GPU (or CPU) is busy: wait in ready order */
-                x->qnext[i] = NONE;
+                *qlink(x, i) = NONE;
                 if (x->lq_tail[l] == NONE)
                     x->lq_head[l] = i;
                 else
-                    x->qnext[x->lq_tail[l]] = i;
+                    *qlink(x, x->lq_tail[l]) = i;
                 x->lq_tail[l] = i;
                 break;
             }
@@ -1253,11 +1262,11 @@ static void task_ready(void *ctx, uint32_t i)
         break;
     default: /* TRAIN_COLL: one at a time per communicator, in ready order */
         if (x->busy[k->group]) {
-            x->qnext[i] = NONE;
+            *qlink(x, i) = NONE;
             if (x->q_tail[k->group] == NONE)
                 x->q_head[k->group] = i;
             else
-                x->qnext[x->q_tail[k->group]] = i;
+                *qlink(x, x->q_tail[k->group]) = i;
             x->q_tail[k->group] = i;
         } else {
             coll_start(x, i);
@@ -1282,7 +1291,7 @@ static void delay_done(void *ctx, uint32_t i)
         /* the lane passes to the next ready task, which starts now */
         uint32_t l = 2 * k->rank + k->lane, nxt = x->lq_head[l];
         if (nxt != NONE) {
-            x->lq_head[l] = x->qnext[nxt];
+            x->lq_head[l] = *qlink(x, nxt);
             if (x->lq_head[l] == NONE)
                 x->lq_tail[l] = NONE;
             compute_start(x, nxt);

@@ -1495,10 +1495,40 @@ sim_time train_ab_cost_fn(void *ctx, const train_plan *p, const train_task *t)
     return one * t->count;
 }
 
+/* The cost of a reduced-plan task, as the full plan's replica-0 task it stands for. */
+typedef struct reduced_cost {
+    const train_plan *p;
+    train_cost_fn cost;
+    void *ctx;
+} reduced_cost;
+
+static sim_time reduced_cost_fn(void *ctx, const train_plan *r, const train_task *t)
+{
+    const reduced_cost *c = ctx;
+    train_task full = *t;
+    if (t->kind == TRAIN_COLL && t->phase != TRAIN_PH_TP)
+        full.group = c->p->n_tp_groups + (t->group - r->n_tp_groups);
+    else if (t->kind == TRAIN_COLL)
+        full.group = c->p->dp * t->stage;
+    else if (t->kind == TRAIN_P2P) {
+        full.rank = train_rank_of(c->p, r->ranks[t->rank].tp, r->ranks[t->rank].pp, 0);
+        full.dst = train_rank_of(c->p, r->ranks[t->dst].tp, r->ranks[t->dst].pp, 0);
+    }
+    return c->cost ? c->cost(c->ctx, c->p, &full) : 0;
+}
+
 sim_time train_eval_ideal(const train_plan *p, train_cost_fn cost, void *ctx,
                           const double *rank_factor, sim_time *start, sim_time *end,
                           train_rank_breakdown *per_rank, train_summary *out)
 {
+    if (p->cx && !rank_factor && !start && !end && !per_rank && !out) {
+        /* Every replica runs alike (the same compute, the same costs: groups of one kind have
+         * one size), so each task of replica d starts and ends when replica 0's does, and a DP
+         * bucket waits for replica 0's chunk: the reduced plan's run, with its tasks costed as
+         * the full plan's, ends at the same time. */
+        reduced_cost rc = {p, cost, ctx};
+        return train_eval_ideal(p->cx->r, reduced_cost_fn, &rc, NULL, NULL, NULL, NULL, NULL);
+    }
     uint32_t nt = p->n_tasks;
     size_t sz = nt ? nt : 1;
     sim_time *st = start ? start : xmalloc(sizeof(sim_time) * sz, "training evaluation");
