@@ -661,6 +661,8 @@ static void test_compact_matches_stored(void)
         CHECK_EQ_U64(a->n_deps, b->n_deps);
         CHECK_EQ_U64(train_plan_max_deps(a), train_plan_max_deps(b));
         CHECK(train_plan_bytes(b) < train_plan_bytes(a));
+        CHECK_EQ_U64(train_plan_max_compute(a), train_plan_max_compute(b));
+        CHECK(train_plan_max_compute(a) > 0);
         uint32_t bad = 0;
         for (uint32_t i = 0; i < a->n_tasks && a->n_tasks == b->n_tasks; i++) {
             train_task x = a->tasks[i], yb;

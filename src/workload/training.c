@@ -1013,6 +1013,25 @@ uint32_t train_plan_rank_max(const train_plan *p)
     return most;
 }
 
+sim_time train_plan_max_compute(const train_plan *p)
+{
+    /* a compact plan: every replica's rank (t, s, d) computes what replica 0's does */
+    const train_plan *q = p->cx ? p->cx->r : p;
+    sim_time *busy = xcalloc(q->n_ranks ? q->n_ranks : 1, sizeof(sim_time), "training compute");
+    sim_time most = 0;
+    uint32_t n = p->cx ? p->cx->rp0 : q->n_tasks;
+    for (uint32_t i = 0; i < n; i++) {
+        const train_task *t = &q->tasks[i];
+        if (t->kind != TRAIN_COMPUTE || t->rank >= q->n_ranks)
+            continue;
+        busy[t->rank] += train_compute_ps(t->dur_ps, 1.0);
+        if (busy[t->rank] > most)
+            most = busy[t->rank];
+    }
+    xfree(busy);
+    return most;
+}
+
 uint64_t train_plan_bytes(const train_plan *p)
 {
     uint64_t b =

@@ -255,6 +255,8 @@ uint32_t train_plan_deps(const train_plan *p, uint32_t i, uint32_t from, uint32_
  * most train_plan_rank_max(p) of them, into out; returns their count. */
 uint32_t train_plan_rank_tasks(const train_plan *p, uint32_t r, uint32_t *out);
 uint32_t train_plan_rank_max(const train_plan *p);
+/* The most compute time (slow factor 1) of one rank in an iteration. */
+sim_time train_plan_max_compute(const train_plan *p);
 /* Bytes the plan holds (its arenas and arrays; a compact plan's reduced plan included). */
 uint64_t train_plan_bytes(const train_plan *p);
 
