@@ -21,6 +21,10 @@
  * Each group is one NCCL communicator: its collectives run one at a time in the order they
  * become ready; different groups' collectives run concurrently.
  *
+ * The plan is compact where it can be (training.h "Compact plans": dense models, dp > 2, TP
+ * groups inside a server): the DP replicas share one description, and per task the executor
+ * keeps only the run's counter and the start/end times (plus a connection or plan binding and
+ * a FIFO link for the P2P and DP tasks); otherwise stored.
  * Iterations run back to back: k starts when every task of k−1 has ended. Per iteration the
  * executor keeps every task's start and end time, and the result is train_breakdown over them
  * (computed after the run, never in an event handler). JCT = end of the last iteration − start.
