@@ -104,6 +104,52 @@ static void test_wide(void)
     arena_free(&a);
 }
 
+/* A fan-out longer than one batch through succ_at_fn: node 0 releases nodes 1..20 (each waits
+ * on it alone) in ascending order, across three batches of DAG_SUCC_IMPLICIT_MAX; node 21
+ * waits on all twenty. */
+static uint32_t fan_deps(const void *ctx, uint32_t i)
+{
+    (void)ctx;
+    return i == 0 ? 0 : i == 21 ? 20 : 1;
+}
+
+static uint32_t fan_succ_at(const void *ctx, uint32_t i, uint32_t from, uint32_t *out)
+{
+    (void)ctx;
+    uint32_t n = 0;
+    if (i == 0)
+        for (uint32_t k = from; k < 20 && n < DAG_SUCC_IMPLICIT_MAX; k++)
+            out[n++] = 1 + k;
+    else if (i < 21 && from == 0)
+        out[n++] = 21;
+    return n;
+}
+
+static void test_long_fanout(void)
+{
+    arena a;
+    arena_init(&a, "test_dag");
+    dag_graph g = {.n = 22, .max_deps = 20, .succ_at_fn = fan_succ_at, .deps_fn = fan_deps};
+    rlog l = {0};
+    dag_run r;
+    dag_run_init(&r, &a, g.n, g.max_deps, on_ready, &l);
+    CHECK(!dag_run_start(&r, &g));
+    CHECK(l.n == 1 && l.order[0] == 0);
+    l.n = 0;
+    CHECK(!dag_run_complete(&r, 0));
+    CHECK_EQ_U64(l.n, 20);
+    bool asc = true;
+    for (uint32_t k = 0; k < l.n; k++)
+        asc &= l.order[k] == 1 + k;
+    CHECK(asc);
+    l.n = 0;
+    for (uint32_t i = 1; i <= 20; i++)
+        CHECK(!dag_run_complete(&r, i));
+    CHECK(l.n == 1 && l.order[0] == 21);
+    CHECK(dag_run_complete(&r, 21));
+    arena_free(&a);
+}
+
 /* A chain 0 → 1 → … → 9 described implicitly: no counters at all. */
 static uint32_t chain_deps(const void *ctx, uint32_t i)
 {
@@ -187,6 +233,7 @@ int main(void)
 {
     TEST_RUN(test_diamond);
     TEST_RUN(test_wide);
+    TEST_RUN(test_long_fanout);
     TEST_RUN(test_chain_and_empty);
     TEST_RUN(test_record);
     TEST_RUN(test_conns);

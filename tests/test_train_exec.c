@@ -10,6 +10,7 @@
 #include "testlib.h"
 #include "config/config.h"
 #include "workload/run.h"
+#include "workload/train_exec.h"
 #include "workload/training.h"
 
 typedef struct outcome {
@@ -110,10 +111,12 @@ static void test_pp_matches_alpha_beta(void)
         return;
     CHECK(o.completed[0]);
     CHECK_EQ_U64(o.n_iter[0], 2);
-    /* fabric defaults: 400 Gbps host links, 1 us links, 600 ns switches, NVLink 450 GBps x 370/450 achieved (2.96 Tbps), 1 us;
-     * 16 hosts fit one leaf: GPU → leaf → GPU is 2 links + 1 switch. */
-    train_ab_cost c = {.tp_alpha_ps = SIM_US, .tp_bw_bps = 2960000000000ull,
-                       .pp_alpha_ps = 2 * SIM_US + 600 * SIM_NS, .pp_bw_bps = 400000000000ull};
+    /* fabric defaults: 400 Gbps host links, 1 us links, 600 ns switches, NVLink 450 GBps x 370/450
+     * achieved (2.96 Tbps), 1 us; 16 hosts fit one leaf: GPU → leaf → GPU is 2 links + 1 switch. */
+    train_ab_cost c = {.tp_alpha_ps = SIM_US,
+                       .tp_bw_bps = 2960000000000ull,
+                       .pp_alpha_ps = 2 * SIM_US + 600 * SIM_NS,
+                       .pp_bw_bps = 400000000000ull};
     sim_time ideal = train_eval_ideal(p, train_ab_cost_fn, &c, NULL, NULL, NULL, NULL, NULL);
     train_ab_cost free_p2p = c;
     free_p2p.pp_alpha_ps = 0, free_p2p.pp_bw_bps = 0;
@@ -124,8 +127,9 @@ static void test_pp_matches_alpha_beta(void)
     double sb = (double)p->act_bytes * 8 / 400e9 * 1e12;
     double slack = 2.0 * (p->pp - 1) * p->m * (0.02 * sb + 0.5e6);
     for (uint32_t k = 0; k < o.n_iter[0]; k++) {
-        fprintf(stderr, "  pp2 iteration %u: sim %.3f us, alpha-beta %.3f us (%+.4f %%), "
-                        "P2P-free %.3f us, slack %.3f us\n",
+        fprintf(stderr,
+                "  pp2 iteration %u: sim %.3f us, alpha-beta %.3f us (%+.4f %%), "
+                "P2P-free %.3f us, slack %.3f us\n",
                 k, o.iter_ps[0][k] / 1e6, ideal / 1e6,
                 100 * rel((double)o.iter_ps[0][k], (double)ideal), lower / 1e6, slack / 1e6);
         CHECK(o.iter_ps[0][k] > lower);
@@ -155,15 +159,16 @@ static void test_bubble_emerges(void)
         for (size_t b = 0; b < 3; b++) {
             uint32_t p = ps[a], m = ms[b];
             char y[1024];
-            snprintf(y, sizeof y,
-                     "name: bubble\n"
-                     "fabric: { preset: leaf-spine, servers: %u, gpus_per_server: 1 }\n"
-                     "workload:\n"
-                     "  - kind: training\n"
-                     "    model: { params: 8e9, layers: 32, hidden: 1024, seq_len: 1024, vocab: 1 }\n"
-                     "    parallelism: { tp: 1, pp: %u, dp: 1 }\n"
-                     "    global_batch: %u\n",
-                     p, p, m);
+            snprintf(
+                y, sizeof y,
+                "name: bubble\n"
+                "fabric: { preset: leaf-spine, servers: %u, gpus_per_server: 1 }\n"
+                "workload:\n"
+                "  - kind: training\n"
+                "    model: { params: 8e9, layers: 32, hidden: 1024, seq_len: 1024, vocab: 1 }\n"
+                "    parallelism: { tp: 1, pp: %u, dp: 1 }\n"
+                "    global_batch: %u\n",
+                p, p, m);
             outcome o = run_yaml(y);
             if (!o.ok)
                 return;
@@ -171,8 +176,9 @@ static void test_bubble_emerges(void)
             double T = (double)o.iter_ps[0][0];
             double idle = (double)(o.mean[0].bubble_ps + o.mean[0].pp_ps) / T;
             double want = (double)(p - 1) / (m + p - 1);
-            fprintf(stderr, "  pp %u m %2u: bubble %.4f + exposed P2P %.4f = %.4f, (p-1)/(m+p-1) "
-                            "= %.4f\n",
+            fprintf(stderr,
+                    "  pp %u m %2u: bubble %.4f + exposed P2P %.4f = %.4f, (p-1)/(m+p-1) "
+                    "= %.4f\n",
                     p, m, o.mean[0].bubble_ps / T, o.mean[0].pp_ps / T, idle, want);
             CHECK_NEAR(idle, want, 0.01);
             CHECK(idle < prev);
@@ -235,8 +241,10 @@ static void test_slow_gpu(void)
     double f[16];
     for (int r = 0; r < 16; r++)
         f[r] = r == 11 ? 1.3 : 1.0;
-    train_ab_cost c = {.tp_alpha_ps = SIM_US, .tp_bw_bps = 2960000000000ull,
-                       .pp_alpha_ps = 2 * SIM_US + 600 * SIM_NS, .pp_bw_bps = 400000000000ull};
+    train_ab_cost c = {.tp_alpha_ps = SIM_US,
+                       .tp_bw_bps = 2960000000000ull,
+                       .pp_alpha_ps = 2 * SIM_US + 600 * SIM_NS,
+                       .pp_bw_bps = 400000000000ull};
     sim_time ideal = train_eval_ideal(p, train_ab_cost_fn, &c, f, NULL, NULL, NULL, NULL);
     double sb = (double)p->act_bytes * 8 / 400e9 * 1e12;
     double slack = 2.0 * (p->pp - 1) * p->m * (0.02 * sb + 0.5e6);
@@ -251,8 +259,7 @@ static void test_slow_gpu(void)
     CHECK_EQ_U64(slow.mean[0].slowest_rank, 11);
     CHECK(slow.mean[0].slowest_compute_ps > base.mean[0].slowest_compute_ps * 1.29);
     /* a slow GPU outside the job changes nothing */
-    snprintf(y, sizeof y,
-             "%sfaults:\n  - { at: 0s, kind: gpu-slow, gpu: 11, factor: 1.3 }\n",
+    snprintf(y, sizeof y, "%sfaults:\n  - { at: 0s, kind: gpu-slow, gpu: 11, factor: 1.3 }\n",
              "name: pp\n"
              "fabric: { preset: leaf-spine, servers: 3, gpus_per_server: 8 }\n"
              "workload:\n"
@@ -282,8 +289,9 @@ static const char *two_job(char *buf, size_t n, const char *ra, const char *rb)
     const char *job = "    model: { params: 2e8, layers: 4, hidden: 2048, seq_len: 512 }\n"
                       "    parallelism: { tp: 8, pp: 1, dp: 2 }\n"
                       "    global_batch: 2\n";
-    int k = snprintf(buf, n, "name: two\n%sworkload:\n  - name: a\n    kind: training\n"
-                             "    ranks: \"%s\"\n%s",
+    int k = snprintf(buf, n,
+                     "name: two\n%sworkload:\n  - name: a\n    kind: training\n"
+                     "    ranks: \"%s\"\n%s",
                      TWO_FABRIC, ra, job);
     if (rb)
         snprintf(buf + k, n - (size_t)k, "  - name: b\n    kind: training\n    ranks: \"%s\"\n%s",
@@ -336,9 +344,9 @@ static void test_placement_scattered(void)
     outcome s = run_yaml(y);
     if (!c.ok || !s.ok)
         return;
-    fprintf(stderr, "  pp 8 contiguous %.3f us (exposed P2P %.3f us), scattered %.3f us (%.3f us)\n",
-            c.iter_ps[0][0] / 1e6, c.mean[0].pp_ps / 1e6, s.iter_ps[0][0] / 1e6,
-            s.mean[0].pp_ps / 1e6);
+    fprintf(
+        stderr, "  pp 8 contiguous %.3f us (exposed P2P %.3f us), scattered %.3f us (%.3f us)\n",
+        c.iter_ps[0][0] / 1e6, c.mean[0].pp_ps / 1e6, s.iter_ps[0][0] / 1e6, s.mean[0].pp_ps / 1e6);
     CHECK(s.iter_ps[0][0] > c.iter_ps[0][0]);
     CHECK(s.mean[0].pp_ps > c.mean[0].pp_ps);
 }
@@ -354,6 +362,62 @@ static void test_deterministic(void)
     CHECK_EQ_U64(a.end_ps, b.end_ps);
     CHECK(!memcmp(a.iter_ps, b.iter_ps, sizeof a.iter_ps));
     CHECK(!memcmp(a.mean, b.mean, sizeof a.mean));
+}
+
+/* A compact training plan (training.h) runs exactly as the stored one: over the network,
+ * packet-level and flow-level, with a slow GPU, interleaving, a sharded optimizer and two
+ * iterations: the same events, end time, JCT, iteration times and breakdowns to the picosecond.
+ * Scattered placement puts TP groups across servers, where the executor falls back to a stored
+ * plan: same results again. */
+static void test_compact_same_run(void)
+{
+    static const char *const body[] = {
+        "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
+        "workload:\n"
+        "  - kind: training\n"
+        "    model: { params: 5e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
+        "    parallelism: { tp: 2, pp: 2, dp: 8 }\n"
+        "    global_batch: 32\n"
+        "    iterations: 2\n"
+        "faults:\n  - { at: 0s, kind: gpu-slow, gpu: 13, factor: 1.3 }\n",
+        "sim: { fidelity: flow }\n"
+        "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
+        "workload:\n"
+        "  - kind: training\n"
+        "    model: { params: 5e8, layers: 8, hidden: 2048, seq_len: 1024, vocab: 32000 }\n"
+        "    parallelism: { tp: 4, pp: 2, dp: 4, vp: 2 }\n"
+        "    optimizer: sharded\n"
+        "    bucket: 4MB\n"
+        "    global_batch: 16\n"
+        "    iterations: 2\n"
+        "faults:\n  - { at: 0s, kind: gpu-slow, gpu: 6, factor: 1.2 }\n",
+        "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
+        "workload:\n"
+        "  - kind: training\n"
+        "    model: { params: 5e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
+        "    parallelism: { tp: 2, pp: 4, dp: 4, placement: scattered }\n"
+        "    global_batch: 16\n",
+    };
+    for (size_t c = 0; c < sizeof body / sizeof body[0]; c++) {
+        char y[2048];
+        snprintf(y, sizeof y, "name: compact\n%s", body[c]);
+        train_exec_compact_plans(false);
+        outcome a = run_yaml(y);
+        train_exec_compact_plans(true);
+        outcome b = run_yaml(y);
+        if (!a.ok || !b.ok)
+            continue;
+        CHECK(a.completed[0] && b.completed[0]);
+        CHECK(a.jct_ps[0] > 0);
+        CHECK_EQ_U64(a.events, b.events);
+        CHECK_EQ_U64(a.end_ps, b.end_ps);
+        CHECK_EQ_U64(a.jct_ps[0], b.jct_ps[0]);
+        CHECK_EQ_U64(a.n_iter[0], b.n_iter[0]);
+        CHECK(!memcmp(a.iter_ps, b.iter_ps, sizeof a.iter_ps));
+        CHECK(!memcmp(a.mean, b.mean, sizeof a.mean));
+        fprintf(stderr, "  case %zu: JCT %llu ps, %llu events, both plans\n", c,
+                (unsigned long long)a.jct_ps[0], (unsigned long long)a.events);
+    }
 }
 
 /* Bad input is reported at the job's keys. */
@@ -398,6 +462,7 @@ int main(void)
     TEST_RUN(test_two_jobs_and_placement);
     TEST_RUN(test_placement_scattered);
     TEST_RUN(test_deterministic);
+    TEST_RUN(test_compact_same_run);
     TEST_RUN(test_errors);
     return tl_finish();
 }

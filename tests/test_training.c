@@ -593,6 +593,132 @@ static void test_from_job(void)
     CHECK_EQ_U64(e.line, 12);
 }
 
+/* Every list of task i (successors or dependencies) of both plans, batch by batch. */
+static bool same_lists(const train_plan *a, const train_plan *b, uint32_t i, bool succ)
+{
+    uint32_t la[TRAIN_LIST_BATCH], lb[TRAIN_LIST_BATCH];
+    for (uint32_t k = 0;; k += TRAIN_LIST_BATCH) {
+        uint32_t na = succ ? train_plan_succ(a, i, k, la) : train_plan_deps(a, i, k, la);
+        uint32_t nb = succ ? train_plan_succ(b, i, k, lb) : train_plan_deps(b, i, k, lb);
+        if (na != nb || memcmp(la, lb, sizeof(uint32_t) * na))
+            return false;
+        if (na < TRAIN_LIST_BATCH)
+            return true;
+    }
+}
+
+/* A compact plan (training.h "Compact plans") against the stored plan of the same job: the same
+ * tasks field by field, the same dependency and successor lists in the same order, the same
+ * tasks per rank, the same counts; the same analytic run (every task's start and end to the
+ * picosecond, every rank's breakdown) with a slow GPU; and far less memory. Over shapes: tp /
+ * pp / dp, interleaving, micro-batches, per-layer or aggregated TP, sharded optimizer, recompute,
+ * both rank orders, scattered placement, buckets smaller than a chunk, a model with an
+ * embedding and LM head. */
+static void test_compact_matches_stored(void)
+{
+    struct shape {
+        uint32_t layers, tp, pp, dp, m, vp;
+        bool per_layer, sharded, recompute, pp_dp, scattered, vocab;
+        uint64_t bucket;
+    } sh[] = {
+        {8, 2, 2, 4, 4, 1, true, false, false, false, false, false, 25000000},
+        {8, 1, 4, 3, 6, 1, true, false, false, false, false, false, 4000000},
+        {12, 2, 3, 5, 3, 1, false, false, true, false, false, true, 1000000},
+        {8, 2, 2, 6, 4, 2, true, true, false, false, false, false, 3000000},
+        {16, 4, 2, 3, 8, 4, false, true, false, true, false, true, 50000000},
+        {6, 2, 3, 4, 1, 1, true, false, false, false, true, false, 25000000},
+        {4, 1, 1, 7, 2, 1, true, true, false, false, false, false, 2000000},
+        {10, 2, 4, 3, 8, 2, true, false, true, true, true, true, 8000000},
+    };
+    for (size_t c = 0; c < sizeof sh / sizeof sh[0]; c++) {
+        const struct shape *S = &sh[c];
+        train_opts o = small_opts(S->layers, S->tp, S->pp, S->dp, S->m);
+        o.vp = S->vp;
+        o.tp_per_layer = S->per_layer;
+        o.dp_sharded = S->sharded;
+        o.recompute = S->recompute;
+        o.bucket_bytes = S->bucket;
+        o.gpus_per_server = 4;
+        if (S->pp_dp)
+            o.order = TRAIN_ORDER_TP_PP_DP;
+        if (S->scattered) {
+            o.placement = TRAIN_PLACE_SCATTERED;
+            o.gpus_per_server = 2;
+        }
+        if (S->vocab)
+            o.model.vocab = 32000;
+        train_plan *a = build(&o);
+        o.compact = true;
+        train_plan *b = build(&o);
+        if (!a || !b) {
+            train_plan_free(a);
+            train_plan_free(b);
+            continue;
+        }
+        CHECK(a->cx == NULL && b->cx != NULL && b->tasks == NULL);
+        CHECK_EQ_U64(a->n_tasks, b->n_tasks);
+        CHECK(!memcmp(&a->stats, &b->stats, sizeof a->stats));
+        CHECK_EQ_U64(a->n_deps, b->n_deps);
+        CHECK_EQ_U64(train_plan_max_deps(a), train_plan_max_deps(b));
+        CHECK(train_plan_bytes(b) < train_plan_bytes(a));
+        CHECK_EQ_U64(train_plan_max_compute(a), train_plan_max_compute(b));
+        CHECK(train_plan_max_compute(a) > 0);
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < a->n_tasks && a->n_tasks == b->n_tasks; i++) {
+            train_task x = a->tasks[i], yb;
+            train_task y = *train_plan_task(b, i, &yb);
+            x.dep_off = x.succ_off = y.dep_off = y.succ_off = 0;
+            bad += memcmp(&x, &y, sizeof x) != 0 || train_plan_n_deps(b, i) != x.n_deps ||
+                   !same_lists(a, b, i, true) || !same_lists(a, b, i, false);
+        }
+        CHECK_EQ_U64(bad, 0);
+        CHECK_EQ_U64(train_plan_rank_max(a), train_plan_rank_max(b));
+        uint32_t most = train_plan_rank_max(a);
+        uint32_t *ra = malloc(sizeof(uint32_t) * most), *rb = malloc(sizeof(uint32_t) * most);
+        for (uint32_t r = 0; r < a->n_ranks; r++) {
+            uint32_t na = train_plan_rank_tasks(a, r, ra), nb = train_plan_rank_tasks(b, r, rb);
+            bad += na != nb || memcmp(ra, rb, sizeof(uint32_t) * na);
+        }
+        CHECK_EQ_U64(bad, 0);
+        free(ra);
+        free(rb);
+        /* the same analytic run, a slow GPU included */
+        train_ab_cost ab = {0};
+        ab.tp_alpha_ps = ab.pp_alpha_ps = ab.dp_alpha_ps = 3 * SIM_US;
+        ab.tp_bw_bps = 3600000000000ull, ab.pp_bw_bps = ab.dp_bw_bps = 400000000000ull;
+        uint32_t n = a->n_ranks, nt = a->n_tasks;
+        double *f = malloc(sizeof(double) * n);
+        for (uint32_t r = 0; r < n; r++)
+            f[r] = r == n / 2 + 1 ? 1.37 : 1.0;
+        sim_time *s0 = malloc(sizeof(sim_time) * 4 * nt), *e0 = s0 + nt, *s1 = e0 + nt,
+                 *e1 = s1 + nt;
+        train_rank_breakdown *b0 = malloc(sizeof *b0 * 2 * n), *b1 = b0 + n;
+        train_summary S0, S1;
+        sim_time T0 = train_eval_ideal(a, train_ab_cost_fn, &ab, f, s0, e0, b0, &S0);
+        sim_time T1 = train_eval_ideal(b, train_ab_cost_fn, &ab, f, s1, e1, b1, &S1);
+        CHECK_EQ_U64(T0, T1);
+        CHECK(T0 > 0);
+        CHECK(!memcmp(s0, s1, sizeof(sim_time) * nt) && !memcmp(e0, e1, sizeof(sim_time) * nt));
+        CHECK(!memcmp(b0, b1, sizeof *b0 * n) && !memcmp(&S0, &S1, sizeof S0));
+        /* without rank factors and outputs the compact plan runs its reduced plan only */
+        sim_time Ta = train_eval_ideal(a, train_ab_cost_fn, &ab, NULL, NULL, NULL, NULL, NULL);
+        sim_time Tb = train_eval_ideal(b, train_ab_cost_fn, &ab, NULL, NULL, NULL, NULL, NULL);
+        CHECK_EQ_U64(Ta, Tb);
+        CHECK(Ta > 0 && Ta <= T0);
+        free(f);
+        free(s0);
+        free(b0);
+        train_plan_free(a);
+        train_plan_free(b);
+    }
+    /* dp ≤ 2 and MoE jobs stay stored (nothing to share, or replicas joined by all_to_alls) */
+    train_opts o = small_opts(4, 2, 2, 2, 2);
+    o.compact = true;
+    train_plan *p = build(&o);
+    CHECK(p && p->cx == NULL && p->tasks != NULL);
+    train_plan_free(p);
+}
+
 int main(void)
 {
     TEST_RUN(test_flops_by_hand);
@@ -607,5 +733,6 @@ int main(void)
     TEST_RUN(test_slow_gpu);
     TEST_RUN(test_from_job);
     TEST_RUN(test_llama70b_1024_counts);
+    TEST_RUN(test_compact_matches_stored);
     return tl_finish();
 }

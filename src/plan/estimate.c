@@ -43,9 +43,15 @@ static const char *const PART_NAMES[MEM_PARTS] = {
     "process", "fabric", "packets", "transport", "collective plans", "training tasks", "telemetry",
 };
 
-const char *mem_part_name(enum mem_part p) { return p < MEM_PARTS ? PART_NAMES[p] : "?"; }
+const char *mem_part_name(enum mem_part p)
+{
+    return p < MEM_PARTS ? PART_NAMES[p] : "?";
+}
 
-static double ceil_div(double a, double b) { return b > 0 ? ceil(a / b) : a; }
+static double ceil_div(double a, double b)
+{
+    return b > 0 ? ceil(a / b) : a;
+}
 
 static double flow_bytes(const scenario *sc)
 {
@@ -71,8 +77,8 @@ static void add_slots(coll_count *c, double slots, double slot_bytes, double chu
     c->xfers += slots * (slot_bytes > 0 ? ceil_div(slot_bytes, chunk) : 1.0);
 }
 
-static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, double S,
-                                double ch, double chunk, double g)
+static coll_count coll_estimate(enum coll_op op, enum coll_algo algo, double n, double S, double ch,
+                                double chunk, double g)
 {
     coll_count c = {0, 0, 0, 0};
     if (n < 2 || S <= 0)
@@ -225,6 +231,29 @@ static double chakra_job(const cfg_job *j, double *conns)
     return file_bytes * 12 + nodes * (72 + 16.0 * (j->iterations ? j->iterations : 1));
 }
 
+/* The collective plans a training job's cross-server groups run: a ring all_reduce of a
+ * bucket over dp ranks, one plan per distinct bucket (plans are shared by the groups); MoE:
+ * the direct all_to_all plan of an EP group. */
+static double training_plans(const cfg_job *j, double dp, double bucket, double grad,
+                             double buckets, double ep, double hidden, double tp)
+{
+    double plans = 0;
+    if (dp > 1) {
+        coll_count c = coll_estimate(OP_ALL_REDUCE, ALGO_RING, dp, fmin(bucket, grad), 1,
+                                     (double)COLL_CHUNK_DEFAULT, 1);
+        plans = (c.compact_bytes > 0 ? c.compact_bytes : c.xfers * (double)XFER_BYTES) *
+                fmin(buckets, 4);
+    }
+    if (j->moe_experts && ep > 1) {
+        double S = (double)(j->micro_batch ? j->micro_batch : 1) * (double)j->model.seq_len *
+                   hidden * 2 * (j->moe_top_k ? j->moe_top_k : 2) / tp;
+        coll_count c =
+            coll_estimate(OP_ALL_TO_ALL, ALGO_DIRECT, ep, S, 1, (double)COLL_CHUNK_DEFAULT, 1);
+        plans += c.xfers * (double)XFER_BYTES * 2;
+    }
+    return plans;
+}
+
 /* The training DAG of one iteration (training.h): compute chunks per pass (2 per layer with TP
  * per layer, else 1 per pass; the last stage per layer when DP buckets hang on it), a TP
  * all_reduce per chunk when tp > 1, PP sends at stage boundaries, DP bucket collectives. */
@@ -239,8 +268,8 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
     }
     double tp = j->tp ? j->tp : 1, pp = j->pp ? j->pp : 1, dp = j->dp ? j->dp : 1;
     double R = tp * pp * dp;
-    double mb = ceil_div(j->global_batch ? j->global_batch : 1,
-                         (j->micro_batch ? j->micro_batch : 1) * dp);
+    double mb =
+        ceil_div(j->global_batch ? j->global_batch : 1, (j->micro_batch ? j->micro_batch : 1) * dp);
     if (mb < 1)
         mb = 1;
     double Ls = ceil_div(layers > 0 ? layers : 1, pp);
@@ -263,26 +292,23 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
     }
     double tasks = compute + tpc + p2p + dpc + epg;
     double iters = j->iterations ? j->iterations : 1;
-    double per_task = (double)sizeof(train_task) + 3 * (8 + 4 + 4) + 12 + 6 + 16 * iters;
-    /* the cross-server DP collectives run as packet plans: a ring all_reduce of a bucket
-     * over dp ranks, one plan per distinct bucket (plans are shared by the groups) */
-    double plans = 0;
-    if (dp > 1) {
-        coll_count c = coll_estimate(OP_ALL_REDUCE, ALGO_RING, dp, fmin(bucket, grad), 1,
-                                     (double)COLL_CHUNK_DEFAULT, 1);
-        plans = (c.compact_bytes > 0 ? c.compact_bytes : c.xfers * (double)XFER_BYTES) *
-                fmin(buckets, 4);
-    }
-    if (j->moe_experts && ep > 1) { /* the direct all_to_all plan of an EP group */
-        double S = (double)(j->micro_batch ? j->micro_batch : 1) * (double)j->model.seq_len *
-                   hidden * 2 * (j->moe_top_k ? j->moe_top_k : 2) / tp;
-        coll_count c =
-            coll_estimate(OP_ALL_TO_ALL, ALGO_DIRECT, ep, S, 1, (double)COLL_CHUNK_DEFAULT, 1);
-        plans += c.xfers * (double)XFER_BYTES * 2;
-    }
+    /* a stored plan: the task, its dependency and successor entries (plan and executor), the
+     * rank index, the builder's edge; the run's counter, FIFO link and connection; start and
+     * end per iteration */
+    double plan_task = (double)sizeof(train_task) + 3 * (8 + 4 + 4) + 12;
+    double per_task = plan_task + 6 + 16 * iters;
     *conns = R * 4 + (j->moe_experts ? R * (ep - 1) : 0); /* PP neighbours, a ring per DP
                                                            * group, EP peers, per rank */
-    return tasks * per_task + plans;
+    double gps = sc->fabric.gpus_per_server ? sc->fabric.gpus_per_server : 8;
+    if (!j->moe_experts && dp > 2 && tp <= gps && j->placement != PAR_PLACE_SCATTERED) {
+        /* compact (training.h): a reduced plan of two replicas, stored; per task of the full
+         * plan only the run's counter and the start and end per iteration; the P2P and DP
+         * tasks keep a FIFO link and a connection */
+        double reduced = (compute + tpc + p2p) * 2 / dp + dpc;
+        return reduced * per_task + tasks * (4 + 16 * iters) + (p2p + dpc) * 8 +
+               training_plans(j, dp, bucket, grad, buckets, ep, hidden, tp);
+    }
+    return tasks * per_task + training_plans(j, dp, bucket, grad, buckets, ep, hidden, tp);
 }
 
 static double traffic_job(const scenario *sc, uint32_t j, uint32_t n_hosts, double *conns)

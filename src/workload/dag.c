@@ -162,6 +162,15 @@ bool dag_run_complete(dag_run *r, uint32_t i)
     if (g->succ_first) {
         for (uint32_t k = g->succ_first[i]; k < g->succ_first[i + 1]; k++)
             release(r, g->succ[k]);
+    } else if (g->succ_at_fn) {
+        uint32_t out[DAG_SUCC_IMPLICIT_MAX];
+        for (uint32_t from = 0;; from += DAG_SUCC_IMPLICIT_MAX) {
+            uint32_t m = g->succ_at_fn(g->ctx, i, from, out);
+            for (uint32_t k = 0; k < m; k++)
+                release(r, out[k]);
+            if (m < DAG_SUCC_IMPLICIT_MAX)
+                break;
+        }
     } else {
         uint32_t out[DAG_SUCC_IMPLICIT_MAX];
         uint32_t m = g->succ_fn(g->ctx, i, out);

@@ -44,13 +44,16 @@
 
 /* The shape of a DAG. Either succ_first/succ are set (stored successors: node i's are
  * succ[succ_first[i] .. succ_first[i + 1]), ascending) or succ_fn is (implicit: writes node i's
- * successors, ascending, to out[] and returns their count, at most DAG_SUCC_IMPLICIT_MAX).
+ * successors, ascending, to out[] and returns their count, at most DAG_SUCC_IMPLICIT_MAX), or
+ * succ_at_fn is (implicit lists of any length: writes node i's successors from the `from`-th on,
+ * at most DAG_SUCC_IMPLICIT_MAX, and returns how many; fewer than that ends the list).
  * deps_fn gives node i's dependency count; max_deps bounds it (≤ 1: runs keep no counters). */
 typedef struct dag_graph {
     uint32_t n;
     uint32_t max_deps;
     const uint32_t *succ_first, *succ;
     uint32_t (*succ_fn)(const void *ctx, uint32_t i, uint32_t *out);
+    uint32_t (*succ_at_fn)(const void *ctx, uint32_t i, uint32_t from, uint32_t *out);
     uint32_t (*deps_fn)(const void *ctx, uint32_t i);
     const void *ctx;
 } dag_graph;

@@ -308,17 +308,7 @@ sim_time ideal_collective(const net *n, uint32_t mtu, const coll_plan *pl,
 sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_t iterations,
                         sim_time *nominal_compute, char *basis, size_t len)
 {
-    sim_time *busy = xcalloc(p->n_ranks ? p->n_ranks : 1, sizeof(sim_time), "ideal compute");
-    *nominal_compute = 0;
-    for (uint32_t i = 0; i < p->n_tasks; i++) {
-        const train_task *t = &p->tasks[i];
-        if (t->kind != TRAIN_COMPUTE || t->rank >= p->n_ranks)
-            continue;
-        busy[t->rank] += train_compute_ps(t->dur_ps, 1.0);
-        if (busy[t->rank] > *nominal_compute)
-            *nominal_compute = busy[t->rank];
-    }
-    xfree(busy);
+    *nominal_compute = train_plan_max_compute(p);
     /* goodput of the fastest NIC (a bound must not assume a slower one): payload share of a
      * full frame on the wire */
     uint64_t nic_bps = 0;

@@ -88,14 +88,19 @@ struct train_exec {
     /* per task */
     dag_graph shape; /* the iteration's task DAG */
     dag_run run;     /* the running iteration */
-    uint32_t *aux;   /* P2P: connection; COLL: binding (cross-server) or NONE (scale-up) */
-    uint32_t *qnext; /* group FIFO link; compute lane FIFO link */
+    uint32_t *aux;   /* [n_tasks − aux0] P2P: connection; COLL: binding (cross-server) or NONE
+                      * (scale-up) */
+    uint32_t aux0;   /* the first task aux holds (a compact plan's block_end: the tasks of the
+                      * replicas' blocks are compute and scale-up TP all_reduces) */
+    uint32_t *qnext; /* [n_tasks − aux0] group FIFO link; compute lane FIFO link (a compact
+                      * plan's block tasks never wait: a rank's computes and a group's
+                      * collectives are chains) */
     /* compute lanes (GPU, CPU) per rank: one task at a time, the rest wait in ready order
      * (training plans' compute chains never queue; Chakra traces may) */
     uint8_t *lbusy;
     uint32_t *lq_head, *lq_tail; /* [2 × n_ranks] */
     bool chakra;                 /* the plan is a Chakra trace's (chakra_plan.h) */
-    sim_time *t_start, *t_end; /* [iterations × n_tasks] */
+    sim_time *t_start, *t_end;   /* [iterations × n_tasks] */
     /* groups */
     uint32_t *q_head, *q_tail; /* [n_groups] ready collectives waiting for their communicator */
     uint8_t *busy;
@@ -113,7 +118,7 @@ struct train_exec {
     dag_net *nw;
     uint8_t prio;
     /* delays */
-    delayq delays;              /* compute phases and scale-up collectives in progress */
+    delayq delays; /* compute phases and scale-up collectives in progress */
     uint32_t delay_cap;
     /* progress */
     uint32_t iter;
@@ -142,10 +147,10 @@ struct train_exec {
     uint32_t io_left;                       /* its messages not yet arrived */
     uint32_t io_iter;                       /* iterations its checkpoint holds */
     sim_time io_start;
-    bool io_blocked;              /* an async checkpoint is due while the previous one is written */
-    bool finish_wait;             /* the last iteration is done; the async write is not */
-    sim_time load_ps;             /* model_load: from the job's start to its first step */
-    sim_time ckpt_io_ps;          /* checkpoint writes: posted to last byte on storage (summed) */
+    bool io_blocked;     /* an async checkpoint is due while the previous one is written */
+    bool finish_wait;    /* the last iteration is done; the async write is not */
+    sim_time load_ps;    /* model_load: from the job's start to its first step */
+    sim_time ckpt_io_ps; /* checkpoint writes: posted to last byte on storage (summed) */
     /* dataset reads (dataset.sample_bytes): reader i reads ds_bytes per iteration on its
      * connection ds_conn[i] from storage server i mod S. One batch is read at a time: the batch
      * of iteration ds_batch, in flight (ds_left > 0) or arrived (ds_ready). */
@@ -282,6 +287,39 @@ static uint32_t task_deps(const void *ctx, uint32_t i)
     return ((const train_plan *)ctx)->tasks[i].n_deps;
 }
 
+static uint32_t compact_deps(const void *ctx, uint32_t i)
+{
+    return train_plan_n_deps(ctx, i);
+}
+
+_Static_assert(TRAIN_LIST_BATCH == DAG_SUCC_IMPLICIT_MAX, "successor batches differ");
+
+static uint32_t compact_succ(const void *ctx, uint32_t i, uint32_t from, uint32_t *out)
+{
+    return train_plan_succ(ctx, i, from, out);
+}
+
+static bool use_compact = true;
+
+void train_exec_compact_plans(bool on)
+{
+    use_compact = on;
+}
+
+/* Whether every TP group of plan P sits inside one server of the network (a compact plan's
+ * TP all_reduces must be scale-up ones: its blocks have no connections). */
+static bool tp_local(const train_exec *x, const train_plan *P)
+{
+    for (uint32_t g = 0; g < P->n_tp_groups; g++) {
+        const train_group *G = &P->groups[g];
+        uint32_t s0 = host_server(x, P->members[G->off]);
+        for (uint32_t i = 1; i < G->n; i++)
+            if (host_server(x, P->members[G->off + i]) != s0)
+                return false;
+    }
+    return true;
+}
+
 /* Apply the training keys the planner has but train_opts_from_job does not copy. */
 static void opts_extra(train_opts *o, const cfg_job *j)
 {
@@ -328,8 +366,8 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         }
         if (job->ranks.all && tr.n_ranks > gpus) {
             config_error_at(sc, e, job_key(key, sizeof key, j, "trace"),
-                            "workload[%u].trace: the trace has %u ranks and the fabric %u GPUs",
-                            j, tr.n_ranks, gpus);
+                            "workload[%u].trace: the trace has %u ranks and the fabric %u GPUs", j,
+                            tr.n_ranks, gpus);
             chakra_free(&tr);
             train_exec_free(x);
             return NULL;
@@ -365,7 +403,13 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         train_opts_from_job(&o, job, sc->file, x->n_ranks, x->gpu_of_rank,
                             sc->fabric.gpus_per_server);
         opts_extra(&o, job);
+        o.compact = use_compact;
         x->plan = train_plan_new(&o, e);
+        if (x->plan && x->plan->cx && !tp_local(x, x->plan)) {
+            train_plan_free(x->plan);
+            o.compact = false;
+            x->plan = train_plan_new(&o, e);
+        }
     }
     if (!x->plan) {
         train_exec_free(x);
@@ -385,28 +429,37 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
         .pp_bw_bps = sc->fabric.scale_up_achieved_bps,
         .dp_bw_bps = sc->fabric.scale_up_achieved_bps,
     };
-    /* the iteration's DAG for the engine: the plan's successor lists as one CSR */
-    uint32_t *first = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt + 1), edges = 0, max_deps = 0;
-    for (uint32_t i = 0; i < nt; i++) {
-        first[i] = edges;
-        edges += P->tasks[i].n_succ;
-        if (P->tasks[i].n_deps > max_deps)
-            max_deps = P->tasks[i].n_deps;
+    uint32_t max_deps = train_plan_max_deps(P);
+    if (P->cx) {
+        /* the iteration's DAG for the engine: the compact plan's own arithmetic */
+        x->shape = (dag_graph){.n = nt,
+                               .max_deps = max_deps,
+                               .succ_at_fn = compact_succ,
+                               .deps_fn = compact_deps,
+                               .ctx = P};
+    } else {
+        /* the plan's successor lists as one CSR */
+        uint32_t *first = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt + 1), edges = 0;
+        for (uint32_t i = 0; i < nt; i++) {
+            first[i] = edges;
+            edges += P->tasks[i].n_succ;
+        }
+        first[nt] = edges;
+        uint32_t *succ = ARENA_NEW_ARRAY(&x->mem, uint32_t, edges ? edges : 1);
+        for (uint32_t i = 0; i < nt; i++)
+            memcpy(succ + first[i], P->succ + P->tasks[i].succ_off,
+                   sizeof(uint32_t) * P->tasks[i].n_succ);
+        x->shape = (dag_graph){.n = nt,
+                               .max_deps = max_deps,
+                               .succ_first = first,
+                               .succ = succ,
+                               .deps_fn = task_deps,
+                               .ctx = P};
     }
-    first[nt] = edges;
-    uint32_t *succ = ARENA_NEW_ARRAY(&x->mem, uint32_t, edges ? edges : 1);
-    for (uint32_t i = 0; i < nt; i++)
-        memcpy(succ + first[i], P->succ + P->tasks[i].succ_off,
-               sizeof(uint32_t) * P->tasks[i].n_succ);
-    x->shape = (dag_graph){.n = nt,
-                           .max_deps = max_deps,
-                           .succ_first = first,
-                           .succ = succ,
-                           .deps_fn = task_deps,
-                           .ctx = P};
     dag_run_init(&x->run, &x->mem, nt, max_deps, task_ready, x);
-    x->aux = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
-    x->qnext = ARENA_NEW_ARRAY(&x->mem, uint32_t, szt);
+    x->aux0 = P->block_end;
+    x->aux = ARENA_NEW_ARRAY(&x->mem, uint32_t, nt - x->aux0 ? nt - x->aux0 : 1);
+    x->qnext = ARENA_NEW_ARRAY(&x->mem, uint32_t, nt - x->aux0 ? nt - x->aux0 : 1);
     uint32_t iters = job->iterations ? job->iterations : 1;
     x->t_start = xmalloc(sizeof(sim_time) * szt * iters, "training task times");
     x->t_end = xmalloc(sizeof(sim_time) * szt * iters, "training task times");
@@ -444,14 +497,15 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
     uint32_t cap_cp = 0, cap_bind = 0;
     err pe;
     err_clear(&pe);
-    for (uint32_t i = 0; i < nt; i++) {
-        const train_task *k = &P->tasks[i];
-        x->aux[i] = NONE;
+    train_task kbuf;
+    for (uint32_t i = x->aux0; i < nt; i++) {
+        const train_task *k = train_plan_task(P, i, &kbuf);
+        uint32_t *aux = &x->aux[i - x->aux0];
+        *aux = NONE;
         if (k->kind == TRAIN_P2P) {
             uint32_t sh = net_gpu_host(n, x->gpu_of_rank[k->rank], 0);
             uint32_t dh = net_gpu_host(n, x->gpu_of_rank[k->dst], 0);
-            x->aux[i] =
-                conn_get(x, &t, UINT64_MAX - 1, ((uint64_t)k->rank << 32) | k->dst, sh, dh);
+            *aux = conn_get(x, &t, UINT64_MAX - 1, ((uint64_t)k->rank << 32) | k->dst, sh, dh);
             continue;
         }
         if (k->kind != TRAIN_COLL || x->xg_of_group[k->group] == NONE)
@@ -497,7 +551,7 @@ train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *con
             if (q->shape.max_deps > xg->max_deps)
                 xg->max_deps = q->shape.max_deps;
         }
-        x->aux[i] = b;
+        *aux = b;
     }
     ctab_free(&t);
     if (job->ckpt_bytes || job->load_bytes) {
@@ -796,8 +850,8 @@ void train_exec_result(const train_exec *x, job_result *jr)
     jr->micro_batches = P->m;
     jr->completed = x->finished;
     jr->n_iterations = x->iter < j->iterations ? x->iter : j->iterations;
-    jr->iterations = xcalloc(jr->n_iterations ? jr->n_iterations : 1, sizeof(iter_result),
-                             "iteration results");
+    jr->iterations =
+        xcalloc(jr->n_iterations ? jr->n_iterations : 1, sizeof(iter_result), "iteration results");
     jr->tasks_total = P->n_tasks;
     jr->tasks_done = x->finished ? P->n_tasks : x->run.done;
     uint64_t sum[12] = {0};
@@ -873,7 +927,8 @@ void train_exec_transfers(const train_exec *x, uint32_t j, transfer_record *out,
         const sim_time *t0 = x->t_start + (size_t)it * P->n_tasks;
         const sim_time *t1 = x->t_end + (size_t)it * P->n_tasks;
         for (uint32_t i = 0; i < P->n_tasks; i++) {
-            const train_task *k = &P->tasks[i];
+            train_task kbuf;
+            const train_task *k = train_plan_task(P, i, &kbuf);
             if (k->kind == TRAIN_COMPUTE)
                 continue;
             if (*n >= cap) {
@@ -956,7 +1011,8 @@ void train_exec_trace(const train_exec *x, trace_writer *tw)
         const sim_time *t0 = x->t_start + (size_t)it * P->n_tasks;
         const sim_time *t1 = x->t_end + (size_t)it * P->n_tasks;
         for (uint32_t i = 0; i < P->n_tasks; i++) {
-            const train_task *k = &P->tasks[i];
+            train_task kbuf;
+            const train_task *k = train_plan_task(P, i, &kbuf);
             char name[64];
             uint8_t ph = k->phase < 5 ? k->phase : 0;
             if (x->chakra)
@@ -983,7 +1039,6 @@ void train_exec_trace(const train_exec *x, trace_writer *tw)
 
 /* ---- run ---------------------------------------------------------------------------------- */
 
-
 static sim_time *cur_start(train_exec *x)
 {
     return x->t_start + (size_t)x->iter * x->plan->n_tasks;
@@ -995,6 +1050,13 @@ static sim_time *cur_end(train_exec *x)
 }
 
 static void start_iteration(train_exec *x);
+
+/* Task i's link in the FIFO it waits in. */
+static uint32_t *qlink(train_exec *x, uint32_t i)
+{
+    SIM_ASSERT(i >= x->aux0, "task %u of a compact plan's blocks waits for its lane or group", i);
+    return &x->qnext[i - x->aux0];
+}
 
 /* Task i has ended now: release its successors; the iteration ends with its last task. */
 static void task_done(train_exec *x, uint32_t i)
@@ -1116,7 +1178,8 @@ static void coll_finished(train_exec *x, uint32_t i);
 static void coll_start(train_exec *x, uint32_t i)
 {
     const train_plan *P = x->plan;
-    const train_task *k = &P->tasks[i];
+    train_task kbuf;
+    const train_task *k = train_plan_task(P, i, &kbuf);
     x->busy[k->group] = 1;
     dag_run_started(&x->run, i);
     uint32_t xi = x->xg_of_group[k->group];
@@ -1127,7 +1190,7 @@ static void coll_start(train_exec *x, uint32_t i)
     }
     xgroup *xg = &x->xg[xi];
     xg->task = i;
-    xg->bind = x->aux[i];
+    xg->bind = x->aux[i - x->aux0];
     xg->repeats = k->count ? k->count : 1;
     if (x->cp[x->bind[xg->bind].cp].pl->n_xfers == 0) {
         delayq_push(&x->delays, x->net->sim->now, i);
@@ -1139,14 +1202,15 @@ static void coll_start(train_exec *x, uint32_t i)
 /* Collective task i has ended: free its communicator for the next ready one. */
 static void coll_finished(train_exec *x, uint32_t i)
 {
-    uint32_t g = x->plan->tasks[i].group;
+    train_task kbuf;
+    uint32_t g = train_plan_task(x->plan, i, &kbuf)->group;
     x->busy[g] = 0;
     uint32_t xi = x->xg_of_group[g];
     if (xi != NONE)
         x->xg[xi].task = NONE;
     uint32_t nxt = x->q_head[g];
     if (nxt != NONE) {
-        x->q_head[g] = x->qnext[nxt];
+        x->q_head[g] = *qlink(x, nxt);
         if (x->q_head[g] == NONE)
             x->q_tail[g] = NONE;
         coll_start(x, nxt);
@@ -1157,7 +1221,8 @@ static void coll_finished(train_exec *x, uint32_t i)
 /* Compute task i starts now (its lane is held). */
 static void compute_start(train_exec *x, uint32_t i)
 {
-    const train_task *k = &x->plan->tasks[i];
+    train_task kbuf;
+    const train_task *k = train_plan_task(x->plan, i, &kbuf);
     sim_time now = x->net->sim->now;
     dag_run_started(&x->run, i);
     delayq_push(&x->delays, now + train_compute_ps(k->dur_ps, x->factor[k->rank]), i);
@@ -1166,18 +1231,19 @@ static void compute_start(train_exec *x, uint32_t i)
 static void task_ready(void *ctx, uint32_t i)
 {
     train_exec *x = ctx;
-    const train_task *k = &x->plan->tasks[i];
+    train_task kbuf;
+    const train_task *k = train_plan_task(x->plan, i, &kbuf);
     sim_time now = x->net->sim->now;
     switch (k->kind) {
     case TRAIN_COMPUTE:
         if (k->lane < TRAIN_LANE_NONE) {
             uint32_t l = 2 * k->rank + k->lane;
             if (x->lbusy[l]) { /* the rank's GPU (or CPU) is busy: wait in ready order */
-                x->qnext[i] = NONE;
+                *qlink(x, i) = NONE;
                 if (x->lq_tail[l] == NONE)
                     x->lq_head[l] = i;
                 else
-                    x->qnext[x->lq_tail[l]] = i;
+                    *qlink(x, x->lq_tail[l]) = i;
                 x->lq_tail[l] = i;
                 break;
             }
@@ -1191,16 +1257,16 @@ static void task_ready(void *ctx, uint32_t i)
             delayq_push(&x->delays, now, i);
         else {
             x->outstanding++;
-            dag_net_post(x->nw, x->aux[i], k->bytes, i);
+            dag_net_post(x->nw, x->aux[i - x->aux0], k->bytes, i);
         }
         break;
     default: /* TRAIN_COLL: one at a time per communicator, in ready order */
         if (x->busy[k->group]) {
-            x->qnext[i] = NONE;
+            *qlink(x, i) = NONE;
             if (x->q_tail[k->group] == NONE)
                 x->q_head[k->group] = i;
             else
-                x->qnext[x->q_tail[k->group]] = i;
+                *qlink(x, x->q_tail[k->group]) = i;
             x->q_tail[k->group] = i;
         } else {
             coll_start(x, i);
@@ -1215,7 +1281,8 @@ static void delay_done(void *ctx, uint32_t i)
     train_exec *x = ctx;
     if (x->dead)
         return;
-    const train_task *k = &x->plan->tasks[i];
+    train_task kbuf;
+    const train_task *k = train_plan_task(x->plan, i, &kbuf);
     if (k->kind == TRAIN_COLL) {
         coll_finished(x, i);
         return;
@@ -1224,7 +1291,7 @@ static void delay_done(void *ctx, uint32_t i)
         /* the lane passes to the next ready task, which starts now */
         uint32_t l = 2 * k->rank + k->lane, nxt = x->lq_head[l];
         if (nxt != NONE) {
-            x->lq_head[l] = x->qnext[nxt];
+            x->lq_head[l] = *qlink(x, nxt);
             if (x->lq_head[l] == NONE)
                 x->lq_tail[l] = NONE;
             compute_start(x, nxt);
@@ -1468,7 +1535,10 @@ void train_exec_on_msg(train_exec *x, uint64_t cookie)
     coll_finished(x, xg->task);
 }
 
-bool train_exec_finished(const train_exec *x) { return x->finished; }
+bool train_exec_finished(const train_exec *x)
+{
+    return x->finished;
+}
 
 bool train_exec_waiting(const train_exec *x)
 {

@@ -21,6 +21,10 @@
  * Each group is one NCCL communicator: its collectives run one at a time in the order they
  * become ready; different groups' collectives run concurrently.
  *
+ * The plan is compact where it can be (training.h "Compact plans": dense models, dp > 2, TP
+ * groups inside a server): the DP replicas share one description, and per task the executor
+ * keeps only the run's counter and the start/end times (plus a connection or plan binding and
+ * a FIFO link for the P2P and DP tasks); otherwise stored.
  * Iterations run back to back: k starts when every task of k−1 has ended. Per iteration the
  * executor keeps every task's start and end time, and the result is train_breakdown over them
  * (computed after the run, never in an event handler). JCT = end of the last iteration − start.
@@ -97,6 +101,10 @@ void train_exec_on_finish(train_exec *x, void (*fn)(void *ctx), void *ctx);
 /* A count that grows with every task the job completes (compute or communication): the run's
  * stall check compares it over time. */
 uint64_t train_exec_progress(const train_exec *x);
+
+/* Tests: whether training jobs built from now on use compact plans where they can (training.h;
+ * default true). A compact plan runs exactly as the stored one; this lets a test prove it. */
+void train_exec_compact_plans(bool on);
 
 /* Write the completed iterations into a Chrome trace (telemetry/trace.h): a process for the
  * job, a row per rank, a slice per task — forward/backward compute, TP/DP collectives on every

@@ -798,6 +798,323 @@ static void finish(builder *b)
         qsort(&p->deps[p->tasks[i].dep_off], p->tasks[i].n_deps, sizeof(uint32_t), cmp_u32);
 }
 
+/* ---- compact plans (training.h) -------------------------------------------------------- */
+
+struct train_compact {
+    train_plan *r;         /* the reduced plan: the same job with R_DP replicas, stored */
+    uint32_t *fbase;       /* [pp + 1] first task of stage s's blocks; fbase[pp] = fp0 */
+    uint32_t *rbase;       /* [pp + 1] the same in the reduced plan (its stage_task0) */
+    uint32_t *T;           /* [pp] tasks of one block (one replica of stage s) */
+    uint32_t fp0, rp0, pd; /* P2P tasks: first one, in the reduced plan; per replica */
+    uint32_t fd0, rd0;     /* DP collectives: first one, in the reduced plan */
+    uint32_t rank_max;
+};
+
+#define R_DP 2u
+
+/* Largest s with base[s] <= i (base ascending, s < n). */
+static uint32_t stage_of(const uint32_t *base, uint32_t n, uint32_t i)
+{
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (base[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Full task i → the reduced plan's task standing for it, and its replica (0 for DP tasks). */
+static uint32_t cx_unmap(const train_compact *c, uint32_t pp, uint32_t i, uint32_t *d)
+{
+    if (i < c->fp0) {
+        uint32_t s = stage_of(c->fbase, pp, i), off = i - c->fbase[s];
+        *d = off / c->T[s];
+        return c->rbase[s] + off % c->T[s];
+    }
+    if (i < c->fd0) {
+        uint32_t off = i - c->fp0;
+        *d = off / c->pd;
+        return c->rp0 + off % c->pd;
+    }
+    *d = 0;
+    return c->rd0 + (i - c->fd0);
+}
+
+/* A reduced-plan task of replica 0 (or a DP collective) → the full task of replica d. */
+static uint32_t cx_map(const train_compact *c, uint32_t pp, uint32_t rid, uint32_t d)
+{
+    if (rid < c->rp0) {
+        uint32_t s = stage_of(c->rbase, pp, rid), j = rid - c->rbase[s];
+        return c->fbase[s] + d * c->T[s] + j;
+    }
+    if (rid < c->rd0)
+        return c->fp0 + d * c->pd + (rid - c->rp0);
+    return c->fd0 + (rid - c->rd0);
+}
+
+/* Whether reduced-plan task rid belongs to replica 0 (or is a DP collective). */
+static bool cx_first_replica(const train_compact *c, uint32_t pp, uint32_t rid)
+{
+    if (rid < c->rp0) {
+        uint32_t s = stage_of(c->rbase, pp, rid);
+        return rid - c->rbase[s] < c->T[s];
+    }
+    if (rid < c->rd0)
+        return rid - c->rp0 < c->pd;
+    return true;
+}
+
+/* Dependencies of the reduced plan's task rid on the replicas' blocks (a DP bucket's on the
+ * last-backward chunks: one per replica; 0 for every other task). */
+static uint32_t cx_block_deps(const train_compact *c, uint32_t rid)
+{
+    const train_plan *R = c->r;
+    const train_task *t = &R->tasks[rid];
+    if (rid < c->rd0)
+        return 0;
+    uint32_t n = 0;
+    while (n < t->n_deps && R->deps[t->dep_off + n] < c->rp0)
+        n++;
+    return n;
+}
+
+static uint32_t cx_n_deps(const train_plan *p, uint32_t rid)
+{
+    const train_compact *c = p->cx;
+    uint32_t nb = cx_block_deps(c, rid);
+    return c->r->tasks[rid].n_deps + (nb ? p->dp - nb : 0);
+}
+
+const train_task *train_compact_task(const train_plan *p, uint32_t i, train_task *buf)
+{
+    const train_compact *c = p->cx;
+    const train_plan *R = c->r;
+    uint32_t d, rid = cx_unmap(c, p->pp, i, &d);
+    *buf = R->tasks[rid];
+    buf->dep_off = buf->succ_off = TRAIN_NONE;
+    const train_rank *k;
+    switch (buf->kind) {
+    case TRAIN_COMPUTE:
+        k = &R->ranks[buf->rank];
+        buf->rank = train_rank_of(p, k->tp, k->pp, d);
+        break;
+    case TRAIN_P2P:
+        k = &R->ranks[buf->rank];
+        buf->rank = train_rank_of(p, k->tp, k->pp, d);
+        k = &R->ranks[buf->dst];
+        buf->dst = train_rank_of(p, k->tp, k->pp, d);
+        break;
+    default:
+        if (buf->phase == TRAIN_PH_TP) {
+            buf->group = d + p->dp * buf->stage;
+        } else {
+            buf->group = p->n_tp_groups + (buf->group - R->n_tp_groups);
+            buf->n_deps = cx_n_deps(p, rid);
+        }
+        break;
+    }
+    return buf;
+}
+
+uint32_t train_plan_n_deps(const train_plan *p, uint32_t i)
+{
+    if (p->tasks)
+        return p->tasks[i].n_deps;
+    uint32_t d, rid = cx_unmap(p->cx, p->pp, i, &d);
+    return rid < p->cx->rd0 ? p->cx->r->tasks[rid].n_deps : cx_n_deps(p, rid);
+}
+
+uint32_t train_plan_max_deps(const train_plan *p)
+{
+    uint32_t most = 0;
+    if (p->tasks) {
+        for (uint32_t i = 0; i < p->n_tasks; i++)
+            if (p->tasks[i].n_deps > most)
+                most = p->tasks[i].n_deps;
+        return most;
+    }
+    for (uint32_t rid = 0; rid < p->cx->r->n_tasks; rid++) {
+        uint32_t n = cx_n_deps(p, rid);
+        if (n > most)
+            most = n;
+    }
+    return most;
+}
+
+uint32_t train_plan_succ(const train_plan *p, uint32_t i, uint32_t from, uint32_t *out)
+{
+    uint32_t n = 0;
+    if (p->tasks) {
+        const train_task *t = &p->tasks[i];
+        for (uint32_t k = from; k < t->n_succ && n < TRAIN_LIST_BATCH; k++)
+            out[n++] = p->succ[t->succ_off + k];
+        return n;
+    }
+    const train_compact *c = p->cx;
+    const train_plan *R = c->r;
+    uint32_t d, rid = cx_unmap(c, p->pp, i, &d);
+    const train_task *t = &R->tasks[rid];
+    for (uint32_t k = from; k < t->n_succ && n < TRAIN_LIST_BATCH; k++)
+        out[n++] = cx_map(c, p->pp, R->succ[t->succ_off + k], d);
+    return n;
+}
+
+uint32_t train_plan_deps(const train_plan *p, uint32_t i, uint32_t from, uint32_t *out)
+{
+    uint32_t n = 0;
+    if (p->tasks) {
+        const train_task *t = &p->tasks[i];
+        for (uint32_t k = from; k < t->n_deps && n < TRAIN_LIST_BATCH; k++)
+            out[n++] = p->deps[t->dep_off + k];
+        return n;
+    }
+    const train_compact *c = p->cx;
+    const train_plan *R = c->r;
+    uint32_t d, rid = cx_unmap(c, p->pp, i, &d);
+    const train_task *t = &R->tasks[rid];
+    uint32_t nb = cx_block_deps(c, rid);
+    uint32_t total = t->n_deps + (nb ? p->dp - nb : 0);
+    for (uint32_t k = from; k < total && n < TRAIN_LIST_BATCH; k++) {
+        if (nb && k < p->dp) /* the bucket's chunk in replica k */
+            out[n++] = cx_map(c, p->pp, R->deps[t->dep_off], k);
+        else
+            out[n++] = cx_map(c, p->pp, R->deps[t->dep_off + (nb ? k - p->dp + nb : k)], d);
+    }
+    return n;
+}
+
+uint32_t train_plan_rank_tasks(const train_plan *p, uint32_t r, uint32_t *out)
+{
+    if (p->tasks) {
+        uint32_t n = p->rank_task_off[r + 1] - p->rank_task_off[r];
+        memcpy(out, p->rank_tasks + p->rank_task_off[r], sizeof(uint32_t) * n);
+        return n;
+    }
+    const train_compact *c = p->cx;
+    const train_plan *R = c->r;
+    const train_rank *k = &p->ranks[r];
+    uint32_t r0 = train_rank_of(R, k->tp, k->pp, 0), n = 0;
+    for (uint32_t q = R->rank_task_off[r0]; q < R->rank_task_off[r0 + 1]; q++)
+        out[n++] = cx_map(c, p->pp, R->rank_tasks[q], k->dp);
+    return n;
+}
+
+uint32_t train_plan_rank_max(const train_plan *p)
+{
+    if (p->cx)
+        return p->cx->rank_max;
+    uint32_t most = 0;
+    for (uint32_t r = 0; r < p->n_ranks; r++)
+        if (p->rank_task_off[r + 1] - p->rank_task_off[r] > most)
+            most = p->rank_task_off[r + 1] - p->rank_task_off[r];
+    return most;
+}
+
+sim_time train_plan_max_compute(const train_plan *p)
+{
+    /* a compact plan: every replica's rank (t, s, d) computes what replica 0's does */
+    const train_plan *q = p->cx ? p->cx->r : p;
+    sim_time *busy = xcalloc(q->n_ranks ? q->n_ranks : 1, sizeof(sim_time), "training compute");
+    sim_time most = 0;
+    uint32_t n = p->cx ? p->cx->rp0 : q->n_tasks;
+    for (uint32_t i = 0; i < n; i++) {
+        const train_task *t = &q->tasks[i];
+        if (t->kind != TRAIN_COMPUTE || t->rank >= q->n_ranks)
+            continue;
+        busy[t->rank] += train_compute_ps(t->dur_ps, 1.0);
+        if (busy[t->rank] > most)
+            most = busy[t->rank];
+    }
+    xfree(busy);
+    return most;
+}
+
+uint64_t train_plan_bytes(const train_plan *p)
+{
+    uint64_t b =
+        sizeof *p + p->mem.used_bytes + (uint64_t)(p->tasks ? p->n_tasks : 0) * sizeof(train_task);
+    return b + (p->cx ? train_plan_bytes(p->cx->r) : 0);
+}
+
+/* Lay p out as a compact plan over a reduced plan of R_DP replicas (p: placed, stage figures
+ * set). */
+static int compact_build(train_plan *p, const train_opts *o, err *e)
+{
+    train_opts ro = *o;
+    ro.compact = false;
+    ro.dp = R_DP;
+    ro.n_ranks = p->tp * p->pp * R_DP;
+    ro.gpus = NULL;
+    /* the reduced plan's placement is not used (ranks are renumbered into p's): one server,
+     * Megatron's order */
+    ro.gpus_per_server = ro.n_ranks;
+    ro.order = TRAIN_ORDER_TP_DP_PP;
+    ro.placement = TRAIN_PLACE_CONTIGUOUS;
+    ro.global_batch = p->m * o->micro_batch * R_DP;
+    train_plan *R = train_plan_new(&ro, e);
+    if (!R)
+        return e->code ? e->code : ERR_INVALID;
+    SIM_ASSERT(R->m == p->m && R->dp == R_DP, "reduced training plan: m %u (want %u)", R->m, p->m);
+    uint32_t pp = p->pp;
+    train_compact *c = ARENA_NEW(&p->mem, train_compact);
+    memset(c, 0, sizeof *c);
+    c->r = R;
+    c->fbase = ARENA_NEW_ARRAY(&p->mem, uint32_t, (size_t)pp + 1);
+    c->rbase = R->stage_task0;
+    c->T = ARENA_NEW_ARRAY(&p->mem, uint32_t, pp);
+    uint64_t at = 0;
+    for (uint32_t s = 0; s < pp; s++) {
+        uint32_t span = R->stage_task0[s + 1] - R->stage_task0[s];
+        SIM_ASSERT(span % R_DP == 0, "reduced training plan: stage %u has %u tasks", s, span);
+        c->T[s] = span / R_DP;
+        c->fbase[s] = (uint32_t)at;
+        at += (uint64_t)p->dp * c->T[s];
+        SIM_ASSERT(at < TRAIN_NONE, "too many training tasks (%llu)", (unsigned long long)at);
+    }
+    c->fbase[pp] = c->fp0 = (uint32_t)at;
+    c->rp0 = R->stage_task0[pp];
+    c->rd0 = R->dp_task0;
+    SIM_ASSERT((c->rd0 - c->rp0) % R_DP == 0, "reduced training plan: %u P2P tasks",
+               c->rd0 - c->rp0);
+    c->pd = (c->rd0 - c->rp0) / R_DP;
+    at += (uint64_t)p->dp * c->pd;
+    c->fd0 = (uint32_t)at;
+    at += R->n_tasks - c->rd0;
+    SIM_ASSERT(at < TRAIN_NONE, "too many training tasks (%llu)", (unsigned long long)at);
+    p->cx = c;
+    p->n_tasks = (uint32_t)at;
+    p->block_end = c->fp0;
+    p->dp_task0 = c->fd0;
+    /* counts: replica 0's tasks stand for dp, a DP collective for itself */
+    uint64_t deps = 0;
+    for (uint32_t rid = 0; rid < R->n_tasks; rid++) {
+        if (!cx_first_replica(c, pp, rid))
+            continue;
+        const train_task *t = &R->tasks[rid];
+        uint64_t mult = rid < c->rd0 ? p->dp : 1;
+        deps += mult * cx_n_deps(p, rid);
+        if (t->kind == TRAIN_COMPUTE)
+            p->stats.compute += mult;
+        else if (t->kind == TRAIN_P2P)
+            p->stats.p2p += mult;
+        else if (t->phase == TRAIN_PH_TP)
+            p->stats.coll_tp += mult, p->stats.tp_collectives += mult * t->count;
+        else
+            p->stats.coll_dp += mult;
+    }
+    SIM_ASSERT(deps < TRAIN_NONE, "too many training dependencies (%llu)",
+               (unsigned long long)deps);
+    p->stats.deps = deps;
+    p->n_deps = (uint32_t)deps;
+    for (uint32_t r = 0; r < R->n_ranks; r++)
+        if (R->ranks[r].dp == 0 && R->rank_task_off[r + 1] - R->rank_task_off[r] > c->rank_max)
+            c->rank_max = R->rank_task_off[r + 1] - R->rank_task_off[r];
+    return ERR_OK;
+}
+
 train_plan *train_plan_new(const train_opts *o, err *e)
 {
     if (validate(o, e))
@@ -867,6 +1184,13 @@ train_plan *train_plan_new(const train_opts *o, err *e)
         uint64_t nb = (p->stage_grad_bytes[s] + o->bucket_bytes - 1) / o->bucket_bytes;
         p->stage_buckets[s] = p->dp > 1 ? (uint32_t)nb : 0;
     }
+    if (o->compact && !o->moe_experts && p->dp > 2) {
+        if (compact_build(p, o, e)) {
+            train_plan_free(p);
+            return NULL;
+        }
+        return p;
+    }
     size_t npass = (size_t)p->n_ranks * p->vp * p->m * 2;
     b.pass_first = xmalloc(sizeof(uint32_t) * npass, "training plan builder");
     b.pass_last = xmalloc(sizeof(uint32_t) * npass, "training plan builder");
@@ -878,10 +1202,15 @@ train_plan *train_plan_new(const train_opts *o, err *e)
             lbn += b.shape[vc * pp + p->ranks[r].pp].n_bwd_last;
     }
     b.lb_ids = xmalloc(sizeof(uint32_t) * (lbn ? lbn : 1), "training plan builder");
-    for (uint32_t s = 0; s < pp; s++)
+    p->stage_task0 = ARENA_NEW_ARRAY(&p->mem, uint32_t, (size_t)pp + 1);
+    for (uint32_t s = 0; s < pp; s++) {
+        p->stage_task0[s] = (uint32_t)b.tasks.n;
         for (uint32_t d = 0; d < p->dp; d += p->ep)
             emit_block(&b, s, d, p->ep);
+    }
+    p->stage_task0[pp] = (uint32_t)b.tasks.n;
     emit_p2p(&b);
+    p->dp_task0 = (uint32_t)b.tasks.n;
     emit_dp(&b);
     finish(&b);
     xfree(b.pass_first);
@@ -897,6 +1226,8 @@ void train_plan_free(train_plan *p)
 {
     if (!p)
         return;
+    if (p->cx)
+        train_plan_free(p->cx->r);
     arena_free(&p->mem);
     xfree(p->tasks);
     xfree(p);
@@ -914,13 +1245,21 @@ static bool in_group(const train_plan *p, uint32_t g, uint32_t r)
 void train_plan_check(const train_plan *p)
 {
     uint32_t nt = p->n_tasks;
+    uint32_t lst[TRAIN_LIST_BATCH];
+    train_task buf, dbuf;
     for (uint32_t i = 0; i < nt; i++) {
-        const train_task *t = &p->tasks[i];
-        SIM_ASSERT(t->dep_off + t->n_deps <= p->n_deps && t->succ_off + t->n_succ <= p->n_deps,
-                   "task %u: dependency range out of bounds", i);
-        for (uint32_t k = 0; k < t->n_deps; k++)
-            SIM_ASSERT(p->deps[t->dep_off + k] < nt, "task %u: dep %u out of range", i,
-                       p->deps[t->dep_off + k]);
+        const train_task *t = train_plan_task(p, i, &buf);
+        if (p->tasks)
+            SIM_ASSERT(t->dep_off + t->n_deps <= p->n_deps && t->succ_off + t->n_succ <= p->n_deps,
+                       "task %u: dependency range out of bounds", i);
+        SIM_ASSERT(train_plan_n_deps(p, i) == t->n_deps, "task %u: dependency count", i);
+        for (uint32_t k = 0, m; (m = train_plan_deps(p, i, k, lst)) > 0; k += m) {
+            for (uint32_t q = 0; q < m; q++)
+                SIM_ASSERT(lst[q] < nt && (q == 0 || lst[q] >= lst[q - 1]),
+                           "task %u: dep %u out of range or order", i, lst[q]);
+            if (m < TRAIN_LIST_BATCH)
+                break;
+        }
         switch (t->kind) {
         case TRAIN_COMPUTE:
             SIM_ASSERT(t->rank < p->n_ranks, "compute task %u on rank %u", i, t->rank);
@@ -946,39 +1285,73 @@ void train_plan_check(const train_plan *p)
      * rank's TP all_reduce; exactly one compute per rank has no such predecessor. */
     uint32_t *heads = xcalloc(p->n_ranks, sizeof(uint32_t), "training plan check");
     for (uint32_t i = 0; i < nt; i++) {
-        const train_task *t = &p->tasks[i];
+        const train_task *t = train_plan_task(p, i, &buf);
         if (t->kind != TRAIN_COMPUTE)
             continue;
         bool chained = false;
-        for (uint32_t k = 0; k < t->n_deps && !chained; k++) {
-            const train_task *d = &p->tasks[p->deps[t->dep_off + k]];
-            chained =
-                (d->kind == TRAIN_COMPUTE && d->rank == t->rank) ||
-                (d->kind == TRAIN_COLL && (d->phase == TRAIN_PH_TP || d->phase == TRAIN_PH_EP) &&
-                 in_group(p, d->group, t->rank));
+        for (uint32_t k = 0, m; !chained && (m = train_plan_deps(p, i, k, lst)) > 0; k += m) {
+            for (uint32_t q = 0; q < m && !chained; q++) {
+                const train_task *d = train_plan_task(p, lst[q], &dbuf);
+                chained = (d->kind == TRAIN_COMPUTE && d->rank == t->rank) ||
+                          (d->kind == TRAIN_COLL &&
+                           (d->phase == TRAIN_PH_TP || d->phase == TRAIN_PH_EP) &&
+                           in_group(p, d->group, t->rank));
+            }
+            if (m < TRAIN_LIST_BATCH)
+                break;
         }
         heads[t->rank] += !chained;
     }
     for (uint32_t r = 0; r < p->n_ranks; r++)
         SIM_ASSERT(heads[r] == 1, "rank %u: %u compute chains (want 1)", r, heads[r]);
     xfree(heads);
-    /* Acyclic (Kahn). */
+    /* Acyclic (Kahn), and each successor list ascending and matching the dependency lists'
+     * total. */
     uint32_t *indeg = xmalloc(sizeof(uint32_t) * (nt ? nt : 1), "training plan check");
     uint32_t *q = xmalloc(sizeof(uint32_t) * (nt ? nt : 1), "training plan check");
     uint32_t qh = 0, qt = 0;
-    for (uint32_t i = 0; i < nt; i++)
-        if (!(indeg[i] = p->tasks[i].n_deps))
+    uint64_t edges = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        edges += indeg[i] = train_plan_n_deps(p, i);
+        if (!indeg[i])
             q[qt++] = i;
+    }
+    SIM_ASSERT(edges == p->stats.deps, "dependencies: %llu counted, %llu in the stats",
+               (unsigned long long)edges, (unsigned long long)p->stats.deps);
     while (qh < qt) {
-        const train_task *t = &p->tasks[q[qh++]];
-        for (uint32_t k = 0; k < t->n_succ; k++)
-            if (--indeg[p->succ[t->succ_off + k]] == 0)
-                q[qt++] = p->succ[t->succ_off + k];
+        uint32_t i = q[qh++];
+        for (uint32_t k = 0, m; (m = train_plan_succ(p, i, k, lst)) > 0; k += m) {
+            for (uint32_t j = 0; j < m; j++) {
+                SIM_ASSERT(lst[j] < nt && (j == 0 || lst[j] >= lst[j - 1]),
+                           "task %u: successor %u out of range or order", i, lst[j]);
+                SIM_ASSERT(indeg[lst[j]] > 0, "task %u: successor %u released twice", i, lst[j]);
+                if (--indeg[lst[j]] == 0)
+                    q[qt++] = lst[j];
+            }
+            if (m < TRAIN_LIST_BATCH)
+                break;
+        }
     }
     SIM_ASSERT(qt == nt, "training DAG has a cycle (%u of %u tasks ordered)", qt, nt);
     xfree(indeg);
     xfree(q);
-    SIM_ASSERT(p->rank_task_off[p->n_ranks] >= p->stats.compute, "rank index lost tasks");
+    uint64_t listed = 0;
+    uint32_t most = train_plan_rank_max(p);
+    uint32_t *rt = xmalloc(sizeof(uint32_t) * (most ? most : 1), "training plan check");
+    for (uint32_t r = 0; r < p->n_ranks; r++) {
+        uint32_t n = train_plan_rank_tasks(p, r, rt);
+        SIM_ASSERT(n <= most, "rank %u: %u tasks, at most %u", r, n, most);
+        for (uint32_t k = 0; k < n; k++) {
+            const train_task *t = train_plan_task(p, rt[k], &buf);
+            bool involved = t->kind == TRAIN_COLL
+                                ? in_group(p, t->group, r)
+                                : t->rank == r || (t->kind == TRAIN_P2P && t->dst == r);
+            SIM_ASSERT(involved, "rank %u: task %u listed but not its", r, rt[k]);
+            listed += t->kind == TRAIN_COMPUTE;
+        }
+    }
+    xfree(rt);
+    SIM_ASSERT(listed == p->stats.compute, "rank index lost tasks");
 }
 
 /* ---- breakdown ---------------------------------------------------------------------------- */
@@ -1007,13 +1380,10 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
     }
     if (p->n_tasks == 0)
         t0 = 0;
-    size_t maxn = 0;
-    for (uint32_t r = 0; r < p->n_ranks; r++) {
-        size_t n = p->rank_task_off[r + 1] - p->rank_task_off[r];
-        if (n > maxn)
-            maxn = n;
-    }
+    size_t maxn = train_plan_rank_max(p);
     bevent *ev = xmalloc(sizeof(bevent) * 2 * (maxn ? maxn : 1), "training breakdown");
+    uint32_t *rt = xmalloc(sizeof(uint32_t) * (maxn ? maxn : 1), "training breakdown");
+    train_task buf;
     train_summary S;
     memset(&S, 0, sizeof S);
     S.iteration_ps = t1 - t0;
@@ -1023,9 +1393,10 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
         train_rank_breakdown B;
         memset(&B, 0, sizeof B);
         size_t n = 0;
-        for (uint32_t k = p->rank_task_off[r]; k < p->rank_task_off[r + 1]; k++) {
-            uint32_t i = p->rank_tasks[k];
-            const train_task *t = &p->tasks[i];
+        uint32_t nr = train_plan_rank_tasks(p, r, rt);
+        for (uint32_t k = 0; k < nr; k++) {
+            uint32_t i = rt[k];
+            const train_task *t = train_plan_task(p, i, &buf);
             if (end[i] - t0 > B.done_ps)
                 B.done_ps = end[i] - t0;
             int cls = t->kind == TRAIN_COMPUTE  ? 0
@@ -1086,6 +1457,7 @@ void train_breakdown(const train_plan *p, const sim_time *start, const sim_time 
         }
     }
     xfree(ev);
+    xfree(rt);
     uint64_t n = p->n_ranks ? p->n_ranks : 1;
     S.mean = (train_rank_breakdown){sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n,
                                     sum[4] / n, sum[5] / n, sum[6] / n, sum[7] / n,
@@ -1142,10 +1514,40 @@ sim_time train_ab_cost_fn(void *ctx, const train_plan *p, const train_task *t)
     return one * t->count;
 }
 
+/* The cost of a reduced-plan task, as the full plan's replica-0 task it stands for. */
+typedef struct reduced_cost {
+    const train_plan *p;
+    train_cost_fn cost;
+    void *ctx;
+} reduced_cost;
+
+static sim_time reduced_cost_fn(void *ctx, const train_plan *r, const train_task *t)
+{
+    const reduced_cost *c = ctx;
+    train_task full = *t;
+    if (t->kind == TRAIN_COLL && t->phase != TRAIN_PH_TP)
+        full.group = c->p->n_tp_groups + (t->group - r->n_tp_groups);
+    else if (t->kind == TRAIN_COLL)
+        full.group = c->p->dp * t->stage;
+    else if (t->kind == TRAIN_P2P) {
+        full.rank = train_rank_of(c->p, r->ranks[t->rank].tp, r->ranks[t->rank].pp, 0);
+        full.dst = train_rank_of(c->p, r->ranks[t->dst].tp, r->ranks[t->dst].pp, 0);
+    }
+    return c->cost ? c->cost(c->ctx, c->p, &full) : 0;
+}
+
 sim_time train_eval_ideal(const train_plan *p, train_cost_fn cost, void *ctx,
                           const double *rank_factor, sim_time *start, sim_time *end,
                           train_rank_breakdown *per_rank, train_summary *out)
 {
+    if (p->cx && !rank_factor && !start && !end && !per_rank && !out) {
+        /* Every replica runs alike (the same compute, the same costs: groups of one kind have
+         * one size), so each task of replica d starts and ends when replica 0's does, and a DP
+         * bucket waits for replica 0's chunk: the reduced plan's run, with its tasks costed as
+         * the full plan's, ends at the same time. */
+        reduced_cost rc = {p, cost, ctx};
+        return train_eval_ideal(p->cx->r, reduced_cost_fn, &rc, NULL, NULL, NULL, NULL, NULL);
+    }
     uint32_t nt = p->n_tasks;
     size_t sz = nt ? nt : 1;
     sim_time *st = start ? start : xmalloc(sizeof(sim_time) * sz, "training evaluation");
@@ -1155,13 +1557,15 @@ sim_time train_eval_ideal(const train_plan *p, train_cost_fn cost, void *ctx,
     uint32_t qh = 0, qt = 0;
     for (uint32_t i = 0; i < nt; i++) {
         st[i] = 0;
-        if (!(indeg[i] = p->tasks[i].n_deps))
+        if (!(indeg[i] = train_plan_n_deps(p, i)))
             q[qt++] = i;
     }
     sim_time t1 = 0;
+    train_task buf;
+    uint32_t lst[TRAIN_LIST_BATCH];
     while (qh < qt) {
         uint32_t i = q[qh++];
-        const train_task *t = &p->tasks[i];
+        const train_task *t = train_plan_task(p, i, &buf);
         sim_time d;
         if (t->kind == TRAIN_COMPUTE)
             d = train_compute_ps(t->dur_ps, rank_factor ? rank_factor[t->rank] : 1.0);
@@ -1170,12 +1574,16 @@ sim_time train_eval_ideal(const train_plan *p, train_cost_fn cost, void *ctx,
         en[i] = st[i] + d;
         if (en[i] > t1)
             t1 = en[i];
-        for (uint32_t k = 0; k < t->n_succ; k++) {
-            uint32_t j = p->succ[t->succ_off + k];
-            if (en[i] > st[j])
-                st[j] = en[i];
-            if (--indeg[j] == 0)
-                q[qt++] = j;
+        for (uint32_t k = 0, m; (m = train_plan_succ(p, i, k, lst)) > 0; k += m) {
+            for (uint32_t a = 0; a < m; a++) {
+                uint32_t j = lst[a];
+                if (en[i] > st[j])
+                    st[j] = en[i];
+                if (--indeg[j] == 0)
+                    q[qt++] = j;
+            }
+            if (m < TRAIN_LIST_BATCH)
+                break;
         }
     }
     SIM_ASSERT(qt == nt, "training DAG has a cycle (%u of %u tasks evaluated)", qt, nt);

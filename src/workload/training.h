@@ -45,6 +45,8 @@
 
 #define TRAIN_NONE UINT32_MAX
 
+typedef struct train_compact train_compact; /* training.c */
+
 /* ---- model -------------------------------------------------------------------------------- */
 
 typedef struct train_model {
@@ -95,6 +97,7 @@ typedef struct train_opts {
     bool tp_per_layer;              /* true: 4 TP all_reduces per layer; false: aggregated */
     bool dp_sharded;                /* reduce_scatter + all_gather instead of all_reduce */
     bool recompute;                 /* full activation recomputation: backward = 3× fwd */
+    bool compact;                   /* describe the DP replicas once (see "Compact plans") */
     uint64_t bucket_bytes;          /* DP gradient bucket; default 25 MB (25e6) */
     /* Mixture of experts (0 experts = dense): every layer's FFN is `experts` experts, each
      * token goes to top_k of them; experts are spread over EP groups of `ep` ranks carved out
@@ -197,16 +200,65 @@ typedef struct train_plan {
     uint64_t *stage_grad_bytes;            /* [pp] per rank (its 1/tp shard) */
     uint32_t *stage_buckets;               /* [pp] DP buckets per rank of that stage */
     uint32_t n_tasks;
-    train_task *tasks;
+    train_task *tasks; /* stored plans; NULL when compact (use train_plan_task) */
     uint32_t n_deps;
-    uint32_t *deps, *succ;
-    uint32_t *rank_task_off, *rank_tasks; /* CSR: tasks involving each rank (see .c) */
+    uint32_t *deps, *succ;                /* stored plans only */
+    uint32_t *rank_task_off, *rank_tasks; /* CSR: tasks involving each rank (stored only) */
     train_stats stats;
+    /* Where the builder put things (stored plans; a compact plan's reduced plan): stage s's
+     * blocks (its DP replicas' compute and TP tasks, replica after replica) start at
+     * stage_task0[s], the P2P tasks at stage_task0[pp], the DP collectives at dp_task0. */
+    uint32_t *stage_task0;
+    uint32_t dp_task0;
+    /* Compact plans: the description shared by the DP replicas (training.c), NULL when
+     * stored; block_end is the first task outside the replicas' blocks (0 when stored). */
+    train_compact *cx;
+    uint32_t block_end;
     /* Chakra plans (chakra_plan.h) only, NULL otherwise: each task's node name (its first
      * node's, for a matched collective or message) and the trace's node count. */
     const char **task_name;
     uint64_t n_nodes;
 } train_plan;
+
+/*
+ * Compact plans (opts.compact, dense models with dp > 2). The dp replicas of a stage run the
+ * same block of tasks (the same passes, chunks and TP all_reduces on their own ranks), so a
+ * compact plan keeps one *reduced* plan — the same job with two replicas, built by the very
+ * builder that lays out stored plans — and computes task i of the full plan from it: its block,
+ * its replica d and its place in the block (or in the P2P tasks, laid out replica after replica,
+ * or among the DP collectives), then the reduced plan's task with its ranks and group moved to
+ * replica d. A DP bucket's dependencies on the replicas' last-backward chunks are the reduced
+ * task's first one repeated over the dp replicas. The numbering, every field, the dependency
+ * and successor lists (and their order) are exactly the stored plan's (tests/test_training.c
+ * compares them), so an executor runs a compact plan identically; what it costs is the reduced
+ * plan (2/dp of the stored one) and a few arrays per stage.
+ */
+
+/* Task i: a pointer into the stored array, or *buf filled from the compact description (its
+ * dep_off and succ_off are then TRAIN_NONE; n_deps and n_succ are right). */
+const train_task *train_compact_task(const train_plan *p, uint32_t i, train_task *buf);
+static inline const train_task *train_plan_task(const train_plan *p, uint32_t i, train_task *buf)
+{
+    return p->tasks ? &p->tasks[i] : train_compact_task(p, i, buf);
+}
+/* Task i's dependency count. */
+uint32_t train_plan_n_deps(const train_plan *p, uint32_t i);
+/* The most dependencies of one task. O(tasks) stored, O(reduced plan) compact. */
+uint32_t train_plan_max_deps(const train_plan *p);
+#define TRAIN_LIST_BATCH 8u
+/* Task i's successors (ascending) from the `from`-th on: at most TRAIN_LIST_BATCH written to
+ * out; returns how many (fewer than TRAIN_LIST_BATCH: the list has ended). */
+uint32_t train_plan_succ(const train_plan *p, uint32_t i, uint32_t from, uint32_t *out);
+/* Task i's dependencies (ascending), the same way. */
+uint32_t train_plan_deps(const train_plan *p, uint32_t i, uint32_t from, uint32_t *out);
+/* The tasks involving rank r (compute on it, collectives of its groups, P2P from or to it), at
+ * most train_plan_rank_max(p) of them, into out; returns their count. */
+uint32_t train_plan_rank_tasks(const train_plan *p, uint32_t r, uint32_t *out);
+uint32_t train_plan_rank_max(const train_plan *p);
+/* The most compute time (slow factor 1) of one rank in an iteration. */
+sim_time train_plan_max_compute(const train_plan *p);
+/* Bytes the plan holds (its arenas and arrays; a compact plan's reduced plan included). */
+uint64_t train_plan_bytes(const train_plan *p);
 
 /* Build the plan. Returns a new plan (free with train_plan_free) or NULL with *e set
  * (ERR_INVALID) when the numbers do not fit: tp·pp·dp ≠ ranks, a TP group straddling servers,
@@ -240,7 +292,7 @@ sim_time train_compute_ps(sim_time dur_ps, double factor);
 typedef struct train_rank_breakdown {
     sim_time compute_ps, tp_ps, pp_ps, dp_ps, bubble_ps;
     sim_time tp_comm_ps, pp_comm_ps, dp_comm_ps;
-    sim_time done_ps; /* end of the rank's last task, relative to t0 */
+    sim_time done_ps;           /* end of the rank's last task, relative to t0 */
     sim_time ep_ps, ep_comm_ps; /* MoE all_to_all: exposed (after tp, before pp), in flight */
 } train_rank_breakdown;
 
