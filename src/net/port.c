@@ -95,6 +95,24 @@ static inline void fifo_push(pkt_fifo *f, packet *p)
     f->tail = p;
 }
 
+/* Put a frame that arrives at `t` on a wire (a FIFO in arrival order): the frame ahead of it
+ * learns when it follows (packet.t_next) in the line the link write touches anyway, so the
+ * arrival of that frame schedules the next one without reading the next frame's line (issue
+ * #17: a miss per hop at 8,192 hosts). True when the wire was empty: the caller schedules the
+ * arrival at `t` (otherwise the arrival event of the head is queued already). */
+static inline bool wire_push(pkt_fifo *f, packet *p, sim_time t)
+{
+    p->next = NULL;
+    if (f->tail) {
+        f->tail->next = p;
+        f->tail->t_next = t;
+        f->tail = p;
+        return false;
+    }
+    f->head = f->tail = p;
+    return true;
+}
+
 static inline packet *fifo_pop(pkt_fifo *f)
 {
     packet *p = f->head;
@@ -453,10 +471,8 @@ static void port_tx_done(void *ctx, event *ev)
             wire_lost(p, pkt);
             pool_free(&n->pkts, pkt);
         } else {
-            pkt->t_arrive = n->sim->now + p->prop_ps;
-            fifo_push(&p->ib->fcp_fly, pkt);
-            if (!event_queued(&p->ib->fcp_arrive))
-                sim_at(n->sim, &p->ib->fcp_arrive, pkt->t_arrive);
+            if (wire_push(&p->ib->fcp_fly, pkt, n->sim->now + p->prop_ps))
+                sim_at(n->sim, &p->ib->fcp_arrive, n->sim->now + p->prop_ps);
         }
         port_next(n, p);
         return;
@@ -478,10 +494,8 @@ static void port_tx_done(void *ctx, event *ev)
         wire_lost(p, pkt);
         net_drop(n, p, pkt, DROP_LINK_DOWN);
     } else {
-        pkt->t_arrive = n->sim->now + p->deliver_ps;
-        fifo_push(&p->fly, pkt);
-        if (!event_queued(&p->arrive))
-            sim_at(n->sim, &p->arrive, pkt->t_arrive);
+        if (wire_push(&p->fly, pkt, n->sim->now + p->deliver_ps))
+            sim_at(n->sim, &p->arrive, n->sim->now + p->deliver_ps);
     }
     port_next(n, p);
 }
@@ -819,7 +833,7 @@ static void port_arrive(void *ctx, event *ev)
     packet *pkt = fifo_pop(&p->fly);
     (void)ctx;
     if (p->fly.head)
-        sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
+        sim_at(n->sim, &p->arrive, pkt->t_next);
     if (pkt->kind == PKT_PAUSE) {
         pfc_receive(n, p->peer, pkt);
         pool_free(&n->pkts, pkt);
@@ -857,7 +871,7 @@ static void port_arrive_ber(void *ctx, event *ev)
             net *n = p->owner->owner;
             fifo_pop(&p->fly);
             if (p->fly.head)
-                sim_at(n->sim, &p->arrive, p->fly.head->t_arrive);
+                sim_at(n->sim, &p->arrive, pkt->t_next);
             b->corrupted++;
             wire_lost(p, pkt);
             if (p->ib) /* the receiver discards it: its blocks are free again */
@@ -878,7 +892,7 @@ static void fcp_arrive(void *ctx, event *ev)
     port *q = p->peer;
     (void)ctx;
     if (p->ib->fcp_fly.head)
-        sim_at(n->sim, &p->ib->fcp_arrive, p->ib->fcp_fly.head->t_arrive);
+        sim_at(n->sim, &p->ib->fcp_arrive, pkt->t_next);
     int vl = pkt->prio;
     if ((int32_t)(pkt->psn - q->ib->cr_limit[vl]) > 0)
         q->ib->cr_limit[vl] = pkt->psn;
