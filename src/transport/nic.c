@@ -634,20 +634,22 @@ static void responder_data(transport *t, qp *q, packet *pkt)
     if (q->error)
         return; /* flushed: the payload was counted as delivered, nothing is answered */
     q->echo_ts_ns = pkt->ts_ns; /* an ACK or NAK this packet triggers carries its send time */
-    nic_port *np_port = &t->nics[f->dst].ports[q->rev_egress];
-    bool per_port = np_port->dc.cnp_per_port;
     if (t->ibcc && pkt->ecn == ECN_CE) {
         /* IB CC: every FECN is answered with a BECN (a CNP) to the requester */
         t->cnp_sent++;
         t->nics[f->dst].cnp_sent++;
         send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
-    } else if (t->dcqcn && pkt->ecn == ECN_CE &&
-               dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
-                                 per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
-                                 np_port->dc.cnp_gap_ps)) {
-        t->cnp_sent++;
-        t->nics[f->dst].cnp_sent++;
-        send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
+    } else if (t->dcqcn && pkt->ecn == ECN_CE) {
+        /* the NP's port state only for a marked packet (its line is not read otherwise) */
+        nic_port *np_port = &t->nics[f->dst].ports[q->rev_egress];
+        bool per_port = np_port->dc.cnp_per_port;
+        if (dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
+                              per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
+                              np_port->dc.cnp_gap_ps)) {
+            t->cnp_sent++;
+            t->nics[f->dst].cnp_sent++;
+            send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
+        }
     }
     uint32_t psn = pkt->psn;
     if (psn == q->rcv_nxt) {
@@ -669,9 +671,9 @@ static void responder_data(transport *t, qp *q, packet *pkt)
         f->delivered_bytes += bytes;
         /* pieces (and with them messages) completed by this advance; ACK at each message end */
         bool piece_end = false;
-        while (q->rcv_piece && q->rcv_nxt >= q->rcv_piece->first_psn + q->rcv_piece->n_pkts) {
+        while (qp_rcv_piece_done(q)) {
             piece *pc = q->rcv_piece;
-            q->rcv_piece = pc->next;
+            qp_rcv_piece_set(q, pc->next);
             piece_end = true;
             if (--pc->m->pieces_left == 0)
                 msg_complete(t, pc->m, now);
@@ -1049,7 +1051,7 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
             q->head = pc;
         q->tail = pc;
         if (!q->rcv_piece)
-            q->rcv_piece = pc;
+            qp_rcv_piece_set(q, pc);
         m->pieces_left++;
         if (t->dcqcn && q->rp.limited && !event_queued(&q->cc_timer))
             qp_cc_resume(t, q);

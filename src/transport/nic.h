@@ -224,6 +224,8 @@ struct qp {
     };
     /* responder */
     uint32_t rcv_nxt;
+    uint32_t rcv_end;   /* one past the last PSN of rcv_piece (when set): the in-order path
+                         * tests piece ends without reading the piece (nic_int.h) */
     uint32_t since_ack; /* accepted since the last ACK */
     uint32_t sacked;    /* selective: packets buffered beyond rcv_nxt */
     bool nak_sent, dup_acked, cnp_ever;
@@ -246,18 +248,20 @@ typedef struct nic_port {
     port *p;
     qp *head, *tail; /* round robin of QPs that can send */
     uint32_t n_active;
+    /* what every pull reads sits in the first line with the round robin (issue #17): the
+     * control frames' mask and the hold flag, not after the parameter blocks */
+    uint8_t ctrl_mask; /* bit p set when ctrl[p] is not empty */
+    /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
+     * ready, none held by a PFC pause); closed when data leaves again (see nic_pull). */
+    bool held;
     pkt_fifo ctrl[NET_PRIOS]; /* ACK/NAK/CNP waiting for the wire */
-    uint8_t ctrl_mask;        /* bit p set when ctrl[p] is not empty */
     dcqcn_params dc;          /* DCQCN parameters at this port's line rate */
     timely_params tp;         /* TIMELY parameters at this port's line rate */
     nscc_params ns;           /* NSCC parameters at this port's line rate (UET) */
     hpcc_params hc;           /* HPCC parameters at this port's line rate */
     sim_time last_cnp_ps;     /* NP with cnp_scope port: the last CNP this port sent */
     bool cnp_ever;
-    /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
-     * ready, none held by a PFC pause); closed when data leaves again (see nic_pull). */
-    bool held;
-    sim_time held_since_ps;
+    sim_time held_since_ps; /* when `held` began */
 } nic_port;
 
 struct nic {
