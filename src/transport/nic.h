@@ -201,6 +201,9 @@ struct qp {
     uint32_t rtx_psn; /* selective: the PSN to resend */
     bool rtx_pending;
     bool active; /* in its port's round robin */
+    bool error;  /* QP in the error state: sends and answers nothing (here, in the line every
+                  * send and receive reads, not beside the timers: issue #17) */
+    uint8_t retries; /* RTO expiries since the last cumulative progress */
     qp *next_active;
     sim_time next_send_ps;    /* pacing: earliest start of the next packet */
     sim_time last_send_ps;    /* start of the previous packet */
@@ -208,10 +211,11 @@ struct qp {
     uint64_t rate_bps;        /* pacing rate (DCQCN RC), line rate when not limited */
     event rto;
     sim_time rto_deadline;
-    uint8_t retries;     /* RTO expiries since the last cumulative progress */
-    bool error;          /* QP in the error state: sends and answers nothing */
     uint32_t echo_ts_ns; /* responder: the ts_ns of the data packet an ACK answers
                           * (TIMELY; here it fills the padding before cc_timer) */
+    uint32_t rcv_end;    /* responder: one past the last PSN of rcv_piece (when set), so the
+                          * in-order path tests piece ends without reading the piece
+                          * (nic_int.h); beside echo_ts_ns, which every data packet writes */
     event cc_timer;
     sim_time cc_deadline;
     union {              /* the congestion control's state: nic.cc picks one */
@@ -224,8 +228,6 @@ struct qp {
     };
     /* responder */
     uint32_t rcv_nxt;
-    uint32_t rcv_end;   /* one past the last PSN of rcv_piece (when set): the in-order path
-                         * tests piece ends without reading the piece (nic_int.h) */
     uint32_t since_ack; /* accepted since the last ACK */
     uint32_t sacked;    /* selective: packets buffered beyond rcv_nxt */
     bool nak_sent, dup_acked, cnp_ever;
