@@ -249,7 +249,11 @@ struct node {
      * to them (then fib[h - fib_lo] names the group of its own ports to h), UINT32_MAX = no
      * route; NULL on a scale-up domain, which has only the window */
     uint32_t *fib_cls;
-    switch_buf buf;
+    union {
+        switch_buf buf; /* switches */
+        void *host_ctx; /* hosts: the transport's state of this NIC port (in line 0, which
+                         * a host port's pull reads anyway) */
+    };
     uint32_t hash_seed;        /* per-switch ECMP seed */
     uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
     bool drained;              /* switch-drain: routing avoids it as transit where it can */
@@ -277,7 +281,6 @@ struct node {
     uint32_t rail;             /* local NIC index within the server (rail-optimized: the rail) */
     uint32_t net_port;         /* index of the fabric-facing port (UINT32_MAX if none) */
     uint32_t nvl_port;         /* index of the scale-up (NVLink) port (UINT32_MAX if none) */
-    void *host_ctx;
     char name[24];
 };
 _Static_assert(offsetof(struct node, fib) == 64, "node: what forwarding reads fills line 0");

@@ -208,6 +208,7 @@ struct qp {
     sim_time next_send_ps;    /* pacing: earliest start of the next packet */
     sim_time last_send_ps;    /* start of the previous packet */
     uint32_t last_line_bytes; /* its line bytes */
+    uint8_t prio;             /* f->prio, here for the pull, which need not read the flow */
     uint64_t rate_bps;        /* pacing rate (DCQCN RC), line rate when not limited */
     event rto;
     sim_time rto_deadline;
@@ -256,6 +257,7 @@ typedef struct nic_port {
     /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
      * ready, none held by a PFC pause); closed when data leaves again (see nic_pull). */
     bool held;
+    bool nvl; /* the host's scale-up (NVLink) port: port index == host->nvl_port */
     pkt_fifo ctrl[NET_PRIOS]; /* ACK/NAK/CNP waiting for the wire */
     dcqcn_params dc;          /* DCQCN parameters at this port's line rate */
     timely_params tp;         /* TIMELY parameters at this port's line rate */
