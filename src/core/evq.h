@@ -130,17 +130,6 @@ static inline event *evq_take_front(evq *q, const evq_entry *e)
     q->n--;
     return ev;
 }
-/* The event the queue will most likely hand out next (the next entry of the front FIFO, else of
- * the sorted run), or NULL: a hint for prefetching its owner's lines while the current event
- * runs; it may be stale (cancelled) and is never the only candidate. Changes nothing. */
-static inline const event *evq_next_hint(const evq *q)
-{
-    if (q->head0 < q->b0.len)
-        return q->b0.e[q->head0].ev;
-    if (q->run_head < q->run.len)
-        return q->run.e[q->run_head].ev;
-    return NULL;
-}
 /* Earliest time, or SIM_TIME_MAX if empty. */
 static inline sim_time evq_peek_time(evq *q)
 {

@@ -455,38 +455,12 @@ static void tenant_count_tx(net_tenant_ctr *c, const port *p, const packet *pkt)
     }
 }
 
-static void port_tx_done(void *ctx, event *ev);
-static void port_arrive(void *ctx, event *ev);
-
-/*
- * Ask for the lines the next event will read, while this one runs (issue #17). The event queue
- * prefetched the next event's own line (a port's line 0 or 1) when it sorted its bucket; from
- * it, an arrival's frame (fly.head) and receiving node, and a transmission's wire and counter
- * lines, are known without waiting for a miss, so their misses overlap this event's work
- * instead of starting the next one. A hint only: no state changes.
- */
-static inline void prefetch_next(const sim *s)
-{
-    const event *e = evq_next_hint(&s->q);
-    if (!e)
-        return;
-    if (e->fn == port_arrive) {
-        const port *p = CONTAINER_OF(e, port, arrive);
-        __builtin_prefetch(p->fly.head);
-        __builtin_prefetch(p->peer_owner);
-    } else if (e->fn == port_tx_done) {
-        const port *p = CONTAINER_OF(e, port, tx_done); /* line 1 */
-        __builtin_prefetch(&p->fly);      /* line 0: the wire, the queue total */
-        __builtin_prefetch(&p->tx_bytes); /* line 2: the counters */
-    }
-}
-
 static void port_tx_done(void *ctx, event *ev)
 {
     port *p = CONTAINER_OF(ev, port, tx_done);
-    prefetch_next(ctx); /* ctx: the simulation (sim_run) */
     net *n = p->owner->owner;
     packet *pkt = p->tx_pkt;
+    (void)ctx;
     p->tx_bytes += pkt->frame_bytes;
     p->tx_wire_bytes += wire_line_bytes(pkt);
     p->tx_packets++;
@@ -856,8 +830,8 @@ static void port_arrive(void *ctx, event *ev)
     port *p = CONTAINER_OF(ev, port, arrive);
     node *peer = p->peer_owner; /* p->peer->owner, without reading the receiving port */
     net *n = peer->owner; /* the receiver's node, which the frame needs anyway (not p's) */
-    prefetch_next(ctx); /* ctx: the simulation (sim_run) */
     packet *pkt = fifo_pop(&p->fly);
+    (void)ctx;
     if (p->fly.head)
         sim_at(n->sim, &p->arrive, pkt->t_next);
     if (pkt->kind == PKT_PAUSE) {
