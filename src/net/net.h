@@ -129,7 +129,10 @@ struct port {
     _Alignas(64) event arrive; /* head of `fly` reaches the peer */
     pkt_fifo fly;              /* frames on the wire, in arrival order */
     node *peer_owner;          /* peer->owner: the node frames on this link are delivered to */
-    uint32_t peer_index;       /* peer->index: their ingress port there */
+    uint16_t peer_index;       /* peer->index: their ingress port there (16-bit, as
+                                * packet.in_port: topo.c checks) */
+    bool tx_busy;              /* tx_pkt != NULL, here so that queueing a frame and waking a
+                                * port read line 0 only while the port is sending */
     bool up;
     uint8_t q_nonempty;        /* bit p set when cls[p].q has frames */
     uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
