@@ -124,8 +124,8 @@ struct port {
     /* ---- hot: line 0 (the arrival event, the wire, and what queueing a frame reads) ---- */
     /* The event queue prefetches an event's line before it fires: port_arrive starts from
      * this line and reads nothing else of the port (issue #17). A switch queueing a frame at a
-     * busy egress reads this line, the transmitter's and its class's: the queue total, its peak
-     * and the watchdog's storm bits are here, not with the counters. */
+     * busy egress reads this line and its class's only: the busy bit, the queue total, its peak
+     * and the watchdog's storm bits are here, not with the transmitter or the counters. */
     _Alignas(64) event arrive; /* head of `fly` reaches the peer */
     pkt_fifo fly;              /* frames on the wire, in arrival order */
     node *peer_owner;          /* peer->owner: the node frames on this link are delivered to */
