@@ -121,34 +121,39 @@ typedef struct port_tc {
  * Ports are 64-byte aligned: only topo.c allocates them (one aligned block).
  */
 struct port {
-    /* ---- hot: line 0 (the events; all that delivering a frame reads of its sender) ---- */
-    /* The event queue prefetches an event's line before it fires: each handler starts from
-     * this line. port_arrive reads nothing else of the port (issue #17). */
-    _Alignas(64) event tx_done; /* serialization of tx_pkt ends */
-    event arrive;              /* head of `fly` reaches the peer */
+    /* ---- hot: line 0 (the arrival event, the wire, and what queueing a frame reads) ---- */
+    /* The event queue prefetches an event's line before it fires: port_arrive starts from
+     * this line and reads nothing else of the port (issue #17). A switch queueing a frame at a
+     * busy egress reads this line and its class's only: the busy bit, the queue total, its peak
+     * and the watchdog's storm bits are here, not with the transmitter or the counters. */
+    _Alignas(64) event arrive; /* head of `fly` reaches the peer */
     pkt_fifo fly;              /* frames on the wire, in arrival order */
     node *peer_owner;          /* peer->owner: the node frames on this link are delivered to */
-    uint32_t peer_index;       /* peer->index: their ingress port there */
+    uint16_t peer_index;       /* peer->index: their ingress port there (16-bit, as
+                                * packet.in_port: topo.c checks) */
+    bool tx_busy;              /* tx_pkt != NULL, here so that queueing a frame and waking a
+                                * port read line 0 only while the port is sending */
     bool up;
     uint8_t q_nonempty;        /* bit p set when cls[p].q has frames */
     uint8_t paused;            /* PFC: bit p set while the peer has paused priority p here;
                                 * the port starts no new frame of that class (one on the wire
                                 * completes). Host ports: the NIC's pull must honour it. */
-    uint8_t xoff_sent;         /* PFC ingress: classes we are holding the peer paused for
-                                * (each class's bit is mirrored in cls[c].xoff) */
-    /* ---- hot: line 1 (the transmitter) ---- */
+    uint8_t wd_storm;          /* PFC watchdog: classes in a storm: pause ignored, queue drained */
+    uint64_t q_total_bytes;
+    uint64_t max_q_bytes;
+    /* ---- hot: line 1 (the transmitter; its event is the line port_tx_done starts from) ---- */
+    event tx_done;             /* serialization of tx_pkt ends */
     node *owner;
     packet *tx_pkt;            /* frame being serialized, or NULL */
     uint64_t rate_bps;
     sim_time deliver_ps;       /* prop + the peer's pipeline latency */
     sim_time tx_end_ps;        /* when the frame being serialized ends */
     uint64_t busy_ps;          /* serialization time (to the end of the current frame) */
+    /* ---- hot: line 2 (starting a frame: load estimate, link state; port counters) ---- */
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
      * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
     uint64_t dre_bytes;
     sim_time dre_last_ps;
-    /* ---- hot: line 2 (queue total, port totals, state bits) ---- */
-    uint64_t q_total_bytes;
     port_ib *ib; /* InfiniBand: this link's credit state (both directions gated), else NULL */
     /* counters (telemetry reads them; the hot path only increments). Octet counters follow
      * RFC 2863 ifHCOutOctets/ifHCInOctets as RFC 3635 §3.2.5 specialises them for Ethernet and
@@ -160,11 +165,11 @@ struct port {
     uint64_t tx_bytes;      /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
     uint64_t tx_wire_bytes; /* line bytes: frames + preamble/SFD + IPG (utilization) */
     uint64_t tx_packets;
-    uint64_t max_q_bytes;
     port *peer;                /* the port at the other end (its egress towards us) */
     uint32_t index;            /* index within owner->ports */
     uint8_t pfc_tx_pending;    /* classes whose PAUSE/RESUME waits for the wire */
-    uint8_t wd_storm;          /* PFC watchdog: classes in a storm: pause ignored, queue drained */
+    uint8_t xoff_sent;         /* PFC ingress: classes we are holding the peer paused for
+                                * (each class's bit is mirrored in cls[c].xoff) */
     uint8_t pause_pending;     /* classes whose PAUSE has arrived but not yet applies */
     uint8_t drr_cur;           /* DWRR (switch.scheduler dwrr) */
     /* ---- line 3: what only some frames touch ---- */
@@ -203,8 +208,9 @@ struct port {
     uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
     uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };
-_Static_assert(offsetof(struct port, xoff_sent) < 64 && offsetof(struct port, dre_last_ps) < 128 &&
-                   offsetof(struct port, drr_cur) < 192 && offsetof(struct port, trimmed) < 256,
+_Static_assert(offsetof(struct port, max_q_bytes) < 64 && offsetof(struct port, tx_done) == 64 &&
+                   offsetof(struct port, busy_ps) < 128 && offsetof(struct port, drr_cur) < 192 &&
+                   offsetof(struct port, trimmed) < 256,
                "port: lines 0-3 hold what their comments say");
 _Static_assert(offsetof(struct port, cls) == 256 && sizeof(port_tc) == 64,
                "port: the hot fields fill lines 0-3, each class its own line");
@@ -246,7 +252,11 @@ struct node {
      * to them (then fib[h - fib_lo] names the group of its own ports to h), UINT32_MAX = no
      * route; NULL on a scale-up domain, which has only the window */
     uint32_t *fib_cls;
-    switch_buf buf;
+    union {
+        switch_buf buf; /* switches */
+        void *host_ctx; /* hosts: the transport's state of this NIC port (in line 0, which
+                         * a host port's pull reads anyway) */
+    };
     uint32_t hash_seed;        /* per-switch ECMP seed */
     uint8_t hash_offset;       /* ECMP hash rotated right by this many bits (lb.c) */
     bool drained;              /* switch-drain: routing avoids it as transit where it can */
@@ -274,7 +284,6 @@ struct node {
     uint32_t rail;             /* local NIC index within the server (rail-optimized: the rail) */
     uint32_t net_port;         /* index of the fabric-facing port (UINT32_MAX if none) */
     uint32_t nvl_port;         /* index of the scale-up (NVLink) port (UINT32_MAX if none) */
-    void *host_ctx;
     char name[24];
 };
 _Static_assert(offsetof(struct node, fib) == 64, "node: what forwarding reads fills line 0");

@@ -69,7 +69,9 @@ typedef struct packet {
             struct packet *next;  /* queue / link FIFO linkage (hdr.next_free while free) */
         };
     };
-    sim_time t_arrive;  /* while on a link: when its last bit (plus pipeline) arrives */
+    sim_time t_next;    /* while on a link: when the frame behind it on the wire arrives (its
+                         * last bit, plus pipeline); set when that frame is put on the wire,
+                         * so an arrival schedules the next one without reading its line */
     uint32_t ts_ns;     /* data: when the requester sent it, in ns modulo 2^32 (4.29 s,
                          * far above any RTT); ACK/NAK: the ts_ns of the data packet it
                          * answers — the completion timestamp TIMELY reads */

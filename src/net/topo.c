@@ -1005,8 +1005,10 @@ static void wire(net *n, const edge_list *el)
         pb->peer = pa;
         pa->peer_owner = b;
         pb->peer_owner = a;
-        pa->peer_index = pb->index;
-        pb->peer_index = pa->index;
+        SIM_ASSERT(pa->index <= UINT16_MAX && pb->index <= UINT16_MAX,
+                   "a node has more than 65,536 ports (packet.in_port is 16-bit)");
+        pa->peer_index = (uint16_t)pb->index;
+        pb->peer_index = (uint16_t)pa->index;
         pa->rate_bps = pb->rate_bps = ed->bps;
         pa->prop_ps = pb->prop_ps = ed->lat_ps;
         pa->deliver_ps = ed->lat_ps + b->pipeline_ps;

@@ -91,6 +91,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
             nic_port *np = &c->ports[i];
             np->owner = c;
             np->p = &host->ports[i];
+            np->nvl = i == host->nvl_port;
             event_init(&np->wake, nic_wake_fire);
             dcqcn_params_init(&np->dc, &sc->nic.dcqcn, np->p->rate_bps);
             timely_params_init(&np->tp, &sc->nic.timely, np->p->rate_bps);
@@ -185,6 +186,7 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
         qp *q = &t->qps[t->n_qps];
         q->id = (uint32_t)t->n_qps++;
         q->f = f;
+        q->prio = prio;
         uint32_t lqpn = cs->next_qpn++ & 0xFFFFFF, rqpn = cd->next_qpn++ & 0xFFFFFF;
         q->sport = nic_qp_sport(lqpn, rqpn);
         q->egress = (uint8_t)e;
@@ -450,7 +452,7 @@ static packet *nic_pull(void *ctx, node *host, port *p)
     uint64_t paced_max_bps = 0; /* the fastest of the QPs that pacing holds back */
     /* A GPU's NVLink is one link: frames it relays towards another rail (rail-only) wait while
      * its fluid transfers hold it, and take their line time from it (see transport_post). */
-    bool nvl = p->index == host->nvl_port;
+    bool nvl = np->nvl; /* p->index == host->nvl_port, from the line just read */
     if (nvl && t->nvl_free_ps[host->index] > now) {
         if (np->n_active)
             nic_wake_at(t, np, t->nvl_free_ps[host->index]);
@@ -460,7 +462,7 @@ static packet *nic_pull(void *ctx, node *host, port *p)
         qp *q = ring_pop(np);
         if (!qp_can_send(t, q))
             continue; /* leaves the round robin; qp_activate brings it back */
-        if (p->paused >> q->f->prio & 1) {
+        if (p->paused >> q->prio & 1) {
             ring_push(np, q); /* its class is paused: the pause's end kicks the port */
             pfc_held = true;
             continue;
@@ -474,7 +476,7 @@ static packet *nic_pull(void *ctx, node *host, port *p)
             continue;
         }
         /* InfiniBand only (UET, refused on IB, keeps no RoCE send state for qp_next_frame) */
-        if (p->ib && !net_credit_ok(t->net, p, q->f->prio, qp_next_frame(t, q))) {
+        if (p->ib && !net_credit_ok(t->net, p, q->prio, qp_next_frame(t, q))) {
             ring_push(np, q); /* InfiniBand: the FCP that covers it kicks the port */
             pfc_held = true;
             continue;
@@ -634,20 +636,22 @@ static void responder_data(transport *t, qp *q, packet *pkt)
     if (q->error)
         return; /* flushed: the payload was counted as delivered, nothing is answered */
     q->echo_ts_ns = pkt->ts_ns; /* an ACK or NAK this packet triggers carries its send time */
-    nic_port *np_port = &t->nics[f->dst].ports[q->rev_egress];
-    bool per_port = np_port->dc.cnp_per_port;
     if (t->ibcc && pkt->ecn == ECN_CE) {
         /* IB CC: every FECN is answered with a BECN (a CNP) to the requester */
         t->cnp_sent++;
         t->nics[f->dst].cnp_sent++;
         send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
-    } else if (t->dcqcn && pkt->ecn == ECN_CE &&
-               dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
-                                 per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
-                                 np_port->dc.cnp_gap_ps)) {
-        t->cnp_sent++;
-        t->nics[f->dst].cnp_sent++;
-        send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
+    } else if (t->dcqcn && pkt->ecn == ECN_CE) {
+        /* the NP's port state only for a marked packet (its line is not read otherwise) */
+        nic_port *np_port = &t->nics[f->dst].ports[q->rev_egress];
+        bool per_port = np_port->dc.cnp_per_port;
+        if (dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
+                              per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
+                              np_port->dc.cnp_gap_ps)) {
+            t->cnp_sent++;
+            t->nics[f->dst].cnp_sent++;
+            send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
+        }
     }
     uint32_t psn = pkt->psn;
     if (psn == q->rcv_nxt) {
@@ -669,9 +673,9 @@ static void responder_data(transport *t, qp *q, packet *pkt)
         f->delivered_bytes += bytes;
         /* pieces (and with them messages) completed by this advance; ACK at each message end */
         bool piece_end = false;
-        while (q->rcv_piece && q->rcv_nxt >= q->rcv_piece->first_psn + q->rcv_piece->n_pkts) {
+        while (qp_rcv_piece_done(q)) {
             piece *pc = q->rcv_piece;
-            q->rcv_piece = pc->next;
+            qp_rcv_piece_set(q, pc->next);
             piece_end = true;
             if (--pc->m->pieces_left == 0)
                 msg_complete(t, pc->m, now);
@@ -1049,7 +1053,7 @@ void transport_post(transport *t, flow *f, uint64_t bytes, uint64_t cookie)
             q->head = pc;
         q->tail = pc;
         if (!q->rcv_piece)
-            q->rcv_piece = pc;
+            qp_rcv_piece_set(q, pc);
         m->pieces_left++;
         if (t->dcqcn && q->rp.limited && !event_queued(&q->cc_timer))
             qp_cc_resume(t, q);

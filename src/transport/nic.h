@@ -201,17 +201,22 @@ struct qp {
     uint32_t rtx_psn; /* selective: the PSN to resend */
     bool rtx_pending;
     bool active; /* in its port's round robin */
+    bool error;  /* QP in the error state: sends and answers nothing (here, in the line every
+                  * send and receive reads, not beside the timers: issue #17) */
+    uint8_t retries; /* RTO expiries since the last cumulative progress */
     qp *next_active;
     sim_time next_send_ps;    /* pacing: earliest start of the next packet */
     sim_time last_send_ps;    /* start of the previous packet */
     uint32_t last_line_bytes; /* its line bytes */
+    uint8_t prio;             /* f->prio, here for the pull, which need not read the flow */
     uint64_t rate_bps;        /* pacing rate (DCQCN RC), line rate when not limited */
     event rto;
     sim_time rto_deadline;
-    uint8_t retries;     /* RTO expiries since the last cumulative progress */
-    bool error;          /* QP in the error state: sends and answers nothing */
     uint32_t echo_ts_ns; /* responder: the ts_ns of the data packet an ACK answers
                           * (TIMELY; here it fills the padding before cc_timer) */
+    uint32_t rcv_end;    /* responder: one past the last PSN of rcv_piece (when set), so the
+                          * in-order path tests piece ends without reading the piece
+                          * (nic_int.h); beside echo_ts_ns, which every data packet writes */
     event cc_timer;
     sim_time cc_deadline;
     union {              /* the congestion control's state: nic.cc picks one */
@@ -246,18 +251,21 @@ typedef struct nic_port {
     port *p;
     qp *head, *tail; /* round robin of QPs that can send */
     uint32_t n_active;
+    /* what every pull reads sits in the first line with the round robin (issue #17): the
+     * control frames' mask and the hold flag, not after the parameter blocks */
+    uint8_t ctrl_mask; /* bit p set when ctrl[p] is not empty */
+    /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
+     * ready, none held by a PFC pause); closed when data leaves again (see nic_pull). */
+    bool held;
+    bool nvl; /* the host's scale-up (NVLink) port: port index == host->nvl_port */
     pkt_fifo ctrl[NET_PRIOS]; /* ACK/NAK/CNP waiting for the wire */
-    uint8_t ctrl_mask;        /* bit p set when ctrl[p] is not empty */
     dcqcn_params dc;          /* DCQCN parameters at this port's line rate */
     timely_params tp;         /* TIMELY parameters at this port's line rate */
     nscc_params ns;           /* NSCC parameters at this port's line rate (UET) */
     hpcc_params hc;           /* HPCC parameters at this port's line rate */
     sim_time last_cnp_ps;     /* NP with cnp_scope port: the last CNP this port sent */
     bool cnp_ever;
-    /* DCQCN hold: the port went idle while data waited only on its QPs' DCQCN pacing (no QP
-     * ready, none held by a PFC pause); closed when data leaves again (see nic_pull). */
-    bool held;
-    sim_time held_since_ps;
+    sim_time held_since_ps; /* when `held` began */
 } nic_port;
 
 struct nic {

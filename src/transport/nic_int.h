@@ -18,6 +18,20 @@ static inline const piece *qp_piece(const qp *q, uint32_t psn)
     return pc;
 }
 
+/* The responder's current piece is now pc (NULL: none posted beyond rcv_nxt). */
+static inline void qp_rcv_piece_set(qp *q, piece *pc)
+{
+    q->rcv_piece = pc;
+    if (pc)
+        q->rcv_end = pc->first_psn + pc->n_pkts;
+}
+
+/* Is rcv_nxt past the responder's current piece? Reads only the QP. */
+static inline bool qp_rcv_piece_done(const qp *q)
+{
+    return q->rcv_piece && q->rcv_nxt >= q->rcv_end;
+}
+
 /* Payload bytes of the packet `psn` of piece pc. */
 static inline uint32_t piece_payload(const transport *t, const piece *pc, uint32_t psn)
 {

@@ -377,8 +377,8 @@ static void receiver_data(transport *t, qp *q, const packet *pkt)
             q->rcv_nxt++;
         }
         /* pieces wholly below rcv_nxt (completed above, as their last packet was placed) */
-        while (q->rcv_piece && q->rcv_nxt >= q->rcv_piece->first_psn + q->rcv_piece->n_pkts)
-            q->rcv_piece = q->rcv_piece->next;
+        while (qp_rcv_piece_done(q))
+            qp_rcv_piece_set(q, q->rcv_piece->next);
     }
     send_ctrl(t, q, pkt, PKT_ACK, ece);
 }
