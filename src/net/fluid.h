@@ -70,6 +70,26 @@ void fluid_fast_paths(fluid *f, bool on);
 bool fluid_commit(fluid *f, sim_time now_ps);
 bool fluid_pending(const fluid *f);
 
+/*
+ * Lazy flows (one event per message in the flow-level network). A flow alone on every one of
+ * its links, running at a rate nothing can change while it stays alone, ends at
+ * fluid_finish_ps exactly as it would if removed then: its removal frees nobody (fluid_remove's
+ * fast path) and no rate depends on it. fluid_lazy marks it so (true) when that holds now; its
+ * owner need not remove it at its finish but may do it any time later (fluid_remove at a later
+ * now_ps leaves the engine as a removal at the finish would: the links it was alone on become
+ * empty). Before any change reaches one of its links — a flow added over it, a capacity change
+ * — the engine calls the hook with its id, and the hook must settle it: fluid_remove when its
+ * finish has passed, or fluid_unlazy (an ordinary flow again: its owner schedules its finish).
+ * A solve never reaches a lazy flow (asserted): every change to its links settles it first.
+ */
+typedef void fluid_lazy_fn(void *ctx, uint32_t id);
+void fluid_lazy_hook(fluid *f, fluid_lazy_fn *fn, void *ctx);
+/* Marks flow `id` lazy when it is alone on each of its links at a rate > 0 (deferred mode with
+ * fast paths on, a hook set); returns whether it did. */
+bool fluid_lazy(fluid *f, uint32_t id);
+void fluid_unlazy(fluid *f, uint32_t id);
+bool fluid_is_lazy(const fluid *f, uint32_t id);
+
 /* The flow's current rate (bits/s) and the bits it had left at its last update. */
 double fluid_rate_bps(const fluid *f, uint32_t id);
 double fluid_left_bits(const fluid *f, uint32_t id, sim_time now_ps);

@@ -35,6 +35,8 @@ struct fn_piece {
     uint32_t frames;
     uint32_t last_line; /* line bytes of its last frame */
     uint8_t prio;       /* its flow's traffic class (kept here: the flow is cold by its end) */
+    uint8_t lazy;       /* its stream is lazy: its arrival is scheduled, its end is not */
+    uint32_t q;         /* its QP */
     sim_time arrive_ps; /* the latest arrival over its streams so far */
 };
 
@@ -46,6 +48,10 @@ typedef struct fn_stream {
     uint8_t n_links;
     bool busy;        /* carries a share of the head piece (sending or stalled) */
     bool stalled;     /* its path has no route or crosses a down link */
+    bool lazy;        /* one event: its fluid flow is lazy (fluid.h), its piece's arrival is
+                       * scheduled and its last bit leaving is not (stream_settle) */
+    sim_time end_ps;  /* lazy: its last bit leaves the sender */
+    sim_time prev_last; /* lazy: its QP's last_arrive before its piece's arrival was set */
     double bits;      /* bits of its share when its fluid flow was (re)started */
     double left_bits; /* stalled: what it has left */
     sim_time lat_ps;  /* its piece's last frame from leaving the sender to the receiver */
@@ -85,6 +91,7 @@ struct flownet {
     fluid *fl;
     uint32_t k; /* streams per QP */
     bool spray, adaptive;
+    bool one_event;   /* lazy streams allowed (flownet_one_event) */
     bool sticky;      /* a path is kept while it works (its choice is not a function of the flow) */
     bool cache;       /* paths are a function of the routing (not of load or a draw): walk once */
     uint32_t epoch;   /* routing epoch: bumped at every net change */
@@ -105,6 +112,9 @@ static void piece_arrive(void *ctx, event *ev);
 static void commit_fire(void *ctx, event *ev);
 static void qp_stall_fire(void *ctx, event *ev);
 static void on_net_change(void *ctx);
+static void lazy_hook(void *ctx, uint32_t fid);
+static void stream_settle(flownet *fn, fn_stream *x, bool release);
+static void lazy_release(flownet *fn, fn_stream *x);
 
 flownet *flownet_new(transport *t)
 {
@@ -127,6 +137,8 @@ flownet *flownet_new(transport *t)
     xfree(cap);
     fluid_defer(fn->fl, true);
     fluid_fast_paths(fn->fl, !fn->adaptive);
+    fn->one_event = fn->k == 1;
+    fluid_lazy_hook(fn->fl, lazy_hook, fn);
     uint64_t nq = t->cap_qps ? t->cap_qps : 1;
     fn->qps = xcalloc(nq, sizeof(fn_qp), "flow-level QPs");
     fn->cap_st = nq * fn->k;
@@ -417,8 +429,11 @@ static inline fn_stream *stream_of(flownet *fn, uint32_t q, uint32_t k)
     return &fn->st[(uint64_t)q * fn->k + k];
 }
 
-/* Start stream x's fluid flow of `bits` over its path (stalled without one). */
-static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_t nl)
+static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin);
+
+/* Start stream x's fluid flow of `bits` over its path (stalled without one). `may_lazy`: it
+ * carries the whole of its QP's head piece, which may end with one event (stream_lazify). */
+static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_t nl, bool may_lazy)
 {
     fn_qp *fq = &fn->qps[x->q];
     x->busy = true;
@@ -438,16 +453,35 @@ static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_
         return;
     }
     x->stalled = false;
+    if (x->lazy) {
+        /* held on this very path (stream_set releases it otherwise): refilled, at the rate an
+         * add would give it (see stream_lazify) */
+        fluid_refill(fn->fl, x->fid, bits, fn->s->now);
+        fn->stats.reused++;
+        fn->stats.fluid_flows++;
+        if (++fn->live > fn->stats.max_live)
+            fn->stats.max_live = fn->live;
+        sim_time fin = fluid_finish_ps(fn->fl, x->fid);
+        x->lazy = false;
+        if (!may_lazy || !stream_lazify(fn, x, fin)) {
+            fluid_unlazy(fn->fl, x->fid);
+            sim_at(fn->s, &x->ev, fin);
+        }
+        return;
+    }
     x->fid = fluid_add_bits(fn->fl, x->links, nl, bits, fn->s->now);
     SIM_ASSERT(x->fid < fn->cap_st, "fluid id %u of %llu", x->fid, (unsigned long long)fn->cap_st);
     fn->fid_st[x->fid] = (uint32_t)(x - fn->st);
     if (fluid_rate_bps(fn->fl, x->fid) > 0) {
         /* its rate was written down without a solve (fluid.c's fast path): its finish is
          * known now; a solve at this instant reschedules it if it changes the rate */
-        if (event_queued(&x->ev))
-            evq_reschedule(&fn->s->q, &x->ev, fluid_finish_ps(fn->fl, x->fid));
+        sim_time fin = fluid_finish_ps(fn->fl, x->fid);
+        if (may_lazy && stream_lazify(fn, x, fin))
+            ;
+        else if (event_queued(&x->ev))
+            evq_reschedule(&fn->s->q, &x->ev, fin);
         else
-            sim_at(fn->s, &x->ev, fluid_finish_ps(fn->fl, x->fid));
+            sim_at(fn->s, &x->ev, fin);
     }
     fn->stats.fluid_flows++;
     if (++fn->live > fn->stats.max_live)
@@ -496,8 +530,11 @@ static void stream_set(flownet *fn, fn_stream *x, const uint32_t *links, uint32_
      * another of the same length) */
     bool same = x->epoch == fn->epoch && x->n_links == nl &&
                 (links == x->links || memcmp(links, x->links, sizeof(uint32_t) * nl) == 0);
-    if (!same)
+    if (!same) {
         stream_flush(fn, x); /* its traffic so far belongs to its old path */
+        if (x->lazy)
+            lazy_release(fn, x); /* held on its old path */
+    }
     if (links != x->links)
         memcpy(x->links, links, sizeof(uint32_t) * nl);
     x->n_links = (uint8_t)nl;
@@ -556,7 +593,7 @@ static void piece_start(flownet *fn, uint32_t q)
         /* spray: the piece's line bytes split evenly (the first shares take the remainder) */
         uint64_t lo = pc->line_bytes * k / ns, hi = pc->line_bytes * (k + 1) / ns;
         fq->busy++;
-        stream_go(fn, x, (double)(hi - lo) * 8.0, down, nl);
+        stream_go(fn, x, (double)(hi - lo) * 8.0, down, nl, ns == 1);
     }
 }
 
@@ -577,7 +614,7 @@ static void stream_stop(flownet *fn, fn_stream *x, const fn_piece *pc)
 
 /* Every share of QP q's head piece has left the sender: it arrives after its last frame's
  * latency. The next piece becomes the head (its sending is the caller's: piece_start). */
-static void piece_done(flownet *fn, uint32_t q)
+static fn_piece *piece_pop(flownet *fn, uint32_t q)
 {
     fn_qp *fq = &fn->qps[q];
     transport *t = fn->t;
@@ -588,6 +625,13 @@ static void piece_done(flownet *fn, uint32_t q)
     t->data_packets_sent += pc->frames;
     t->sent_payload_bytes += pc->bytes;
     fn->inflight += pc->bytes;
+    return pc;
+}
+
+static void piece_done(flownet *fn, uint32_t q)
+{
+    fn_qp *fq = &fn->qps[q];
+    fn_piece *pc = piece_pop(fn, q);
     /* a QP's frames leave in order and keep it on its path: a short piece behind a long one
      * does not overtake it */
     if (pc->arrive_ps < fq->last_arrive)
@@ -602,6 +646,125 @@ static void piece_sent(flownet *fn, uint32_t q)
     piece_done(fn, q);
     if (fn->qps[q].head)
         piece_start(fn, q);
+}
+
+/*
+ * One event per message. Stream x, alone on every link of its path at a rate written down at
+ * its start (fluid.c's fast path), carries its QP's only piece: nothing can change its rate
+ * while it stays alone, and its end frees nobody (it is alone), so the picosecond its last bit
+ * leaves (fin) and its arrival are known now. Its arrival is scheduled at once and its end gets
+ * no event: the fluid flow is marked lazy (fluid.h). What stream_sent would do at fin is done
+ * later (lazy_piece_done): at the piece's arrival, or when anything reaches its QP, one of its
+ * links or the counters first — all of which is as of fin, since nothing else happened on its
+ * links meanwhile. The fluid flow itself stays on its links after that (held, rate unchanged,
+ * as if removed: it is alone and has ended) until something reaches one of them (fluid.c calls
+ * lazy_hook: it is removed then, exactly as at fin) or its QP's next piece takes the same path:
+ * that piece refills it (stream_go), which is what removing it and adding the next one would
+ * give — the links are empty but for it, so the fast path would give it the same rate, its
+ * slowest link's capacity. A ring's steps on one connection touch no link at all.
+ * Returns false (the caller schedules stream_sent) when x cannot be lazy.
+ */
+static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin)
+{
+    fn_qp *fq = &fn->qps[x->q];
+    fn_piece *pc = fq->head;
+    if (!fn->one_event || pc->next || fq->n_streams != 1 || fin >= SIM_TIME_MAX / 2 ||
+        !fluid_lazy(fn->fl, x->fid))
+        return false;
+    if (event_queued(&x->ev))
+        evq_cancel(&fn->s->q, &x->ev);
+    x->lazy = true;
+    x->end_ps = fin;
+    x->prev_last = fq->last_arrive;
+    /* piece_done's arrival, as of fin */
+    sim_time arrive = fin + x->lat_ps;
+    if (arrive < fq->last_arrive)
+        arrive = fq->last_arrive;
+    fq->last_arrive = arrive;
+    pc->arrive_ps = arrive;
+    pc->lazy = 1;
+    pc->q = x->q;
+    sim_at(fn->s, &pc->ev, arrive);
+    fn->stats.one_event++;
+    return true;
+}
+
+/* Lazy stream x's piece has left (its end_ps ≤ now): stream_sent's work as of end_ps, but for
+ * scheduling the arrival (done) and removing the fluid flow (held: lazy_release). */
+static void lazy_piece_done(flownet *fn, fn_stream *x)
+{
+    fn_qp *fq = &fn->qps[x->q];
+    fn_piece *pc = fq->head;
+    SIM_ASSERT(x->lazy && x->busy && pc && pc->lazy && x->end_ps <= fn->s->now,
+               "flow level: QP %u has no lazy piece that has left", x->q);
+    pc->lazy = 0;
+    account(fn, x, pc, x->bits);
+    x->bits = 0;
+    x->busy = false;
+    fq->busy = 0;
+    fn->live--;
+    piece_pop(fn, x->q);
+    SIM_ASSERT(!fq->head, "flow level: lazy piece of QP %u had a successor", x->q);
+}
+
+/* Held stream x's fluid flow leaves its links (as it would have at its end_ps). */
+static void lazy_release(flownet *fn, fn_stream *x)
+{
+    fluid_remove(fn->fl, x->fid, fn->s->now);
+    x->fid = FLUID_NONE;
+    x->lazy = false;
+    if (fluid_pending(fn->fl))
+        want_commit(fn);
+}
+
+/* Lazy stream x is reached. Sending: when its last bit has left it is done (lazy_piece_done),
+ * else it becomes an ordinary stream — its arrival taken back, its end scheduled, as if it had
+ * never been lazy. Then with `release` its fluid flow leaves its links (lazy_release). */
+static void stream_settle(flownet *fn, fn_stream *x, bool release)
+{
+    if (!x->lazy)
+        return;
+    if (x->busy) {
+        if (x->end_ps > fn->s->now) {
+            fn_qp *fq = &fn->qps[x->q];
+            fn_piece *pc = fq->head;
+            x->lazy = false;
+            pc->lazy = 0;
+            fluid_unlazy(fn->fl, x->fid);
+            evq_cancel(&fn->s->q, &pc->ev);
+            pc->arrive_ps = 0;
+            fq->last_arrive = x->prev_last;
+            sim_at(fn->s, &x->ev, x->end_ps);
+            fn->stats.woken++;
+            return;
+        }
+        lazy_piece_done(fn, x);
+    }
+    if (release)
+        lazy_release(fn, x);
+}
+
+/* fluid.c: a change is about to reach a link lazy flow `fid` is alone on. */
+static void lazy_hook(void *ctx, uint32_t fid)
+{
+    flownet *fn = ctx;
+    stream_settle(fn, &fn->st[fn->fid_st[fid]], true);
+}
+
+/* Every lazy stream settled and released (a fault: paths and capacities change); with
+ * `ended_only`, only the pieces that have left are done (the sampler, the end of the run:
+ * counters become current; nothing moves). */
+static void settle_all(flownet *fn, bool ended_only)
+{
+    for (uint64_t q = 0; q < fn->t->n_qps; q++) {
+        fn_stream *x = stream_of(fn, (uint32_t)q, 0);
+        if (!x->lazy)
+            continue;
+        if (!ended_only)
+            stream_settle(fn, x, true);
+        else if (x->busy && x->end_ps <= fn->s->now)
+            lazy_piece_done(fn, x);
+    }
 }
 
 static void stream_sent(void *ctx, event *ev)
@@ -649,6 +812,8 @@ static void piece_arrive(void *ctx, event *ev)
     flownet *fn = t->fn;
     msg *m = pc->m;
     (void)ctx;
+    if (pc->lazy) /* its last bit left at its stream's end_ps */
+        lazy_piece_done(fn, stream_of(fn, pc->q, 0));
     flow *f = pc->f;
     uint64_t bytes = pc->bytes;
     pool_free(&fn->pieces, pc);
@@ -724,9 +889,12 @@ void flownet_post(flownet *fn, flow *f, msg *m)
             continue;
         uint32_t q = (uint32_t)(&f->qps[i] - t->qps);
         fn_qp *fq = &fn->qps[q];
+        if (fq->head) /* a lazy head: done, or made ordinary so this piece follows it */
+            stream_settle(fn, stream_of(fn, q, 0), false);
         fn_piece *pc = pool_alloc(&fn->pieces);
         event_init(&pc->ev, piece_arrive);
         pc->next = NULL;
+        pc->lazy = 0;
         pc->m = m;
         pc->f = f;
         pc->bytes = hi - lo;
@@ -749,6 +917,7 @@ void flownet_abort(flownet *fn, flow *f)
     for (uint32_t i = 0; i < f->n_qps; i++) {
         uint32_t q = (uint32_t)(&f->qps[i] - t->qps);
         fn_qp *fq = &fn->qps[q];
+        stream_settle(fn, stream_of(fn, q, 0), true);
         for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
             fn_stream *x = stream_of(fn, q, k);
             stream_stop(fn, x, fq->head);
@@ -815,6 +984,7 @@ static bool path_valid(const flownet *fn, const fn_stream *x, uint32_t dst)
 void flownet_reroute(flownet *fn)
 {
     transport *t = fn->t;
+    settle_all(fn, false);
     fn->epoch++; /* every cached path is walked again */
     if (!fn->epoch)
         fn->epoch = 1;
@@ -862,7 +1032,7 @@ void flownet_reroute(flownet *fn)
                 }
                 continue;
             }
-            stream_go(fn, x, left, down, nl);
+            stream_go(fn, x, left, down, nl, false);
         }
         if (fq->stall_since != SIM_TIME_MAX)
             qp_unstall(fn, (uint32_t)q);
@@ -879,7 +1049,8 @@ static void flush_streams(flownet *fn)
 static void on_net_change(void *ctx)
 {
     flownet *fn = ctx;
-    flush_streams(fn); /* busy time so far at the rates it was moved at */
+    settle_all(fn, false); /* lazy streams end or become ordinary before anything moves */
+    flush_streams(fn);     /* busy time so far at the rates it was moved at */
     /* link speeds: the fluid's capacities follow the ports' */
     for (uint32_t i = 0; i < fn->n->n_ports; i++) {
         double r = (double)fn->n->ports[i]->rate_bps;
@@ -898,6 +1069,7 @@ void flownet_sync(flownet *fn)
 void flownet_finish(flownet *fn)
 {
     sim_time now = fn->s->now;
+    settle_all(fn, true); /* what has left by now is counted as sent */
     for (uint64_t q = 0; q < fn->t->n_qps; q++) {
         fn_qp *fq = &fn->qps[q];
         for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
@@ -919,7 +1091,7 @@ double flownet_qp_rate(const flownet *fn, uint32_t q)
     double r = 0;
     for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
         const fn_stream *x = &fn->st[(uint64_t)q * fn->k + k];
-        if (x->fid != FLUID_NONE)
+        if (x->fid != FLUID_NONE && !(x->lazy && (!x->busy || x->end_ps <= fn->s->now)))
             r += fluid_rate_bps(fn->fl, x->fid);
     }
     return r;
@@ -941,4 +1113,9 @@ void flownet_get_stats(const flownet *fn, flownet_stats *out)
     out->solves = fluid_solves(fn->fl);
     out->assignments = fluid_assignments(fn->fl);
     out->fast = fluid_fast(fn->fl);
+}
+
+void flownet_one_event(flownet *fn, bool on)
+{
+    fn->one_event = on && fn->k == 1;
 }

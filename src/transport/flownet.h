@@ -43,6 +43,7 @@
 #ifndef WR_TRANSPORT_FLOWNET_H
 #define WR_TRANSPORT_FLOWNET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nic.h"
@@ -83,7 +84,13 @@ typedef struct flownet_stats {
     uint64_t commits;     /* instants at which rates were recomputed */
     uint64_t reroutes;    /* flows moved to another path by a routing change */
     uint64_t max_live;    /* most fluid flows alive at once */
+    uint64_t one_event;   /* pieces whose end was not an event (lazy: flownet.c stream_lazify) */
+    uint64_t woken;       /* of those, made ordinary again before their end (an event after all) */
+    uint64_t reused;      /* fluid flows that were a held lazy flow refilled (no link touched) */
 } flownet_stats;
 void flownet_get_stats(const flownet *fn, flownet_stats *out);
+/* One event per message (on by default): off, every piece's end is an event of its own — the
+ * reference the lazy path is tested against (tests/test_flownet.c); the results are the same. */
+void flownet_one_event(flownet *fn, bool on);
 
 #endif
