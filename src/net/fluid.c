@@ -628,17 +628,7 @@ double fluid_left_bits(const fluid *f, uint32_t id, sim_time now_ps)
 sim_time fluid_finish_ps(const fluid *f, uint32_t id)
 {
     const fflow *x = &f->fl[id];
-    if (x->left_bits <= 1e-6)
-        return x->t_ps;
-    if (x->rate_bps <= 0)
-        return SIM_TIME_MAX;
-    /* the picosecond the last bit leaves: bits / rate rounded up, with a thousandth of a
-     * picosecond of slack so that an exact quotient (8e6 bits at 100 Gbps = 80 us) is not
-     * pushed one picosecond late by the division's rounding */
-    double dt = ceil(x->left_bits / x->rate_bps * 1e12 - 1e-3);
-    if (dt >= (double)(SIM_TIME_MAX - x->t_ps))
-        return SIM_TIME_MAX;
-    return x->t_ps + (sim_time)dt;
+    return fluid_finish_at(x->t_ps, x->left_bits, x->rate_bps);
 }
 
 uint32_t fluid_changed(const fluid *f, const uint32_t **ids)

@@ -51,6 +51,9 @@ typedef struct fn_stream {
     bool lazy;        /* one event: its fluid flow is lazy (fluid.h), its piece's arrival is
                        * scheduled and its last bit leaving is not (stream_settle) */
     sim_time end_ps;  /* lazy: its last bit leaves the sender */
+    double rate_bps;  /* lazy: its fluid flow's rate (unchanged while it is lazy) */
+    double start_bits;  /* lazy: the bits its flow was (re)filled with at start_ps */
+    sim_time start_ps;
     sim_time prev_last; /* lazy: its QP's last_arrive before its piece's arrival was set */
     double bits;      /* bits of its share when its fluid flow was (re)started */
     double left_bits; /* stalled: what it has left */
@@ -429,7 +432,8 @@ static inline fn_stream *stream_of(flownet *fn, uint32_t q, uint32_t k)
     return &fn->st[(uint64_t)q * fn->k + k];
 }
 
-static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin);
+static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held);
+static void lazy_fluid_sync(flownet *fn, const fn_stream *x);
 
 /* Start stream x's fluid flow of `bits` over its path (stalled without one). `may_lazy`: it
  * carries the whole of its QP's head piece, which may end with one event (stream_lazify). */
@@ -455,15 +459,19 @@ static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_
     x->stalled = false;
     if (x->lazy) {
         /* held on this very path (stream_set releases it otherwise): refilled, at the rate an
-         * add would give it (see stream_lazify) */
-        fluid_refill(fn->fl, x->fid, bits, fn->s->now);
+         * add would give it (see stream_lazify). The fluid's record of it (bits, start) is
+         * written only when something reads it (lazy_fluid_sync): the refill touches nothing
+         * of the fluid */
+        x->start_ps = fn->s->now;
+        x->start_bits = bits;
         fn->stats.reused++;
         fn->stats.fluid_flows++;
         if (++fn->live > fn->stats.max_live)
             fn->stats.max_live = fn->live;
-        sim_time fin = fluid_finish_ps(fn->fl, x->fid);
+        sim_time fin = fluid_finish_at(x->start_ps, bits, x->rate_bps);
         x->lazy = false;
-        if (!may_lazy || !stream_lazify(fn, x, fin)) {
+        if (!may_lazy || !stream_lazify(fn, x, fin, true)) {
+            lazy_fluid_sync(fn, x);
             fluid_unlazy(fn->fl, x->fid);
             sim_at(fn->s, &x->ev, fin);
         }
@@ -476,7 +484,7 @@ static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_
         /* its rate was written down without a solve (fluid.c's fast path): its finish is
          * known now; a solve at this instant reschedules it if it changes the rate */
         sim_time fin = fluid_finish_ps(fn->fl, x->fid);
-        if (may_lazy && stream_lazify(fn, x, fin))
+        if (may_lazy && stream_lazify(fn, x, fin, false))
             ;
         else if (event_queued(&x->ev))
             evq_reschedule(&fn->s->q, &x->ev, fin);
@@ -664,13 +672,19 @@ static void piece_sent(flownet *fn, uint32_t q)
  * slowest link's capacity. A ring's steps on one connection touch no link at all.
  * Returns false (the caller schedules stream_sent) when x cannot be lazy.
  */
-static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin)
+static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held)
 {
     fn_qp *fq = &fn->qps[x->q];
     fn_piece *pc = fq->head;
-    if (!fn->one_event || pc->next || fq->n_streams != 1 || fin >= SIM_TIME_MAX / 2 ||
-        !fluid_lazy(fn->fl, x->fid))
+    if (!fn->one_event || pc->next || fq->n_streams != 1 || fin >= SIM_TIME_MAX / 2)
         return false;
+    if (!held) {
+        if (!fluid_lazy(fn->fl, x->fid))
+            return false;
+        x->rate_bps = fluid_rate_bps(fn->fl, x->fid);
+        x->start_ps = fn->s->now;
+        x->start_bits = x->bits;
+    }
     if (event_queued(&x->ev))
         evq_cancel(&fn->s->q, &x->ev);
     x->lazy = true;
@@ -687,6 +701,13 @@ static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin)
     sim_at(fn->s, &pc->ev, arrive);
     fn->stats.one_event++;
     return true;
+}
+
+/* The fluid's record of lazy stream x's flow as an add (or refill) at its start would have left
+ * it — nothing but a read needs it (fluid_left_bits), or a lazy flow made ordinary. */
+static void lazy_fluid_sync(flownet *fn, const fn_stream *x)
+{
+    fluid_refill(fn->fl, x->fid, x->start_bits, x->start_ps);
 }
 
 /* Lazy stream x's piece has left (its end_ps ≤ now): stream_sent's work as of end_ps, but for
@@ -730,6 +751,7 @@ static void stream_settle(flownet *fn, fn_stream *x, bool release)
             fn_piece *pc = fq->head;
             x->lazy = false;
             pc->lazy = 0;
+            lazy_fluid_sync(fn, x);
             fluid_unlazy(fn->fl, x->fid);
             evq_cancel(&fn->s->q, &pc->ev);
             pc->arrive_ps = 0;
@@ -1076,6 +1098,8 @@ void flownet_finish(flownet *fn)
             fn_stream *x = stream_of(fn, (uint32_t)q, k);
             if (x->fid == FLUID_NONE)
                 continue;
+            if (x->lazy)
+                lazy_fluid_sync(fn, x);
             double left = fluid_left_bits(fn->fl, x->fid, now);
             account(fn, x, fq->head, x->bits - left);
             x->bits = left;
