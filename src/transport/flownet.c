@@ -14,6 +14,7 @@
 #include "flownet.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../core/alloc.h"
@@ -40,35 +41,39 @@ struct fn_piece {
     sim_time arrive_ps; /* the latest arrival over its streams so far */
 };
 
+/* Laid out for the one-event path (a message's start and end touch its first two lines): the
+ * fields every message reads or writes first, then the lazy flow's record, the event and the
+ * path (read when it is walked or flushed). Aligned to cache lines (flownet_new). */
 typedef struct fn_stream {
-    event ev; /* its fluid flow's last bit leaves the sender */
-    flownet *fn;
-    uint32_t q;   /* QP id */
-    uint32_t fid; /* fluid flow, FLUID_NONE when not sending */
-    uint8_t n_links;
-    bool busy;        /* carries a share of the head piece (sending or stalled) */
-    bool stalled;     /* its path has no route or crosses a down link */
-    bool lazy;        /* one event: its fluid flow is lazy (fluid.h), its piece's arrival is
-                       * scheduled and its last bit leaving is not (stream_settle) */
-    sim_time end_ps;  /* lazy: its last bit leaves the sender */
-    double rate_bps;  /* lazy: its fluid flow's rate (unchanged while it is lazy) */
-    double start_bits;  /* lazy: the bits its flow was (re)filled with at start_ps */
-    sim_time start_ps;
-    sim_time prev_last; /* lazy: its QP's last_arrive before its piece's arrival was set */
-    double bits;      /* bits of its share when its fluid flow was (re)started */
-    double left_bits; /* stalled: what it has left */
-    sim_time lat_ps;  /* its piece's last frame from leaving the sender to the receiver */
+    _Alignas(64) uint32_t q; /* QP id */
+    uint32_t fid;            /* fluid flow, FLUID_NONE when not sending */
     /* cache: the path walked in routing epoch `epoch` (its links below, whether one is down,
      * and for spray the paths met), and lat_ps for a piece of lat_frames / lat_last */
     uint32_t epoch, paths, lat_frames, lat_last;
+    uint8_t n_links;
+    bool busy;       /* carries a share of the head piece (sending or stalled) */
+    bool stalled;    /* its path has no route or crosses a down link */
+    bool lazy;       /* one event: its fluid flow is lazy (fluid.h), its piece's arrival is
+                      * scheduled and its last bit leaving is not (stream_settle) */
     bool down;
+    double bits;     /* bits of its share when its fluid flow was (re)started */
+    double rate_bps; /* lazy: its fluid flow's rate (unchanged while it is lazy) */
+    sim_time end_ps; /* lazy: its last bit leaves the sender */
+    sim_time lat_ps; /* its piece's last frame from leaving the sender to the receiver */
+    /* second line */
+    double start_bits;  /* lazy: the bits its flow was (re)filled with at start_ps */
+    sim_time start_ps;
+    sim_time prev_last; /* lazy: its QP's last_arrive before its piece's arrival was set */
+    /* the transport class's traffic it moved on its current path and not yet added to the
+     * links' sums (stream_flush): line bytes and the frames they stand for */
+    double acc_line, acc_frames;
+    event ev; /* its fluid flow's last bit leaves the sender */
+    flownet *fn;
+    double left_bits; /* stalled: what it has left */
     /* of the path (set with it): the links' deliver_ps summed, and their common rate (0 when
      * they differ) — a piece's latency on a uniform path needs nothing else */
     sim_time path_d;
     uint64_t path_rate;
-    /* the transport class's traffic it moved on its current path and not yet added to the
-     * links' sums (stream_flush): line bytes and the frames they stand for */
-    double acc_line, acc_frames;
     uint32_t links[FLOWNET_MAX_HOPS];
 } fn_stream;
 
@@ -77,15 +82,18 @@ typedef struct link_sum {
     double wire, frames, busy;
 } link_sum;
 
+/* One cache line (aligned: flownet_new). */
 typedef struct fn_qp {
+    _Alignas(64) fn_piece *head;
+    fn_piece *tail;       /* head: the piece being sent */
+    sim_time last_arrive; /* its latest piece's arrival: pieces arrive in order (RC) */
+    uint8_t busy;         /* streams still sending the head piece */
+    uint8_t n_streams;    /* streams the head piece uses */
+    sim_time stall_since; /* SIM_TIME_MAX when none of its streams is stalled */
+    event stall;          /* its retry budget runs out */
     flownet *fn;
-    fn_piece *head, *tail; /* head: the piece being sent */
-    sim_time last_arrive;  /* its latest piece's arrival: pieces arrive in order (RC) */
-    uint8_t busy;          /* streams still sending the head piece */
-    uint8_t n_streams;     /* streams the head piece uses */
-    sim_time stall_since;  /* SIM_TIME_MAX when none of its streams is stalled */
-    event stall;           /* its retry budget runs out */
 } fn_qp;
+_Static_assert(sizeof(fn_qp) == 64, "fn_qp is one cache line");
 
 struct flownet {
     transport *t;
@@ -98,8 +106,9 @@ struct flownet {
     bool sticky;      /* a path is kept while it works (its choice is not a function of the flow) */
     bool cache;       /* paths are a function of the routing (not of load or a draw): walk once */
     uint32_t epoch;   /* routing epoch: bumped at every net change */
-    fn_qp *qps;       /* [cap_qps] */
-    fn_stream *st;    /* [cap_qps × k] */
+    fn_qp *qps;       /* [cap_qps], cache-line aligned in qps_mem */
+    fn_stream *st;    /* [cap_qps × k], aligned in st_mem */
+    void *qps_mem, *st_mem;
     uint32_t *fid_st; /* fluid id -> stream index */
     link_sum *sums;   /* [n_ports] */
     uint64_t cap_st;
@@ -118,6 +127,15 @@ static void on_net_change(void *ctx);
 static void lazy_hook(void *ctx, uint32_t fid);
 static void stream_settle(flownet *fn, fn_stream *x, bool release);
 static void lazy_release(flownet *fn, fn_stream *x);
+
+/* Zeroed array of n elements of `size` (a multiple of 64) starting on a cache line; *mem gets
+ * the block to free. */
+static void *calloc_lines(uint64_t n, size_t size, void **mem, const char *what)
+{
+    char *p = xcalloc(1, n * size + 64, what);
+    *mem = p;
+    return p + (64 - (uintptr_t)p % 64) % 64;
+}
 
 flownet *flownet_new(transport *t)
 {
@@ -143,9 +161,9 @@ flownet *flownet_new(transport *t)
     fn->one_event = fn->k == 1;
     fluid_lazy_hook(fn->fl, lazy_hook, fn);
     uint64_t nq = t->cap_qps ? t->cap_qps : 1;
-    fn->qps = xcalloc(nq, sizeof(fn_qp), "flow-level QPs");
+    fn->qps = calloc_lines(nq, sizeof(fn_qp), &fn->qps_mem, "flow-level QPs");
     fn->cap_st = nq * fn->k;
-    fn->st = xcalloc(fn->cap_st, sizeof(fn_stream), "flow-level streams");
+    fn->st = calloc_lines(fn->cap_st, sizeof(fn_stream), &fn->st_mem, "flow-level streams");
     fn->fid_st = xmalloc(sizeof(uint32_t) * fn->cap_st, "fluid flow owners");
     fn->sums = xcalloc(fn->n->n_ports ? fn->n->n_ports : 1, sizeof(link_sum), "link sums");
     for (uint64_t q = 0; q < nq; q++) {
@@ -179,8 +197,8 @@ void flownet_free(flownet *fn)
     fluid_free(fn->fl);
     xfree(fn->fid_st);
     xfree(fn->sums);
-    xfree(fn->st);
-    xfree(fn->qps);
+    xfree(fn->st_mem);
+    xfree(fn->qps_mem);
     xfree(fn);
 }
 
@@ -358,7 +376,10 @@ static void account(flownet *fn, fn_stream *x, const fn_piece *pc, double bits)
     if (bits <= 0 || !pc->line_bytes)
         return;
     double line = bits / 8.0;
-    double frames = line * (double)pc->frames / (double)pc->line_bytes;
+    /* the whole piece (the common case): its frames, which the division gives exactly too */
+    double frames = line == (double)pc->line_bytes
+                        ? (double)pc->frames
+                        : line * (double)pc->frames / (double)pc->line_bytes;
     int c = pc->prio;
     if (c != fn->t->prio) {
         /* another traffic class (rare): straight into the ports' counters */
@@ -599,7 +620,11 @@ static void piece_start(flownet *fn, uint32_t q)
             nl = stream_path(fn, x, qq, k, buf, &links, &down, NULL);
         stream_set(fn, x, links, nl, down, pc);
         /* spray: the piece's line bytes split evenly (the first shares take the remainder) */
-        uint64_t lo = pc->line_bytes * k / ns, hi = pc->line_bytes * (k + 1) / ns;
+        uint64_t lo = 0, hi = pc->line_bytes; /* one path (the common case): no division */
+        if (ns > 1) {
+            lo = pc->line_bytes * k / ns;
+            hi = pc->line_bytes * (k + 1) / ns;
+        }
         fq->busy++;
         stream_go(fn, x, (double)(hi - lo) * 8.0, down, nl, ns == 1);
     }
