@@ -447,7 +447,6 @@ static void test_stop_in_flight(void)
     done(rf, &sf);
 }
 
-
 /* Every result of run a equals run b's: flows, jobs, bytes, and every port's counters. */
 static void same_results(const run *ra, const run *rb)
 {
@@ -499,9 +498,9 @@ static void test_lazy_join_closed_form(void)
                  "         host_link: 100Gbps, fabric_link: 100Gbps, link_latency: 1us}\n"
                  "nic: {cc: none, mtu: %u}\n"
                  "workload:\n"
-                       "  - {name: t, kind: traffic, pattern: list, flows: [\n"
-                       "      {id: 1, src: 0, dst: 1, size: 1MiB},\n"
-                       "      {id: 2, src: 2, dst: 1, size: 3MiB, start: %llups}]}\n",
+                 "  - {name: t, kind: traffic, pattern: list, flows: [\n"
+                 "      {id: 1, src: 0, dst: 1, size: 1MiB},\n"
+                 "      {id: 2, src: 2, dst: 1, size: 3MiB, start: %llups}]}\n",
                  mtu, (unsigned long long)tb);
         scenario s1, s0;
         run *r1 = go_mode(&s1, y, true), *r0 = go_mode(&s0, y, false);

@@ -51,17 +51,17 @@ typedef struct fn_stream {
      * and for spray the paths met), and lat_ps for a piece of lat_frames / lat_last */
     uint32_t epoch, paths, lat_frames, lat_last;
     uint8_t n_links;
-    bool busy;       /* carries a share of the head piece (sending or stalled) */
-    bool stalled;    /* its path has no route or crosses a down link */
-    bool lazy;       /* one event: its fluid flow is lazy (fluid.h), its piece's arrival is
-                      * scheduled and its last bit leaving is not (stream_settle) */
+    bool busy;    /* carries a share of the head piece (sending or stalled) */
+    bool stalled; /* its path has no route or crosses a down link */
+    bool lazy;    /* one event: its fluid flow is lazy (fluid.h), its piece's arrival is
+                   * scheduled and its last bit leaving is not (stream_settle) */
     bool down;
     double bits;     /* bits of its share when its fluid flow was (re)started */
     double rate_bps; /* lazy: its fluid flow's rate (unchanged while it is lazy) */
     sim_time end_ps; /* lazy: its last bit leaves the sender */
     sim_time lat_ps; /* its piece's last frame from leaving the sender to the receiver */
     /* second line */
-    double start_bits;  /* lazy: the bits its flow was (re)filled with at start_ps */
+    double start_bits; /* lazy: the bits its flow was (re)filled with at start_ps */
     sim_time start_ps;
     sim_time prev_last; /* lazy: its QP's last_arrive before its piece's arrival was set */
     /* the transport class's traffic it moved on its current path and not yet added to the
@@ -505,12 +505,12 @@ static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_
         /* its rate was written down without a solve (fluid.c's fast path): its finish is
          * known now; a solve at this instant reschedules it if it changes the rate */
         sim_time fin = fluid_finish_ps(fn->fl, x->fid);
-        if (may_lazy && stream_lazify(fn, x, fin, false))
-            ;
-        else if (event_queued(&x->ev))
-            evq_reschedule(&fn->s->q, &x->ev, fin);
-        else
-            sim_at(fn->s, &x->ev, fin);
+        if (!may_lazy || !stream_lazify(fn, x, fin, false)) {
+            if (event_queued(&x->ev))
+                evq_reschedule(&fn->s->q, &x->ev, fin);
+            else
+                sim_at(fn->s, &x->ev, fin);
+        }
     }
     fn->stats.fluid_flows++;
     if (++fn->live > fn->stats.max_live)
