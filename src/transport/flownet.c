@@ -6,6 +6,11 @@
  * FLOWNET_SPRAY_MAX when it sprays. A piece (from a pool, with its own arrival event) is the part
  * of a message one QP carries; the QP keeps its pieces in order and sends the head one.
  *
+ * One event per message. A piece alone on its links, its QP's only one, has its arrival scheduled
+ * at its start and no event for its end: its stream is lazy until something reaches it, and its
+ * ended flow is held on its path for the QP's next piece (stream_lazify, stream_settle). Off
+ * (flownet_one_event), every end is an event (stream_sent): the reference the tests compare with.
+ *
  * Batching. Everything that changes the set of fluid flows (a piece starts or finishes, a flow
  * moves or stalls) only records the change (fluid_defer); one commit event at the same instant
  * solves the union of the touched components once and reschedules the completion of every flow
