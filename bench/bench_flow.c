@@ -12,6 +12,7 @@
  * train_llama70b_16k.yaml
  *   ./build/bench_flow SCENARIO.yaml ...
  *   ./build/bench_flow compare SCENARIO.yaml
+ *   ./build/bench_flow --eager ...           every piece's end an event (the reference path)
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <stdio.h>
@@ -24,7 +25,11 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "transport/flownet.h"
+#include "transport/nic.h"
 #include "workload/run.h"
+
+static bool eager; /* --eager: every piece's end an event of its own (flownet_one_event off) */
 
 typedef struct result {
     double cpu_s;
@@ -56,6 +61,8 @@ static int bench_one(const char *path, const char *fidelity, result *out)
         scenario_free(&sc);
         return 1;
     }
+    if (eager && run_transport(r)->fn)
+        flownet_one_event(run_transport(r)->fn, false);
     double t1 = clock_s(CLOCK_MONOTONIC), c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     run_execute(r, NULL, NULL);
     double t2 = clock_s(CLOCK_MONOTONIC), c2 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
@@ -64,11 +71,13 @@ static int bench_one(const char *path, const char *fidelity, result *out)
     getrusage(RUSAGE_SELF, &ru);
     sim_time jct = st->n_jobs && st->jobs[0].completed ? st->jobs[0].jct_ps : 0;
     printf("%-26s %-6s build %7.2f s  run %8.2f s  cpu %8.2f s  peak RSS %8.1f MB  "
-           "%10.0f events  %10.0f fluid flows  %10.0f coalesced  %9.0f rate solves  %9.0f fast  %9.0f commits  JCT %.6f s%s\n",
-           sc.name, fidelity, t1 - t0, t2 - t1, c2 - c1, (double)ru.ru_maxrss / 1024.0,
-           (double)st->events, (double)st->fluid_flows, (double)st->coalesced_pieces,
-           (double)st->rate_solves, (double)st->rate_fast,
-           (double)st->rate_commits, (double)jct * 1e-12, jct ? "" : " (not completed)");
+           "%10.0f events  %10.0f fluid flows  %10.0f coalesced  %10.0f one-event  %10.0f reused  "
+           "%9.0f rate solves  %9.0f fast  %9.0f commits  JCT %llu ps%s\n",
+           sc.name, eager ? "eager" : fidelity, t1 - t0, t2 - t1, c2 - c1,
+           (double)ru.ru_maxrss / 1024.0, (double)st->events, (double)st->fluid_flows,
+           (double)st->coalesced_pieces, (double)st->one_event_pieces, (double)st->reused_flows,
+           (double)st->rate_solves, (double)st->rate_fast, (double)st->rate_commits,
+           (unsigned long long)jct, jct ? "" : " (not completed)");
     fflush(stdout);
     if (out) {
         out->cpu_s = c2 - c1;
@@ -109,6 +118,11 @@ int main(int argc, char **argv)
 {
     static const char *const defaults[] = {"train_llama70b_1024.yaml", "train_llama70b_16k.yaml"};
     int rc = 0;
+    if (argc > 1 && !strcmp(argv[1], "--eager")) {
+        eager = true;
+        argc--;
+        argv++;
+    }
     if (argc == 3 && !strcmp(argv[1], "compare")) {
         result f = {0}, p = {0};
         rc |= bench_isolated(argv[2], "flow", &f);

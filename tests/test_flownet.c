@@ -4,6 +4,8 @@
  * gives the same picosecond), the packet model's own ECMP paths, fault handling and
  * determinism.
  */
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "config/config.h"
@@ -12,6 +14,7 @@
 #include "telemetry/sampler.h"
 #include "telemetry/telemetry.h"
 #include "testlib.h"
+#include "transport/flownet.h"
 #include "transport/nic.h"
 #include "workload/run.h"
 
@@ -21,6 +24,18 @@
     "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 1, leaf_radix: 4,\n"                \
     "         host_link: 100Gbps, fabric_link: 100Gbps, link_latency: 1us}\n"                      \
     "nic: {cc: none}\n"
+
+/* The same with one event per message on or off (flownet_one_event: off is the reference). */
+static run *go_mode(scenario *sc, const char *yaml, bool one_event)
+{
+    cfg_override ov[1] = {{"sim.fidelity", "flow"}};
+    run *r = tl_start(sc, "flownet.yaml", yaml, ov, 1);
+    if (r) {
+        flownet_one_event(run_transport(r)->fn, one_event);
+        run_execute(r, NULL, NULL);
+    }
+    return r;
+}
 
 static run *go(scenario *sc, const char *yaml, const char *fid)
 {
@@ -83,8 +98,10 @@ static void test_single_flow_alpha_beta(void)
         CHECK_EQ_U64(f->jobs[0].jct_ps, p->jobs[0].jct_ps);
         CHECK_EQ_U64(f->delivered_bytes, 1000000);
         CHECK_EQ_U64(f->fidelity, FIDELITY_FLOW);
-        /* alone on an idle path: its start and end need no recomputation (fluid.c) */
-        CHECK(f->fluid_flows == 1 && f->rate_solves == 0 && f->rate_fast == 2);
+        /* alone on an idle path: its start needs no recomputation (fluid.c), and its end no
+         * event (one event per message: its arrival) */
+        CHECK(f->fluid_flows == 1 && f->rate_solves == 0 && f->rate_fast == 1);
+        CHECK_EQ_U64(f->one_event_pieces, 1);
         /* the frames the flow level counts on the sender's port are the packet model's */
         const node *h0 = run_net(rf)->hosts[0];
         const port *pf = &h0->ports[h0->net_port];
@@ -430,8 +447,149 @@ static void test_stop_in_flight(void)
     done(rf, &sf);
 }
 
+/* Every result of run a equals run b's: flows, jobs, bytes, and every port's counters. */
+static void same_results(const run *ra, const run *rb)
+{
+    const run_stats *a = run_result(ra), *b = run_result(rb);
+    CHECK_EQ_U64(a->end_ps, b->end_ps);
+    CHECK_EQ_U64(a->n_flows, b->n_flows);
+    for (uint64_t i = 0; i < a->n_flows && i < b->n_flows; i++) {
+        CHECK_EQ_U64(a->flows[i].end_ps, b->flows[i].end_ps);
+        CHECK_EQ_U64(a->flows[i].delivered_bytes, b->flows[i].delivered_bytes);
+    }
+    CHECK_EQ_U64(a->n_jobs, b->n_jobs);
+    for (uint32_t j = 0; j < a->n_jobs && j < b->n_jobs; j++) {
+        CHECK_EQ_U64(a->jobs[j].jct_ps, b->jobs[j].jct_ps);
+        CHECK_EQ_U64(a->jobs[j].completed, b->jobs[j].completed);
+    }
+    CHECK_EQ_U64(a->n_transfers, b->n_transfers);
+    for (uint64_t i = 0; i < a->n_transfers && i < b->n_transfers; i++)
+        CHECK_EQ_U64(a->transfers[i].end_ps, b->transfers[i].end_ps);
+    CHECK_EQ_U64(a->sent_bytes, b->sent_bytes);
+    CHECK_EQ_U64(a->delivered_bytes, b->delivered_bytes);
+    CHECK_EQ_U64(a->inflight_bytes, b->inflight_bytes);
+    CHECK_EQ_U64(a->fluid_flows, b->fluid_flows);
+    CHECK_EQ_U64(a->n_ports, b->n_ports);
+    for (uint32_t i = 0; i < a->n_ports && i < b->n_ports; i++) {
+        CHECK_EQ_U64(a->ports[i].tx_bytes, b->ports[i].tx_bytes);
+        CHECK_EQ_U64(a->ports[i].tx_packets, b->ports[i].tx_packets);
+        CHECK_EQ_U64(a->ports[i].tx_wire_bytes, b->ports[i].tx_wire_bytes);
+        CHECK(a->ports[i].utilization == b->ports[i].utilization);
+    }
+}
+
+/* One event per message at the edge of its exactness: flow A (h0 -> h1, 1 MiB) starts alone and
+ * is lazy (flownet.c stream_lazify); B (h2 -> h1, 3 MiB, over the spines) joins h1's link — the
+ * one A is alone on — 1 ns before A's last bit leaves, exactly then, and 1 ns after (before A's
+ * arrival). The link never idles while both have bits: before A ends, B's last bit leaves at
+ * A's alone-time plus B's alone-time, A's at twice its alone-time minus B's start; after, B
+ * runs alone. Both modes give the closed form to the picosecond, and the same counters. */
+static void test_lazy_join_closed_form(void)
+{
+    const int64_t offs[] = {-1000, 0, 1000};
+    for (int k = 0; k < 3; k++) {
+        uint32_t mtu = 4096;
+        uint64_t la = line_bytes(1 << 20, mtu), lb = line_bytes(3 << 20, mtu);
+        sim_time fa = sim_ser_time(la, 100000000000ull), fb = sim_ser_time(lb, 100000000000ull);
+        sim_time tb = (sim_time)((int64_t)fa + offs[k]);
+        char y[1024];
+        snprintf(y, sizeof y,
+                 "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 1, leaf_radix: 4,\n"
+                 "         host_link: 100Gbps, fabric_link: 100Gbps, link_latency: 1us}\n"
+                 "nic: {cc: none, mtu: %u}\n"
+                 "workload:\n"
+                 "  - {name: t, kind: traffic, pattern: list, flows: [\n"
+                 "      {id: 1, src: 0, dst: 1, size: 1MiB},\n"
+                 "      {id: 2, src: 2, dst: 1, size: 3MiB, start: %llups}]}\n",
+                 mtu, (unsigned long long)tb);
+        scenario s1, s0;
+        run *r1 = go_mode(&s1, y, true), *r0 = go_mode(&s0, y, false);
+        CHECK(r1 && r0);
+        if (r1 && r0) {
+            const run_stats *f = run_result(r1);
+            const net *n = run_net(r1);
+            sim_time lat_a = net_path_latency(n, 0, 1, max_line(1 << 20, mtu));
+            sim_time lat_b = net_path_latency(n, 2, 1, max_line(3 << 20, mtu));
+            sim_time end_a = tb < fa ? 2 * fa - tb : fa;
+            sim_time end_b = tb < fa ? fa + fb : tb + fb;
+            CHECK_EQ_U64(f->flows[0].end_ps, end_a + lat_a);
+            CHECK_EQ_U64(f->flows[1].end_ps, end_b + lat_b);
+            /* A was lazy; made ordinary when B joined before its end */
+            CHECK(f->one_event_pieces == (tb < fa ? 0u : 2u));
+            same_results(r1, r0);
+            const node *h1 = n->hosts[1];
+            const port *down = h1->ports[h1->net_port].peer; /* leaf0 -> h1 */
+            CHECK_EQ_U64(down->tx_wire_bytes, la + lb);
+        }
+        done(r1, &s1);
+        done(r0, &s0);
+    }
+}
+
+/* Random instances: one event per message against the reference (every piece's end an event)
+ * on random flows, back-to-back messages on one connection (a ring all_reduce, whose steps
+ * refill held flows), ECMP collisions on a leaf-spine, the sampler's ticks (flownet_sync), and
+ * a spine link going down and up (every lazy flow settled): every result is the same, to the
+ * picosecond and the byte. */
+static void test_one_event_random(void)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (int inst = 0; inst < 12; inst++) {
+        char y[4096];
+        int o = snprintf(y, sizeof y,
+                         "seed: %d\n"
+                         "fabric: {preset: leaf-spine, servers: 8, gpus_per_server: 2,\n"
+                         "         leaf_radix: 8, host_link: 100Gbps, fabric_link: 100Gbps}\n"
+                         "nic: {cc: none}\n"
+                         "%s"
+                         "workload:\n"
+                         "  - {name: ar, kind: collective, op: all_reduce, size: %dKiB,\n"
+                         "     chunk: 64KiB, iterations: 2}\n"
+                         "  - {name: t, kind: traffic, pattern: list, flows: [\n",
+                         inst + 1, inst % 3 == 1 ? "telemetry: {sample_interval: 7us}\n" : "",
+                         256 << (inst % 4));
+        for (int i = 0; i < 14; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t r = (uint32_t)(seed >> 33);
+            uint32_t src = r % 16, dst = (src + 1 + (r >> 4) % 15) % 16;
+            uint32_t kb = 4u << ((r >> 8) % 10);
+            uint32_t start = (r >> 12) % 300;
+            if (i > 2 && (r >> 20) % 3 == 0)
+                o += snprintf(y + o, sizeof y - (size_t)o,
+                              "      {id: %d, src: %u, dst: %u, size: %uKiB, after: [%d]},\n",
+                              i + 1, src, dst, kb, (int)((r >> 22) % (uint32_t)i) + 1);
+            else
+                o += snprintf(y + o, sizeof y - (size_t)o,
+                              "      {id: %d, src: %u, dst: %u, size: %uKiB, start: %uus},\n",
+                              i + 1, src, dst, kb, start);
+        }
+        o += snprintf(y + o, sizeof y - (size_t)o, "    ]}\n");
+        if (inst % 4 == 2)
+            snprintf(y + o, sizeof y - (size_t)o,
+                     "faults:\n"
+                     "  - {at: %dus, kind: link-down, link: leaf0-spine%d}\n"
+                     "  - {at: %dus, kind: link-up, link: leaf0-spine%d}\n",
+                     40 + inst, inst % 2, 90 + inst, inst % 2);
+        scenario s1, s0;
+        run *r1 = go_mode(&s1, y, true), *r0 = go_mode(&s0, y, false);
+        CHECK(r1 && r0);
+        if (r1 && r0) {
+            const run_stats *a = run_result(r1);
+            CHECK(a->jobs[0].completed && a->jobs[1].completed);
+            /* not vacuous: messages ended with one event, and held flows were refilled */
+            CHECK(a->one_event_pieces > 0 && a->reused_flows > 0);
+            CHECK_EQ_U64(run_result(r0)->one_event_pieces, 0);
+            same_results(r1, r0);
+        }
+        done(r1, &s1);
+        done(r0, &s0);
+    }
+}
+
 int main(void)
 {
+    TEST_RUN(test_lazy_join_closed_form);
+    TEST_RUN(test_one_event_random);
     TEST_RUN(test_single_flow_alpha_beta);
     TEST_RUN(test_maxmin_shared_bottleneck);
     TEST_RUN(test_incast_thirds);

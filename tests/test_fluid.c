@@ -6,6 +6,7 @@
  * with incremental results equal to a solve from scratch.
  */
 #include <math.h>
+#include <stdbool.h>
 
 #include "core/rng.h"
 #include "net/fluid.h"
@@ -221,11 +222,105 @@ static void random_instances(bool deferred)
         CHECK_EQ_U64(fast, 0);
 }
 
+/* A removal recorded for the commit (another change of the instant is pending) whose component
+ * has no flow left is never solved: its link must still read empty. X (1 MB) runs at 30 Gbps,
+ * the capacity of link 1, on link 0 (100 Gbps) and link 1; at t = 1 us link 2's capacity
+ * changes (pending) and X ends (deferred too); the commit finds no flow to solve. A flow Z
+ * alone on link 0 at t = 2 us gets its 100 Gbps (before the fix: the 70 X's stale load left). */
+static void test_empty_link_reads_empty(void)
+{
+    const double cap[] = {100 * G, 30 * G, 10 * G};
+    fluid *f = fluid_new(3, cap);
+    fluid_defer(f, true);
+    const uint32_t x_links[] = {0, 1}, l0 = 0;
+    uint32_t x = fluid_add(f, x_links, 2, 1000000, 0);
+    fluid_commit(f, 0);
+    CHECK(near(fluid_rate_bps(f, x), 30 * G));
+    fluid_set_cap(f, 2, 20 * G, SIM_US);
+    fluid_remove(f, x, SIM_US);
+    CHECK(fluid_commit(f, SIM_US));
+    uint32_t z = fluid_add(f, &l0, 1, 1000000, 2 * SIM_US);
+    fluid_commit(f, 2 * SIM_US);
+    CHECK(near(fluid_rate_bps(f, z), 100 * G));
+    CHECK_EQ_U64(fluid_finish_ps(f, z), 2 * SIM_US + 80 * SIM_US);
+    fluid_free(f);
+}
+
+/* Lazy flows (fluid.h): a flow alone on its links may be marked lazy; a change reaching one of
+ * its links calls the hook first, which must settle it. */
+typedef struct lazy_log {
+    fluid *f;
+    uint32_t calls, last;
+    sim_time now;
+    bool remove; /* the hook removes (its finish has passed), else makes it ordinary */
+} lazy_log;
+
+static void lazy_settle(void *ctx, uint32_t id)
+{
+    lazy_log *lg = ctx;
+    lg->calls++;
+    lg->last = id;
+    if (lg->remove)
+        fluid_remove(lg->f, id, lg->now);
+    else
+        fluid_unlazy(lg->f, id);
+}
+
+static void test_lazy_hook(void)
+{
+    const double cap[] = {100 * G, 40 * G, 100 * G};
+    fluid *f = fluid_new(3, cap);
+    lazy_log lg = {f, 0, 0, 0, false};
+    fluid_defer(f, true);
+    fluid_lazy_hook(f, lazy_settle, &lg);
+    const uint32_t a_links[] = {0, 1}, l1 = 1, l2 = 2;
+    uint32_t a = fluid_add(f, a_links, 2, 1000000, 0);
+    CHECK(near(fluid_rate_bps(f, a), 40 * G)); /* fast path: its slowest link */
+    CHECK(fluid_lazy(f, a) && fluid_is_lazy(f, a));
+    /* a flow elsewhere does not reach it */
+    uint32_t c = fluid_add(f, &l2, 1, 1000, 0);
+    CHECK_EQ_U64(lg.calls, 0);
+    CHECK(!fluid_lazy(f, c) || fluid_is_lazy(f, c));
+    /* a flow joining link 1 at 100 us (a ends at 200 us): a is made ordinary, then shares */
+    lg.now = 100 * SIM_US;
+    uint32_t b = fluid_add(f, &l1, 1, 1000000, 100 * SIM_US);
+    CHECK_EQ_U64(lg.calls, 1);
+    CHECK_EQ_U64(lg.last, a);
+    CHECK(!fluid_is_lazy(f, a));
+    fluid_commit(f, 100 * SIM_US);
+    CHECK(near(fluid_rate_bps(f, a), 20 * G) && near(fluid_rate_bps(f, b), 20 * G));
+    /* 4e6 bits left at 20 Gbps: 200 us more */
+    CHECK_EQ_U64(fluid_finish_ps(f, a), 300 * SIM_US);
+    /* shared: it cannot be lazy */
+    CHECK(!fluid_lazy(f, a));
+    fluid_remove(f, b, 100 * SIM_US);
+    fluid_commit(f, 100 * SIM_US);
+    CHECK(fluid_lazy(f, a));
+    /* ended lazy a is removed by the hook at 500 us: z alone on link 0 gets all of it */
+    lg.remove = true;
+    lg.now = 500 * SIM_US;
+    const uint32_t l0 = 0;
+    uint32_t z = fluid_add(f, &l0, 1, 1000000, 500 * SIM_US);
+    CHECK_EQ_U64(lg.calls, 2);
+    CHECK(near(fluid_rate_bps(f, z), 100 * G));
+    CHECK(near(fluid_link_load_bps(f, 1), 0));
+    /* a capacity change reaches a lazy flow too */
+    CHECK(fluid_lazy(f, z));
+    lg.remove = false;
+    fluid_set_cap(f, 0, 50 * G, 510 * SIM_US);
+    CHECK_EQ_U64(lg.calls, 3);
+    fluid_commit(f, 510 * SIM_US);
+    CHECK(near(fluid_rate_bps(f, z), 50 * G));
+    fluid_free(f);
+}
+
 static void test_random_instances(void) { random_instances(false); }
 static void test_random_instances_fast_paths(void) { random_instances(true); }
 
 int main(void)
 {
+    TEST_RUN(test_empty_link_reads_empty);
+    TEST_RUN(test_lazy_hook);
     TEST_RUN(test_one_link_shared);
     TEST_RUN(test_two_bottlenecks);
     TEST_RUN(test_shared_bottleneck_different_paths);

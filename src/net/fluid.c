@@ -32,6 +32,7 @@ typedef struct fflow {
     double left_bits; /* at t_ps */
     sim_time t_ps;
     uint8_t live, frozen;
+    uint8_t lazy; /* ends by itself at its finish (fluid_lazy): alone on each of its links */
 } fflow;
 
 typedef struct flist {
@@ -51,6 +52,7 @@ typedef struct flink {
     double maxr; /* at least the largest rate of its flows (exact after a solve) */
     lent *e;     /* the live flows crossing it */
     uint32_t n, n_cap;
+    uint32_t lazy1; /* 1 + the lazy flow alone on it (fluid_lazy), 0 when none */
 } flink;
 
 struct fluid {
@@ -77,6 +79,8 @@ struct fluid {
     uint64_t solves, assigns;
     uint64_t fast; /* adds and removes that needed no solve */
     bool no_fast;  /* fast paths off (fluid_fast_paths) */
+    fluid_lazy_fn *on_lazy; /* a change reaches a lazy flow's link: its owner settles it */
+    void *lazy_ctx;
 };
 
 static void lpush(flink *l, uint32_t id, uint32_t j)
@@ -173,6 +177,8 @@ static void walk(fluid *f, const uint32_t *seed, uint32_t n_seed)
             fflow *x = &f->fl[on->e[k].id];
             if (x->mark == f->epoch)
                 continue;
+            /* a lazy flow is alone on its links, and every change to them settles it first */
+            SIM_ASSERT(!x->lazy, "fluid: solve reached lazy flow %u", on->e[k].id);
             x->mark = f->epoch;
             push(&f->comp_flows, on->e[k].id);
             for (uint32_t j = 0; j < x->n_links; j++)
@@ -360,9 +366,21 @@ bool fluid_pending(const fluid *f)
     return f->pending.n != 0;
 }
 
+/* A change is about to reach link l: the lazy flow alone on it (if any) is settled by its owner
+ * first (ended: removed as of its finish; still sending: an ordinary flow again). */
+static inline void settle(fluid *f, uint32_t l)
+{
+    if (f->lk[l].lazy1) {
+        SIM_ASSERT(f->on_lazy, "fluid: lazy flow %u without a hook", f->lk[l].lazy1 - 1);
+        f->on_lazy(f->lazy_ctx, f->lk[l].lazy1 - 1);
+        SIM_ASSERT(!f->lk[l].lazy1, "fluid: lazy flow %u not settled", f->lk[l].lazy1 - 1);
+    }
+}
+
 void fluid_set_cap(fluid *f, uint32_t l, double cap_bps, sim_time now_ps)
 {
     SIM_ASSERT(l < f->n_links && cap_bps > 0, "fluid link %u capacity %g bps", l, cap_bps);
+    settle(f, l);
     f->lk[l].cap = cap_bps;
     changed(f, &l, 1, now_ps);
 }
@@ -457,6 +475,10 @@ uint32_t fluid_add_bits(fluid *f, const uint32_t *links, uint32_t n_links, doubl
                         sim_time now_ps)
 {
     SIM_ASSERT(n_links > 0 && bits > 0, "fluid flow of %g bits over %u links", bits, n_links);
+    for (uint32_t j = 0; j < n_links; j++) {
+        SIM_ASSERT(links[j] < f->n_links, "fluid link %u of %u", links[j], f->n_links);
+        settle(f, links[j]);
+    }
     uint32_t id;
     if (f->n_free)
         id = f->free_ids[--f->n_free];
@@ -485,8 +507,8 @@ uint32_t fluid_add_bits(fluid *f, const uint32_t *links, uint32_t n_links, doubl
     x->t_ps = now_ps;
     x->live = 1;
     x->frozen = 0;
+    x->lazy = 0;
     for (uint32_t j = 0; j < n_links; j++) {
-        SIM_ASSERT(links[j] < f->n_links, "fluid link %u of %u", links[j], f->n_links);
         x->lidx[j] = f->lk[links[j]].n;
         lpush(&f->lk[links[j]], id, j);
     }
@@ -500,6 +522,11 @@ void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
 {
     SIM_ASSERT(id < f->n_fl && f->fl[id].live, "fluid flow %u is not live", id);
     fflow *x = &f->fl[id];
+    if (x->lazy) {
+        x->lazy = 0;
+        for (uint32_t j = 0; j < x->n_links; j++)
+            f->lk[x->links[j]].lazy1 = 0;
+    }
     advance(x, now_ps);
     bool fast = fast_remove(f, x);
     if (fast) {
@@ -520,8 +547,14 @@ void fluid_remove(fluid *f, uint32_t id, sim_time now_ps)
         flink *on = &f->lk[x->links[j]];
         uint32_t k = x->lidx[j];
         lent last = on->e[--on->n];
-        if (!on->n)
-            f->lk[x->links[j]].maxr = 0;
+        if (!on->n) {
+            /* an empty link carries nothing, whatever the path of this removal: a removal
+             * recorded for the commit (deferred, not fast) whose component turns out to have
+             * no flow left is never solved, and its links kept the load of the flows that had
+             * left — a later flow alone on the link was given only what that load left */
+            on->maxr = 0;
+            on->load = 0;
+        }
         if (k == on->n)
             continue;
         on->e[k] = last;
@@ -541,6 +574,43 @@ void fluid_refill(fluid *f, uint32_t id, double bits, sim_time now_ps)
     x->left_bits = bits;
 }
 
+void fluid_lazy_hook(fluid *f, fluid_lazy_fn *fn, void *ctx)
+{
+    f->on_lazy = fn;
+    f->lazy_ctx = ctx;
+}
+
+bool fluid_lazy(fluid *f, uint32_t id)
+{
+    SIM_ASSERT(id < f->n_fl && f->fl[id].live, "fluid flow %u is not live", id);
+    fflow *x = &f->fl[id];
+    if (x->lazy)
+        return true; /* still alone: every change to its links would have settled it */
+    if (!f->on_lazy || !f->defer || f->no_fast || x->rate_bps <= 0)
+        return false;
+    for (uint32_t j = 0; j < x->n_links; j++)
+        if (f->lk[x->links[j]].n != 1)
+            return false;
+    x->lazy = 1;
+    for (uint32_t j = 0; j < x->n_links; j++)
+        f->lk[x->links[j]].lazy1 = id + 1;
+    return true;
+}
+
+void fluid_unlazy(fluid *f, uint32_t id)
+{
+    fflow *x = &f->fl[id];
+    SIM_ASSERT(id < f->n_fl && x->live && x->lazy, "fluid flow %u is not lazy", id);
+    x->lazy = 0;
+    for (uint32_t j = 0; j < x->n_links; j++)
+        f->lk[x->links[j]].lazy1 = 0;
+}
+
+bool fluid_is_lazy(const fluid *f, uint32_t id)
+{
+    return f->fl[id].lazy != 0;
+}
+
 double fluid_rate_bps(const fluid *f, uint32_t id)
 {
     return f->fl[id].rate_bps;
@@ -558,17 +628,7 @@ double fluid_left_bits(const fluid *f, uint32_t id, sim_time now_ps)
 sim_time fluid_finish_ps(const fluid *f, uint32_t id)
 {
     const fflow *x = &f->fl[id];
-    if (x->left_bits <= 1e-6)
-        return x->t_ps;
-    if (x->rate_bps <= 0)
-        return SIM_TIME_MAX;
-    /* the picosecond the last bit leaves: bits / rate rounded up, with a thousandth of a
-     * picosecond of slack so that an exact quotient (8e6 bits at 100 Gbps = 80 us) is not
-     * pushed one picosecond late by the division's rounding */
-    double dt = ceil(x->left_bits / x->rate_bps * 1e12 - 1e-3);
-    if (dt >= (double)(SIM_TIME_MAX - x->t_ps))
-        return SIM_TIME_MAX;
-    return x->t_ps + (sim_time)dt;
+    return fluid_finish_at(x->t_ps, x->left_bits, x->rate_bps);
 }
 
 uint32_t fluid_changed(const fluid *f, const uint32_t **ids)

@@ -24,6 +24,7 @@
 #ifndef WR_NET_FLUID_H
 #define WR_NET_FLUID_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -70,11 +71,46 @@ void fluid_fast_paths(fluid *f, bool on);
 bool fluid_commit(fluid *f, sim_time now_ps);
 bool fluid_pending(const fluid *f);
 
+/*
+ * Lazy flows (one event per message in the flow-level network). A flow alone on every one of
+ * its links, running at a rate nothing can change while it stays alone, ends at
+ * fluid_finish_ps exactly as it would if removed then: its removal frees nobody (fluid_remove's
+ * fast path) and no rate depends on it. fluid_lazy marks it so (true) when that holds now; its
+ * owner need not remove it at its finish but may do it any time later (fluid_remove at a later
+ * now_ps leaves the engine as a removal at the finish would: the links it was alone on become
+ * empty). Before any change reaches one of its links — a flow added over it, a capacity change
+ * — the engine calls the hook with its id, and the hook must settle it: fluid_remove when its
+ * finish has passed, or fluid_unlazy (an ordinary flow again: its owner schedules its finish).
+ * A solve never reaches a lazy flow (asserted): every change to its links settles it first.
+ */
+typedef void fluid_lazy_fn(void *ctx, uint32_t id);
+void fluid_lazy_hook(fluid *f, fluid_lazy_fn *fn, void *ctx);
+/* Marks flow `id` lazy when it is alone on each of its links at a rate > 0 (deferred mode with
+ * fast paths on, a hook set); returns whether it did. */
+bool fluid_lazy(fluid *f, uint32_t id);
+void fluid_unlazy(fluid *f, uint32_t id);
+bool fluid_is_lazy(const fluid *f, uint32_t id);
+
 /* The flow's current rate (bits/s) and the bits it had left at its last update. */
 double fluid_rate_bps(const fluid *f, uint32_t id);
 double fluid_left_bits(const fluid *f, uint32_t id, sim_time now_ps);
 /* The picosecond at which the flow completes at its current rate (SIM_TIME_MAX at rate 0). */
 sim_time fluid_finish_ps(const fluid *f, uint32_t id);
+/* The same for `bits` left at t_ps at rate_bps (what fluid_finish_ps computes): the picosecond
+ * the last bit leaves, bits / rate rounded up, with a thousandth of a picosecond of slack so
+ * that an exact quotient (8e6 bits at 100 Gbps = 80 us) is not pushed one picosecond late by
+ * the division's rounding. */
+static inline sim_time fluid_finish_at(sim_time t_ps, double bits, double rate_bps)
+{
+    if (bits <= 1e-6)
+        return t_ps;
+    if (rate_bps <= 0)
+        return SIM_TIME_MAX;
+    double dt = ceil(bits / rate_bps * 1e12 - 1e-3);
+    if (dt >= (double)(SIM_TIME_MAX - t_ps))
+        return SIM_TIME_MAX;
+    return t_ps + (sim_time)dt;
+}
 
 /* Flows whose rates the last solve changed (new flows included), and their ids: the caller
  * reschedules their completions. A flow of the solved component whose rate came out the same

@@ -478,6 +478,8 @@ static void write_flow_level(jsonw *w, const run_stats *st)
     key_u64(w, "rate_commits", st->rate_commits);
     key_u64(w, "reroutes", st->flow_reroutes);
     key_u64(w, "max_live_flows", st->fluid_max_live);
+    key_u64(w, "one_event_pieces", st->one_event_pieces);
+    key_u64(w, "reused_flows", st->reused_flows);
     jsonw_key(w, "not_modelled");
     jsonw_arr_begin(w);
     for (int i = 0; NOT_MODELLED[i]; i++)

@@ -6,6 +6,11 @@
  * FLOWNET_SPRAY_MAX when it sprays. A piece (from a pool, with its own arrival event) is the part
  * of a message one QP carries; the QP keeps its pieces in order and sends the head one.
  *
+ * One event per message. A piece alone on its links, its QP's only one, has its arrival scheduled
+ * at its start and no event for its end: its stream is lazy until something reaches it, and its
+ * ended flow is held on its path for the QP's next piece (stream_lazify, stream_settle). Off
+ * (flownet_one_event), every end is an event (stream_sent): the reference the tests compare with.
+ *
  * Batching. Everything that changes the set of fluid flows (a piece starts or finishes, a flow
  * moves or stalls) only records the change (fluid_defer); one commit event at the same instant
  * solves the union of the touched components once and reschedules the completion of every flow
@@ -14,6 +19,7 @@
 #include "flownet.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../core/alloc.h"
@@ -35,31 +41,44 @@ struct fn_piece {
     uint32_t frames;
     uint32_t last_line; /* line bytes of its last frame */
     uint8_t prio;       /* its flow's traffic class (kept here: the flow is cold by its end) */
+    uint8_t lazy;       /* its stream is lazy: its arrival is scheduled, its end is not */
+    uint32_t q;         /* its QP */
     sim_time arrive_ps; /* the latest arrival over its streams so far */
 };
 
+/* Laid out for the one-event path (a message's start and end touch its first two lines): the
+ * fields every message reads or writes first, then the lazy flow's record, the event and the
+ * path (read when it is walked or flushed). Aligned to cache lines (flownet_new). */
 typedef struct fn_stream {
-    event ev; /* its fluid flow's last bit leaves the sender */
-    flownet *fn;
-    uint32_t q;   /* QP id */
-    uint32_t fid; /* fluid flow, FLUID_NONE when not sending */
-    uint8_t n_links;
-    bool busy;        /* carries a share of the head piece (sending or stalled) */
-    bool stalled;     /* its path has no route or crosses a down link */
-    double bits;      /* bits of its share when its fluid flow was (re)started */
-    double left_bits; /* stalled: what it has left */
-    sim_time lat_ps;  /* its piece's last frame from leaving the sender to the receiver */
+    _Alignas(64) uint32_t q; /* QP id */
+    uint32_t fid;            /* fluid flow, FLUID_NONE when not sending */
     /* cache: the path walked in routing epoch `epoch` (its links below, whether one is down,
      * and for spray the paths met), and lat_ps for a piece of lat_frames / lat_last */
     uint32_t epoch, paths, lat_frames, lat_last;
+    uint8_t n_links;
+    bool busy;    /* carries a share of the head piece (sending or stalled) */
+    bool stalled; /* its path has no route or crosses a down link */
+    bool lazy;    /* one event: its fluid flow is lazy (fluid.h), its piece's arrival is
+                   * scheduled and its last bit leaving is not (stream_settle) */
     bool down;
+    double bits;     /* bits of its share when its fluid flow was (re)started */
+    double rate_bps; /* lazy: its fluid flow's rate (unchanged while it is lazy) */
+    sim_time end_ps; /* lazy: its last bit leaves the sender */
+    sim_time lat_ps; /* its piece's last frame from leaving the sender to the receiver */
+    /* second line */
+    double start_bits; /* lazy: the bits its flow was (re)filled with at start_ps */
+    sim_time start_ps;
+    sim_time prev_last; /* lazy: its QP's last_arrive before its piece's arrival was set */
+    /* the transport class's traffic it moved on its current path and not yet added to the
+     * links' sums (stream_flush): line bytes and the frames they stand for */
+    double acc_line, acc_frames;
+    event ev; /* its fluid flow's last bit leaves the sender */
+    flownet *fn;
+    double left_bits; /* stalled: what it has left */
     /* of the path (set with it): the links' deliver_ps summed, and their common rate (0 when
      * they differ) — a piece's latency on a uniform path needs nothing else */
     sim_time path_d;
     uint64_t path_rate;
-    /* the transport class's traffic it moved on its current path and not yet added to the
-     * links' sums (stream_flush): line bytes and the frames they stand for */
-    double acc_line, acc_frames;
     uint32_t links[FLOWNET_MAX_HOPS];
 } fn_stream;
 
@@ -68,15 +87,18 @@ typedef struct link_sum {
     double wire, frames, busy;
 } link_sum;
 
+/* One cache line (aligned: flownet_new). */
 typedef struct fn_qp {
+    _Alignas(64) fn_piece *head;
+    fn_piece *tail;       /* head: the piece being sent */
+    sim_time last_arrive; /* its latest piece's arrival: pieces arrive in order (RC) */
+    uint8_t busy;         /* streams still sending the head piece */
+    uint8_t n_streams;    /* streams the head piece uses */
+    sim_time stall_since; /* SIM_TIME_MAX when none of its streams is stalled */
+    event stall;          /* its retry budget runs out */
     flownet *fn;
-    fn_piece *head, *tail; /* head: the piece being sent */
-    sim_time last_arrive;  /* its latest piece's arrival: pieces arrive in order (RC) */
-    uint8_t busy;          /* streams still sending the head piece */
-    uint8_t n_streams;     /* streams the head piece uses */
-    sim_time stall_since;  /* SIM_TIME_MAX when none of its streams is stalled */
-    event stall;           /* its retry budget runs out */
 } fn_qp;
+_Static_assert(sizeof(fn_qp) == 64, "fn_qp is one cache line");
 
 struct flownet {
     transport *t;
@@ -85,11 +107,13 @@ struct flownet {
     fluid *fl;
     uint32_t k; /* streams per QP */
     bool spray, adaptive;
+    bool one_event;   /* lazy streams allowed (flownet_one_event) */
     bool sticky;      /* a path is kept while it works (its choice is not a function of the flow) */
     bool cache;       /* paths are a function of the routing (not of load or a draw): walk once */
     uint32_t epoch;   /* routing epoch: bumped at every net change */
-    fn_qp *qps;       /* [cap_qps] */
-    fn_stream *st;    /* [cap_qps × k] */
+    fn_qp *qps;       /* [cap_qps], cache-line aligned in qps_mem */
+    fn_stream *st;    /* [cap_qps × k], aligned in st_mem */
+    void *qps_mem, *st_mem;
     uint32_t *fid_st; /* fluid id -> stream index */
     link_sum *sums;   /* [n_ports] */
     uint64_t cap_st;
@@ -105,6 +129,18 @@ static void piece_arrive(void *ctx, event *ev);
 static void commit_fire(void *ctx, event *ev);
 static void qp_stall_fire(void *ctx, event *ev);
 static void on_net_change(void *ctx);
+static void lazy_hook(void *ctx, uint32_t fid);
+static void stream_settle(flownet *fn, fn_stream *x, bool release);
+static void lazy_release(flownet *fn, fn_stream *x);
+
+/* Zeroed array of n elements of `size` (a multiple of 64) starting on a cache line; *mem gets
+ * the block to free. */
+static void *calloc_lines(uint64_t n, size_t size, void **mem, const char *what)
+{
+    char *p = xcalloc(1, n * size + 64, what);
+    *mem = p;
+    return p + (64 - (uintptr_t)p % 64) % 64;
+}
 
 flownet *flownet_new(transport *t)
 {
@@ -127,10 +163,12 @@ flownet *flownet_new(transport *t)
     xfree(cap);
     fluid_defer(fn->fl, true);
     fluid_fast_paths(fn->fl, !fn->adaptive);
+    fn->one_event = fn->k == 1;
+    fluid_lazy_hook(fn->fl, lazy_hook, fn);
     uint64_t nq = t->cap_qps ? t->cap_qps : 1;
-    fn->qps = xcalloc(nq, sizeof(fn_qp), "flow-level QPs");
+    fn->qps = calloc_lines(nq, sizeof(fn_qp), &fn->qps_mem, "flow-level QPs");
     fn->cap_st = nq * fn->k;
-    fn->st = xcalloc(fn->cap_st, sizeof(fn_stream), "flow-level streams");
+    fn->st = calloc_lines(fn->cap_st, sizeof(fn_stream), &fn->st_mem, "flow-level streams");
     fn->fid_st = xmalloc(sizeof(uint32_t) * fn->cap_st, "fluid flow owners");
     fn->sums = xcalloc(fn->n->n_ports ? fn->n->n_ports : 1, sizeof(link_sum), "link sums");
     for (uint64_t q = 0; q < nq; q++) {
@@ -164,8 +202,8 @@ void flownet_free(flownet *fn)
     fluid_free(fn->fl);
     xfree(fn->fid_st);
     xfree(fn->sums);
-    xfree(fn->st);
-    xfree(fn->qps);
+    xfree(fn->st_mem);
+    xfree(fn->qps_mem);
     xfree(fn);
 }
 
@@ -343,7 +381,10 @@ static void account(flownet *fn, fn_stream *x, const fn_piece *pc, double bits)
     if (bits <= 0 || !pc->line_bytes)
         return;
     double line = bits / 8.0;
-    double frames = line * (double)pc->frames / (double)pc->line_bytes;
+    /* the whole piece (the common case): its frames, which the division gives exactly too */
+    double frames = line == (double)pc->line_bytes
+                        ? (double)pc->frames
+                        : line * (double)pc->frames / (double)pc->line_bytes;
     int c = pc->prio;
     if (c != fn->t->prio) {
         /* another traffic class (rare): straight into the ports' counters */
@@ -417,8 +458,12 @@ static inline fn_stream *stream_of(flownet *fn, uint32_t q, uint32_t k)
     return &fn->st[(uint64_t)q * fn->k + k];
 }
 
-/* Start stream x's fluid flow of `bits` over its path (stalled without one). */
-static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_t nl)
+static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held);
+static void lazy_fluid_sync(flownet *fn, const fn_stream *x);
+
+/* Start stream x's fluid flow of `bits` over its path (stalled without one). `may_lazy`: it
+ * carries the whole of its QP's head piece, which may end with one event (stream_lazify). */
+static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_t nl, bool may_lazy)
 {
     fn_qp *fq = &fn->qps[x->q];
     x->busy = true;
@@ -438,16 +483,39 @@ static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_
         return;
     }
     x->stalled = false;
+    if (x->lazy) {
+        /* held on this very path (stream_set releases it otherwise): refilled, at the rate an
+         * add would give it (see stream_lazify). The fluid's record of it (bits, start) is
+         * written only when something reads it (lazy_fluid_sync): the refill touches nothing
+         * of the fluid */
+        x->start_ps = fn->s->now;
+        x->start_bits = bits;
+        fn->stats.reused++;
+        fn->stats.fluid_flows++;
+        if (++fn->live > fn->stats.max_live)
+            fn->stats.max_live = fn->live;
+        sim_time fin = fluid_finish_at(x->start_ps, bits, x->rate_bps);
+        x->lazy = false;
+        if (!may_lazy || !stream_lazify(fn, x, fin, true)) {
+            lazy_fluid_sync(fn, x);
+            fluid_unlazy(fn->fl, x->fid);
+            sim_at(fn->s, &x->ev, fin);
+        }
+        return;
+    }
     x->fid = fluid_add_bits(fn->fl, x->links, nl, bits, fn->s->now);
     SIM_ASSERT(x->fid < fn->cap_st, "fluid id %u of %llu", x->fid, (unsigned long long)fn->cap_st);
     fn->fid_st[x->fid] = (uint32_t)(x - fn->st);
     if (fluid_rate_bps(fn->fl, x->fid) > 0) {
         /* its rate was written down without a solve (fluid.c's fast path): its finish is
          * known now; a solve at this instant reschedules it if it changes the rate */
-        if (event_queued(&x->ev))
-            evq_reschedule(&fn->s->q, &x->ev, fluid_finish_ps(fn->fl, x->fid));
-        else
-            sim_at(fn->s, &x->ev, fluid_finish_ps(fn->fl, x->fid));
+        sim_time fin = fluid_finish_ps(fn->fl, x->fid);
+        if (!may_lazy || !stream_lazify(fn, x, fin, false)) {
+            if (event_queued(&x->ev))
+                evq_reschedule(&fn->s->q, &x->ev, fin);
+            else
+                sim_at(fn->s, &x->ev, fin);
+        }
     }
     fn->stats.fluid_flows++;
     if (++fn->live > fn->stats.max_live)
@@ -496,8 +564,11 @@ static void stream_set(flownet *fn, fn_stream *x, const uint32_t *links, uint32_
      * another of the same length) */
     bool same = x->epoch == fn->epoch && x->n_links == nl &&
                 (links == x->links || memcmp(links, x->links, sizeof(uint32_t) * nl) == 0);
-    if (!same)
+    if (!same) {
         stream_flush(fn, x); /* its traffic so far belongs to its old path */
+        if (x->lazy)
+            lazy_release(fn, x); /* held on its old path */
+    }
     if (links != x->links)
         memcpy(x->links, links, sizeof(uint32_t) * nl);
     x->n_links = (uint8_t)nl;
@@ -554,9 +625,13 @@ static void piece_start(flownet *fn, uint32_t q)
             nl = stream_path(fn, x, qq, k, buf, &links, &down, NULL);
         stream_set(fn, x, links, nl, down, pc);
         /* spray: the piece's line bytes split evenly (the first shares take the remainder) */
-        uint64_t lo = pc->line_bytes * k / ns, hi = pc->line_bytes * (k + 1) / ns;
+        uint64_t lo = 0, hi = pc->line_bytes; /* one path (the common case): no division */
+        if (ns > 1) {
+            lo = pc->line_bytes * k / ns;
+            hi = pc->line_bytes * (k + 1) / ns;
+        }
         fq->busy++;
-        stream_go(fn, x, (double)(hi - lo) * 8.0, down, nl);
+        stream_go(fn, x, (double)(hi - lo) * 8.0, down, nl, ns == 1);
     }
 }
 
@@ -577,7 +652,7 @@ static void stream_stop(flownet *fn, fn_stream *x, const fn_piece *pc)
 
 /* Every share of QP q's head piece has left the sender: it arrives after its last frame's
  * latency. The next piece becomes the head (its sending is the caller's: piece_start). */
-static void piece_done(flownet *fn, uint32_t q)
+static fn_piece *piece_pop(flownet *fn, uint32_t q)
 {
     fn_qp *fq = &fn->qps[q];
     transport *t = fn->t;
@@ -588,6 +663,13 @@ static void piece_done(flownet *fn, uint32_t q)
     t->data_packets_sent += pc->frames;
     t->sent_payload_bytes += pc->bytes;
     fn->inflight += pc->bytes;
+    return pc;
+}
+
+static void piece_done(flownet *fn, uint32_t q)
+{
+    fn_qp *fq = &fn->qps[q];
+    fn_piece *pc = piece_pop(fn, q);
     /* a QP's frames leave in order and keep it on its path: a short piece behind a long one
      * does not overtake it */
     if (pc->arrive_ps < fq->last_arrive)
@@ -602,6 +684,139 @@ static void piece_sent(flownet *fn, uint32_t q)
     piece_done(fn, q);
     if (fn->qps[q].head)
         piece_start(fn, q);
+}
+
+/*
+ * One event per message. Stream x, alone on every link of its path at a rate written down at
+ * its start (fluid.c's fast path), carries its QP's only piece: nothing can change its rate
+ * while it stays alone, and its end frees nobody (it is alone), so the picosecond its last bit
+ * leaves (fin) and its arrival are known now. Its arrival is scheduled at once and its end gets
+ * no event: the fluid flow is marked lazy (fluid.h). What stream_sent would do at fin is done
+ * later (lazy_piece_done): at the piece's arrival, or when anything reaches its QP, one of its
+ * links or the counters first — all of which is as of fin, since nothing else happened on its
+ * links meanwhile. The fluid flow itself stays on its links after that (held, rate unchanged,
+ * as if removed: it is alone and has ended) until something reaches one of them (fluid.c calls
+ * lazy_hook: it is removed then, exactly as at fin) or its QP's next piece takes the same path:
+ * that piece refills it (stream_go), which is what removing it and adding the next one would
+ * give — the links are empty but for it, so the fast path would give it the same rate, its
+ * slowest link's capacity. A ring's steps on one connection touch no link at all.
+ * Returns false (the caller schedules stream_sent) when x cannot be lazy.
+ */
+static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held)
+{
+    fn_qp *fq = &fn->qps[x->q];
+    fn_piece *pc = fq->head;
+    if (!fn->one_event || pc->next || fq->n_streams != 1 || fin >= SIM_TIME_MAX / 2)
+        return false;
+    if (!held) {
+        if (!fluid_lazy(fn->fl, x->fid))
+            return false;
+        x->rate_bps = fluid_rate_bps(fn->fl, x->fid);
+        x->start_ps = fn->s->now;
+        x->start_bits = x->bits;
+    }
+    if (event_queued(&x->ev))
+        evq_cancel(&fn->s->q, &x->ev);
+    x->lazy = true;
+    x->end_ps = fin;
+    x->prev_last = fq->last_arrive;
+    /* piece_done's arrival, as of fin */
+    sim_time arrive = fin + x->lat_ps;
+    if (arrive < fq->last_arrive)
+        arrive = fq->last_arrive;
+    fq->last_arrive = arrive;
+    pc->arrive_ps = arrive;
+    pc->lazy = 1;
+    pc->q = x->q;
+    sim_at(fn->s, &pc->ev, arrive);
+    fn->stats.one_event++;
+    return true;
+}
+
+/* The fluid's record of lazy stream x's flow as an add (or refill) at its start would have left
+ * it — nothing but a read needs it (fluid_left_bits), or a lazy flow made ordinary. */
+static void lazy_fluid_sync(flownet *fn, const fn_stream *x)
+{
+    fluid_refill(fn->fl, x->fid, x->start_bits, x->start_ps);
+}
+
+/* Lazy stream x's piece has left (its end_ps ≤ now): stream_sent's work as of end_ps, but for
+ * scheduling the arrival (done) and removing the fluid flow (held: lazy_release). */
+static void lazy_piece_done(flownet *fn, fn_stream *x)
+{
+    fn_qp *fq = &fn->qps[x->q];
+    fn_piece *pc = fq->head;
+    SIM_ASSERT(x->lazy && x->busy && pc && pc->lazy && x->end_ps <= fn->s->now,
+               "flow level: QP %u has no lazy piece that has left", x->q);
+    pc->lazy = 0;
+    account(fn, x, pc, x->bits);
+    x->bits = 0;
+    x->busy = false;
+    fq->busy = 0;
+    fn->live--;
+    piece_pop(fn, x->q);
+    SIM_ASSERT(!fq->head, "flow level: lazy piece of QP %u had a successor", x->q);
+}
+
+/* Held stream x's fluid flow leaves its links (as it would have at its end_ps). */
+static void lazy_release(flownet *fn, fn_stream *x)
+{
+    fluid_remove(fn->fl, x->fid, fn->s->now);
+    x->fid = FLUID_NONE;
+    x->lazy = false;
+    if (fluid_pending(fn->fl))
+        want_commit(fn);
+}
+
+/* Lazy stream x is reached. Sending: when its last bit has left it is done (lazy_piece_done),
+ * else it becomes an ordinary stream — its arrival taken back, its end scheduled, as if it had
+ * never been lazy. Then with `release` its fluid flow leaves its links (lazy_release). */
+static void stream_settle(flownet *fn, fn_stream *x, bool release)
+{
+    if (!x->lazy)
+        return;
+    if (x->busy) {
+        if (x->end_ps > fn->s->now) {
+            fn_qp *fq = &fn->qps[x->q];
+            fn_piece *pc = fq->head;
+            x->lazy = false;
+            pc->lazy = 0;
+            lazy_fluid_sync(fn, x);
+            fluid_unlazy(fn->fl, x->fid);
+            evq_cancel(&fn->s->q, &pc->ev);
+            pc->arrive_ps = 0;
+            fq->last_arrive = x->prev_last;
+            sim_at(fn->s, &x->ev, x->end_ps);
+            fn->stats.woken++;
+            return;
+        }
+        lazy_piece_done(fn, x);
+    }
+    if (release)
+        lazy_release(fn, x);
+}
+
+/* fluid.c: a change is about to reach a link lazy flow `fid` is alone on. */
+static void lazy_hook(void *ctx, uint32_t fid)
+{
+    flownet *fn = ctx;
+    stream_settle(fn, &fn->st[fn->fid_st[fid]], true);
+}
+
+/* Every lazy stream settled and released (a fault: paths and capacities change); with
+ * `ended_only`, only the pieces that have left are done (the sampler, the end of the run:
+ * counters become current; nothing moves). */
+static void settle_all(flownet *fn, bool ended_only)
+{
+    for (uint64_t q = 0; q < fn->t->n_qps; q++) {
+        fn_stream *x = stream_of(fn, (uint32_t)q, 0);
+        if (!x->lazy)
+            continue;
+        if (!ended_only)
+            stream_settle(fn, x, true);
+        else if (x->busy && x->end_ps <= fn->s->now)
+            lazy_piece_done(fn, x);
+    }
 }
 
 static void stream_sent(void *ctx, event *ev)
@@ -649,6 +864,8 @@ static void piece_arrive(void *ctx, event *ev)
     flownet *fn = t->fn;
     msg *m = pc->m;
     (void)ctx;
+    if (pc->lazy) /* its last bit left at its stream's end_ps */
+        lazy_piece_done(fn, stream_of(fn, pc->q, 0));
     flow *f = pc->f;
     uint64_t bytes = pc->bytes;
     pool_free(&fn->pieces, pc);
@@ -724,9 +941,12 @@ void flownet_post(flownet *fn, flow *f, msg *m)
             continue;
         uint32_t q = (uint32_t)(&f->qps[i] - t->qps);
         fn_qp *fq = &fn->qps[q];
+        if (fq->head) /* a lazy head: done, or made ordinary so this piece follows it */
+            stream_settle(fn, stream_of(fn, q, 0), false);
         fn_piece *pc = pool_alloc(&fn->pieces);
         event_init(&pc->ev, piece_arrive);
         pc->next = NULL;
+        pc->lazy = 0;
         pc->m = m;
         pc->f = f;
         pc->bytes = hi - lo;
@@ -749,6 +969,7 @@ void flownet_abort(flownet *fn, flow *f)
     for (uint32_t i = 0; i < f->n_qps; i++) {
         uint32_t q = (uint32_t)(&f->qps[i] - t->qps);
         fn_qp *fq = &fn->qps[q];
+        stream_settle(fn, stream_of(fn, q, 0), true);
         for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
             fn_stream *x = stream_of(fn, q, k);
             stream_stop(fn, x, fq->head);
@@ -815,6 +1036,7 @@ static bool path_valid(const flownet *fn, const fn_stream *x, uint32_t dst)
 void flownet_reroute(flownet *fn)
 {
     transport *t = fn->t;
+    settle_all(fn, false);
     fn->epoch++; /* every cached path is walked again */
     if (!fn->epoch)
         fn->epoch = 1;
@@ -862,7 +1084,7 @@ void flownet_reroute(flownet *fn)
                 }
                 continue;
             }
-            stream_go(fn, x, left, down, nl);
+            stream_go(fn, x, left, down, nl, false);
         }
         if (fq->stall_since != SIM_TIME_MAX)
             qp_unstall(fn, (uint32_t)q);
@@ -879,7 +1101,8 @@ static void flush_streams(flownet *fn)
 static void on_net_change(void *ctx)
 {
     flownet *fn = ctx;
-    flush_streams(fn); /* busy time so far at the rates it was moved at */
+    settle_all(fn, false); /* lazy streams end or become ordinary before anything moves */
+    flush_streams(fn);     /* busy time so far at the rates it was moved at */
     /* link speeds: the fluid's capacities follow the ports' */
     for (uint32_t i = 0; i < fn->n->n_ports; i++) {
         double r = (double)fn->n->ports[i]->rate_bps;
@@ -898,12 +1121,15 @@ void flownet_sync(flownet *fn)
 void flownet_finish(flownet *fn)
 {
     sim_time now = fn->s->now;
+    settle_all(fn, true); /* what has left by now is counted as sent */
     for (uint64_t q = 0; q < fn->t->n_qps; q++) {
         fn_qp *fq = &fn->qps[q];
         for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
             fn_stream *x = stream_of(fn, (uint32_t)q, k);
             if (x->fid == FLUID_NONE)
                 continue;
+            if (x->lazy)
+                lazy_fluid_sync(fn, x);
             double left = fluid_left_bits(fn->fl, x->fid, now);
             account(fn, x, fq->head, x->bits - left);
             x->bits = left;
@@ -919,7 +1145,7 @@ double flownet_qp_rate(const flownet *fn, uint32_t q)
     double r = 0;
     for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
         const fn_stream *x = &fn->st[(uint64_t)q * fn->k + k];
-        if (x->fid != FLUID_NONE)
+        if (x->fid != FLUID_NONE && !(x->lazy && (!x->busy || x->end_ps <= fn->s->now)))
             r += fluid_rate_bps(fn->fl, x->fid);
     }
     return r;
@@ -941,4 +1167,9 @@ void flownet_get_stats(const flownet *fn, flownet_stats *out)
     out->solves = fluid_solves(fn->fl);
     out->assignments = fluid_assignments(fn->fl);
     out->fast = fluid_fast(fn->fl);
+}
+
+void flownet_one_event(flownet *fn, bool on)
+{
+    fn->one_event = on && fn->k == 1;
 }

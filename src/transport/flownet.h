@@ -12,6 +12,9 @@
  *   wire_data_frame + WIRE_LINE_EXTRA), so link capacity is the line rate and the payload
  *   efficiency is the packet model's exactly. A QP sends its pieces in order, one at a time
  *   (RC); the QPs of a NIC share its line max-min fairly (the NIC's round robin, in fluid).
+ * - One event per message: a piece alone on its links at a fast-path rate, its QP's only one,
+ *   has its arrival scheduled at its start and no event for its last bit leaving; its fluid flow
+ *   is settled lazily (flownet.c stream_lazify), with the same results.
  * - A piece reaches the receiver when its last bit has left the sender plus the latency of its
  *   last frame along its path: every cable's propagation and switch pipeline (port deliver_ps)
  *   and the frame's serialization at every hop after the first (store and forward). On an idle
@@ -43,6 +46,7 @@
 #ifndef WR_TRANSPORT_FLOWNET_H
 #define WR_TRANSPORT_FLOWNET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nic.h"
@@ -82,8 +86,14 @@ typedef struct flownet_stats {
     uint64_t fast;        /* flow starts and ends that needed no recomputation (fluid.c) */
     uint64_t commits;     /* instants at which rates were recomputed */
     uint64_t reroutes;    /* flows moved to another path by a routing change */
-    uint64_t max_live;    /* most fluid flows alive at once */
+    uint64_t max_live;    /* most fluid flows alive at once (a lazy one until it is settled) */
+    uint64_t one_event;   /* pieces whose end was not an event (lazy: flownet.c stream_lazify) */
+    uint64_t woken;       /* of those, made ordinary again before their end (an event after all) */
+    uint64_t reused;      /* fluid flows that were a held lazy flow refilled (no link touched) */
 } flownet_stats;
 void flownet_get_stats(const flownet *fn, flownet_stats *out);
+/* One event per message (on by default): off, every piece's end is an event of its own — the
+ * reference the lazy path is tested against (tests/test_flownet.c); the results are the same. */
+void flownet_one_event(flownet *fn, bool on);
 
 #endif

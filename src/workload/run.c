@@ -1051,6 +1051,8 @@ static void collect(run *r)
         st->rate_commits = fs.commits;
         st->flow_reroutes = fs.reroutes;
         st->fluid_max_live = fs.max_live;
+        st->one_event_pieces = fs.one_event - fs.woken;
+        st->reused_flows = fs.reused;
     }
     trace_writer *tw = r->tel ? telemetry_trace(r->tel) : NULL;
     for (uint32_t j = 0; tw && j < sc->n_jobs; j++) {
@@ -1465,6 +1467,11 @@ const char *end_reason_name(enum end_reason e)
 
 const run_stats *run_result(const run *r) { return &r->st; }
 telemetry *run_telemetry(const run *r) { return r->tel; }
+transport *run_transport(run *r)
+{
+    return r->tp;
+}
+
 const net *run_net(const run *r)
 {
     return r->net;

@@ -275,6 +275,8 @@ typedef struct run_stats {
     uint64_t rate_commits;      /* instants at which rates were recomputed */
     uint64_t flow_reroutes;     /* fluid flows moved by a routing change */
     uint64_t fluid_max_live;    /* most fluid flows at once */
+    uint64_t one_event_pieces;  /* pieces whose end took no event of its own (flownet.c) */
+    uint64_t reused_flows;      /* fluid flows that were a held one refilled (no link touched) */
 
     uint32_t n_jobs;
     job_result *jobs;
@@ -366,6 +368,8 @@ void run_isolated_baselines(run *r);
 const sim *run_sim(const run *r);
 /* The run's network (borrowed), e.g. to name a flow's hosts. */
 const struct net *run_net(const run *r);
+/* The run's transport (flow level: its flownet, t->fn), for tests and benchmarks. */
+struct transport *run_transport(run *r);
 /* The run's simulation context, for tests that step the clock (e.g. run to a time, measure,
  * continue with sim_run). */
 sim *run_sim_mut(run *r);
