@@ -375,7 +375,7 @@ static void test_compact_same_run(void)
         "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
         "workload:\n"
         "  - kind: training\n"
-        "    model: { params: 5e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
+        "    model: { params: 2e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
         "    parallelism: { tp: 2, pp: 2, dp: 8 }\n"
         "    global_batch: 32\n"
         "    iterations: 2\n"
@@ -394,7 +394,7 @@ static void test_compact_same_run(void)
         "fabric: { preset: leaf-spine, servers: 4, gpus_per_server: 8 }\n"
         "workload:\n"
         "  - kind: training\n"
-        "    model: { params: 5e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
+        "    model: { params: 2e8, layers: 8, hidden: 2048, seq_len: 1024 }\n"
         "    parallelism: { tp: 2, pp: 4, dp: 4, placement: scattered }\n"
         "    global_batch: 16\n",
     };
