@@ -60,23 +60,31 @@ static void fx_close(fx *x)
         fclose(f_);                                                                                \
     } while (0)
 
+/* Read the CSV row at *s into line (moving *s past it) and split it at its commas into at most
+ * max fields f[]; returns how many. */
+static int csv_row(const char **s, char *line, size_t cap, char **f, int max)
+{
+    size_t l = strcspn(*s, "\n");
+    snprintf(line, cap, "%.*s", (int)l, *s);
+    *s += l + ((*s)[l] == '\n');
+    int k = 0;
+    for (char *t = line; k < max && t; k++) {
+        f[k] = t;
+        t = strchr(t, ',');
+        if (t)
+            *t++ = 0;
+    }
+    return k;
+}
+
 /* Sum of the count column of bom rows with this category and tier ("" = any tier). */
 static uint64_t bom_sum(const char *csv, const char *cat, const char *tier)
 {
     uint64_t sum = 0;
     char line[512];
     for (const char *s = strchr(csv, '\n') + 1; *s;) {
-        size_t l = strcspn(s, "\n");
-        snprintf(line, sizeof line, "%.*s", (int)l, s);
-        s += l + (s[l] == '\n');
         char *f[4];
-        int k = 0;
-        for (char *t = line; k < 4 && t; k++) {
-            f[k] = t;
-            t = strchr(t, ',');
-            if (t)
-                *t++ = 0;
-        }
+        int k = csv_row(&s, line, sizeof line, f, 4);
         if (k == 4 && !strcmp(f[0], cat) && (!*tier || !strcmp(f[2], tier)))
             sum += strtoull(f[3], NULL, 10);
     }
@@ -137,17 +145,8 @@ static void test_cabling_ports_unique(void)
     char line[512];
     bool names_ok = true;
     for (const char *s = strchr(csv, '\n') + 1; *s;) {
-        size_t l = strcspn(s, "\n");
-        snprintf(line, sizeof line, "%.*s", (int)l, s);
-        s += l + (s[l] == '\n');
         char *f[11];
-        int k = 0;
-        for (char *t = line; k < 11 && t; k++) {
-            f[k] = t;
-            t = strchr(t, ',');
-            if (t)
-                *t++ = 0;
-        }
+        int k = csv_row(&s, line, sizeof line, f, 11);
         CHECK(k == 11);
         cables++;
         for (int end = 0; end < 2; end++) {
@@ -206,17 +205,8 @@ static void test_addresses_pair_links(void)
     size_t n = 0, rows = 0, paired = 0;
     char line[512];
     for (const char *s = strchr(csv, '\n') + 1; *s;) {
-        size_t l = strcspn(s, "\n");
-        snprintf(line, sizeof line, "%.*s", (int)l, s);
-        s += l + (s[l] == '\n');
         char *f[10];
-        int k = 0;
-        for (char *t = line; k < 10 && t; k++) {
-            f[k] = t;
-            t = strchr(t, ',');
-            if (t)
-                *t++ = 0;
-        }
+        int k = csv_row(&s, line, sizeof line, f, 10);
         CHECK(k == 10);
         uint32_t ip = parse_ip(f[3]);
         ips = realloc(ips, sizeof(uint32_t) * (n + 1));
@@ -431,17 +421,8 @@ static void test_infiniband(void)
     size_t n = 0;
     char line[512];
     for (const char *s = strchr(csv, '\n') + 1; *s;) {
-        size_t l = strcspn(s, "\n");
-        snprintf(line, sizeof line, "%.*s", (int)l, s);
-        s += l + (s[l] == '\n');
         char *f[10];
-        int k = 0;
-        for (char *t = line; k < 10 && t; k++) {
-            f[k] = t;
-            t = strchr(t, ',');
-            if (t)
-                *t++ = 0;
-        }
+        int k = csv_row(&s, line, sizeof line, f, 10);
         CHECK(k == 10 && !strcmp(f[0], "ipoib") && !strcmp(f[9], "")); /* no ASN */
         CHECK(strstr(f[3], "/8") != NULL);
         if (n <= nics) {

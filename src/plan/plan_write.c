@@ -846,26 +846,16 @@ void plan_write_nccl_env(FILE *f, const plan *p, uint32_t job)
 
 void plan_write_k8s_rail(FILE *f, const plan *p, uint32_t rail)
 {
-    if (plan_ib(p)) {
-        /* InfiniBand: the IB SR-IOV CNI (ib-sriov) on the rail's VF pool, IPoIB addresses
-         * from addressing.csv (static IPAM); the default partition (subnet/partitions.conf) */
-        fprintf(f,
-                "apiVersion: k8s.cni.cncf.io/v1\n"
-                "kind: NetworkAttachmentDefinition\n"
-                "metadata:\n"
-                "  name: rail%u\n"
-                "  annotations:\n"
-                "    k8s.v1.cni.cncf.io/resourceName: nvidia.com/rail%u\n"
-                "spec:\n"
-                "  config: '{\"cniVersion\": \"0.3.1\", \"name\": \"rail%u\", \"type\": "
-                "\"ib-sriov\", \"pkey\": \"0x7fff\", \"capabilities\": {\"ips\": true}, "
-                "\"ipam\": {\"type\": \"static\"}}'\n",
-                rail, rail, rail);
-        return;
-    }
-    /* Multus NetworkAttachmentDefinition (k8s.cni.cncf.io/v1) for the SR-IOV CNI, the VF pool
-     * of the rail exposed by the SR-IOV network device plugin as resource nvidia.com/rail<r>;
-     * addresses are given per pod (static IPAM, "ips" capability) from addressing.csv. */
+    /* Multus NetworkAttachmentDefinition (k8s.cni.cncf.io/v1) for the rail's VF pool, exposed
+     * by the SR-IOV network device plugin as resource nvidia.com/rail<r>; addresses are given
+     * per pod (static IPAM, "ips" capability) from addressing.csv. Ethernet: the SR-IOV CNI
+     * with the host MTU; InfiniBand: the IB SR-IOV CNI (ib-sriov) in the default partition
+     * (subnet/partitions.conf), IPoIB addresses. */
+    char cni[64];
+    if (plan_ib(p))
+        snprintf(cni, sizeof cni, "\"ib-sriov\", \"pkey\": \"0x7fff\"");
+    else
+        snprintf(cni, sizeof cni, "\"sriov\", \"mtu\": %u", host_mtu(p->sc));
     fprintf(f,
             "apiVersion: k8s.cni.cncf.io/v1\n"
             "kind: NetworkAttachmentDefinition\n"
@@ -874,9 +864,9 @@ void plan_write_k8s_rail(FILE *f, const plan *p, uint32_t rail)
             "  annotations:\n"
             "    k8s.v1.cni.cncf.io/resourceName: nvidia.com/rail%u\n"
             "spec:\n"
-            "  config: '{\"cniVersion\": \"0.3.1\", \"name\": \"rail%u\", \"type\": \"sriov\", "
-            "\"mtu\": %u, \"capabilities\": {\"ips\": true}, \"ipam\": {\"type\": \"static\"}}'\n",
-            rail, rail, rail, host_mtu(p->sc));
+            "  config: '{\"cniVersion\": \"0.3.1\", \"name\": \"rail%u\", \"type\": %s, "
+            "\"capabilities\": {\"ips\": true}, \"ipam\": {\"type\": \"static\"}}'\n",
+            rail, rail, rail, cni);
 }
 
 void plan_write_k8s_pods(FILE *f, const plan *p)
