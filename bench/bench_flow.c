@@ -13,11 +13,16 @@
  *   ./build/bench_flow SCENARIO.yaml ...
  *   ./build/bench_flow compare SCENARIO.yaml
  *   ./build/bench_flow --eager ...           every piece's end an event (the reference path)
+ *
+ * SIGINT or SIGTERM stops the simulation before its next event and prints the figures so far,
+ * with the simulated time and the first job's tasks done (`timeout -s INT 600 ./build/bench_flow
+ * ...` measures how far a run gets in 10 minutes).
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -30,6 +35,19 @@
 #include "workload/run.h"
 
 static bool eager; /* --eager: every piece's end an event of its own (flownet_one_event off) */
+
+/* SIGINT/SIGTERM: the parent passes it to the running child; the child (or a run without one)
+ * asks its simulation to stop (sim_interrupt_request is async-signal-safe) */
+static volatile sig_atomic_t forward_to;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (forward_to > 0)
+        kill((pid_t)forward_to, SIGINT);
+    else
+        sim_interrupt_request();
+}
 
 typedef struct result {
     double cpu_s;
@@ -70,6 +88,11 @@ static int bench_one(const char *path, const char *fidelity, result *out)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     sim_time jct = st->n_jobs && st->jobs[0].completed ? st->jobs[0].jct_ps : 0;
+    char why[160] = " (not completed)";
+    if (!jct && st->n_jobs)
+        snprintf(why, sizeof why, " (not completed: %.6f s simulated, %llu of %llu tasks done)",
+                 (double)st->end_ps / 1e12, (unsigned long long)st->jobs[0].tasks_done,
+                 (unsigned long long)st->jobs[0].tasks_total);
     printf("%-26s %-6s build %7.2f s  run %8.2f s  cpu %8.2f s  peak RSS %8.1f MB  "
            "%10.0f events  %10.0f fluid flows  %10.0f coalesced  %10.0f one-event  %10.0f reused  "
            "%9.0f rate solves  %9.0f fast  %9.0f commits  JCT %llu ps%s\n",
@@ -77,7 +100,7 @@ static int bench_one(const char *path, const char *fidelity, result *out)
            (double)ru.ru_maxrss / 1024.0, (double)st->events, (double)st->fluid_flows,
            (double)st->coalesced_pieces, (double)st->one_event_pieces, (double)st->reused_flows,
            (double)st->rate_solves, (double)st->rate_fast, (double)st->rate_commits,
-           (unsigned long long)jct, jct ? "" : " (not completed)");
+           (unsigned long long)jct, jct ? "" : why);
     fflush(stdout);
     if (out) {
         out->cpu_s = c2 - c1;
@@ -104,10 +127,14 @@ static int bench_isolated(const char *path, const char *fidelity, result *out)
         munmap(shared, sizeof *shared);
         return bench_one(path, fidelity, out);
     }
-    if (pid == 0)
+    if (pid == 0) {
+        forward_to = 0;
         _exit(bench_one(path, fidelity, shared));
+    }
+    forward_to = pid;
     int status = 0;
     int rc = waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ? 1 : WEXITSTATUS(status);
+    forward_to = 0;
     if (out)
         *out = *shared;
     munmap(shared, sizeof *shared);
@@ -118,6 +145,13 @@ int main(int argc, char **argv)
 {
     static const char *const defaults[] = {"train_llama70b_1024.yaml", "train_llama70b_16k.yaml"};
     int rc = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART; /* the parent's waitpid goes on */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     if (argc > 1 && !strcmp(argv[1], "--eager")) {
         eager = true;
         argc--;
