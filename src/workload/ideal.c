@@ -341,10 +341,9 @@ sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_
     return it * iterations;
 }
 
-sim_time ideal_storage(const net *n, uint32_t mtu, uint64_t bytes, const uint32_t *gpus,
-                       uint32_t n_gpus)
+uint64_t ideal_storage_bps(const net *n, const uint32_t *gpus, uint32_t n_gpus)
 {
-    if (!bytes || !n->n_stor_srv)
+    if (!n->n_stor_srv)
         return 0;
     uint64_t srv = 0, cli = 0;
     for (uint32_t i = 0; i < n->n_stor_srv; i++)
@@ -359,8 +358,12 @@ sim_time ideal_storage(const net *n, uint32_t mtu, uint64_t bytes, const uint32_
         }
     }
     xfree(seen);
-    uint64_t bps = srv < cli ? srv : cli;
-    if (!bps)
+    return srv < cli ? srv : cli;
+}
+
+sim_time ideal_line_ps(uint64_t bytes, uint32_t mtu, uint64_t bps)
+{
+    if (!bytes || !bps)
         return 0;
     /* the bytes as one message: the fewest frames (a lower bound of any split) */
     return (sim_time)((unsigned __int128)ideal_wire_bytes(bytes, mtu) * 8 * SIM_S / bps);

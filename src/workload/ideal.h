@@ -69,12 +69,12 @@ sim_time ideal_chakra(const net *n, uint32_t mtu, const train_plan *p, const uin
 
 /* Training job: plan p, `iterations` iterations. *nominal_compute receives the busiest rank's
  * compute time of one iteration at nominal speed (no gpu-slow factor). */
-/* Storage I/O of a training job (checkpoint writes, model load) that its steps wait for: `bytes`
- * on the wire (frames of `mtu` payload) through the narrower of the storage servers' links and
- * the job's storage clients' links (the NICs net_storage_client gives its GPUs; a job's
- * storage transfers never run faster than either side allows in sum). 0 without storage. */
-sim_time ideal_storage(const net *n, uint32_t mtu, uint64_t bytes, const uint32_t *gpus,
-                       uint32_t n_gpus);
+/* The rate a job's storage I/O (checkpoint writes, model load) can reach: the narrower of the
+ * storage servers' links summed and the job's storage clients' links summed (the NICs
+ * net_storage_client gives its GPUs); 0 without storage. */
+uint64_t ideal_storage_bps(const net *n, const uint32_t *gpus, uint32_t n_gpus);
+/* `bytes` as one message (frames of `mtu` payload) on the wire at `bps`; 0 when either is 0. */
+sim_time ideal_line_ps(uint64_t bytes, uint32_t mtu, uint64_t bps);
 sim_time ideal_training(const net *n, uint32_t mtu, const train_plan *p, uint32_t iterations,
                         sim_time *nominal_compute, char *basis, size_t len);
 

@@ -985,12 +985,12 @@ static void job_ideal(run *r, uint32_t j, job_result *jr)
         uint32_t n_ckpt = cj->ckpt && cj->ckpt_interval && cj->iterations
                               ? (cj->iterations - 1) / cj->ckpt_interval
                               : 0;
-        const uint32_t *gpus = train_exec_gpus(js->train);
-        sim_time io = ideal_storage(r->net, mtu, load, gpus, tp->n_ranks), stall = 0;
+        uint64_t bps = ideal_storage_bps(r->net, train_exec_gpus(js->train), tp->n_ranks);
+        sim_time io = ideal_line_ps(load, mtu, bps), stall = 0;
         if (n_ckpt && !cj->ckpt_bytes)
             stall = n_ckpt * cj->ckpt_write_ps;
         else if (n_ckpt && !cj->ckpt_async)
-            io += n_ckpt * ideal_storage(r->net, mtu, cj->ckpt_bytes, gpus, tp->n_ranks);
+            io += n_ckpt * ideal_line_ps(cj->ckpt_bytes, mtu, bps);
         jr->ideal_jct_ps += io + stall;
         size_t l = strlen(jr->ideal_basis);
         snprintf(jr->ideal_basis + l, sizeof jr->ideal_basis - l, "%s%s",
