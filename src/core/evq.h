@@ -130,6 +130,19 @@ static inline event *evq_take_front(evq *q, const evq_entry *e)
     q->n--;
     return ev;
 }
+/* The entry `k` places behind the front (k = 0: the front) among those the queue has put in
+ * order already (the rest of the front FIFO, then the run), or NULL when it is not known yet
+ * (in a bucket, or the early heap is in use). It may be stale, and an event pushed later may
+ * still come before it: a guess at what fires soon, for prefetching what its handler will
+ * read (sim.h "prefetch"), never for deciding anything. */
+static inline const evq_entry *evq_ahead(const evq *q, uint32_t k)
+{
+    uint32_t r = q->b0.len - q->head0;
+    if (k < r)
+        return &q->b0.e[q->head0 + k];
+    uint32_t j = q->run_head + (k - r);
+    return j < q->run.len ? &q->run.e[j] : NULL;
+}
 /* Earliest time, or SIM_TIME_MAX if empty. */
 static inline sim_time evq_peek_time(evq *q)
 {

@@ -20,6 +20,10 @@
 
 typedef struct sim sim;
 typedef void (*sim_progress_fn)(const sim *s, void *user);
+/* Prefetch hook (see sim_run): `far` and `near` are events due to fire a few events and one
+ * event from now (either may be NULL); it may read their owners and issue prefetches, and must
+ * change nothing. */
+typedef void (*sim_prefetch_fn)(const event *far, const event *near);
 
 struct sim {
     evq q;
@@ -37,6 +41,7 @@ struct sim {
     sim_progress_fn progress;
     void *progress_user;
     uint64_t progress_every;  /* events between progress calls (power of two) */
+    sim_prefetch_fn prefetch; /* NULL = none; the network installs its own (port.c) */
 };
 
 void sim_init(sim *s, uint64_t seed);

@@ -219,6 +219,10 @@ _Static_assert(offsetof(struct port, cls) == 256 && sizeof(port_tc) == 64,
  * the peer sent less what is still on the wire and what was lost on it (port.c). */
 uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
 
+/* The simulation's prefetch hook for the port events (sim_prefetch_fn; port.c): reads, never
+ * writes. topo.c installs it in the net's simulation. */
+void net_prefetch(const event *far, const event *near);
+
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
  * then idle until it calls net_port_kick); it must not return a frame of a priority set in
  * p->paused. net calls net_port_kick itself when a pause ends. `rx` takes ownership of a frame

@@ -856,6 +856,57 @@ static void port_arrive(void *ctx, event *ev)
 }
 
 /*
+ * The network's prefetch hook (sim.h, issue #17 fourth round): reads the hot lines of the ports
+ * whose events fire next and prefetches what their handlers will chase, so that those misses
+ * overlap the current event's work. Two levels: for `far` (a few events ahead) what the event's
+ * own line points to, for `near` (the next event) what those lines point to in turn. It writes
+ * nothing, so the results cannot depend on it; an entry that turns out stale or overtaken only
+ * costs a useless prefetch. Must read only what cannot be freed while the event is queued: the
+ * port and the frames it holds.
+ */
+void net_prefetch(const event *far, const event *near)
+{
+    if (far) {
+        if (far->fn == port_arrive) {
+            const port *p = CONTAINER_OF(far, port, arrive);
+            __builtin_prefetch(p->fly.head);
+            __builtin_prefetch(p->peer_owner);
+        } else if (far->fn == port_tx_done) {
+            const port *p = CONTAINER_OF(far, port, tx_done);
+            __builtin_prefetch(p->tx_pkt);
+            __builtin_prefetch(&p->arrive);    /* line 0: the wire, the queue total */
+            __builtin_prefetch(&p->dre_bytes); /* line 2: counters, the load estimate */
+            __builtin_prefetch(p->owner);
+        }
+    }
+    if (near) {
+        if (near->fn == port_arrive) {
+            const port *p = CONTAINER_OF(near, port, arrive);
+            const packet *pkt = p->fly.head;
+            const node *sw = p->peer_owner;
+            if (pkt && sw->kind == NODE_SWITCH) {
+                /* the ingress class line (PFC accounting) and the frame's ECMP group */
+                __builtin_prefetch(&sw->ports[p->peer_index].cls[pkt->prio & (NET_PRIOS - 1)]);
+                uint32_t gid = net_fib(sw, pkt->dst);
+                if (gid != UINT32_MAX)
+                    __builtin_prefetch(&sw->owner->groups[gid]);
+            }
+        } else if (near->fn == port_tx_done) {
+            const port *p = CONTAINER_OF(near, port, tx_done);
+            const packet *pkt = p->tx_pkt;
+            if (pkt) {
+                int prio = pkt->prio & (NET_PRIOS - 1);
+                __builtin_prefetch(&p->cls[prio]);
+                __builtin_prefetch(p->fly.tail); /* the frame this one is linked behind */
+                const node *o = p->owner;
+                if (o->kind == NODE_SWITCH) /* the release: the ingress class line */
+                    __builtin_prefetch(&o->ports[pkt->in_port].cls[prio]);
+            }
+        }
+    }
+}
+
+/*
  * Arrival over a link direction with a bit error rate (link-ber): the receiver's MAC checks the
  * FCS of the frame at the head of the wire and discards it when a bit was corrupted (counted as
  * bit_error on the sending port, as an FCS/CRC error). Installed in place of port_arrive only
