@@ -20,13 +20,16 @@
 #include "err.h"
 
 /* Software-pipelined prefetch (issue #17, fourth round): before an event's handler runs, the
- * network's hook is shown the event SIM_PREFETCH_FAR places behind it, whose own line the queue
- * prefetched when it sorted the run (evq.c), and prefetches the lines that line points to (the
- * frame, the node, the port's other hot lines); and the event SIM_PREFETCH_NEAR places behind,
- * whose pointed-to lines are in cache by then, and prefetches the next level (the class line,
- * the ingress port, the FIB). So the dependent misses of the next events overlap this one's
- * work instead of each stalling in turn. */
-#define SIM_PREFETCH_FAR 2u
+ * network's hook is shown three of the events due next, each one level deeper into what its
+ * handler will read: the event SIM_PREFETCH_FAR places behind, whose own line the queue
+ * prefetched when it sorted the run (evq.c), to prefetch what that line points to (the frame,
+ * the node, the port's other hot lines); the event SIM_PREFETCH_MID places behind, whose
+ * pointed-to lines are in cache by then, to prefetch the next level (the class line, the
+ * ingress port, the ECMP group); and the next event, to prefetch the last (the egress port).
+ * So the dependent misses of the next events overlap this one's work instead of each stalling
+ * in turn. */
+#define SIM_PREFETCH_FAR 3u
+#define SIM_PREFETCH_MID 1u
 #define SIM_PREFETCH_NEAR 0u
 
 static volatile sig_atomic_t interrupt_flag;
@@ -80,8 +83,9 @@ uint64_t sim_run(sim *s)
         event *ev = evq_take_front(q, front);
         if (s->prefetch) {
             const evq_entry *far = evq_ahead(q, SIM_PREFETCH_FAR);
+            const evq_entry *mid = evq_ahead(q, SIM_PREFETCH_MID);
             const evq_entry *near = evq_ahead(q, SIM_PREFETCH_NEAR);
-            s->prefetch(far ? far->ev : NULL, near ? near->ev : NULL);
+            s->prefetch(far ? far->ev : NULL, mid ? mid->ev : NULL, near ? near->ev : NULL);
         }
         s->now = t;
         s->events++;

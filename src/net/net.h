@@ -221,7 +221,7 @@ uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
 
 /* The simulation's prefetch hook for the port events (sim_prefetch_fn; port.c): reads, never
  * writes. topo.c installs it in the net's simulation. */
-void net_prefetch(const event *far, const event *near);
+void net_prefetch(const event *far, const event *mid, const event *near);
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
  * then idle until it calls net_port_kick); it must not return a frame of a priority set in
@@ -330,6 +330,9 @@ struct net {
     uint32_t n_groups, cap_groups;
     ecmp_group *groups;
     lb_pick_fn pick;
+    lb_pick_fn pick_pure; /* pick itself when its choice depends on the frame and the
+                           * switch only and changes nothing (ECMP, hash not random):
+                           * the prefetch hook may ask it ahead; else NULL */
     void *pick_ctx;
     net_tap_fn tap;
     void *tap_ctx;

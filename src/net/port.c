@@ -864,7 +864,7 @@ static void port_arrive(void *ctx, event *ev)
  * costs a useless prefetch. Must read only what cannot be freed while the event is queued: the
  * port and the frames it holds.
  */
-void net_prefetch(const event *far, const event *near)
+void net_prefetch(const event *far, const event *mid, const event *near)
 {
     if (far) {
         if (far->fn == port_arrive) {
@@ -879,9 +879,9 @@ void net_prefetch(const event *far, const event *near)
             __builtin_prefetch(p->owner);
         }
     }
-    if (near) {
-        if (near->fn == port_arrive) {
-            const port *p = CONTAINER_OF(near, port, arrive);
+    if (mid) {
+        if (mid->fn == port_arrive) {
+            const port *p = CONTAINER_OF(mid, port, arrive);
             const packet *pkt = p->fly.head;
             const node *sw = p->peer_owner;
             if (pkt && sw->kind == NODE_SWITCH) {
@@ -891,8 +891,8 @@ void net_prefetch(const event *far, const event *near)
                 if (gid != UINT32_MAX)
                     __builtin_prefetch(&sw->owner->groups[gid]);
             }
-        } else if (near->fn == port_tx_done) {
-            const port *p = CONTAINER_OF(near, port, tx_done);
+        } else if (mid->fn == port_tx_done) {
+            const port *p = CONTAINER_OF(mid, port, tx_done);
             const packet *pkt = p->tx_pkt;
             if (pkt) {
                 int prio = pkt->prio & (NET_PRIOS - 1);
@@ -903,6 +903,29 @@ void net_prefetch(const event *far, const event *near)
                     __builtin_prefetch(&o->ports[pkt->in_port].cls[prio]);
             }
         }
+    }
+    if (near && near->fn == port_arrive) {
+        /* the egress port of an arriving frame, when the choice is known ahead */
+        const port *p = CONTAINER_OF(near, port, arrive);
+        const packet *pkt = p->fly.head;
+        const node *sw = p->peer_owner;
+        if (!pkt || sw->kind != NODE_SWITCH)
+            return;
+        const net *n = sw->owner;
+        uint32_t gid = net_fib(sw, pkt->dst);
+        if (gid == UINT32_MAX)
+            return;
+        const ecmp_group *g = &n->groups[gid];
+        uint32_t member;
+        if (g->n == 1)
+            member = 0;
+        else if (n->pick_pure)
+            member = n->pick_pure(n->pick_ctx, (node *)sw, g, pkt);
+        else
+            return;
+        const port *out = &sw->ports[g->member[member]];
+        __builtin_prefetch(&out->arrive);
+        __builtin_prefetch(&out->cls[pkt->prio & (NET_PRIOS - 1)]);
     }
 }
 
