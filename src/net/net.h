@@ -229,6 +229,12 @@ void net_prefetch(const event *far, const event *mid, const event *near);
  * that arrived for this host. */
 typedef packet *(*host_pull_fn)(void *ctx, node *host, port *p);
 typedef void (*host_rx_fn)(void *ctx, node *host, packet *pkt);
+/* The transport's prefetch hooks (net_prefetch, issue #17), for a frame about to be handed to
+ * `rx` and a host port about to `pull`: level 0 may read what its arguments point to, level 1
+ * (called an event later) also the lines level 0 prefetched. They read, never write; NULL =
+ * none. */
+typedef void (*host_rx_prefetch_fn)(const void *ctx, const packet *pkt, int level);
+typedef void (*host_pull_prefetch_fn)(const void *ctx, const node *host, const port *p, int level);
 
 typedef struct ecmp_group ecmp_group;
 /* Packet tap (telemetry: pcap capture): called when port p starts putting pkt on the wire at
@@ -340,6 +346,8 @@ struct net {
     /* host transport hooks */
     host_pull_fn pull;
     host_rx_fn rx;
+    host_pull_prefetch_fn pull_prefetch;
+    host_rx_prefetch_fn rx_prefetch;
     void *host_ctx;
     /* ECN marking (RED on egress queue depth, DCQCN's congestion point) */
     bool ecn_on;

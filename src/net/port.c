@@ -884,7 +884,11 @@ void net_prefetch(const event *far, const event *mid, const event *near)
             const port *p = CONTAINER_OF(mid, port, arrive);
             const packet *pkt = p->fly.head;
             const node *sw = p->peer_owner;
-            if (pkt && sw->kind == NODE_SWITCH) {
+            if (pkt && sw->kind == NODE_HOST) {
+                const net *n = sw->owner;
+                if (n->rx_prefetch && pkt->kind != PKT_PAUSE && pkt->dst == sw->index)
+                    n->rx_prefetch(n->host_ctx, pkt, 0);
+            } else if (pkt) {
                 /* the ingress class line (PFC accounting) and the frame's ECMP group */
                 __builtin_prefetch(&sw->ports[p->peer_index].cls[pkt->prio & (NET_PRIOS - 1)]);
                 uint32_t gid = net_fib(sw, pkt->dst);
@@ -901,17 +905,31 @@ void net_prefetch(const event *far, const event *mid, const event *near)
                 const node *o = p->owner;
                 if (o->kind == NODE_SWITCH) /* the release: the ingress class line */
                     __builtin_prefetch(&o->ports[pkt->in_port].cls[prio]);
+                else if (o->owner->pull_prefetch) /* the NIC's pull */
+                    o->owner->pull_prefetch(o->owner->host_ctx, o, p, 0);
             }
         }
+    }
+    if (near && near->fn == port_tx_done) {
+        const port *p = CONTAINER_OF(near, port, tx_done);
+        const node *o = p->owner;
+        if (p->tx_pkt && o->kind == NODE_HOST && o->owner->pull_prefetch)
+            o->owner->pull_prefetch(o->owner->host_ctx, o, p, 1);
+        return;
     }
     if (near && near->fn == port_arrive) {
         /* the egress port of an arriving frame, when the choice is known ahead */
         const port *p = CONTAINER_OF(near, port, arrive);
         const packet *pkt = p->fly.head;
         const node *sw = p->peer_owner;
-        if (!pkt || sw->kind != NODE_SWITCH)
+        if (!pkt)
             return;
         const net *n = sw->owner;
+        if (sw->kind == NODE_HOST) {
+            if (n->rx_prefetch && pkt->kind != PKT_PAUSE && pkt->dst == sw->index)
+                n->rx_prefetch(n->host_ctx, pkt, 1);
+            return;
+        }
         uint32_t gid = net_fib(sw, pkt->dst);
         if (gid == UINT32_MAX)
             return;
