@@ -913,7 +913,12 @@ void net_prefetch(const event *far, const event *mid, const event *near)
     if (near && near->fn == port_tx_done) {
         const port *p = CONTAINER_OF(near, port, tx_done);
         const node *o = p->owner;
-        if (p->tx_pkt && o->kind == NODE_HOST && o->owner->pull_prefetch)
+        if (!p->tx_pkt)
+            return;
+        uint8_t ready = p->q_nonempty & (uint8_t)~p->paused;
+        if (ready) /* the frame port_next will start (strict priority's choice) */
+            __builtin_prefetch(p->cls[31 - __builtin_clz((unsigned)ready)].q.head);
+        else if (o->kind == NODE_HOST && o->owner->pull_prefetch)
             o->owner->pull_prefetch(o->owner->host_ctx, o, p, 1);
         return;
     }
