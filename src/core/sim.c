@@ -28,6 +28,7 @@
  * ingress port, the ECMP group); and the next event, to prefetch the last (the egress port).
  * So the dependent misses of the next events overlap this one's work instead of each stalling
  * in turn. */
+#define SIM_PREFETCH_LINE 7u
 #define SIM_PREFETCH_FAR 3u
 #define SIM_PREFETCH_MID 1u
 #define SIM_PREFETCH_NEAR 0u
@@ -82,6 +83,9 @@ uint64_t sim_run(sim *s)
                    (unsigned long long)t, (unsigned long long)s->now);
         event *ev = evq_take_front(q, front);
         if (s->prefetch) {
+            const evq_entry *line = evq_ahead(q, SIM_PREFETCH_LINE);
+            if (line)
+                __builtin_prefetch(line->ev);
             const evq_entry *far = evq_ahead(q, SIM_PREFETCH_FAR);
             const evq_entry *mid = evq_ahead(q, SIM_PREFETCH_MID);
             const evq_entry *near = evq_ahead(q, SIM_PREFETCH_NEAR);
