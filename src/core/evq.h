@@ -140,8 +140,22 @@ static inline const evq_entry *evq_ahead(const evq *q, uint32_t k)
     uint32_t r = q->b0.len - q->head0;
     if (k < r)
         return &q->b0.e[q->head0 + k];
-    uint32_t j = q->run_head + (k - r);
-    return j < q->run.len ? &q->run.e[j] : NULL;
+    k -= r;
+    r = q->run.len - q->run_head;
+    if (k < r)
+        return &q->run.e[q->run_head + k];
+    k -= r;
+    /* Beyond the run: the next 256 ps windows (byte-1 buckets), in time order, their entries
+     * in no particular order within each (at 1,024 hosts a window holds one or two events, so
+     * the run alone rarely reaches a few events ahead). Only a bucket's first chunk counts. */
+    for (unsigned w = 0; w < EVQ_RADIX / 64; w++)
+        for (uint64_t bits = q->occ[1][w]; bits; bits &= bits - 1) {
+            const evq_chunk *c = q->b[EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(bits)].head;
+            if (k < c->len)
+                return &c->e[k];
+            k -= c->len;
+        }
+    return NULL;
 }
 /* Earliest time, or SIM_TIME_MAX if empty. */
 static inline sim_time evq_peek_time(evq *q)
