@@ -858,11 +858,13 @@ static void port_arrive(void *ctx, event *ev)
 /*
  * The network's prefetch hook (sim.h, issue #17 fourth round): reads the hot lines of the ports
  * whose events fire next and prefetches what their handlers will chase, so that those misses
- * overlap the current event's work. Two levels: for `far` (a few events ahead) what the event's
- * own line points to, for `near` (the next event) what those lines point to in turn. It writes
- * nothing, so the results cannot depend on it; an entry that turns out stale or overtaken only
- * costs a useless prefetch. Must read only what cannot be freed while the event is queued: the
- * port and the frames it holds.
+ * overlap the current event's work. Three levels: for `far` (four events ahead) what the
+ * event's own line points to, for `mid` (two ahead) what those lines point to in turn, for
+ * `near` (the next event) one level deeper still (the egress port, the QP's flow, the next
+ * queued frame). It writes nothing, so the results cannot depend on it; an entry that turns out
+ * stale or overtaken only costs a useless prefetch. Must read only what cannot be freed while
+ * the event is queued: the port, the frames it holds, nodes, QPs. PAUSE frames are skipped
+ * (they are consumed by the receiving MAC, and their dst names no host).
  */
 void net_prefetch(const event *far, const event *mid, const event *near)
 {
@@ -888,7 +890,7 @@ void net_prefetch(const event *far, const event *mid, const event *near)
                 const net *n = sw->owner;
                 if (n->rx_prefetch && pkt->kind != PKT_PAUSE && pkt->dst == sw->index)
                     n->rx_prefetch(n->host_ctx, pkt, 0);
-            } else if (pkt) {
+            } else if (pkt && pkt->kind != PKT_PAUSE) {
                 /* the ingress class line (PFC accounting) and the frame's ECMP group */
                 __builtin_prefetch(&sw->ports[p->peer_index].cls[pkt->prio & (NET_PRIOS - 1)]);
                 uint32_t gid = net_fib(sw, pkt->dst);
@@ -927,11 +929,11 @@ void net_prefetch(const event *far, const event *mid, const event *near)
         const port *p = CONTAINER_OF(near, port, arrive);
         const packet *pkt = p->fly.head;
         const node *sw = p->peer_owner;
-        if (!pkt)
+        if (!pkt || pkt->kind == PKT_PAUSE)
             return;
         const net *n = sw->owner;
         if (sw->kind == NODE_HOST) {
-            if (n->rx_prefetch && pkt->kind != PKT_PAUSE && pkt->dst == sw->index)
+            if (n->rx_prefetch && pkt->dst == sw->index)
                 n->rx_prefetch(n->host_ctx, pkt, 1);
             return;
         }
