@@ -20,9 +20,10 @@
 
 typedef struct sim sim;
 typedef void (*sim_progress_fn)(const sim *s, void *user);
-/* Prefetch hook (see sim_run): `far`, `mid` and `near` are events due to fire a few events,
- * two events and one event from now (any may be NULL); it may read their owners and issue
- * prefetches, and must change nothing. */
+/* Prefetch hook (see sim_run): `far`, `mid` and `near` are the events due to fire four, two
+ * and one event after the one about to run, as far as the queue knows (any may be NULL, stale
+ * or overtaken later); it may read their owners and issue prefetches, and must change
+ * nothing. */
 typedef void (*sim_prefetch_fn)(const event *far, const event *mid, const event *near);
 
 struct sim {
