@@ -130,6 +130,33 @@ static inline event *evq_take_front(evq *q, const evq_entry *e)
     q->n--;
     return ev;
 }
+/* The entry `k` places behind the front (k = 0: the front) among those the queue has put in
+ * order already (the rest of the front FIFO, then the run), or NULL when it is not known yet
+ * (in a bucket, or the early heap is in use). It may be stale, and an event pushed later may
+ * still come before it: a guess at what fires soon, for prefetching what its handler will
+ * read (sim.h "prefetch"), never for deciding anything. */
+static inline const evq_entry *evq_ahead(const evq *q, uint32_t k)
+{
+    uint32_t r = q->b0.len - q->head0;
+    if (k < r)
+        return &q->b0.e[q->head0 + k];
+    k -= r;
+    r = q->run.len - q->run_head;
+    if (k < r)
+        return &q->run.e[q->run_head + k];
+    k -= r;
+    /* Beyond the run: the next 256 ps windows (byte-1 buckets), in time order, their entries
+     * in no particular order within each (at 1,024 hosts a window holds one or two events, so
+     * the run alone rarely reaches a few events ahead). Only a bucket's first chunk counts. */
+    for (unsigned w = 0; w < EVQ_RADIX / 64; w++)
+        for (uint64_t bits = q->occ[1][w]; bits; bits &= bits - 1) {
+            const evq_chunk *c = q->b[EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(bits)].head;
+            if (k < c->len)
+                return &c->e[k];
+            k -= c->len;
+        }
+    return NULL;
+}
 /* Earliest time, or SIM_TIME_MAX if empty. */
 static inline sim_time evq_peek_time(evq *q)
 {

@@ -12,12 +12,30 @@
  * signal sets.
  *
  * The loop reads the queue's front entry once (evq_front) and takes it (evq_take_front) instead
- * of calling evq_peek_time+evq_pop through the queue's checks twice; the progress test is a mask on the event count (progress_every is a power
- * of two), so the per-event overhead beyond the queue is one indirect call and a few stores.
+ * of calling evq_peek_time+evq_pop through the queue's checks twice; the progress test is a
+ * mask on the event count (progress_every is a power of two), so the per-event overhead beyond
+ * the queue is one indirect call and a few stores, plus, when a network is attached, the
+ * prefetch hook's call (below).
  */
 #include "sim.h"
 
 #include "err.h"
+
+/* Software-pipelined prefetch (issue #17, fourth round). Positions count from the entry behind
+ * the popped one (evq_ahead after the pop: 0 = the next event). Before an event's handler runs,
+ * the line of the event at SIM_PREFETCH_LINE is prefetched (the queue also prefetches a run's
+ * lines when it sorts a bucket, evq.c), and the network's hook is shown three of the events due
+ * next, each one level deeper into what its handler will read: the event at SIM_PREFETCH_FAR,
+ * whose own line is in cache by then, to prefetch what that line points to (the frame, the
+ * node, the port's other hot lines); the event at SIM_PREFETCH_MID, whose pointed-to lines are
+ * in cache by then, to prefetch the next level (the class line, the ingress port, the ECMP
+ * group, the QP); and the next event, to prefetch the last (the egress port, the flow, the next
+ * queued frame). So the dependent misses of the next events overlap this one's work instead of
+ * each stalling in turn. The distances were measured (docs/performance.md, fourth round). */
+#define SIM_PREFETCH_LINE 7u
+#define SIM_PREFETCH_FAR 3u
+#define SIM_PREFETCH_MID 1u
+#define SIM_PREFETCH_NEAR 0u
 
 static volatile sig_atomic_t interrupt_flag;
 
@@ -39,6 +57,7 @@ void sim_init(sim *s, uint64_t seed)
     s->progress = NULL;
     s->progress_user = NULL;
     s->progress_every = (uint64_t)1 << 20;
+    s->prefetch = NULL;
 }
 
 void sim_free(sim *s) { evq_free(&s->q); }
@@ -67,6 +86,15 @@ uint64_t sim_run(sim *s)
         SIM_ASSERT(t >= s->now, "time went backwards: event at %llu ps, now %llu ps",
                    (unsigned long long)t, (unsigned long long)s->now);
         event *ev = evq_take_front(q, front);
+        if (s->prefetch) {
+            const evq_entry *line = evq_ahead(q, SIM_PREFETCH_LINE);
+            if (line)
+                __builtin_prefetch(line->ev);
+            const evq_entry *far = evq_ahead(q, SIM_PREFETCH_FAR);
+            const evq_entry *mid = evq_ahead(q, SIM_PREFETCH_MID);
+            const evq_entry *near = evq_ahead(q, SIM_PREFETCH_NEAR);
+            s->prefetch(far ? far->ev : NULL, mid ? mid->ev : NULL, near ? near->ev : NULL);
+        }
         s->now = t;
         s->events++;
         ev->fn(s, ev);

@@ -20,6 +20,11 @@
 
 typedef struct sim sim;
 typedef void (*sim_progress_fn)(const sim *s, void *user);
+/* Prefetch hook (see sim_run): `far`, `mid` and `near` are the events due to fire four, two
+ * and one event after the one about to run, as far as the queue knows (any may be NULL, stale
+ * or overtaken later); it may read their owners and issue prefetches, and must change
+ * nothing. */
+typedef void (*sim_prefetch_fn)(const event *far, const event *mid, const event *near);
 
 struct sim {
     evq q;
@@ -37,6 +42,7 @@ struct sim {
     sim_progress_fn progress;
     void *progress_user;
     uint64_t progress_every;  /* events between progress calls (power of two) */
+    sim_prefetch_fn prefetch; /* NULL = none; the network installs its own (port.c) */
 };
 
 void sim_init(sim *s, uint64_t seed);

@@ -232,7 +232,10 @@ int lb_install(net *n, const scenario *sc, err *e)
     n->pick_ctx = (void *)&sc->lb;
     set_offsets(n, sc->lb.mode == LB_FLOWLET ? HASH_CRC32 : sc->lb.hash);
     switch (sc->lb.mode) {
-    case LB_ECMP: n->pick = pick_ecmp; return 0;
+    case LB_ECMP:
+        n->pick = pick_ecmp;
+        n->pick_pure = sc->lb.hash == HASH_RANDOM ? NULL : pick_ecmp;
+        return 0;
     case LB_SPRAY: n->pick = pick_spray; return 0;
     case LB_ADAPTIVE: n->pick = pick_adaptive; return 0;
     case LB_FLOWLET:

@@ -219,12 +219,22 @@ _Static_assert(offsetof(struct port, cls) == 256 && sizeof(port_tc) == 64,
  * the peer sent less what is still on the wire and what was lost on it (port.c). */
 uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
 
+/* The simulation's prefetch hook for the port events (sim_prefetch_fn; port.c): reads, never
+ * writes. topo.c installs it in the net's simulation. */
+void net_prefetch(const event *far, const event *mid, const event *near);
+
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
  * then idle until it calls net_port_kick); it must not return a frame of a priority set in
  * p->paused. net calls net_port_kick itself when a pause ends. `rx` takes ownership of a frame
  * that arrived for this host. */
 typedef packet *(*host_pull_fn)(void *ctx, node *host, port *p);
 typedef void (*host_rx_fn)(void *ctx, node *host, packet *pkt);
+/* The transport's prefetch hooks (net_prefetch, issue #17), for a frame about to be handed to
+ * `rx` and a host port about to `pull`: level 0 may read what its arguments point to, level 1
+ * (called an event later) also the lines level 0 prefetched. They read, never write; NULL =
+ * none. */
+typedef void (*host_rx_prefetch_fn)(const void *ctx, const packet *pkt, int level);
+typedef void (*host_pull_prefetch_fn)(const void *ctx, const node *host, const port *p, int level);
 
 typedef struct ecmp_group ecmp_group;
 /* Packet tap (telemetry: pcap capture): called when port p starts putting pkt on the wire at
@@ -326,6 +336,9 @@ struct net {
     uint32_t n_groups, cap_groups;
     ecmp_group *groups;
     lb_pick_fn pick;
+    lb_pick_fn pick_pure; /* pick itself when its choice depends on the frame and the
+                           * switch only and changes nothing (ECMP, hash not random):
+                           * the prefetch hook may ask it ahead; else NULL */
     void *pick_ctx;
     net_tap_fn tap;
     void *tap_ctx;
@@ -333,6 +346,8 @@ struct net {
     /* host transport hooks */
     host_pull_fn pull;
     host_rx_fn rx;
+    host_pull_prefetch_fn pull_prefetch;
+    host_rx_prefetch_fn rx_prefetch;
     void *host_ctx;
     /* ECN marking (RED on egress queue depth, DCQCN's congestion point) */
     bool ecn_on;

@@ -856,6 +856,105 @@ static void port_arrive(void *ctx, event *ev)
 }
 
 /*
+ * The network's prefetch hook (sim.h, issue #17 fourth round): reads the hot lines of the ports
+ * whose events fire next and prefetches what their handlers will chase, so that those misses
+ * overlap the current event's work. Three levels: for `far` (four events ahead) what the
+ * event's own line points to, for `mid` (two ahead) what those lines point to in turn, for
+ * `near` (the next event) one level deeper still (the egress port, the QP's flow, the next
+ * queued frame). It writes nothing, so the results cannot depend on it; an entry that turns out
+ * stale or overtaken only costs a useless prefetch. Must read only what cannot be freed while
+ * the event is queued: the port, the frames it holds, nodes, QPs. PAUSE frames are skipped
+ * (they are consumed by the receiving MAC, and their dst names no host).
+ */
+void net_prefetch(const event *far, const event *mid, const event *near)
+{
+    if (far) {
+        if (far->fn == port_arrive) {
+            const port *p = CONTAINER_OF(far, port, arrive);
+            __builtin_prefetch(p->fly.head);
+            __builtin_prefetch(p->peer_owner);
+        } else if (far->fn == port_tx_done) {
+            const port *p = CONTAINER_OF(far, port, tx_done);
+            __builtin_prefetch(p->tx_pkt);
+            __builtin_prefetch(&p->arrive);    /* line 0: the wire, the queue total */
+            __builtin_prefetch(&p->dre_bytes); /* line 2: counters, the load estimate */
+            __builtin_prefetch(p->owner);
+        }
+    }
+    if (mid) {
+        if (mid->fn == port_arrive) {
+            const port *p = CONTAINER_OF(mid, port, arrive);
+            const packet *pkt = p->fly.head;
+            const node *sw = p->peer_owner;
+            if (pkt && sw->kind == NODE_HOST) {
+                const net *n = sw->owner;
+                if (n->rx_prefetch && pkt->kind != PKT_PAUSE && pkt->dst == sw->index)
+                    n->rx_prefetch(n->host_ctx, pkt, 0);
+            } else if (pkt && pkt->kind != PKT_PAUSE) {
+                /* the ingress class line (PFC accounting) and the frame's ECMP group */
+                __builtin_prefetch(&sw->ports[p->peer_index].cls[pkt->prio & (NET_PRIOS - 1)]);
+                uint32_t gid = net_fib(sw, pkt->dst);
+                if (gid != UINT32_MAX)
+                    __builtin_prefetch(&sw->owner->groups[gid]);
+            }
+        } else if (mid->fn == port_tx_done) {
+            const port *p = CONTAINER_OF(mid, port, tx_done);
+            const packet *pkt = p->tx_pkt;
+            if (pkt) {
+                int prio = pkt->prio & (NET_PRIOS - 1);
+                __builtin_prefetch(&p->cls[prio]);
+                __builtin_prefetch(p->fly.tail); /* the frame this one is linked behind */
+                const node *o = p->owner;
+                if (o->kind == NODE_SWITCH) /* the release: the ingress class line */
+                    __builtin_prefetch(&o->ports[pkt->in_port].cls[prio]);
+                else if (o->owner->pull_prefetch) /* the NIC's pull */
+                    o->owner->pull_prefetch(o->owner->host_ctx, o, p, 0);
+            }
+        }
+    }
+    if (near && near->fn == port_tx_done) {
+        const port *p = CONTAINER_OF(near, port, tx_done);
+        const node *o = p->owner;
+        if (!p->tx_pkt)
+            return;
+        uint8_t ready = p->q_nonempty & (uint8_t)~p->paused;
+        if (ready) /* the frame port_next will start (strict priority's choice) */
+            __builtin_prefetch(p->cls[31 - __builtin_clz((unsigned)ready)].q.head);
+        else if (o->kind == NODE_HOST && o->owner->pull_prefetch)
+            o->owner->pull_prefetch(o->owner->host_ctx, o, p, 1);
+        return;
+    }
+    if (near && near->fn == port_arrive) {
+        /* the egress port of an arriving frame, when the choice is known ahead */
+        const port *p = CONTAINER_OF(near, port, arrive);
+        const packet *pkt = p->fly.head;
+        const node *sw = p->peer_owner;
+        if (!pkt || pkt->kind == PKT_PAUSE)
+            return;
+        const net *n = sw->owner;
+        if (sw->kind == NODE_HOST) {
+            if (n->rx_prefetch && pkt->dst == sw->index)
+                n->rx_prefetch(n->host_ctx, pkt, 1);
+            return;
+        }
+        uint32_t gid = net_fib(sw, pkt->dst);
+        if (gid == UINT32_MAX)
+            return;
+        const ecmp_group *g = &n->groups[gid];
+        uint32_t member;
+        if (g->n == 1)
+            member = 0;
+        else if (n->pick_pure)
+            member = n->pick_pure(n->pick_ctx, (node *)sw, g, pkt);
+        else
+            return;
+        const port *out = &sw->ports[g->member[member]];
+        __builtin_prefetch(&out->arrive);
+        __builtin_prefetch(&out->cls[pkt->prio & (NET_PRIOS - 1)]);
+    }
+}
+
+/*
  * Arrival over a link direction with a bit error rate (link-ber): the receiver's MAC checks the
  * FCS of the frame at the head of the wire and discards it when a bit was corrupted (counted as
  * bit_error on the sending port, as an FCS/CRC error). Installed in place of port_arrive only

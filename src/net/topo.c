@@ -1148,6 +1148,8 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     arena_init(&n->mem, "sim arena (topology, FIBs)");
     n->sc = sc;
     n->sim = s;
+    if (s)
+        s->prefetch = net_prefetch;
     /* HPCC: each packet carries its INT record after the struct (inttel.h); packets are
      * cache-line aligned (packet.h) */
     n->int_on = sc->nic.cc == CC_HPCC;

@@ -17,6 +17,8 @@
 
 static packet *nic_pull(void *ctx, node *host, port *p);
 static void nic_rx(void *ctx, node *host, packet *pkt);
+static void nic_pull_prefetch(const void *ctx, const node *host, const port *p, int level);
+static void nic_rx_prefetch(const void *ctx, const packet *pkt, int level);
 static void qp_rto_fire(void *ctx, event *ev);
 static void qp_cc_fire(void *ctx, event *ev);
 static void qp_hole_fire(void *ctx, event *ev);
@@ -123,6 +125,8 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->nvl_latency_ps = sc->fabric.scale_up_latency_ps;
     n->pull = nic_pull;
     n->rx = nic_rx;
+    n->pull_prefetch = nic_pull_prefetch;
+    n->rx_prefetch = nic_rx_prefetch;
     n->host_ctx = t;
     if (sc->fidelity == FIDELITY_FLOW)
         t->fn = flownet_new(t);
@@ -923,6 +927,48 @@ static void qp_cc_fire(void *ctx, event *ev)
     dcqcn_on_timer(&q->rp, &np->dc, s->now);
     qp_cc_arm(t, q);
     qp_repace(t, q);
+}
+
+/* The lines of a QP (304 bytes, not aligned to lines: up to six). */
+static inline void qp_prefetch(const qp *q)
+{
+    const char *a = (const char *)q;
+    for (size_t off = 0; off < sizeof *q; off += 64)
+        __builtin_prefetch(a + off);
+    __builtin_prefetch(a + sizeof *q - 1);
+}
+
+/* Prefetch hooks (net.h host_rx_prefetch_fn, issue #17 fourth round): a frame about to reach
+ * its NIC: level 0 its QP, level 1 the QP's flow (delivered_bytes is in its second line). */
+static void nic_rx_prefetch(const void *ctx, const packet *pkt, int level)
+{
+    const transport *t = ctx;
+    if (pkt->flow >= t->n_qps)
+        return;
+    const qp *q = &t->qps[pkt->flow];
+    if (level == 0)
+        qp_prefetch(q);
+    else {
+        __builtin_prefetch(q->f);
+        __builtin_prefetch((const char *)q->f + sizeof(flow) - 1);
+    }
+}
+
+/* A host port about to pull: level 0 the NIC port's first line (the round robin), level 1 the
+ * QP at the head of the round robin. */
+static void nic_pull_prefetch(const void *ctx, const node *host, const port *p, int level)
+{
+    (void)ctx;
+    const nic *c = host->host_ctx;
+    if (!c || p->index >= NIC_PORTS)
+        return;
+    const nic_port *np = &c->ports[p->index];
+    if (level == 0) {
+        __builtin_prefetch(np);
+        __builtin_prefetch(&np->ctrl_mask);
+    } else if (np->head) {
+        qp_prefetch(np->head);
+    }
 }
 
 static void nic_rx(void *ctx, node *host, packet *pkt)
