@@ -1148,7 +1148,9 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     arena_init(&n->mem, "sim arena (topology, FIBs)");
     n->sc = sc;
     n->sim = s;
-    if (s)
+    /* the prefetch hook knows only the packet model's events: a flow-level run's events are
+     * its pieces and fluid commits, and looking ahead for them would cost every event a walk */
+    if (s && sc->fidelity != FIDELITY_FLOW)
         s->prefetch = net_prefetch;
     /* HPCC: each packet carries its INT record after the struct (inttel.h); packets are
      * cache-line aligned (packet.h) */
