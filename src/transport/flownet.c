@@ -32,8 +32,8 @@
 
 typedef struct fn_piece fn_piece;
 /* Two cache lines (a pool aligned to them: flownet_new). A lazy piece also keeps its stream's
- * lazy record (end_ps, start_ps, prev_last): the piece is written at the message's start anyway
- * and read at its end, and the stream's own hot fields then fit its first line. */
+ * lazy record (end_ps, start_ps, start_bits, prev_last): the piece is written at the message's
+ * start anyway and read at its end, and the stream's own hot fields then fit its first line. */
 struct fn_piece {
     pool_hdr hdr;
     event ev; /* arrival of its last frame at the receiver */
@@ -785,7 +785,7 @@ static void lazy_piece_done(flownet *fn, fn_stream *x)
     SIM_ASSERT(!fq->head, "flow level: lazy piece of QP %u had a successor", q);
 }
 
-/* Held stream x's fluid flow leaves its links (as it would have at its end_ps). */
+/* Held stream x's fluid flow leaves its links (as it would have at its last piece's end_ps). */
 static void lazy_release(flownet *fn, fn_stream *x)
 {
     fluid_remove(fn->fl, x->fid, fn->s->now);
@@ -892,7 +892,7 @@ static void piece_arrive(void *ctx, event *ev)
     flownet *fn = t->fn;
     msg *m = pc->m;
     (void)ctx;
-    if (pc->lazy) /* its last bit left at its stream's end_ps */
+    if (pc->lazy) /* its last bit left at its end_ps */
         lazy_piece_done(fn, stream_of(fn, pc->q, 0));
     flow *f = pc->f;
     uint64_t bytes = pc->bytes;
