@@ -657,6 +657,14 @@ static void compact_vs_stored(enum coll_op op, uint32_t n, uint32_t gps, uint64_
                     coll_conn_of(st, &ks, i) == coll_conn_of(cp, &kc, i);
         for (uint32_t k = 0; same && k < a->n_deps; k++)
             same = coll_plan_dep(st, a, k) == coll_plan_dep(cp, x, k);
+        /* the transfer and its connection decoded at once (the executors' path) */
+        coll_xfer b2;
+        uint32_t conn = UINT32_MAX;
+        const coll_xfer *y = coll_plan_xfer_conn(cp, &kc, i, &b2, &conn);
+        same = same && conn == coll_conn_of(st, &ks, i) && y->src == a->src && y->dst == a->dst &&
+               y->bytes == a->bytes && y->channel == a->channel && y->step == a->step &&
+               y->n_deps == a->n_deps && y->reduce_inputs == a->reduce_inputs &&
+               (!a->n_deps || coll_plan_dep(cp, y, 0) == coll_plan_dep(st, a, 0));
         CHECK_EQ_U64(gc.deps_fn(gc.ctx, i), gs.deps_fn(gs.ctx, i));
         if (x->n_deps) /* dependencies lie within the span a windowed pass keeps */
             CHECK(i - coll_plan_dep(cp, x, 0) <= coll_plan_dep_span(cp));

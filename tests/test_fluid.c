@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "core/rng.h"
 #include "net/fluid.h"
@@ -317,6 +318,31 @@ static void test_lazy_hook(void)
 static void test_random_instances(void) { random_instances(false); }
 static void test_random_instances_fast_paths(void) { random_instances(true); }
 
+/* fluid_finish_memo_at is fluid_finish_at, whatever the order of the pairs it is asked: a few
+ * sizes repeated (the memo's hits), sizes colliding in a slot, rates changing under a size, the
+ * edge cases (nothing left, rate 0, huge sizes, a start near the end of time). */
+static void test_finish_memo(void)
+{
+    fluid_finish_memo m;
+    memset(&m, 0, sizeof m);
+    rng r;
+    rng_init(&r, 17, RNG_ID(RNG_KIND_TEST, 10));
+    const double rates[] = {400e9, 100e9, 3e9 + 7, 1.5, 0};
+    uint64_t bad = 0, n = 0;
+    for (uint32_t k = 0; k < 200000; k++) {
+        uint64_t u = rng_next(&r);
+        /* mostly a few neighbouring sizes (a ring's chunks), now and then any size */
+        double bits = u % 8 ? (double)((98304 + u % 5 + 4 * (u >> 60)) * 8)
+                            : (double)(u >> (u % 64)) / (u % 3 ? 1 : 1024);
+        double rate = rates[(u >> 8) % 8 < 5 ? (u >> 8) % 8 : 0];
+        sim_time t = (u >> 16) % 4 ? (u >> 24) : SIM_TIME_MAX - (u >> 40);
+        bad += fluid_finish_memo_at(&m, t, bits, rate) != fluid_finish_at(t, bits, rate);
+        n++;
+    }
+    CHECK_EQ_U64(bad, 0);
+    CHECK(n == 200000);
+}
+
 int main(void)
 {
     TEST_RUN(test_empty_link_reads_empty);
@@ -327,5 +353,6 @@ int main(void)
     TEST_RUN(test_component_only);
     TEST_RUN(test_random_instances);
     TEST_RUN(test_random_instances_fast_paths);
+    TEST_RUN(test_finish_memo);
     return tl_finish();
 }

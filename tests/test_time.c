@@ -1,7 +1,9 @@
 /*
  * test_time.c — integer line-rate arithmetic: exact serialization times, rounding up, no
- * overflow at extreme values, and sim_bytes_in as its inverse (rounding down).
+ * overflow at extreme values, and sim_bytes_in as its inverse (rounding down); the exact division
+ * by a reciprocal (core/fastdiv.h) against `/` and `%`.
  */
+#include "core/fastdiv.h"
 #include "core/time.h"
 #include "testlib.h"
 
@@ -40,9 +42,69 @@ static void test_bytes_in(void)
     CHECK(inverse);
 }
 
+/* fastdiv: every divisor form (1, powers of two and their neighbours, small, large, the top of the
+ * range) against `/` and `%` at the dividends where a reciprocal is likeliest to be off by one:
+ * 0, multiples of d and their neighbours, the top of the range, and a pseudo-random spread. */
+static void test_fastdiv(void)
+{
+    uint32_t ds[64];
+    uint32_t nd = 0;
+    ds[nd++] = 1;
+    ds[nd++] = 2;
+    ds[nd++] = 3;
+    ds[nd++] = 7;
+    ds[nd++] = 255;
+    ds[nd++] = 256;
+    ds[nd++] = 257;
+    ds[nd++] = 1000003;
+    ds[nd++] = 0x7FFFFFFFu;
+    ds[nd++] = 0x80000000u;
+    ds[nd++] = 0x80000001u;
+    ds[nd++] = UINT32_MAX - 1;
+    ds[nd++] = UINT32_MAX;
+    uint64_t r = 0x9E3779B97F4A7C15ull;
+    while (nd < 64) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        uint32_t d = (uint32_t)(r >> (r % 31)); /* spread over the magnitudes */
+        ds[nd++] = d ? d : 6;
+    }
+    uint64_t bad = 0;
+    for (uint32_t i = 0; i < nd; i++) {
+        uint32_t d = ds[i];
+        fastdiv f = fastdiv_make(d);
+        uint32_t as[12] = {0,
+                           1,
+                           d - 1,
+                           d,
+                           d + 1,
+                           2 * d - 1,
+                           2 * d,
+                           UINT32_MAX,
+                           UINT32_MAX - 1,
+                           UINT32_MAX / d * d,
+                           UINT32_MAX / d * d - 1,
+                           12345};
+        for (uint32_t k = 0; k < 12; k++)
+            bad += fastdiv_div(f, as[k]) != as[k] / d || fastdiv_mod(f, as[k]) != as[k] % d;
+        for (uint32_t k = 0; k < 20000; k++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            uint32_t a = (uint32_t)(r >> (r % 33 < 32 ? r % 33 : 0));
+            bad += fastdiv_div(f, a) != a / d || fastdiv_mod(f, a) != a % d;
+        }
+    }
+    /* every dividend for a few small divisors */
+    for (uint32_t d = 1; d <= 5; d++) {
+        fastdiv f = fastdiv_make(d);
+        for (uint32_t a = 0; a < 3000000; a++)
+            bad += fastdiv_div(f, a) != a / d || fastdiv_mod(f, a) != a % d;
+    }
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     TEST_RUN(test_ser_time);
     TEST_RUN(test_bytes_in);
+    TEST_RUN(test_fastdiv);
     return tl_finish();
 }

@@ -100,13 +100,43 @@ sim_time fluid_finish_ps(const fluid *f, uint32_t id);
  * the last bit leaves, bits / rate rounded up, with a thousandth of a picosecond of slack so
  * that an exact quotient (8e6 bits at 100 Gbps = 80 us) is not pushed one picosecond late by
  * the division's rounding. */
+static inline double fluid_finish_dt(double bits, double rate_bps)
+{
+    return ceil(bits / rate_bps * 1e12 - 1e-3);
+}
 static inline sim_time fluid_finish_at(sim_time t_ps, double bits, double rate_bps)
 {
     if (bits <= 1e-6)
         return t_ps;
     if (rate_bps <= 0)
         return SIM_TIME_MAX;
-    double dt = ceil(bits / rate_bps * 1e12 - 1e-3);
+    double dt = fluid_finish_dt(bits, rate_bps);
+    if (dt >= (double)(SIM_TIME_MAX - t_ps))
+        return SIM_TIME_MAX;
+    return t_ps + (sim_time)dt;
+}
+
+/* fluid_finish_at through a memo of its last quotients (zeroed: empty), for a caller that asks
+ * for the same few (bits, rate) pairs over and over — a ring's messages on an empty path repeat
+ * a few sizes at one rate. The quotient is a pure function of the pair, so the value is
+ * fluid_finish_at's exactly (test_fluid compares them); what is saved is a division and a
+ * rounding per message. Slot: the line bytes mod 4 (a ring's sizes differ by a byte). */
+#define FLUID_MEMO 4
+typedef struct fluid_finish_memo {
+    double bits[FLUID_MEMO], rate[FLUID_MEMO], dt[FLUID_MEMO];
+} fluid_finish_memo;
+static inline sim_time fluid_finish_memo_at(fluid_finish_memo *m, sim_time t_ps, double bits,
+                                            double rate_bps)
+{
+    if (bits <= 1e-6 || rate_bps <= 0 || bits >= 0x1p62)
+        return fluid_finish_at(t_ps, bits, rate_bps);
+    uint32_t i = (uint32_t)((uint64_t)bits >> 3) % FLUID_MEMO;
+    if (m->bits[i] != bits || m->rate[i] != rate_bps) {
+        m->bits[i] = bits;
+        m->rate[i] = rate_bps;
+        m->dt[i] = fluid_finish_dt(bits, rate_bps);
+    }
+    double dt = m->dt[i];
     if (dt >= (double)(SIM_TIME_MAX - t_ps))
         return SIM_TIME_MAX;
     return t_ps + (sim_time)dt;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/fastdiv.h"
 #include "../lb/lb.h"
 #include "../net/fluid.h"
 #include "nic_int.h"
@@ -30,48 +31,55 @@
 #define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 typedef struct fn_piece fn_piece;
+/* Two cache lines (a pool aligned to them: flownet_new). A lazy piece also keeps its stream's
+ * lazy record (end_ps, start_ps, start_bits, prev_last): the piece is written at the message's
+ * start anyway and read at its end, and the stream's own hot fields then fit its first line. */
 struct fn_piece {
     pool_hdr hdr;
     event ev; /* arrival of its last frame at the receiver */
     fn_piece *next;
     msg *m;
     flow *f;
+    uint8_t prio; /* its flow's traffic class (kept here: the flow is cold by its end) */
+    uint8_t lazy; /* its stream is lazy: its arrival is scheduled, its end is not */
+    uint32_t q;   /* its QP */
+    /* second line */
     uint64_t bytes;      /* payload */
     uint64_t line_bytes; /* its frames on the wire: frame + preamble/SFD + IFG each */
     uint32_t frames;
     uint32_t last_line; /* line bytes of its last frame */
-    uint8_t prio;       /* its flow's traffic class (kept here: the flow is cold by its end) */
-    uint8_t lazy;       /* its stream is lazy: its arrival is scheduled, its end is not */
-    uint32_t q;         /* its QP */
     sim_time arrive_ps; /* the latest arrival over its streams so far */
+    /* lazy (stream_lazify): its last bit leaves the sender at end_ps; its stream's flow was
+     * (re)filled with start_bits at start_ps (the stream's `bits` then: a sync of the counters
+     * moves those on, flownet_finish); its QP's last_arrive before its arrival was set */
+    sim_time end_ps, start_ps, prev_last;
+    double start_bits;
 };
+_Static_assert(sizeof(fn_piece) <= 128, "a piece is two cache lines");
 
-/* Laid out for the one-event path (a message's start and end touch its first two lines): the
- * fields every message reads or writes first, then the lazy flow's record, the event and the
- * path (read when it is walked or flushed). Aligned to cache lines (flownet_new). */
+/* Laid out for the one-event path: a message's start and end read and write its first line
+ * only (with its QP's line and its piece; the lazy record is the piece's); then the event and
+ * the path (read when it is walked, flushed or its end is an event). Its QP is its index
+ * (stream_qp). Aligned to cache lines (flownet_new). */
 typedef struct fn_stream {
-    _Alignas(64) uint32_t q; /* QP id */
-    uint32_t fid;            /* fluid flow, FLUID_NONE when not sending */
-    /* cache: the path walked in routing epoch `epoch` (its links below, whether one is down,
-     * and for spray the paths met), and lat_ps for a piece of lat_frames / lat_last */
-    uint32_t epoch, paths, lat_frames, lat_last;
+    _Alignas(64) uint32_t fid; /* fluid flow, FLUID_NONE when not sending */
+    /* cache: the path walked in routing epoch `epoch` (its links below, whether one is down),
+     * and lat_ps for a piece of lat_frames / lat_last */
+    uint32_t epoch, lat_frames, lat_last;
     uint8_t n_links;
     bool busy;    /* carries a share of the head piece (sending or stalled) */
     bool stalled; /* its path has no route or crosses a down link */
     bool lazy;    /* one event: its fluid flow is lazy (fluid.h), its piece's arrival is
                    * scheduled and its last bit leaving is not (stream_settle) */
     bool down;
-    double bits;     /* bits of its share when its fluid flow was (re)started */
+    double bits;     /* bits of its share when its fluid flow was (re)started, or last
+                      * counted (flownet_finish) */
     double rate_bps; /* lazy: its fluid flow's rate (unchanged while it is lazy) */
-    sim_time end_ps; /* lazy: its last bit leaves the sender */
     sim_time lat_ps; /* its piece's last frame from leaving the sender to the receiver */
-    /* second line */
-    double start_bits; /* lazy: the bits its flow was (re)filled with at start_ps */
-    sim_time start_ps;
-    sim_time prev_last; /* lazy: its QP's last_arrive before its piece's arrival was set */
     /* the transport class's traffic it moved on its current path and not yet added to the
      * links' sums (stream_flush): line bytes and the frames they stand for */
     double acc_line, acc_frames;
+    /* second line */
     event ev; /* its fluid flow's last bit leaves the sender */
     flownet *fn;
     double left_bits; /* stalled: what it has left */
@@ -79,8 +87,10 @@ typedef struct fn_stream {
      * they differ) — a piece's latency on a uniform path needs nothing else */
     sim_time path_d;
     uint64_t path_rate;
+    uint32_t paths; /* spray: the paths its walk met */
     uint32_t links[FLOWNET_MAX_HOPS];
 } fn_stream;
+_Static_assert(offsetof(fn_stream, ev) == 64, "a stream's hot fields are its first line");
 
 /* A link's traffic so far (the transport's class): line bytes, frames, busy ps. */
 typedef struct link_sum {
@@ -105,7 +115,8 @@ struct flownet {
     net *n;
     sim *s;
     fluid *fl;
-    uint32_t k; /* streams per QP */
+    uint32_t k;      /* streams per QP */
+    uint32_t k_log2; /* k = 2^k_log2 */
     bool spray, adaptive;
     bool one_event;   /* lazy streams allowed (flownet_one_event) */
     bool sticky;      /* a path is kept while it works (its choice is not a function of the flow) */
@@ -122,7 +133,15 @@ struct flownet {
     uint64_t live;
     uint64_t inflight; /* payload of pieces sent and not arrived */
     flownet_stats stats;
+    fastdiv mtu;                /* the transport's MTU as a reciprocal (piece_wire) */
+    fluid_finish_memo fin_memo; /* a refilled flow's finish (stream_go) */
 };
+
+/* The QP stream x belongs to (streams are stored QP by QP, k each). */
+static inline uint32_t stream_qp(const flownet *fn, const fn_stream *x)
+{
+    return (uint32_t)((uint64_t)(x - fn->st) >> fn->k_log2);
+}
 
 static void stream_sent(void *ctx, event *ev);
 static void piece_arrive(void *ctx, event *ev);
@@ -153,9 +172,12 @@ flownet *flownet_new(transport *t)
     fn->spray = sc->lb.mode == LB_SPRAY || t->uet;
     fn->adaptive = !fn->spray && (sc->lb.mode == LB_ADAPTIVE || sc->lb.mode == LB_FLOWLET);
     fn->k = fn->spray ? FLOWNET_SPRAY_MAX : 1;
+    while (1u << fn->k_log2 < fn->k)
+        fn->k_log2++;
     fn->sticky = fn->spray || fn->adaptive || sc->lb.hash == HASH_RANDOM;
     fn->cache = !fn->adaptive && (fn->spray || sc->lb.hash != HASH_RANDOM);
     fn->epoch = 1;
+    fn->mtu = fastdiv_make(t->mtu);
     double *cap = xmalloc(sizeof(double) * (fn->n->n_ports ? fn->n->n_ports : 1), "link rates");
     for (uint32_t i = 0; i < fn->n->n_ports; i++)
         cap[i] = (double)fn->n->ports[i]->rate_bps;
@@ -179,11 +201,10 @@ flownet *flownet_new(transport *t)
             fn_stream *x = &fn->st[q * fn->k + k];
             event_init(&x->ev, stream_sent);
             x->fn = fn;
-            x->q = (uint32_t)q;
             x->fid = FLUID_NONE;
         }
     }
-    pool_init(&fn->pieces, "flow-level pieces", sizeof(fn_piece), 1024);
+    pool_init_aligned(&fn->pieces, "flow-level pieces", sizeof(fn_piece), 1024, 64);
     event_init(&fn->commit, commit_fire);
     fn->n->on_change = on_net_change;
     fn->n->change_ctx = fn;
@@ -459,13 +480,13 @@ static inline fn_stream *stream_of(flownet *fn, uint32_t q, uint32_t k)
 }
 
 static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held);
-static void lazy_fluid_sync(flownet *fn, const fn_stream *x);
+static void lazy_fluid_sync(flownet *fn, const fn_stream *x, const fn_piece *pc);
 
 /* Start stream x's fluid flow of `bits` over its path (stalled without one). `may_lazy`: it
  * carries the whole of its QP's head piece, which may end with one event (stream_lazify). */
 static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_t nl, bool may_lazy)
 {
-    fn_qp *fq = &fn->qps[x->q];
+    fn_qp *fq = &fn->qps[stream_qp(fn, x)];
     x->busy = true;
     x->bits = bits;
     if (!nl || down) {
@@ -487,17 +508,18 @@ static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_
         /* held on this very path (stream_set releases it otherwise): refilled, at the rate an
          * add would give it (see stream_lazify). The fluid's record of it (bits, start) is
          * written only when something reads it (lazy_fluid_sync): the refill touches nothing
-         * of the fluid */
-        x->start_ps = fn->s->now;
-        x->start_bits = bits;
+         * of the fluid. (Held: its QP had no piece; the head now is the one it carries.) */
+        fn_piece *pc = fq->head;
+        pc->start_ps = fn->s->now;
+        pc->start_bits = bits;
         fn->stats.reused++;
         fn->stats.fluid_flows++;
         if (++fn->live > fn->stats.max_live)
             fn->stats.max_live = fn->live;
-        sim_time fin = fluid_finish_at(x->start_ps, bits, x->rate_bps);
+        sim_time fin = fluid_finish_memo_at(&fn->fin_memo, pc->start_ps, bits, x->rate_bps);
         x->lazy = false;
         if (!may_lazy || !stream_lazify(fn, x, fin, true)) {
-            lazy_fluid_sync(fn, x);
+            lazy_fluid_sync(fn, x, pc);
             fluid_unlazy(fn->fl, x->fid);
             sim_at(fn->s, &x->ev, fin);
         }
@@ -609,7 +631,7 @@ static void piece_start(flownet *fn, uint32_t q)
     bool down;
     uint32_t paths = 1;
     fn_stream *x0 = stream_of(fn, q, 0);
-    uint32_t nl = stream_path(fn, x0, qq, 0, buf, &links, &down, &paths);
+    uint32_t nl = stream_path(fn, x0, qq, 0, buf, &links, &down, fn->spray ? &paths : NULL);
     uint32_t ns = 1;
     if (fn->spray) {
         ns = nl ? paths : 1;
@@ -704,7 +726,8 @@ static void piece_sent(flownet *fn, uint32_t q)
  */
 static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held)
 {
-    fn_qp *fq = &fn->qps[x->q];
+    uint32_t q = stream_qp(fn, x);
+    fn_qp *fq = &fn->qps[q];
     fn_piece *pc = fq->head;
     if (!fn->one_event || pc->next || fq->n_streams != 1 || fin >= SIM_TIME_MAX / 2)
         return false;
@@ -712,14 +735,16 @@ static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held)
         if (!fluid_lazy(fn->fl, x->fid))
             return false;
         x->rate_bps = fluid_rate_bps(fn->fl, x->fid);
-        x->start_ps = fn->s->now;
-        x->start_bits = x->bits;
+        pc->start_ps = fn->s->now;
+        pc->start_bits = x->bits;
+        /* (a held stream's end is no event: it was cancelled when it became lazy, and a lazy
+         * stream schedules none; its second line stays untouched) */
+        if (event_queued(&x->ev))
+            evq_cancel(&fn->s->q, &x->ev);
     }
-    if (event_queued(&x->ev))
-        evq_cancel(&fn->s->q, &x->ev);
     x->lazy = true;
-    x->end_ps = fin;
-    x->prev_last = fq->last_arrive;
+    pc->end_ps = fin;
+    pc->prev_last = fq->last_arrive;
     /* piece_done's arrival, as of fin */
     sim_time arrive = fin + x->lat_ps;
     if (arrive < fq->last_arrive)
@@ -727,38 +752,40 @@ static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held)
     fq->last_arrive = arrive;
     pc->arrive_ps = arrive;
     pc->lazy = 1;
-    pc->q = x->q;
+    pc->q = q;
     sim_at(fn->s, &pc->ev, arrive);
     fn->stats.one_event++;
     return true;
 }
 
-/* The fluid's record of lazy stream x's flow as an add (or refill) at its start would have left
- * it — nothing but a read needs it (fluid_left_bits), or a lazy flow made ordinary. */
-static void lazy_fluid_sync(flownet *fn, const fn_stream *x)
+/* The fluid's record of lazy stream x's flow (carrying piece pc) as an add (or refill) at its
+ * start would have left it — nothing but a read needs it (fluid_left_bits), or a lazy flow made
+ * ordinary. */
+static void lazy_fluid_sync(flownet *fn, const fn_stream *x, const fn_piece *pc)
 {
-    fluid_refill(fn->fl, x->fid, x->start_bits, x->start_ps);
+    fluid_refill(fn->fl, x->fid, pc->start_bits, pc->start_ps);
 }
 
 /* Lazy stream x's piece has left (its end_ps ≤ now): stream_sent's work as of end_ps, but for
  * scheduling the arrival (done) and removing the fluid flow (held: lazy_release). */
 static void lazy_piece_done(flownet *fn, fn_stream *x)
 {
-    fn_qp *fq = &fn->qps[x->q];
+    uint32_t q = stream_qp(fn, x);
+    fn_qp *fq = &fn->qps[q];
     fn_piece *pc = fq->head;
-    SIM_ASSERT(x->lazy && x->busy && pc && pc->lazy && x->end_ps <= fn->s->now,
-               "flow level: QP %u has no lazy piece that has left", x->q);
+    SIM_ASSERT(x->lazy && x->busy && pc && pc->lazy && pc->end_ps <= fn->s->now,
+               "flow level: QP %u has no lazy piece that has left", q);
     pc->lazy = 0;
     account(fn, x, pc, x->bits);
     x->bits = 0;
     x->busy = false;
     fq->busy = 0;
     fn->live--;
-    piece_pop(fn, x->q);
-    SIM_ASSERT(!fq->head, "flow level: lazy piece of QP %u had a successor", x->q);
+    piece_pop(fn, q);
+    SIM_ASSERT(!fq->head, "flow level: lazy piece of QP %u had a successor", q);
 }
 
-/* Held stream x's fluid flow leaves its links (as it would have at its end_ps). */
+/* Held stream x's fluid flow leaves its links (as it would have at its last piece's end_ps). */
 static void lazy_release(flownet *fn, fn_stream *x)
 {
     fluid_remove(fn->fl, x->fid, fn->s->now);
@@ -776,17 +803,17 @@ static void stream_settle(flownet *fn, fn_stream *x, bool release)
     if (!x->lazy)
         return;
     if (x->busy) {
-        if (x->end_ps > fn->s->now) {
-            fn_qp *fq = &fn->qps[x->q];
-            fn_piece *pc = fq->head;
+        fn_qp *fq = &fn->qps[stream_qp(fn, x)];
+        fn_piece *pc = fq->head; /* the lazy piece */
+        if (pc->end_ps > fn->s->now) {
             x->lazy = false;
             pc->lazy = 0;
-            lazy_fluid_sync(fn, x);
+            lazy_fluid_sync(fn, x, pc);
             fluid_unlazy(fn->fl, x->fid);
             evq_cancel(&fn->s->q, &pc->ev);
             pc->arrive_ps = 0;
-            fq->last_arrive = x->prev_last;
-            sim_at(fn->s, &x->ev, x->end_ps);
+            fq->last_arrive = pc->prev_last;
+            sim_at(fn->s, &x->ev, pc->end_ps);
             fn->stats.woken++;
             return;
         }
@@ -814,7 +841,7 @@ static void settle_all(flownet *fn, bool ended_only)
             continue;
         if (!ended_only)
             stream_settle(fn, x, true);
-        else if (x->busy && x->end_ps <= fn->s->now)
+        else if (x->busy && fn->qps[q].head->end_ps <= fn->s->now)
             lazy_piece_done(fn, x);
     }
 }
@@ -823,7 +850,8 @@ static void stream_sent(void *ctx, event *ev)
 {
     fn_stream *x = CONTAINER_OF(ev, fn_stream, ev);
     flownet *fn = x->fn;
-    fn_qp *fq = &fn->qps[x->q];
+    uint32_t q = stream_qp(fn, x);
+    fn_qp *fq = &fn->qps[q];
     (void)ctx;
     fn_piece *pc = fq->head;
     sim_time now = fn->s->now;
@@ -837,7 +865,7 @@ static void stream_sent(void *ctx, event *ev)
          * removed and added again at this picosecond — the same flows on every link, the same
          * rates. It continues this flow instead, with no recomputation (the cost at scale is
          * the number of flows: a ring's chunks follow each other on a QP). */
-        piece_done(fn, x->q);
+        piece_done(fn, q);
         stream_set(fn, x, x->links, x->n_links, false, nx);
         nx->arrive_ps = 0;
         fq->n_streams = 1;
@@ -854,7 +882,7 @@ static void stream_sent(void *ctx, event *ev)
     x->busy = false;
     want_commit(fn);
     if (--fq->busy == 0)
-        piece_sent(fn, x->q);
+        piece_sent(fn, q);
 }
 
 static void piece_arrive(void *ctx, event *ev)
@@ -864,7 +892,7 @@ static void piece_arrive(void *ctx, event *ev)
     flownet *fn = t->fn;
     msg *m = pc->m;
     (void)ctx;
-    if (pc->lazy) /* its last bit left at its stream's end_ps */
+    if (pc->lazy) /* its last bit left at its end_ps */
         lazy_piece_done(fn, stream_of(fn, pc->q, 0));
     flow *f = pc->f;
     uint64_t bytes = pc->bytes;
@@ -911,11 +939,14 @@ static void commit_fire(void *ctx, event *ev)
  */
 
 /* Line bytes of a piece of `bytes` payload at MTU `mtu`: its frames, the first with the RETH. */
-static void piece_wire(const transport *t, fn_piece *pc)
+static void piece_wire(const flownet *fn, fn_piece *pc)
 {
+    const transport *t = fn->t;
     uint64_t mtu = t->mtu, b = pc->bytes;
     uint32_t vx = t->net->vxlan == VTEP_HOST + 1 ? WIRE_VXLAN_OVERHEAD : 0;
-    uint64_t n = (b + mtu - 1) / mtu;
+    /* frames: by the reciprocal when the dividend fits 32 bits (every message short of 4 GB) */
+    uint64_t n = b + mtu - 1 <= UINT32_MAX ? fastdiv_div(fn->mtu, (uint32_t)(b + mtu - 1))
+                                           : (b + mtu - 1) / mtu;
     uint32_t last = (uint32_t)(b - (n - 1) * mtu);
     uint64_t full = wire_data_frame((uint32_t)mtu, 0) + vx + WIRE_LINE_EXTRA;
     uint64_t last_line = wire_data_frame(last, n == 1) + vx + WIRE_LINE_EXTRA;
@@ -951,7 +982,7 @@ void flownet_post(flownet *fn, flow *f, msg *m)
         pc->f = f;
         pc->bytes = hi - lo;
         pc->prio = f->prio;
-        piece_wire(t, pc);
+        piece_wire(fn, pc);
         m->pieces_left++;
         if (fq->tail) {
             fq->tail->next = pc;
@@ -1129,7 +1160,7 @@ void flownet_finish(flownet *fn)
             if (x->fid == FLUID_NONE)
                 continue;
             if (x->lazy)
-                lazy_fluid_sync(fn, x);
+                lazy_fluid_sync(fn, x, fq->head);
             double left = fluid_left_bits(fn->fl, x->fid, now);
             account(fn, x, fq->head, x->bits - left);
             x->bits = left;
@@ -1145,7 +1176,7 @@ double flownet_qp_rate(const flownet *fn, uint32_t q)
     double r = 0;
     for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
         const fn_stream *x = &fn->st[(uint64_t)q * fn->k + k];
-        if (x->fid != FLUID_NONE && !(x->lazy && (!x->busy || x->end_ps <= fn->s->now)))
+        if (x->fid != FLUID_NONE && !(x->lazy && (!x->busy || fq->head->end_ps <= fn->s->now)))
             r += fluid_rate_bps(fn->fl, x->fid);
     }
     return r;

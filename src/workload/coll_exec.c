@@ -309,9 +309,10 @@ void coll_exec_trace(const coll_exec *x, trace_writer *tw)
 static void post(coll_exec *x, uint32_t i)
 {
     coll_xfer buf;
-    const coll_xfer *t = coll_plan_xfer(x->plan, i, &buf);
+    uint32_t conn;
+    const coll_xfer *t = coll_plan_xfer_conn(x->plan, &x->pconns, i, &buf, &conn);
     dag_run_started(&x->run, i);
-    dag_net_post(x->nw, coll_conn_of(x->plan, &x->pconns, i), t->bytes, i);
+    dag_net_post(x->nw, conn, t->bytes, i);
 }
 
 /* Transfer i may go: after the sender's reduction time, if any. */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/fastdiv.h"
 #include "dag.h"
 
 /* ---- emission ---------------------------------------------------------------------------- */
@@ -1194,14 +1195,27 @@ static void build_nvls(builder *b, const coll_params *p, const topo_info *t, uin
  * identically. Valid when no chunk is empty (every block of every channel holds at least K[c]
  * bytes), which ring_compact checks; otherwise the plan is stored.
  */
+/* Channel c's constants, so that decoding a transfer index divides by nothing at run time
+ * (a flow-level run decodes several per message): its chunk count K as an exact reciprocal
+ * (core/fastdiv.h), and the chunk sizes. Blocks: block b holds D / n + (b < br) bytes, and chunk
+ * k of a block of D / n + j bytes holds cq[j] + (k < cr[j]) (split_len twice, precomputed for the
+ * two block sizes). A chain: chunk k of the channel's D bytes holds cq[0] + (k < cr[0]). */
+typedef struct ring_ch {
+    fastdiv K;
+    uint32_t br;
+    uint32_t cq[2], cr[2];
+} ring_ch;
+
 typedef struct coll_ring {
     uint32_t C, n, nsteps;
     uint32_t P;     /* positions sending per step: n (blocks) or 1 (a chain's hop) */
+    fastdiv Pd;     /* P as a reciprocal */
     bool rs;        /* blocks: the first n − 1 steps reduce-scatter */
     bool to_root;   /* chain: reduce (towards root 0) rather than broadcast */
     uint64_t *base; /* [C + 1] first transfer of each channel */
     uint64_t *D;    /* [C] channel bytes */
     uint64_t *K;    /* [C] chunks per block (chain: per channel buffer) */
+    ring_ch *ch;    /* [C] the decoding constants */
     uint32_t *R;    /* [C × n] ring order of each channel (chain: rotated to start at rank 0) */
 } coll_ring;
 
@@ -1237,13 +1251,25 @@ static coll_ring *ring_compact(const coll_params *p, const topo_info *t, uint64_
     g->base = ARENA_NEW_ARRAY(a, uint64_t, (size_t)C + 1);
     g->D = ARENA_NEW_ARRAY(a, uint64_t, C);
     g->K = ARENA_NEW_ARRAY(a, uint64_t, C);
+    g->ch = ARENA_NEW_ARRAY(a, ring_ch, C);
     g->R = ARENA_NEW_ARRAY(a, uint32_t, (size_t)C * n);
+    g->Pd = fastdiv_make(P);
     uint32_t *R = xcalloc(n, sizeof(uint32_t), "collective plan: ring order");
     g->base[0] = 0;
     for (uint32_t c = 0; c < C; c++) {
         g->D[c] = split_len(p->size_bytes, C, c);
         g->K[c] = ceil_div(chain ? g->D[c] : split_len(g->D[c], n, 0), chunk);
         g->base[c + 1] = g->base[c] + (uint64_t)nsteps * P * g->K[c];
+        ring_ch *h = &g->ch[c];
+        uint64_t K = g->K[c];
+        h->K = fastdiv_make((uint32_t)K); /* K ≤ the transfer count < 2^32 */
+        for (uint32_t j = 0; j < 2; j++) {
+            /* blocks: one of D / n + j bytes; a chain: the whole channel (j = 0) */
+            uint64_t bb = chain ? g->D[c] : g->D[c] / n + j;
+            h->cq[j] = (uint32_t)(bb / K); /* ≤ the chunk size */
+            h->cr[j] = (uint32_t)(bb % K);
+        }
+        h->br = chain ? 0 : (uint32_t)(g->D[c] % n);
         ring_order(t, c, R);
         uint32_t p0 = 0;
         while (chain && R[p0] != 0)
@@ -1269,19 +1295,18 @@ static uint32_t ring_channel(const coll_ring *g, uint64_t i)
     return lo;
 }
 
-/* Position of transfer i: channel c, step s, ring position p (0 for a chain), chunk k. */
-static void ring_pos(const coll_ring *g, uint32_t i, uint32_t *c, uint32_t *s, uint32_t *p,
-                     uint64_t *k)
+/* Position of transfer i: channel c, step s, ring position p (0 for a chain), chunk k — with
+ * the channel's reciprocals, no division. */
+static inline void ring_pos(const coll_ring *g, uint32_t i, uint32_t *c, uint32_t *s, uint32_t *p,
+                            uint32_t *k)
 {
     *c = ring_channel(g, i);
-    uint64_t K = g->K[*c], rem = i - g->base[*c], q = rem;
-    *k = 0;
-    if (K > 1) { /* one chunk per step (small steps at scale): no division */
-        q = rem / K;
-        *k = rem % K;
-    }
-    *p = (uint32_t)(q % g->P);
-    *s = (uint32_t)(q / g->P);
+    const ring_ch *h = &g->ch[*c];
+    uint32_t rem = (uint32_t)(i - g->base[*c]);
+    uint32_t q = fastdiv_div(h->K, rem);
+    *k = rem - q * h->K.d;
+    *s = fastdiv_div(g->Pd, q);
+    *p = q - *s * g->P;
 }
 
 /* Index of (c, s, p, k). */
@@ -1290,45 +1315,53 @@ static uint32_t ring_index(const coll_ring *g, uint32_t c, uint32_t s, uint32_t 
     return (uint32_t)(g->base[c] + ((uint64_t)s * g->P + p) * g->K[c] + k);
 }
 
-void coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *x)
+/* v mod n for v < 3n (ring arithmetic below: a position plus 2n minus a step). */
+static inline uint32_t mod3(uint32_t v, uint32_t n)
+{
+    if (v >= n)
+        v -= n;
+    if (v >= n)
+        v -= n;
+    return v;
+}
+
+uint32_t coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *x)
 {
     const coll_ring *g = pl->ring;
-    uint32_t c, s, p, n = g->n;
-    uint64_t k;
+    uint32_t c, s, p, k, n = g->n;
     ring_pos(g, i, &c, &s, &p, &k);
-    uint64_t K = g->K[c];
+    const ring_ch *h = &g->ch[c];
     const uint32_t *R = g->R + (size_t)c * n;
     x->channel = (uint16_t)c;
     x->step = s;
     /* the one dependency: the same chunk one step earlier, one position back (a chain: the
      * previous hop) */
     x->n_deps = s > 0;
-    x->first_dep = s > 0 ? ring_index(g, c, s - 1, g->P == 1 ? 0 : (p + n - 1) % n, k) : 0;
+    x->first_dep = s > 0 ? ring_index(g, c, s - 1, g->P == 1 ? 0 : (p ? p - 1 : n - 1), k) : 0;
     if (g->P == 1) { /* as ring_chain: hop s of the chain from (or to) rank 0 */
         uint32_t qs = g->to_root ? n - 1 - s : s, qd = g->to_root ? n - 2 - s : s + 1;
         x->src = R[qs];
         x->dst = R[qd];
-        x->bytes = (uint32_t)split_len(g->D[c], K, k);
+        x->bytes = h->cq[0] + (k < h->cr[0]); /* split_len(D, K, k) */
         x->reduce_inputs = g->to_root && s > 0;
-        return;
+        return c * (n - 1) + s;
     }
     /* as ring_blocks */
     bool in_rs = g->rs && s < n - 1;
     uint32_t t_ag = g->rs ? s - (n - 1) : s;
-    uint32_t blk =
-        in_rs ? (uint32_t)((p + 2u * n - s - 1) % n) : (uint32_t)((p + 2u * n - t_ag) % n);
-    uint64_t bb = split_len(g->D[c], n, blk);
+    uint32_t blk = in_rs ? mod3(p + 2u * n - s - 1, n) : mod3(p + 2u * n - t_ag, n);
+    uint32_t j = blk < h->br; /* the block holds D / n + j bytes (split_len(D, n, blk)) */
     x->src = R[p];
-    x->dst = R[(p + 1) % n];
-    x->bytes = (uint32_t)split_len(bb, K, k);
+    x->dst = R[p + 1 < n ? p + 1 : 0];
+    x->bytes = h->cq[j] + (k < h->cr[j]); /* split_len(block, K, k) */
     x->reduce_inputs = in_rs ? (s >= 1) : (g->rs && t_ag == 0);
+    return c * n + p;
 }
 
 uint32_t coll_ring_conn(const coll_plan *pl, uint32_t i)
 {
     const coll_ring *g = pl->ring;
-    uint32_t c, s, p;
-    uint64_t k;
+    uint32_t c, s, p, k;
     ring_pos(g, i, &c, &s, &p, &k);
     /* blocks: step 0 uses every (channel, position) in this order; a chain: each hop its own */
     return g->P == 1 ? c * (g->n - 1) + s : c * g->n + p;
@@ -1346,12 +1379,11 @@ static uint32_t ring_succ_fn(const void *ctx, uint32_t i, uint32_t *out)
 {
     const coll_plan *pl = ctx;
     const coll_ring *g = pl->ring;
-    uint32_t c, s, p;
-    uint64_t k;
+    uint32_t c, s, p, k;
     ring_pos(g, i, &c, &s, &p, &k);
     if (s + 1 >= g->nsteps)
         return 0;
-    out[0] = ring_index(g, c, s + 1, g->P == 1 ? 0 : (p + 1) % g->n, k);
+    out[0] = ring_index(g, c, s + 1, g->P == 1 ? 0 : (p + 1 < g->n ? p + 1 : 0), k);
     return 1;
 }
 
@@ -1794,9 +1826,9 @@ coll_plan *coll_plan_build(const coll_params *p, arena *a, err *e)
             pl->n_deps += (uint32_t)((uint64_t)(g->nsteps - 1) * g->P * g->K[c]);
             pl->total_bytes += (uint64_t)g->nsteps * g->D[c]; /* a step moves every byte */
         }
-        pl->footprint_bytes = sizeof(coll_plan) + sizeof(coll_ring) +
-                              (uint64_t)(3 * g->C + 1) * sizeof(uint64_t) +
-                              (uint64_t)g->C * g->n * sizeof(uint32_t);
+        pl->footprint_bytes =
+            sizeof(coll_plan) + sizeof(coll_ring) + (uint64_t)(3 * g->C + 1) * sizeof(uint64_t) +
+            (uint64_t)g->C * sizeof(ring_ch) + (uint64_t)g->C * g->n * sizeof(uint32_t);
         topo_free(&t);
         return pl;
     }

@@ -195,8 +195,9 @@ typedef struct coll_plan {
 } coll_plan;
 
 /* Transfer i of the plan (stored plans: a pointer into xfers; compact plans: computed into *buf,
- * which the pointer then names). */
-void coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *buf);
+ * which the pointer then names). coll_ring_xfer (compact plans only) returns the transfer's
+ * connection as well (coll_ring_conn). */
+uint32_t coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *buf);
 static inline const coll_xfer *coll_plan_xfer(const coll_plan *pl, uint32_t i, coll_xfer *buf)
 {
     if (pl->xfers)
@@ -272,6 +273,19 @@ uint32_t coll_ring_conn(const coll_plan *pl, uint32_t i);
 static inline uint32_t coll_conn_of(const coll_plan *pl, const coll_conns *c, uint32_t i)
 {
     return c->of ? c->of[i] : coll_ring_conn(pl, i);
+}
+/* Transfer i (coll_plan_xfer) and its connection (coll_conn_of) at once: a compact plan decodes
+ * the index once for both. */
+static inline const coll_xfer *coll_plan_xfer_conn(const coll_plan *pl, const coll_conns *c,
+                                                   uint32_t i, coll_xfer *buf, uint32_t *conn)
+{
+    if (pl->xfers) {
+        *conn = coll_conn_of(pl, c, i);
+        return &pl->xfers[i];
+    }
+    uint32_t k = coll_ring_xfer(pl, i, buf);
+    *conn = c->of ? c->of[i] : k;
+    return buf;
 }
 
 /* Largest distance i − d from a transfer i back to one of its dependencies d: a stored plan

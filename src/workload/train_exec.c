@@ -1161,9 +1161,10 @@ static void xg_post_ready(void *ctx, uint32_t xf)
     const xbind *B = &x->bind[xg->bind];
     const cplan *q = &x->cp[B->cp];
     coll_xfer buf;
+    uint32_t conn;
+    const coll_xfer *t = coll_plan_xfer_conn(q->pl, &q->lc, xf, &buf, &conn);
     x->outstanding++;
-    dag_net_post(x->nw, B->map[coll_conn_of(q->pl, &q->lc, xf)],
-                 coll_plan_xfer(q->pl, xf, &buf)->bytes, COOKIE_COLL | (xg->cookie_base + xf));
+    dag_net_post(x->nw, B->map[conn], t->bytes, COOKIE_COLL | (xg->cookie_base + xf));
 }
 
 /* (Re)start the group's running collective: every transfer without dependencies goes. */
