@@ -1315,6 +1315,13 @@ static uint32_t ring_index(const coll_ring *g, uint32_t c, uint32_t s, uint32_t 
     return (uint32_t)(g->base[c] + ((uint64_t)s * g->P + p) * g->K[c] + k);
 }
 
+/* The connection of the transfer at (c, s, p): blocks use every (channel, position) from step 0
+ * on, in this order; a chain gives each hop its own. */
+static inline uint32_t ring_conn(const coll_ring *g, uint32_t c, uint32_t s, uint32_t p)
+{
+    return g->P == 1 ? c * (g->n - 1) + s : c * g->n + p;
+}
+
 /* v mod n for v < 3n (ring arithmetic below: a position plus 2n minus a step). */
 static inline uint32_t mod3(uint32_t v, uint32_t n)
 {
@@ -1344,7 +1351,7 @@ uint32_t coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *x)
         x->dst = R[qd];
         x->bytes = h->cq[0] + (k < h->cr[0]); /* split_len(D, K, k) */
         x->reduce_inputs = g->to_root && s > 0;
-        return c * (n - 1) + s;
+        return ring_conn(g, c, s, p);
     }
     /* as ring_blocks */
     bool in_rs = g->rs && s < n - 1;
@@ -1355,7 +1362,7 @@ uint32_t coll_ring_xfer(const coll_plan *pl, uint32_t i, coll_xfer *x)
     x->dst = R[p + 1 < n ? p + 1 : 0];
     x->bytes = h->cq[j] + (k < h->cr[j]); /* split_len(block, K, k) */
     x->reduce_inputs = in_rs ? (s >= 1) : (g->rs && t_ag == 0);
-    return c * n + p;
+    return ring_conn(g, c, s, p);
 }
 
 uint32_t coll_ring_conn(const coll_plan *pl, uint32_t i)
@@ -1363,8 +1370,7 @@ uint32_t coll_ring_conn(const coll_plan *pl, uint32_t i)
     const coll_ring *g = pl->ring;
     uint32_t c, s, p, k;
     ring_pos(g, i, &c, &s, &p, &k);
-    /* blocks: step 0 uses every (channel, position) in this order; a chain: each hop its own */
-    return g->P == 1 ? c * (g->n - 1) + s : c * g->n + p;
+    return ring_conn(g, c, s, p);
 }
 
 static uint32_t ring_deps_fn(const void *ctx, uint32_t i)
