@@ -1780,8 +1780,10 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     TRY(get_enum(L, jm, jp, "optimizer", OPTIMIZERS, &opt, NULL));
     j->opt_sharded = opt == 1;
     TRY(get_bool(L, jm, jp, "recompute", &j->recompute));
-    j->bucket_bytes = 25000000;
-    TRY(get_unit_pos(L, jm, jp, "bucket", SIZE, &j->bucket_bytes, NULL));
+    /* 0 = auto: Megatron-Core's default, which grows with dp (workload/training.h
+     * train_bucket_bytes); a size is taken as given (25MB is PyTorch DDP's bucket_cap_mb) */
+    j->bucket_bytes = 0;
+    TRY(get_size_auto(L, jm, jp, "bucket", &j->bucket_bytes));
     {
         /* checkpoint/restart (Megatron-LM --save-interval is in iterations) */
         const cfg_node *ck;
