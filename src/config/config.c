@@ -727,12 +727,13 @@ static int get_unit_pos(ld *L, const cfg_node *map, const char *path, const char
     return ERR_OK;
 }
 
-/* A size, or the word `auto` (stored as 0). */
+/* A size, or the word `auto` (stored as 0). A bad value's message offers both, so that a
+ * reader who wrote 0 or a typo learns that `auto` is the way to ask for the default. */
 static int get_size_auto(ld *L, const cfg_node *map, const char *path, const char *key,
                          uint64_t *out)
 {
     const cfg_node *v;
-    char kp[PATHLEN];
+    char kp[PATHLEN], why[400], s[200];
     TRY(get_scalar(L, map, path, key, "auto or a size like \"4KiB\"", &v, kp));
     if (!v)
         return ERR_OK;
@@ -740,7 +741,16 @@ static int get_size_auto(ld *L, const cfg_node *map, const char *path, const cha
         *out = 0;
         return ERR_OK;
     }
-    return get_unit_pos(L, map, path, key, SIZE, out, NULL);
+    uint64_t x;
+    if (!units_size(v->str, &x, why, sizeof why)) { /* "expected a size like ..., got ..." */
+        bool std = !strncmp(why, "expected ", 9);
+        return fail(L, v, kp, "%s%s", std ? "expected auto or " : "", std ? why + 9 : why);
+    }
+    if (x == 0)
+        return fail(L, v, kp, "expected auto or a size greater than 0, got \"%s\"",
+                    show(s, sizeof s, v->str));
+    *out = x;
+    return ERR_OK;
 }
 
 /* map[key] as a sequence; *out NULL when absent. */
