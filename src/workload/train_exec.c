@@ -847,6 +847,7 @@ void train_exec_result(const train_exec *x, job_result *jr)
     jr->pp = P->pp;
     jr->dp = P->dp;
     jr->micro_batches = P->m;
+    jr->bucket_bytes = P->opts.bucket_bytes;
     jr->completed = x->finished;
     jr->n_iterations = x->iter < j->iterations ? x->iter : j->iterations;
     jr->iterations =
