@@ -306,7 +306,9 @@ static void test_values(void)
         "  - { kind: traffic, pattern: uniform, load: 0.3, hosts: [5, 1, 3], duration: 1ms }\n"
         "  - { kind: training, model: { preset: gpt3-175b, seq_len: 4096 } }\n"
         "  - { kind: training, model: { params: 7e9, layers: 32, hidden: 4096 },\n"
-        "      parallelism: { dp: 4 }, micro_batch: 2 }\n";
+        "      parallelism: { dp: 4 }, micro_batch: 2 }\n"
+        "  - { kind: training, model: { preset: llama3-8b }, bucket: auto }\n"
+        "  - { kind: training, model: { preset: llama3-8b }, bucket: 25MB }\n";
     scenario sc;
     err e;
     int rc = load(&sc, Y, NULL, 0, &e);
@@ -355,6 +357,11 @@ static void test_values(void)
     CHECK_NEAR(j[3].model.params, 7e9, 0);
     CHECK(j[3].model.preset == NULL);
     CHECK_EQ_U64(j[3].global_batch, 8); /* micro_batch x dp x pp */
+    /* DP bucket: absent and `auto` are both 0 (Megatron-Core's default, resolved with dp by
+     * train_bucket_bytes); a size is kept as given */
+    CHECK_EQ_U64(j[2].bucket_bytes, 0);
+    CHECK_EQ_U64(j[4].bucket_bytes, 0);
+    CHECK_EQ_U64(j[5].bucket_bytes, 25000000);
     scenario_free(&sc);
 }
 

@@ -20,6 +20,7 @@ typedef struct outcome {
     uint32_t n_iter[2];
     train_iter mean[2];
     sim_time jct_ps[2];
+    uint64_t bucket_bytes[2]; /* the DP bucket the job ran with (`auto` resolved) */
     uint64_t events;
     sim_time end_ps;
 } outcome;
@@ -57,6 +58,7 @@ static outcome run_yaml(const char *yaml)
             o.iter_ps[j][k] = jr->iterations[k].time_ps;
         o.mean[j] = jr->train_mean;
         o.jct_ps[j] = jr->jct_ps;
+        o.bucket_bytes[j] = jr->bucket_bytes;
     }
     run_free(r);
     scenario_free(&sc);
@@ -215,6 +217,8 @@ static void test_dp_over_network(void)
             o.iter_ps[0][0] / 1e6, crit / 1e6, m->dp_comm_ps / 1e6, m->dp_ps / 1e6,
             m->compute_ps / 1e6);
     CHECK(o.iter_ps[0][0] >= crit);
+    /* no bucket key: Megatron-Core's default at dp 4, 40M bf16 parameters */
+    CHECK_EQ_U64(o.bucket_bytes[0], 80000000);
     CHECK(m->dp_ps > 0);
     CHECK(m->dp_ps < m->dp_comm_ps);
     /* the gradients cross the fabric: at least 2(dp−1)/dp of each rank's shard leaves its NIC */
@@ -412,6 +416,7 @@ static void test_compact_same_run(void)
         CHECK_EQ_U64(a.events, b.events);
         CHECK_EQ_U64(a.end_ps, b.end_ps);
         CHECK_EQ_U64(a.jct_ps[0], b.jct_ps[0]);
+        CHECK_EQ_U64(a.bucket_bytes[0], c == 1 ? 4000000 : 80000000);
         CHECK_EQ_U64(a.n_iter[0], b.n_iter[0]);
         CHECK(!memcmp(a.iter_ps, b.iter_ps, sizeof a.iter_ps));
         CHECK(!memcmp(a.mean, b.mean, sizeof a.mean));

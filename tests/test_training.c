@@ -543,7 +543,10 @@ static void test_llama70b_1024_counts(void)
             for (uint32_t s = 0; s < 8; s++)
                 dpt += 8ull * p->stage_buckets[s];
             CHECK_EQ_U64(p->stats.coll_dp, dpt);
-            CHECK(p->stage_buckets[3] == 86); /* 10 × 855.6M / 8 × 2 B = 2.14 GB / 25 MB */
+            /* 10 × 855.6M / 8 × 2 B = 2.14 GB in Megatron-Core's default buckets at dp 16,
+             * max(40M, 16M) parameters × 2 B = 80 MB */
+            CHECK_EQ_U64(p->opts.bucket_bytes, 80000000);
+            CHECK(p->stage_buckets[3] == 27);
             train_ab_cost ab = {0};
             ab.tp_alpha_ps = 5 * SIM_US, ab.tp_bw_bps = 3600000000000ull;
             ab.pp_alpha_ps = ab.dp_alpha_ps = 10 * SIM_US;
@@ -563,6 +566,64 @@ static void test_llama70b_1024_counts(void)
             train_plan_free(p);
         }
     }
+}
+
+/* The DP bucket: by default (0, `bucket: auto`) Megatron-Core's max(40M, 1M × dp) parameters of
+ * 2 bytes, so 80 MB up to dp 40 and 2 MB × dp above; an explicit size is used as given. Each
+ * stage's buckets are ceil(stage gradient bytes / bucket), one DP collective each; a compact
+ * plan (whose reduced plan has 2 replicas) resolves the bucket with the job's dp, not 2. */
+static void test_bucket_default(void)
+{
+    CHECK_EQ_U64(train_bucket_bytes(0, 1), 80000000);
+    CHECK_EQ_U64(train_bucket_bytes(0, 8), 80000000);
+    CHECK_EQ_U64(train_bucket_bytes(0, 40), 80000000);
+    CHECK_EQ_U64(train_bucket_bytes(0, 41), 82000000);
+    CHECK_EQ_U64(train_bucket_bytes(0, 64), 128000000);
+    CHECK_EQ_U64(train_bucket_bytes(0, 256), 512000000);
+    CHECK_EQ_U64(train_bucket_bytes(25000000, 256), 25000000);
+    train_opts d;
+    train_opts_default(&d);
+    CHECK_EQ_U64(d.bucket_bytes, 0); /* auto */
+    static const struct {
+        uint32_t dp;
+        uint64_t bucket, want; /* bucket 0 = auto */
+        bool compact;
+    } cs[] = {
+        {8, 0, 80000000, false},          {64, 0, 128000000, false},
+        {64, 0, 128000000, true},         {8, 25000000, 25000000, false},
+        {64, 25000000, 25000000, true},   {64, 300000000, 300000000, false},
+    };
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        /* 8 layers of 12h² + 2h parameters (h 1024) on one stage: 201.4 MB of bf16 gradients */
+        train_opts o = small_opts(8, 1, 1, cs[c].dp, 1);
+        o.bucket_bytes = cs[c].bucket;
+        o.compact = cs[c].compact;
+        train_plan *p = build(&o);
+        if (!p)
+            continue;
+        uint64_t g = p->stage_grad_bytes[0], B = cs[c].want;
+        CHECK_EQ_U64(g, 8ull * (12 * 1024 * 1024 + 2 * 1024) * 2);
+        CHECK_EQ_U64(p->opts.bucket_bytes, B);
+        CHECK_EQ_U64(p->stage_buckets[0], (g + B - 1) / B);
+        CHECK_EQ_U64(p->stats.coll_dp, p->stage_buckets[0]); /* one DP group */
+        train_plan_free(p);
+    }
+    /* the counts that make the cases above distinct: 80 MB → 3, 128 MB → 2, 25 MB → 9 */
+    train_opts o = small_opts(8, 1, 1, 64, 1);
+    train_plan *p = build(&o);
+    if (p)
+        CHECK_EQ_U64(p->stage_buckets[0], 2);
+    train_plan_free(p);
+    o = small_opts(8, 1, 1, 8, 1);
+    p = build(&o);
+    if (p)
+        CHECK_EQ_U64(p->stage_buckets[0], 3);
+    train_plan_free(p);
+    o.bucket_bytes = 25000000;
+    p = build(&o);
+    if (p)
+        CHECK_EQ_U64(p->stage_buckets[0], 9);
+    train_plan_free(p);
 }
 
 static void test_from_job(void)
@@ -629,6 +690,8 @@ static void test_compact_matches_stored(void)
         {6, 2, 3, 4, 1, 1, true, false, false, false, true, false, 25000000},
         {4, 1, 1, 7, 2, 1, true, true, false, false, false, false, 2000000},
         {10, 2, 4, 3, 8, 2, true, false, true, true, true, true, 8000000},
+        /* auto at dp 64: 128 MB buckets (2 per stage), not the 80 MB of the reduced plan's dp */
+        {8, 1, 1, 64, 2, 1, true, false, false, false, false, false, 0},
     };
     for (size_t c = 0; c < sizeof sh / sizeof sh[0]; c++) {
         const struct shape *S = &sh[c];
@@ -731,6 +794,7 @@ int main(void)
     TEST_RUN(test_dp_overlap);
     TEST_RUN(test_tp_aggregation);
     TEST_RUN(test_slow_gpu);
+    TEST_RUN(test_bucket_default);
     TEST_RUN(test_from_job);
     TEST_RUN(test_llama70b_1024_counts);
     TEST_RUN(test_compact_matches_stored);

@@ -727,12 +727,13 @@ static int get_unit_pos(ld *L, const cfg_node *map, const char *path, const char
     return ERR_OK;
 }
 
-/* A size, or the word `auto` (stored as 0). */
+/* A size, or the word `auto` (stored as 0). A bad value's message offers both, so that a
+ * reader who wrote 0 or a typo learns that `auto` is the way to ask for the default. */
 static int get_size_auto(ld *L, const cfg_node *map, const char *path, const char *key,
                          uint64_t *out)
 {
     const cfg_node *v;
-    char kp[PATHLEN];
+    char kp[PATHLEN], why[400], s[200];
     TRY(get_scalar(L, map, path, key, "auto or a size like \"4KiB\"", &v, kp));
     if (!v)
         return ERR_OK;
@@ -740,7 +741,16 @@ static int get_size_auto(ld *L, const cfg_node *map, const char *path, const cha
         *out = 0;
         return ERR_OK;
     }
-    return get_unit_pos(L, map, path, key, SIZE, out, NULL);
+    uint64_t x;
+    if (!units_size(v->str, &x, why, sizeof why)) { /* "expected a size like ..., got ..." */
+        bool std = !strncmp(why, "expected ", 9);
+        return fail(L, v, kp, "%s%s", std ? "expected auto or " : "", std ? why + 9 : why);
+    }
+    if (x == 0)
+        return fail(L, v, kp, "expected auto or a size greater than 0, got \"%s\"",
+                    show(s, sizeof s, v->str));
+    *out = x;
+    return ERR_OK;
 }
 
 /* map[key] as a sequence; *out NULL when absent. */
@@ -1780,8 +1790,10 @@ static int parse_training(ld *L, const cfg_node *jm, const char *jp, cfg_job *j)
     TRY(get_enum(L, jm, jp, "optimizer", OPTIMIZERS, &opt, NULL));
     j->opt_sharded = opt == 1;
     TRY(get_bool(L, jm, jp, "recompute", &j->recompute));
-    j->bucket_bytes = 25000000;
-    TRY(get_unit_pos(L, jm, jp, "bucket", SIZE, &j->bucket_bytes, NULL));
+    /* 0 = auto: Megatron-Core's default, which grows with dp (workload/training.h
+     * train_bucket_bytes); a size is taken as given (25MB is PyTorch DDP's bucket_cap_mb) */
+    j->bucket_bytes = 0;
+    TRY(get_size_auto(L, jm, jp, "bucket", &j->bucket_bytes));
     {
         /* checkpoint/restart (Megatron-LM --save-interval is in iterations) */
         const cfg_node *ck;

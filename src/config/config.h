@@ -343,7 +343,8 @@ typedef struct cfg_job {
     bool tp_per_layer;              /* default true */
     bool opt_sharded;               /* optimizer: sharded (reduce_scatter + all_gather) */
     bool recompute;                 /* default false */
-    uint64_t bucket_bytes;          /* DP gradient bucket, default 25 MB */
+    uint64_t bucket_bytes;          /* DP gradient bucket; 0 = auto (the default: Megatron-Core's
+                                     * max(40M, 1M × dp) bf16 parameters, training.h) */
     /* training: checkpoint/restart (gpu-fail). Without `checkpoint` a failed GPU fails the job. */
     bool ckpt;                      /* a checkpoint block was given */
     uint32_t ckpt_interval;         /* iterations between checkpoints; 0 = none written (a

@@ -278,7 +278,7 @@ static double training_job(const scenario *sc, const cfg_job *j, double *conns)
     double compute = R * mb * 2 * chunks;
     double tpc = tp > 1 ? (R / tp) * mb * 2 * chunks : 0;
     double p2p = (pp * vp - 1) * tp * dp * mb * 2;
-    double bucket = (double)(j->bucket_bytes ? j->bucket_bytes : 25000000);
+    double bucket = (double)train_bucket_bytes(j->bucket_bytes, (uint32_t)dp); /* as the plan */
     double grad = 12 * hidden * hidden * Ls * 2 / tp; /* bf16 gradient shard of a stage */
     double buckets = dp > 1 ? ceil_div(grad, bucket) * (j->opt_sharded ? 2 : 1) : 0;
     double dpc = (R / dp) * buckets;

@@ -1041,6 +1041,12 @@ static void jobs_table(FILE *f, const report *r)
             text_printf(kind, sizeof kind, "%s %s, %" PRIu64 " ranks",
                         jsonr_str(x, "op", "?"), jsonr_str(x, "algorithm", "?"),
                         jsonr_u64(x, "ranks", 0));
+        else if (strcmp(k, "training") == 0 && jsonr_u64(x, "dp", 0) > 1 &&
+                 jsonr_u64(x, "bucket_bytes", 0)) /* the DP bucket, auto resolved */
+            text_printf(kind, sizeof kind,
+                        "training tp %" PRIu64 " pp %" PRIu64 " dp %" PRIu64 ", bucket %.0f MB",
+                        jsonr_u64(x, "tp", 0), jsonr_u64(x, "pp", 0), jsonr_u64(x, "dp", 0),
+                        (double)jsonr_u64(x, "bucket_bytes", 0) / 1e6);
         else if (strcmp(k, "training") == 0)
             text_printf(kind, sizeof kind, "training tp %" PRIu64 " pp %" PRIu64 " dp %" PRIu64,
                         jsonr_u64(x, "tp", 0), jsonr_u64(x, "pp", 0), jsonr_u64(x, "dp", 0));

@@ -12,9 +12,9 @@
  *   the "conservation" object (payload bytes: sent = delivered + dropped + trimmed + in flight);
  *   fabric.trimmed, nics.trims_received, conservation.trimmed_bytes (UET packet trimming).
  * Collective jobs carry "op" and "algorithm", traffic jobs "pattern"; training jobs carry "tp",
- * "pp", "dp", "micro_batches", a "breakdown" object in each iteration and one averaged over the
- * iterations after "iterations", and "tasks_done" / "tasks_total" (progress of an iteration cut
- * short by stop_at).
+ * "pp", "dp", "micro_batches", "bucket_bytes", a "breakdown" object in each iteration and one
+ * averaged over the iterations after "iterations", and "tasks_done" / "tasks_total" (progress of
+ * an iteration cut short by stop_at).
  *
  * The human summary is for a person at a terminal: quantities are scaled to readable units, only
  * non-zero drop reasons are listed, and the five ports with the deepest queues are shown because
@@ -219,8 +219,10 @@ static void write_job(jsonw *w, const job_result *j)
         key_u64(w, "tp", j->tp);
         key_u64(w, "pp", j->pp);
         key_u64(w, "dp", j->dp);
-        if (j->kind == JOB_TRAINING)
+        if (j->kind == JOB_TRAINING) {
             key_u64(w, "micro_batches", j->micro_batches);
+            key_u64(w, "bucket_bytes", j->bucket_bytes); /* resolved: `auto` depends on dp */
+        }
     }
     key_u64(w, "size_bytes", j->size_bytes);
     key_u64(w, "start_ps", j->start_ps);
@@ -871,11 +873,14 @@ static void write_training_line(FILE *f, const job_result *j)
 {
     if (j->kind != JOB_TRAINING)
         return;
-    char it[32], a[32];
+    char it[32], a[32], bk[48] = "";
+    if (j->dp > 1) /* the DP bucket (no DP collectives at dp 1) */
+        snprintf(bk, sizeof bk, ", bucket %s", summary_fmt_bytes(a, sizeof a, j->bucket_bytes));
     if (!j->n_iterations) {
-        fprintf(f, "  %s: tp %u pp %u dp %u, m %u: no iteration finished (%" PRIu64 " of %" PRIu64
-                   " tasks of iteration 1 done)\n",
-                j->name, j->tp, j->pp, j->dp, j->micro_batches, j->tasks_done, j->tasks_total);
+        fprintf(f,
+                "  %s: tp %u pp %u dp %u, m %u%s: no iteration finished (%" PRIu64 " of %" PRIu64
+                " tasks of iteration 1 done)\n",
+                j->name, j->tp, j->pp, j->dp, j->micro_batches, bk, j->tasks_done, j->tasks_total);
         return;
     }
     sim_time sum = 0;
@@ -888,11 +893,13 @@ static void write_training_line(FILE *f, const job_result *j)
     if (b->ep_comm_ps)
         snprintf(ep, sizeof ep, " + EP %.1f %%", d * (double)b->ep_ps);
     fprintf(f,
-            "  %s: tp %u pp %u dp %u, m %u: iteration %s (%u done) = compute %.1f %% + exposed TP "
-            "%.1f %%%s + PP %.1f %% + DP %.1f %% + bubble %.1f %%; slowest rank %u (compute %s)\n",
-            j->name, j->tp, j->pp, j->dp, j->micro_batches, summary_fmt_time(it, sizeof it, mean),
-            j->n_iterations, d * (double)b->compute_ps, d * (double)b->tp_ps, ep,
-            d * (double)b->pp_ps, d * (double)b->dp_ps, d * (double)b->bubble_ps, b->slowest_rank,
+            "  %s: tp %u pp %u dp %u, m %u%s: iteration %s (%u done) = compute %.1f %% + exposed "
+            "TP %.1f %%%s + PP %.1f %% + DP %.1f %% + bubble %.1f %%; slowest rank %u (compute "
+            "%s)\n",
+            j->name, j->tp, j->pp, j->dp, j->micro_batches, bk,
+            summary_fmt_time(it, sizeof it, mean), j->n_iterations, d * (double)b->compute_ps,
+            d * (double)b->tp_ps, ep, d * (double)b->pp_ps, d * (double)b->dp_ps,
+            d * (double)b->bubble_ps, b->slowest_rank,
             summary_fmt_time(a, sizeof a, b->slowest_compute_ps));
 }
 

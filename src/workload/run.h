@@ -110,6 +110,7 @@ typedef struct job_result {
     uint64_t flows, flows_completed;
     /* training jobs */
     uint32_t tp, pp, dp, micro_batches;
+    uint64_t bucket_bytes;          /* the DP gradient bucket the plan used (`auto` resolved) */
     train_iter train_mean;          /* each field averaged over the completed iterations */
     uint64_t tasks_done, tasks_total; /* progress of an iteration still running (stop_at) */
     sim_time isolated_jct_ps;   /* run_isolated_baselines: the same job alone (0 = not run) */

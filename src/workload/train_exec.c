@@ -335,8 +335,7 @@ static void opts_extra(train_opts *o, const cfg_job *j)
     o->tp_per_layer = j->tp_per_layer;
     o->dp_sharded = j->opt_sharded;
     o->recompute = j->recompute;
-    if (j->bucket_bytes)
-        o->bucket_bytes = j->bucket_bytes;
+    o->bucket_bytes = j->bucket_bytes; /* 0 = auto, resolved by the plan */
 }
 
 train_exec *train_exec_new(net *n, const scenario *sc, uint32_t j, uint64_t *connections, err *e)
@@ -848,6 +847,7 @@ void train_exec_result(const train_exec *x, job_result *jr)
     jr->pp = P->pp;
     jr->dp = P->dp;
     jr->micro_batches = P->m;
+    jr->bucket_bytes = P->opts.bucket_bytes;
     jr->completed = x->finished;
     jr->n_iterations = x->iter < j->iterations ? x->iter : j->iterations;
     jr->iterations =

@@ -24,8 +24,9 @@
  *    is whatever these dependencies leave idle — nothing hard-codes it.
  *  - P2P: each TP rank sends the full b·s·h·2 bytes to the same-tp-index rank of the neighbour
  *    stage (no scatter/gather optimisation).
- *  - DP: per rank a bucket of `bucket_bytes` of its gradient shard, in backward order (LM head,
- *    last layer … first layer, embedding). A bucket is ready when the compute chunk producing its
+ *  - DP: per rank a bucket of `bucket_bytes` (train_bucket_bytes: by default Megatron-Core's,
+ *    which grows with dp) of its gradient shard, in backward order (LM head, last layer …
+ *    first layer, embedding). A bucket is ready when the compute chunk producing its
  *    last byte ends (a half-layer's chunk produces half the layer's gradients). Bucket k's
  *    collective also depends on bucket k−1's (issue order on one communicator). Sharded:
  *    reduce_scatter per bucket, then (after the last reduce_scatter, i.e. the optimizer step)
@@ -139,7 +140,17 @@ void train_opts_default(train_opts *o)
     o->order = TRAIN_ORDER_TP_DP_PP;
     o->placement = TRAIN_PLACE_CONTIGUOUS;
     o->tp_per_layer = true;
-    o->bucket_bytes = 25000000;
+    o->bucket_bytes = 0; /* auto: Megatron-Core's default (train_bucket_bytes) */
+}
+
+uint64_t train_bucket_bytes(uint64_t bucket_bytes, uint32_t dp)
+{
+    if (bucket_bytes)
+        return bucket_bytes;
+    uint64_t params = TRAIN_BUCKET_PARAMS_PER_DP * dp;
+    if (params < TRAIN_BUCKET_MIN_PARAMS)
+        params = TRAIN_BUCKET_MIN_PARAMS;
+    return params * TRAIN_GRAD_BYTES;
 }
 
 void train_opts_from_job(train_opts *o, const cfg_job *j, const char *file, uint32_t n_ranks,
@@ -268,8 +279,6 @@ static int validate(const train_opts *o, err *e)
                         "placement: scattered needs whole servers, but %u GPUs are not a multiple "
                         "of gpus_per_server (%u)",
                         o->n_ranks, o->gpus_per_server);
-    if (o->bucket_bytes == 0)
-        return plan_err(o, e, "bucket: expected a size > 0");
     if (o->moe_experts) {
         uint32_t ep = o->moe_ep ? o->moe_ep : 1;
         if (o->dp % ep != 0)
@@ -1054,6 +1063,7 @@ static int compact_build(train_plan *p, const train_opts *o, err *e)
     ro.order = TRAIN_ORDER_TP_DP_PP;
     ro.placement = TRAIN_PLACE_CONTIGUOUS;
     ro.global_batch = p->m * o->micro_batch * R_DP;
+    ro.bucket_bytes = p->opts.bucket_bytes; /* the full job's: auto depends on dp */
     train_plan *R = train_plan_new(&ro, e);
     if (!R)
         return e->code ? e->code : ERR_INVALID;
@@ -1123,6 +1133,7 @@ train_plan *train_plan_new(const train_opts *o, err *e)
     arena_init(&p->mem, "training plan");
     p->opts = *o;
     p->opts.gpus = NULL;
+    p->opts.bucket_bytes = train_bucket_bytes(o->bucket_bytes, o->dp);
     p->model = o->model;
     p->n_ranks = o->n_ranks;
     p->tp = o->tp, p->pp = o->pp, p->dp = o->dp;
@@ -1181,7 +1192,8 @@ train_plan *train_plan_new(const train_opts *o, err *e)
             p->stage_grad_bytes[s] += sh->bwd_last[c].grad_bytes;
     }
     for (uint32_t s = 0; s < pp; s++) {
-        uint64_t nb = (p->stage_grad_bytes[s] + o->bucket_bytes - 1) / o->bucket_bytes;
+        uint64_t B = p->opts.bucket_bytes;
+        uint64_t nb = (p->stage_grad_bytes[s] + B - 1) / B;
         p->stage_buckets[s] = p->dp > 1 ? (uint32_t)nb : 0;
     }
     if (o->compact && !o->moe_experts && p->dp > 2) {

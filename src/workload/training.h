@@ -98,7 +98,7 @@ typedef struct train_opts {
     bool dp_sharded;                /* reduce_scatter + all_gather instead of all_reduce */
     bool recompute;                 /* full activation recomputation: backward = 3× fwd */
     bool compact;                   /* describe the DP replicas once (see "Compact plans") */
-    uint64_t bucket_bytes;          /* DP gradient bucket; default 25 MB (25e6) */
+    uint64_t bucket_bytes;          /* DP gradient bucket; 0 = auto (train_bucket_bytes) */
     /* Mixture of experts (0 experts = dense): every layer's FFN is `experts` experts, each
      * token goes to top_k of them; experts are spread over EP groups of `ep` ranks carved out
      * of each DP group (consecutive DP indices, as Megatron-LM's expert_model_parallel_size);
@@ -112,8 +112,20 @@ typedef struct train_opts {
 } train_opts;
 
 /* Defaults: 1×1×1, micro_batch 1, global_batch = dp, 989 TFLOPS × 0.45, gpus_per_server 8,
- * tp-dp-pp contiguous, tp_per_layer true, all_reduce, 25 MB buckets. */
+ * tp-dp-pp contiguous, tp_per_layer true, all_reduce, auto buckets. */
 void train_opts_default(train_opts *o);
+/* Megatron-Core's default DP bucket (core/distributed/distributed_data_parallel_config.py,
+ * DistributedDataParallelConfig.bucket_size): max(40,000,000, 1,000,000 × dp) parameters, "larger
+ * DP sizes need larger buckets to ensure collectives do not become latency-bound"; gradients are
+ * reduced in the parameter dtype (grad_reduce_in_fp32 = False: bf16, 2 bytes), so 80 MB up to
+ * dp 40 and 2 MB × dp above. (25 MB, the default before, is PyTorch DDP's bucket_cap_mb.) */
+#define TRAIN_BUCKET_MIN_PARAMS 40000000ull
+#define TRAIN_BUCKET_PARAMS_PER_DP 1000000ull
+#define TRAIN_GRAD_BYTES 2ull
+/* The DP gradient bucket in bytes of a job with dp replicas: bucket_bytes when given, else (0,
+ * `bucket: auto`) Megatron-Core's default above. The one place auto is resolved: the plan
+ * builder and the memory estimate (plan/estimate.c) both ask here. */
+uint64_t train_bucket_bytes(uint64_t bucket_bytes, uint32_t dp);
 /* Options of a parsed training job running on n_ranks GPUs (gpus may be NULL). */
 void train_opts_from_job(train_opts *o, const cfg_job *j, const char *file, uint32_t n_ranks,
                          const uint32_t *gpus, uint32_t gpus_per_server);
@@ -180,7 +192,7 @@ typedef struct train_stats {
 
 typedef struct train_plan {
     arena mem;       /* owns everything below except tasks (heap, plan-owned) */
-    train_opts opts; /* as given (gpus pointer not kept) */
+    train_opts opts; /* as given (gpus pointer not kept), bucket_bytes resolved */
     train_model model;
     uint32_t n_ranks, tp, pp, dp, m; /* m = micro-batches per iteration */
     uint32_t vp;                     /* model chunks per stage (interleaving), ≥ 1 */
@@ -198,7 +210,8 @@ typedef struct train_plan {
     sim_time *stage_fwd_ps, *stage_bwd_ps; /* [pp] one micro-batch, per GPU, slow factor 1 */
     uint64_t act_bytes;                    /* b·s·h·2 */
     uint64_t *stage_grad_bytes;            /* [pp] per rank (its 1/tp shard) */
-    uint32_t *stage_buckets;               /* [pp] DP buckets per rank of that stage */
+    uint32_t *stage_buckets;               /* [pp] DP buckets per rank of that stage, of
+                                            * opts.bucket_bytes (resolved: never 0) */
     uint32_t n_tasks;
     train_task *tasks; /* stored plans; NULL when compact (use train_plan_task) */
     uint32_t n_deps;
