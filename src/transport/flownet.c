@@ -92,6 +92,15 @@ typedef struct fn_stream {
 } fn_stream;
 _Static_assert(offsetof(fn_stream, ev) == 64, "a stream's hot fields are its first line");
 
+/* A uniform path's latency for one piece shape, less the path's summed deliver_ps (`grid`),
+ * and the piece's serialization `fl` (path_latency). */
+#define FLOWNET_LAT_MEMO 256
+typedef struct fn_lat_memo {
+    uint32_t frames, last_line, nl;
+    uint64_t rate;
+    sim_time grid, fl;
+} fn_lat_memo;
+
 /* A link's traffic so far (the transport's class): line bytes, frames, busy ps. */
 typedef struct link_sum {
     double wire, frames, busy;
@@ -135,6 +144,7 @@ struct flownet {
     flownet_stats stats;
     fastdiv mtu;                /* the transport's MTU as a reciprocal (piece_wire) */
     fluid_finish_memo fin_memo; /* a refilled flow's finish (stream_go) */
+    fn_lat_memo lat_memo[FLOWNET_LAT_MEMO]; /* path_latency's, zeroed: empty (rate 0) */
 };
 
 /* The QP stream x belongs to (streams are stored QP by QP, k each). */
@@ -327,7 +337,7 @@ static uint32_t walk_path(flownet *fn, const qp *q, uint32_t k, uint32_t *links,
  * the blocks and hops is exact (O(blocks × hops²)). On a uniform path it is Σ ser(frames) +
  * H · ser(largest frame) + Σ deliver: each switch waits for the largest frame ahead of the last.
  */
-static sim_time path_latency(const flownet *fn, const fn_stream *x, const fn_piece *pc)
+static sim_time path_latency(flownet *fn, const fn_stream *x, const fn_piece *pc)
 {
     const uint32_t *links = x->links;
     uint32_t nl = x->n_links;
@@ -353,17 +363,30 @@ static sim_time path_latency(const flownet *fn, const fn_stream *x, const fn_pie
     sim_time v[FLOWNET_MAX_HOPS], w[FLOWNET_MAX_HOPS], d = x->path_d;
     if (x->path_rate) {
         /* every hop at one rate: the frames once (at the NIC) and, at each later hop, the
-         * largest frame (the longest path through the grid) */
+         * largest frame (the longest path through the grid) — a function of the piece's shape,
+         * the rate and the hop count, which a ring's streams share: looked up first */
         uint64_t r = x->path_rate;
-        sim_time sum = 0;
-        uint32_t fmax = 0;
-        for (uint32_t b = 0; b < nb; b++) {
-            sum += cnt[b] * sim_ser_time(fsz[b], r);
-            fmax = fsz[b] > fmax ? fsz[b] : fmax;
+        uint32_t slot = (uint32_t)((pc->frames * 0x9e3779b1u) ^ (pc->last_line * 0x85ebca6bu) ^
+                                   (uint32_t)(r >> 20) ^ nl) %
+                        FLOWNET_LAT_MEMO;
+        fn_lat_memo *e = &fn->lat_memo[slot];
+        if (e->frames != pc->frames || e->last_line != pc->last_line || e->rate != r ||
+            e->nl != nl) {
+            sim_time sum = 0;
+            uint32_t fmax = 0;
+            for (uint32_t b = 0; b < nb; b++) {
+                sum += cnt[b] * sim_ser_time(fsz[b], r);
+                fmax = fsz[b] > fmax ? fsz[b] : fmax;
+            }
+            e->frames = pc->frames;
+            e->last_line = pc->last_line;
+            e->rate = r;
+            e->nl = nl;
+            e->grid = sum + (nl - 1) * sim_ser_time(fmax, r);
+            e->fl = sim_ser_time(pc->line_bytes, r);
         }
-        sim_time alone = sum + (nl - 1) * sim_ser_time(fmax, r) + d;
-        sim_time fl = sim_ser_time(pc->line_bytes, r);
-        return alone > fl ? alone - fl : 0;
+        sim_time alone = e->grid + d;
+        return alone > e->fl ? alone - e->fl : 0;
     }
     for (uint32_t b = 0; b < nb; b++) {
         for (uint32_t h2 = 0; h2 < nl; h2++) {
