@@ -206,6 +206,8 @@ static void test_ring_closed_form(void)
     done(rf, &sf);
 }
 
+static void same_results(const run *ra, const run *rb);
+
 /* A chunked ring all_gather on one leaf: every rank's QP always has its next chunk queued
  * (step s's chunk k arrives long before the chunks ahead of it on the QP have left), so each
  * QP sends its 3 steps × 4 chunks back to back: the JCT is 12 chunks' serialization plus one
@@ -234,10 +236,23 @@ static void test_chunks_coalesce(void)
         CHECK_EQ_U64(f->fluid_flows, 4);
         CHECK_EQ_U64(f->coalesced_pieces, 4 * 11);
         CHECK_EQ_U64(f->delivered_bytes, 3 * (16u << 20));
+        /* every chunk ends with one event: each QP's first is alone on its path (lazy), the
+         * rest are chained behind it (stream_chain) — 48 arrivals, no end events */
+        CHECK_EQ_U64(f->one_event_pieces, 4 * 12);
         /* the packet model: the same but for its ACKs on each host's uplink */
         double ack = (double)(WIRE_ACK_FRAME + WIRE_LINE_EXTRA) / (16.0 * 4178.0);
         CHECK(f->jobs[0].jct_ps <= p->jobs[0].jct_ps);
         CHECK((double)(p->jobs[0].jct_ps - f->jobs[0].jct_ps) <= ack * (double)p->jobs[0].jct_ps);
+        /* the reference (every end an event) gives the same, with an event more per chunk */
+        scenario s0;
+        run *r0 = go_mode(&s0, y, false);
+        CHECK(r0);
+        if (r0) {
+            same_results(rf, r0);
+            CHECK_EQ_U64(run_result(r0)->one_event_pieces, 0);
+            CHECK(run_result(r0)->events >= f->events + 4 * 12);
+        }
+        done(r0, &s0);
     }
     done(rp, &sp);
     done(rf, &sf);
@@ -528,7 +543,8 @@ static void test_lazy_join_closed_form(void)
 
 /* Random instances: one event per message against the reference (every piece's end an event)
  * on random flows, back-to-back messages on one connection (a ring all_reduce, whose steps
- * refill held flows), ECMP collisions on a leaf-spine, the sampler's ticks (flownet_sync), and
+ * refill held flows; with 16 KiB chunks up to 8 chunks a step, chained behind a lazy one and
+ * unchained when a flow joins), ECMP collisions on a leaf-spine, the sampler's ticks (flownet_sync), and
  * a spine link going down and up (every lazy flow settled): every result is the same, to the
  * picosecond and the byte. */
 static void test_one_event_random(void)
@@ -544,10 +560,10 @@ static void test_one_event_random(void)
                          "%s"
                          "workload:\n"
                          "  - {name: ar, kind: collective, op: all_reduce, size: %dKiB,\n"
-                         "     chunk: 64KiB, iterations: 2}\n"
+                         "     chunk: %dKiB, iterations: 2}\n"
                          "  - {name: t, kind: traffic, pattern: list, flows: [\n",
                          inst + 1, inst % 3 == 1 ? "telemetry: {sample_interval: 7us}\n" : "",
-                         256 << (inst % 4));
+                         256 << (inst % 4), inst % 2 ? 16 : 64);
         for (int i = 0; i < 14; i++) {
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
             uint32_t r = (uint32_t)(seed >> 33);

@@ -25,6 +25,22 @@ static void test_ser_time(void)
                  (UINT64_MAX / 8000000000000ULL) * 8000000000000ULL);
     /* 2^63·10^12/(2^64-1) is a hair above 5·10^11: rounds up to the next ps. */
     CHECK_EQ_U64(sim_ser_time(1ULL << 60, UINT64_MAX), 500000000001ULL);
+    /* The 64-bit branch (below 2 MiB, below 2^50 bit/s) against the 128-bit formula, on both
+     * sides of its bounds and at rates that round */
+    static const uint64_t rates[] = {1,         3,           8,           100 * G,
+                                     400 * G,   3 * G + 7,   (1ULL << 50) - 1, 1ULL << 50,
+                                     UINT64_MAX};
+    static const uint64_t sizes[] = {0,     1,          4178,           (1u << 21) - 1,
+                                     1u << 21, (1u << 21) + 1, 1ULL << 40, 999999};
+    int same = 1;
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++)
+        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+            unsigned __int128 num = (unsigned __int128)sizes[j] * 8000000000000ULL;
+            uint64_t want = (uint64_t)((num + rates[i] - 1) / rates[i]);
+            if (sim_ser_time(sizes[j], rates[i]) != want)
+                same = 0;
+        }
+    CHECK(same);
 }
 
 static void test_bytes_in(void)

@@ -31,6 +31,11 @@ typedef uint64_t sim_time;
 /* Time to put `bytes` on a wire of `rate_bps` bits/s, in ps, rounded up. rate_bps > 0. */
 static inline sim_time sim_ser_time(uint64_t bytes, uint64_t rate_bps)
 {
+    /* below 2 MiB at under 2^50 bit/s the numerator fits 64 bits: a 64-bit division, not the
+     * 128-bit library call (every flow-level NVLink message, every path latency) — the same
+     * value */
+    if (bytes < (1u << 21) && rate_bps < (1ull << 50))
+        return (bytes * 8000000000000ULL + rate_bps - 1) / rate_bps;
     unsigned __int128 num = (unsigned __int128)bytes * 8u * 1000000000000ULL;
     return (sim_time)((num + rate_bps - 1) / rate_bps);
 }

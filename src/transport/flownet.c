@@ -92,6 +92,15 @@ typedef struct fn_stream {
 } fn_stream;
 _Static_assert(offsetof(fn_stream, ev) == 64, "a stream's hot fields are its first line");
 
+/* A uniform path's latency for one piece shape, less the path's summed deliver_ps (`grid`),
+ * and the piece's serialization `fl` (path_latency). */
+#define FLOWNET_LAT_MEMO 256
+typedef struct fn_lat_memo {
+    uint32_t frames, last_line, nl;
+    uint64_t rate;
+    sim_time grid, fl;
+} fn_lat_memo;
+
 /* A link's traffic so far (the transport's class): line bytes, frames, busy ps. */
 typedef struct link_sum {
     double wire, frames, busy;
@@ -135,6 +144,7 @@ struct flownet {
     flownet_stats stats;
     fastdiv mtu;                /* the transport's MTU as a reciprocal (piece_wire) */
     fluid_finish_memo fin_memo; /* a refilled flow's finish (stream_go) */
+    fn_lat_memo lat_memo[FLOWNET_LAT_MEMO]; /* path_latency's, zeroed: empty (rate 0) */
 };
 
 /* The QP stream x belongs to (streams are stored QP by QP, k each). */
@@ -327,7 +337,7 @@ static uint32_t walk_path(flownet *fn, const qp *q, uint32_t k, uint32_t *links,
  * the blocks and hops is exact (O(blocks × hops²)). On a uniform path it is Σ ser(frames) +
  * H · ser(largest frame) + Σ deliver: each switch waits for the largest frame ahead of the last.
  */
-static sim_time path_latency(const flownet *fn, const fn_stream *x, const fn_piece *pc)
+static sim_time path_latency(flownet *fn, const fn_stream *x, const fn_piece *pc)
 {
     const uint32_t *links = x->links;
     uint32_t nl = x->n_links;
@@ -353,17 +363,30 @@ static sim_time path_latency(const flownet *fn, const fn_stream *x, const fn_pie
     sim_time v[FLOWNET_MAX_HOPS], w[FLOWNET_MAX_HOPS], d = x->path_d;
     if (x->path_rate) {
         /* every hop at one rate: the frames once (at the NIC) and, at each later hop, the
-         * largest frame (the longest path through the grid) */
+         * largest frame (the longest path through the grid) — a function of the piece's shape,
+         * the rate and the hop count, which a ring's streams share: looked up first */
         uint64_t r = x->path_rate;
-        sim_time sum = 0;
-        uint32_t fmax = 0;
-        for (uint32_t b = 0; b < nb; b++) {
-            sum += cnt[b] * sim_ser_time(fsz[b], r);
-            fmax = fsz[b] > fmax ? fsz[b] : fmax;
+        uint32_t slot = (uint32_t)((pc->frames * 0x9e3779b1u) ^ (pc->last_line * 0x85ebca6bu) ^
+                                   (uint32_t)(r >> 20) ^ nl) %
+                        FLOWNET_LAT_MEMO;
+        fn_lat_memo *e = &fn->lat_memo[slot];
+        if (e->frames != pc->frames || e->last_line != pc->last_line || e->rate != r ||
+            e->nl != nl) {
+            sim_time sum = 0;
+            uint32_t fmax = 0;
+            for (uint32_t b = 0; b < nb; b++) {
+                sum += cnt[b] * sim_ser_time(fsz[b], r);
+                fmax = fsz[b] > fmax ? fsz[b] : fmax;
+            }
+            e->frames = pc->frames;
+            e->last_line = pc->last_line;
+            e->rate = r;
+            e->nl = nl;
+            e->grid = sum + (nl - 1) * sim_ser_time(fmax, r);
+            e->fl = sim_ser_time(pc->line_bytes, r);
         }
-        sim_time alone = sum + (nl - 1) * sim_ser_time(fmax, r) + d;
-        sim_time fl = sim_ser_time(pc->line_bytes, r);
-        return alone > fl ? alone - fl : 0;
+        sim_time alone = e->grid + d;
+        return alone > e->fl ? alone - e->fl : 0;
     }
     for (uint32_t b = 0; b < nb; b++) {
         for (uint32_t h2 = 0; h2 < nl; h2++) {
@@ -777,12 +800,18 @@ static void lazy_piece_done(flownet *fn, fn_stream *x)
                "flow level: QP %u has no lazy piece that has left", q);
     pc->lazy = 0;
     account(fn, x, pc, x->bits);
+    piece_pop(fn, q);
+    if (fq->head) {
+        /* a chained piece (stream_chain) started at pc's end: the flow goes on with its bits */
+        SIM_ASSERT(fq->head->lazy && fq->head->start_ps == pc->end_ps,
+                   "flow level: QP %u: the piece after a lazy one is not chained", q);
+        x->bits = fq->head->start_bits;
+        return;
+    }
     x->bits = 0;
     x->busy = false;
     fq->busy = 0;
     fn->live--;
-    piece_pop(fn, q);
-    SIM_ASSERT(!fq->head, "flow level: lazy piece of QP %u had a successor", q);
 }
 
 /* Held stream x's fluid flow leaves its links (as it would have at its last piece's end_ps). */
@@ -802,22 +831,32 @@ static void stream_settle(flownet *fn, fn_stream *x, bool release)
 {
     if (!x->lazy)
         return;
+    fn_qp *fq = &fn->qps[stream_qp(fn, x)];
+    while (x->busy && fq->head->end_ps <= fn->s->now)
+        lazy_piece_done(fn, x); /* the lazy piece, and the chained ones, that have left */
     if (x->busy) {
-        fn_qp *fq = &fn->qps[stream_qp(fn, x)];
-        fn_piece *pc = fq->head; /* the lazy piece */
-        if (pc->end_ps > fn->s->now) {
-            x->lazy = false;
-            pc->lazy = 0;
-            lazy_fluid_sync(fn, x, pc);
-            fluid_unlazy(fn->fl, x->fid);
-            evq_cancel(&fn->s->q, &pc->ev);
-            pc->arrive_ps = 0;
-            fq->last_arrive = pc->prev_last;
-            sim_at(fn->s, &x->ev, pc->end_ps);
-            fn->stats.woken++;
-            return;
+        fn_piece *pc = fq->head; /* the lazy piece being sent */
+        x->lazy = false;
+        pc->lazy = 0;
+        lazy_fluid_sync(fn, x, pc);
+        fluid_unlazy(fn->fl, x->fid);
+        evq_cancel(&fn->s->q, &pc->ev);
+        pc->arrive_ps = 0;
+        fq->last_arrive = pc->prev_last;
+        /* the pieces chained behind it are queued ones again: they coalesce at its end
+         * (stream_sent), or not, as if they had never been chained */
+        for (fn_piece *nx = pc->next; nx; nx = nx->next) {
+            nx->lazy = 0;
+            evq_cancel(&fn->s->q, &nx->ev);
+            nx->arrive_ps = 0;
+            fn->stats.coalesced--;
+            fn->stats.one_event--;
         }
-        lazy_piece_done(fn, x);
+        if (pc->next) /* its latency (the stream's cache is the last chained piece's) */
+            stream_set(fn, x, x->links, x->n_links, false, pc);
+        sim_at(fn->s, &x->ev, pc->end_ps);
+        fn->stats.woken++;
+        return;
     }
     if (release)
         lazy_release(fn, x);
@@ -841,8 +880,9 @@ static void settle_all(flownet *fn, bool ended_only)
             continue;
         if (!ended_only)
             stream_settle(fn, x, true);
-        else if (x->busy && fn->qps[q].head->end_ps <= fn->s->now)
-            lazy_piece_done(fn, x);
+        else
+            while (x->busy && fn->qps[q].head->end_ps <= fn->s->now)
+                lazy_piece_done(fn, x);
     }
 }
 
@@ -892,8 +932,11 @@ static void piece_arrive(void *ctx, event *ev)
     flownet *fn = t->fn;
     msg *m = pc->m;
     (void)ctx;
-    if (pc->lazy) /* its last bit left at its end_ps */
+    if (pc->lazy) { /* its last bit left at its end_ps */
+        SIM_ASSERT(fn->qps[pc->q].head == pc, "flow level: QP %u: a lazy piece arrives out of order",
+                   pc->q);
         lazy_piece_done(fn, stream_of(fn, pc->q, 0));
+    }
     flow *f = pc->f;
     uint64_t bytes = pc->bytes;
     pool_free(&fn->pieces, pc);
@@ -959,6 +1002,48 @@ static void piece_wire(const flownet *fn, fn_piece *pc)
             wire_data_frame((uint32_t)mtu, 1) + vx + WIRE_LINE_EXTRA + (n - 2) * full + last_line;
 }
 
+/*
+ * One event per message, for a QP that always has its next message: piece pc is posted to QP q
+ * whose lazy stream (stream_lazify) is still sending its last piece. That piece's end is when
+ * stream_sent would coalesce pc into its fluid flow (the same path, walked in this epoch, one
+ * stream): the same flows on every link, so the same rate, which nothing can change while the
+ * stream stays alone — pc's end and arrival are known now. pc is chained: its arrival is
+ * scheduled, it gets no event for its end, and the stream stays lazy; its start (the previous
+ * piece's end) and bits are its lazy record, which lazy_piece_done moves the stream on to.
+ * Anything that reaches the stream before the chain's end unchains what has not left
+ * (stream_settle). Returns false (the caller settles the stream) when pc cannot be chained.
+ */
+static bool stream_chain(flownet *fn, uint32_t q, fn_piece *pc)
+{
+    fn_qp *fq = &fn->qps[q];
+    fn_stream *x = stream_of(fn, q, 0);
+    fn_piece *tl = fq->tail;
+    if (!x->lazy || !x->busy || !tl || tl->end_ps <= fn->s->now || !fn->cache ||
+        x->epoch != fn->epoch || x->down)
+        return false;
+    stream_set(fn, x, x->links, x->n_links, false, pc); /* its latency */
+    pc->start_ps = tl->end_ps;
+    pc->start_bits = (double)pc->line_bytes * 8.0;
+    sim_time fin = fluid_finish_memo_at(&fn->fin_memo, pc->start_ps, pc->start_bits, x->rate_bps);
+    if (fin >= SIM_TIME_MAX / 2)
+        return false;
+    pc->end_ps = fin;
+    pc->prev_last = fq->last_arrive;
+    sim_time arrive = fin + x->lat_ps;
+    if (arrive < fq->last_arrive)
+        arrive = fq->last_arrive;
+    fq->last_arrive = arrive;
+    pc->arrive_ps = arrive;
+    pc->lazy = 1;
+    pc->q = q;
+    tl->next = pc;
+    fq->tail = pc;
+    sim_at(fn->s, &pc->ev, arrive);
+    fn->stats.coalesced++;
+    fn->stats.one_event++;
+    return true;
+}
+
 void flownet_post(flownet *fn, flow *f, msg *m)
 {
     transport *t = fn->t;
@@ -972,8 +1057,6 @@ void flownet_post(flownet *fn, flow *f, msg *m)
             continue;
         uint32_t q = (uint32_t)(&f->qps[i] - t->qps);
         fn_qp *fq = &fn->qps[q];
-        if (fq->head) /* a lazy head: done, or made ordinary so this piece follows it */
-            stream_settle(fn, stream_of(fn, q, 0), false);
         fn_piece *pc = pool_alloc(&fn->pieces);
         event_init(&pc->ev, piece_arrive);
         pc->next = NULL;
@@ -984,6 +1067,11 @@ void flownet_post(flownet *fn, flow *f, msg *m)
         pc->prio = f->prio;
         piece_wire(fn, pc);
         m->pieces_left++;
+        if (fq->head && !stream_chain(fn, q, pc)) /* a lazy head: done, or made ordinary so
+                                                   * this piece follows it */
+            stream_settle(fn, stream_of(fn, q, 0), false);
+        if (pc->lazy)
+            continue; /* chained */
         if (fq->tail) {
             fq->tail->next = pc;
             fq->tail = pc;
@@ -1176,7 +1264,7 @@ double flownet_qp_rate(const flownet *fn, uint32_t q)
     double r = 0;
     for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
         const fn_stream *x = &fn->st[(uint64_t)q * fn->k + k];
-        if (x->fid != FLUID_NONE && !(x->lazy && (!x->busy || fq->head->end_ps <= fn->s->now)))
+        if (x->fid != FLUID_NONE && !(x->lazy && (!x->busy || fq->tail->end_ps <= fn->s->now)))
             r += fluid_rate_bps(fn->fl, x->fid);
     }
     return r;
