@@ -161,6 +161,7 @@ static void on_net_change(void *ctx);
 static void lazy_hook(void *ctx, uint32_t fid);
 static void stream_settle(flownet *fn, fn_stream *x, bool release);
 static void lazy_release(flownet *fn, fn_stream *x);
+static void flownet_prefetch(const event *far, const event *mid, const event *near);
 
 /* Zeroed array of n elements of `size` (a multiple of 64) starting on a cache line; *mem gets
  * the block to free. */
@@ -218,7 +219,35 @@ flownet *flownet_new(transport *t)
     event_init(&fn->commit, commit_fire);
     fn->n->on_change = on_net_change;
     fn->n->change_ctx = fn;
+    if (!fn->s->prefetch) /* (topo.c installs the packet model's only at packet fidelity) */
+        fn->s->prefetch = flownet_prefetch;
     return fn;
+}
+
+/*
+ * The flow level's prefetch hook (sim.h; the packet model's is net_prefetch). A flow-level run
+ * is mostly piece arrivals, each of which reads lines its message last touched long before —
+ * its flow (two lines: the transport, then the delivered bytes), its message, its QP and its
+ * stream — and waits for each in turn. The events due next are known (sim_run), so these are
+ * fetched ahead: for the event SIM_PREFETCH_FAR ahead (its piece's line is in cache by then) the
+ * flow's and the message's lines, and for the next one (its flow is in cache by then) its QP's
+ * and stream's. Reads only; what it reads stays valid while the event is queued.
+ */
+static void flownet_prefetch(const event *far, const event *mid, const event *near)
+{
+    (void)mid;
+    if (far && far->fn == piece_arrive) {
+        const fn_piece *pc = CONTAINER_OF(far, fn_piece, ev);
+        __builtin_prefetch(&pc->f->tp);
+        __builtin_prefetch(&pc->f->delivered_bytes);
+        __builtin_prefetch(pc->m);
+    }
+    if (near && near->fn == piece_arrive) {
+        const fn_piece *pc = CONTAINER_OF(near, fn_piece, ev);
+        const flownet *fn = pc->f->tp->fn;
+        __builtin_prefetch(&fn->qps[pc->q]);
+        __builtin_prefetch(&fn->st[(uint64_t)pc->q * fn->k]);
+    }
 }
 
 void flownet_free(flownet *fn)
@@ -1013,20 +1042,15 @@ static void piece_wire(const flownet *fn, fn_piece *pc)
  * Anything that reaches the stream before the chain's end unchains what has not left
  * (stream_settle). Returns false (the caller settles the stream) when pc cannot be chained.
  */
-static bool stream_chain(flownet *fn, uint32_t q, fn_piece *pc)
+/* Piece pc (not yet started, behind prev in lazy stream x's QP q) chained: its end and arrival
+ * as of its start at prev's end, at the stream's rate, its arrival scheduled. */
+static void piece_chain(flownet *fn, uint32_t q, fn_stream *x, const fn_piece *prev, fn_piece *pc)
 {
     fn_qp *fq = &fn->qps[q];
-    fn_stream *x = stream_of(fn, q, 0);
-    fn_piece *tl = fq->tail;
-    if (!x->lazy || !x->busy || !tl || tl->end_ps <= fn->s->now || !fn->cache ||
-        x->epoch != fn->epoch || x->down)
-        return false;
     stream_set(fn, x, x->links, x->n_links, false, pc); /* its latency */
-    pc->start_ps = tl->end_ps;
+    pc->start_ps = prev->end_ps;
     pc->start_bits = (double)pc->line_bytes * 8.0;
     sim_time fin = fluid_finish_memo_at(&fn->fin_memo, pc->start_ps, pc->start_bits, x->rate_bps);
-    if (fin >= SIM_TIME_MAX / 2)
-        return false;
     pc->end_ps = fin;
     pc->prev_last = fq->last_arrive;
     sim_time arrive = fin + x->lat_ps;
@@ -1036,13 +1060,26 @@ static bool stream_chain(flownet *fn, uint32_t q, fn_piece *pc)
     pc->arrive_ps = arrive;
     pc->lazy = 1;
     pc->q = q;
-    tl->next = pc;
-    fq->tail = pc;
     sim_at(fn->s, &pc->ev, arrive);
     fn->stats.coalesced++;
     fn->stats.one_event++;
+}
+
+static bool stream_chain(flownet *fn, uint32_t q, fn_piece *pc)
+{
+    fn_qp *fq = &fn->qps[q];
+    fn_stream *x = stream_of(fn, q, 0);
+    fn_piece *tl = fq->tail;
+    if (!x->lazy || !x->busy || !tl || tl->end_ps <= fn->s->now || !fn->cache ||
+        x->epoch != fn->epoch || x->down || tl->end_ps >= SIM_TIME_MAX / 4 ||
+        (double)pc->line_bytes * 8.0 >= x->rate_bps * 1e3)
+        return false; /* (the last two: an end past 2^62 ps, where time could wrap) */
+    piece_chain(fn, q, x, tl, pc);
+    tl->next = pc;
+    fq->tail = pc;
     return true;
 }
+
 
 void flownet_post(flownet *fn, flow *f, msg *m)
 {
