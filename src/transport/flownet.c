@@ -162,6 +162,7 @@ static void lazy_hook(void *ctx, uint32_t fid);
 static void stream_settle(flownet *fn, fn_stream *x, bool release);
 static void lazy_release(flownet *fn, fn_stream *x);
 static void flownet_prefetch(const event *far, const event *mid, const event *near);
+static bool stream_relazify(flownet *fn, fn_stream *x, uint32_t q, fn_piece *pc, sim_time fin);
 
 /* Zeroed array of n elements of `size` (a multiple of 64) starting on a cache line; *mem gets
  * the block to free. */
@@ -941,7 +942,9 @@ static void stream_sent(void *ctx, event *ev)
         x->bits = (double)nx->line_bytes * 8.0;
         fluid_refill(fn->fl, x->fid, x->bits, now);
         fn->stats.coalesced++;
-        sim_at(fn->s, &x->ev, fluid_finish_ps(fn->fl, x->fid));
+        sim_time fin = fluid_finish_ps(fn->fl, x->fid);
+        if (!stream_relazify(fn, x, q, nx, fin))
+            sim_at(fn->s, &x->ev, fin);
         return;
     }
     fluid_remove(fn->fl, x->fid, now);
@@ -1080,6 +1083,47 @@ static bool stream_chain(flownet *fn, uint32_t q, fn_piece *pc)
     return true;
 }
 
+/*
+ * Stream x of QP q has just coalesced its QP's next piece pc (stream_sent) and may be alone on
+ * its links again (a flow that shared one has left): then, nothing pending at this instant (the
+ * last commit's rates stand), its rate is the one an add would give it and nothing can change
+ * it while it stays alone — pc's end is known (fin), pc is made lazy as stream_lazify makes a
+ * QP's only piece, and the pieces queued behind it are chained. Without this a QP that was
+ * reached once stays ordinary (an event per piece) as long as its queue never empties, which a
+ * bandwidth-bound ring's never does. Returns false (the caller schedules stream_sent).
+ */
+static bool stream_relazify(flownet *fn, fn_stream *x, uint32_t q, fn_piece *pc, sim_time fin)
+{
+    fn_qp *fq = &fn->qps[q];
+    if (!fn->one_event || fin >= SIM_TIME_MAX / 4 || fluid_pending(fn->fl))
+        return false;
+    double rate = fluid_rate_bps(fn->fl, x->fid);
+    double bits = 0;
+    for (const fn_piece *p = pc->next; p; p = p->next)
+        bits += (double)p->line_bytes * 8.0;
+    if (!(rate > 0) || bits >= rate * 1e3 || !fluid_lazy(fn->fl, x->fid))
+        return false; /* (the queue's end past 2^62 ps: as stream_chain) */
+    x->rate_bps = rate;
+    x->lazy = true;
+    pc->start_ps = fn->s->now;
+    pc->start_bits = x->bits;
+    pc->end_ps = fin;
+    pc->prev_last = fq->last_arrive;
+    sim_time arrive = fin + x->lat_ps;
+    if (arrive < fq->last_arrive)
+        arrive = fq->last_arrive;
+    fq->last_arrive = arrive;
+    pc->arrive_ps = arrive;
+    pc->lazy = 1;
+    pc->q = q;
+    sim_at(fn->s, &pc->ev, arrive);
+    fn->stats.one_event++;
+    for (fn_piece *p = pc; p->next; p = p->next)
+        piece_chain(fn, q, x, p, p->next);
+    if (pc->next) /* the stream's latency cache back to the head's */
+        stream_set(fn, x, x->links, x->n_links, false, pc);
+    return true;
+}
 
 void flownet_post(flownet *fn, flow *f, msg *m)
 {
