@@ -398,6 +398,10 @@ void net_route(net *n)
     uint32_t *dist2 =
         any_drained ? xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances") : NULL;
 
+    bool sw_ordered = true; /* switch ids increase with the switch index (step 3) */
+    for (uint32_t s = 1; s < n->n_switches; s++)
+        if (n->switches[s]->id <= n->switches[s - 1]->id)
+            sw_ordered = false;
     for (uint32_t h = 0; h < nh; h++) {
         uint32_t c = host_cls[h];
         route_class *rc = &cls[c];
@@ -432,7 +436,24 @@ void net_route(net *n)
                 }
             }
         }
-        /* 3. in the per-host order (host, switch), so group ids come out as before */
+        /* 3. in the per-host order (host, switch), so group ids come out as before. A class
+         * already done has its groups: only the switches cabled to h have work (their own
+         * ports to h), and those are its attachment set, in node order — the switches' order
+         * when switch ids increase with their index (sw_ordered), so the interning order is
+         * the loop's: O(hosts × attachments) instead of O(hosts × switches) */
+        if (rc->done && sw_ordered) {
+            for (uint32_t i = 0; i < rc->n; i++) {
+                node *sw = &n->nodes[a[i]];
+                uint32_t k = 0, base = adj_first[sw->id], np = adj_first[sw->id + 1] - base;
+                for (uint32_t p = 0; p < np; p++)
+                    if (adj[base + p] == h)
+                        members[k++] = p;
+                sw->fib[h - sw->fib_lo] = k ? intern(n, &t, members, k) : UINT32_MAX;
+                sw->fib_cls[c] = NET_FIB_LOCAL;
+                in_att[a[i]] = false;
+            }
+            continue;
+        }
         for (uint32_t s = 0; s < n->n_switches; s++) {
             node *sw = n->switches[s];
             if (sw->tier == TIER_SCALE_UP)
