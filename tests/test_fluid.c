@@ -315,6 +315,39 @@ static void test_lazy_hook(void)
     fluid_free(f);
 }
 
+/* Changes pending at an instant (deferred, before the commit): a flow added alone on links they
+ * did not touch gets its slowest link's capacity at once — exactly what the commit's solve
+ * would give it, which a second fluid without the pending change (so solved) confirms — and a
+ * flow on a touched link, or sharing one, waits for the commit. */
+static void test_alone_while_pending(void)
+{
+    const double cap[] = {100 * G, 40 * G, 100 * G, 30 * G, 100 * G};
+    fluid *f = fluid_new(5, cap), *g = fluid_new(5, cap);
+    fluid_defer(f, true);
+    fluid_defer(g, true);
+    const uint32_t l0 = 0, x_links[] = {1, 3}, y_links[] = {0, 2}, l4 = 4;
+    uint32_t a = fluid_add(f, &l0, 1, 1000000, 0); /* fast: nothing pending */
+    uint32_t b = fluid_add(f, &l0, 1, 1000000, 0); /* shares link 0: pending */
+    CHECK(fluid_pending(f) && fluid_rate_bps(f, b) == 0);
+    uint32_t x = fluid_add(f, x_links, 2, 1000000, 0); /* alone, untouched links */
+    CHECK(fluid_rate_bps(f, x) == 30 * G);
+    uint32_t gx = fluid_add(g, x_links, 2, 1000000, 0);
+    uint32_t gz = fluid_add(g, &l4, 1, 1000000, 0);
+    uint32_t gw = fluid_add(g, &l4, 1, 1000000, 0); /* g: pending, so its x is solved */
+    (void)gz;
+    (void)gw;
+    fluid_commit(g, 0);
+    CHECK(fluid_rate_bps(f, x) == fluid_rate_bps(g, gx));
+    CHECK(fluid_finish_ps(f, x) == fluid_finish_ps(g, gx));
+    uint32_t y = fluid_add(f, y_links, 2, 1000000, 0); /* link 0 is touched: waits */
+    CHECK(fluid_rate_bps(f, y) == 0);
+    fluid_commit(f, 0);
+    CHECK(near(fluid_rate_bps(f, a), 100 * G / 3) && near(fluid_rate_bps(f, y), 100 * G / 3));
+    CHECK(fluid_rate_bps(f, x) == 30 * G);
+    fluid_free(f);
+    fluid_free(g);
+}
+
 static void test_random_instances(void) { random_instances(false); }
 static void test_random_instances_fast_paths(void) { random_instances(true); }
 
@@ -347,6 +380,7 @@ int main(void)
 {
     TEST_RUN(test_empty_link_reads_empty);
     TEST_RUN(test_lazy_hook);
+    TEST_RUN(test_alone_while_pending);
     TEST_RUN(test_one_link_shared);
     TEST_RUN(test_two_bottlenecks);
     TEST_RUN(test_shared_bottleneck_different_paths);

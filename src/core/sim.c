@@ -58,6 +58,7 @@ void sim_init(sim *s, uint64_t seed)
     s->progress_user = NULL;
     s->progress_every = (uint64_t)1 << 20;
     s->prefetch = NULL;
+    s->prefetch_ctx = NULL;
 }
 
 void sim_free(sim *s) { evq_free(&s->q); }
@@ -93,7 +94,7 @@ uint64_t sim_run(sim *s)
             const evq_entry *far = evq_ahead(q, SIM_PREFETCH_FAR);
             const evq_entry *mid = evq_ahead(q, SIM_PREFETCH_MID);
             const evq_entry *near = evq_ahead(q, SIM_PREFETCH_NEAR);
-            s->prefetch(far ? far->ev : NULL, mid ? mid->ev : NULL, near ? near->ev : NULL);
+            s->prefetch(s->prefetch_ctx, far ? far->ev : NULL, mid ? mid->ev : NULL, near ? near->ev : NULL);
         }
         s->now = t;
         s->events++;

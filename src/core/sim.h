@@ -24,7 +24,7 @@ typedef void (*sim_progress_fn)(const sim *s, void *user);
  * and one event after the one about to run, as far as the queue knows (any may be NULL, stale
  * or overtaken later); it may read their owners and issue prefetches, and must change
  * nothing. */
-typedef void (*sim_prefetch_fn)(const event *far, const event *mid, const event *near);
+typedef void (*sim_prefetch_fn)(void *ctx, const event *far, const event *mid, const event *near);
 
 struct sim {
     evq q;
@@ -43,6 +43,7 @@ struct sim {
     void *progress_user;
     uint64_t progress_every;  /* events between progress calls (power of two) */
     sim_prefetch_fn prefetch; /* NULL = none; the network installs its own (port.c) */
+    void *prefetch_ctx;       /* its first argument */
 };
 
 void sim_init(sim *s, uint64_t seed);

@@ -221,7 +221,7 @@ uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
 
 /* The simulation's prefetch hook for the port events (sim_prefetch_fn; port.c): reads, never
  * writes. topo.c installs it in the net's simulation. */
-void net_prefetch(const event *far, const event *mid, const event *near);
+void net_prefetch(void *ctx, const event *far, const event *mid, const event *near);
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
  * then idle until it calls net_port_kick); it must not return a frame of a priority set in

@@ -866,8 +866,9 @@ static void port_arrive(void *ctx, event *ev)
  * the event is queued: the port, the frames it holds, nodes, QPs. PAUSE frames are skipped
  * (they are consumed by the receiving MAC, and their dst names no host).
  */
-void net_prefetch(const event *far, const event *mid, const event *near)
+void net_prefetch(void *ctx, const event *far, const event *mid, const event *near)
 {
+    (void)ctx;
     if (far) {
         if (far->fn == port_arrive) {
             const port *p = CONTAINER_OF(far, port, arrive);

@@ -387,6 +387,23 @@ void net_route(net *n)
     bool *transit = xmalloc(n->n_nodes ? n->n_nodes : 1, "routing transit marks");
     for (uint32_t i = 0; i < n->n_nodes; i++) /* hosts and scale-up domains are not transit */
         transit[i] = n->nodes[i].kind != NODE_HOST && n->nodes[i].tier != TIER_SCALE_UP;
+    /* The BFS's own adjacency: each transit node's up links to nodes other than hosts (a host's
+     * distance is never read: step 3 skips host peers, and hosts are not transit). A leaf's
+     * host ports are most of the fabric's links, and each class's BFS scanned them all. */
+    uint32_t *badj_first = xmalloc(sizeof(uint32_t) * (n->n_nodes + 1), "routing adjacency");
+    uint32_t n_badj = 0;
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        for (uint32_t e = adj_first[i]; transit[i] && e < adj_first[i + 1]; e++)
+            n_badj += adj[e] != NO_DIST && !adj_host[e];
+    uint32_t *badj = xmalloc(sizeof(uint32_t) * (n_badj ? n_badj : 1), "routing adjacency");
+    n_badj = 0;
+    for (uint32_t i = 0; i < n->n_nodes; i++) {
+        badj_first[i] = n_badj;
+        for (uint32_t e = adj_first[i]; transit[i] && e < adj_first[i + 1]; e++)
+            if (adj[e] != NO_DIST && !adj_host[e])
+                badj[n_badj++] = adj[e];
+    }
+    badj_first[n->n_nodes] = n_badj;
     /* graceful shutdown (switch-drain): paths avoid drained switches; a switch that can reach
      * the destination only through one keeps the paths over them (a second BFS that enters
      * drained switches), as BGP keeps a de-preferred route that is the only one */
@@ -398,6 +415,10 @@ void net_route(net *n)
     uint32_t *dist2 =
         any_drained ? xmalloc(sizeof(uint32_t) * n->n_nodes, "routing distances") : NULL;
 
+    bool sw_ordered = true; /* switch ids increase with the switch index (step 3) */
+    for (uint32_t s = 1; s < n->n_switches; s++)
+        if (n->switches[s]->id <= n->switches[s - 1]->id)
+            sw_ordered = false;
     for (uint32_t h = 0; h < nh; h++) {
         uint32_t c = host_cls[h];
         route_class *rc = &cls[c];
@@ -420,11 +441,9 @@ void net_route(net *n)
                     }
                 while (qh < qt) {
                     uint32_t x = queue[qh++];
-                    if (!transit[x])
-                        continue;
-                    for (uint32_t e = adj_first[x]; e < adj_first[x + 1]; e++) {
-                        uint32_t v = adj[e];
-                        if (v != NO_DIST && d[v] == NO_DIST && (!avoid || !drained[v])) {
+                    for (uint32_t e = badj_first[x]; e < badj_first[x + 1]; e++) {
+                        uint32_t v = badj[e];
+                        if (d[v] == NO_DIST && (!avoid || !drained[v])) {
                             d[v] = d[x] + 1;
                             queue[qt++] = v;
                         }
@@ -432,7 +451,24 @@ void net_route(net *n)
                 }
             }
         }
-        /* 3. in the per-host order (host, switch), so group ids come out as before */
+        /* 3. in the per-host order (host, switch), so group ids come out as before. A class
+         * already done has its groups: only the switches cabled to h have work (their own
+         * ports to h), and those are its attachment set, in node order — the switches' order
+         * when switch ids increase with their index (sw_ordered), so the interning order is
+         * the loop's: O(hosts × attachments) instead of O(hosts × switches) */
+        if (rc->done && sw_ordered) {
+            for (uint32_t i = 0; i < rc->n; i++) {
+                node *sw = &n->nodes[a[i]];
+                uint32_t k = 0, base = adj_first[sw->id], np = adj_first[sw->id + 1] - base;
+                for (uint32_t p = 0; p < np; p++)
+                    if (adj[base + p] == h)
+                        members[k++] = p;
+                sw->fib[h - sw->fib_lo] = k ? intern(n, &t, members, k) : UINT32_MAX;
+                sw->fib_cls[c] = NET_FIB_LOCAL;
+                in_att[a[i]] = false;
+            }
+            continue;
+        }
         for (uint32_t s = 0; s < n->n_switches; s++) {
             node *sw = n->switches[s];
             if (sw->tier == TIER_SCALE_UP)
@@ -471,6 +507,8 @@ void net_route(net *n)
     xfree(dist2);
     xfree(drained);
     xfree(transit);
+    xfree(badj);
+    xfree(badj_first);
     xfree(adj_host);
     xfree(adj);
     xfree(adj_first);

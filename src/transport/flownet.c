@@ -113,8 +113,9 @@ typedef struct fn_qp {
     sim_time last_arrive; /* its latest piece's arrival: pieces arrive in order (RC) */
     uint8_t busy;         /* streams still sending the head piece */
     uint8_t n_streams;    /* streams the head piece uses */
-    sim_time stall_since; /* SIM_TIME_MAX when none of its streams is stalled */
-    event stall;          /* its retry budget runs out */
+    sim_time chain_end;   /* lazy and sending: its last piece's end (stream_chain reads it
+                           * here, not in that piece's cold second line) */
+    event stall;          /* queued while a stream is stalled: its retry budget runs out */
     flownet *fn;
 } fn_qp;
 _Static_assert(sizeof(fn_qp) == 64, "fn_qp is one cache line");
@@ -161,6 +162,8 @@ static void on_net_change(void *ctx);
 static void lazy_hook(void *ctx, uint32_t fid);
 static void stream_settle(flownet *fn, fn_stream *x, bool release);
 static void lazy_release(flownet *fn, fn_stream *x);
+static void flownet_prefetch(void *ctx, const event *far, const event *mid, const event *near);
+static bool stream_relazify(flownet *fn, fn_stream *x, uint32_t q, fn_piece *pc, sim_time fin);
 
 /* Zeroed array of n elements of `size` (a multiple of 64) starting on a cache line; *mem gets
  * the block to free. */
@@ -205,7 +208,6 @@ flownet *flownet_new(transport *t)
     fn->sums = xcalloc(fn->n->n_ports ? fn->n->n_ports : 1, sizeof(link_sum), "link sums");
     for (uint64_t q = 0; q < nq; q++) {
         fn->qps[q].fn = fn;
-        fn->qps[q].stall_since = SIM_TIME_MAX;
         event_init(&fn->qps[q].stall, qp_stall_fire);
         for (uint32_t k = 0; k < fn->k; k++) {
             fn_stream *x = &fn->st[q * fn->k + k];
@@ -218,7 +220,55 @@ flownet *flownet_new(transport *t)
     event_init(&fn->commit, commit_fire);
     fn->n->on_change = on_net_change;
     fn->n->change_ctx = fn;
+    if (!fn->s->prefetch) { /* (topo.c installs the packet model's only at packet fidelity) */
+        fn->s->prefetch = flownet_prefetch;
+        fn->s->prefetch_ctx = fn;
+    }
     return fn;
+}
+
+/*
+ * The flow level's prefetch hook (sim.h; the packet model's is net_prefetch). A flow-level run
+ * is mostly piece arrivals, each of which reads lines its message last touched long before —
+ * its piece's second line, its flow, its message, its QP and its stream — and waits for each in
+ * turn; and ends of shared streams (stream_sent), which read their QP, its head piece and the
+ * piece behind it. The events due next are known (sim_run), so these are fetched ahead, each
+ * level one event later than the line it is read from: the event SIM_PREFETCH_FAR ahead (its
+ * own line is in cache by then) gives every line its arrival needs and a stream's QP; the next
+ * events the QP's head piece, then the piece behind it. Reads only; what it reads stays valid
+ * while the event is queued.
+ */
+static void flownet_prefetch(void *ctx, const event *far, const event *mid, const event *near)
+{
+    const flownet *fn = ctx;
+    if (far) {
+        if (far->fn == piece_arrive) {
+            const fn_piece *pc = CONTAINER_OF(far, fn_piece, ev);
+            __builtin_prefetch(&pc->bytes); /* its second line */
+            __builtin_prefetch(pc->f);
+            __builtin_prefetch(pc->m);
+            __builtin_prefetch(&fn->qps[pc->q]);
+            __builtin_prefetch(&fn->st[(uint64_t)pc->q << fn->k_log2]);
+        } else if (far->fn == stream_sent) {
+            const fn_stream *x = CONTAINER_OF(far, fn_stream, ev);
+            __builtin_prefetch(x);
+            __builtin_prefetch(&fn->qps[stream_qp(fn, x)]);
+        }
+    }
+    if (mid && mid->fn == stream_sent) {
+        const fn_piece *pc = fn->qps[stream_qp(fn, CONTAINER_OF(mid, fn_stream, ev))].head;
+        if (pc) {
+            __builtin_prefetch(pc);
+            __builtin_prefetch(&pc->bytes);
+        }
+    }
+    if (near && near->fn == stream_sent) {
+        const fn_piece *pc = fn->qps[stream_qp(fn, CONTAINER_OF(near, fn_stream, ev))].head;
+        if (pc && pc->next) {
+            __builtin_prefetch(pc->next);
+            __builtin_prefetch(&pc->next->bytes);
+        }
+    }
 }
 
 void flownet_free(flownet *fn)
@@ -516,13 +566,11 @@ static void stream_go(flownet *fn, fn_stream *x, double bits, bool down, uint32_
         x->stalled = true;
         x->left_bits = bits;
         x->fid = FLUID_NONE;
-        if (fq->stall_since == SIM_TIME_MAX) {
+        if (!event_queued(&fq->stall)) { /* the first of its streams to stall */
             const transport *t = fn->t;
-            fq->stall_since = fn->s->now;
             sim_time budget = t->rto_ps > SIM_TIME_MAX / 512 ? SIM_TIME_MAX / 4
                                                              : t->rto_ps * (t->retry_count + 1ull);
-            if (!event_queued(&fq->stall))
-                sim_at(fn->s, &fq->stall, fn->s->now + budget);
+            sim_at(fn->s, &fq->stall, fn->s->now + budget);
         }
         return;
     }
@@ -575,7 +623,6 @@ static void qp_unstall(flownet *fn, uint32_t q)
     for (uint32_t k = 0; k < fq->n_streams; k++)
         if (stream_of(fn, q, k)->stalled)
             return;
-    fq->stall_since = SIM_TIME_MAX;
     evq_cancel(&fn->s->q, &fq->stall);
 }
 
@@ -767,6 +814,7 @@ static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held)
     }
     x->lazy = true;
     pc->end_ps = fin;
+    fq->chain_end = fin;
     pc->prev_last = fq->last_arrive;
     /* piece_done's arrival, as of fin */
     sim_time arrive = fin + x->lat_ps;
@@ -799,13 +847,13 @@ static void lazy_piece_done(flownet *fn, fn_stream *x)
     SIM_ASSERT(x->lazy && x->busy && pc && pc->lazy && pc->end_ps <= fn->s->now,
                "flow level: QP %u has no lazy piece that has left", q);
     pc->lazy = 0;
-    account(fn, x, pc, x->bits);
+    account(fn, x, pc, x->bits < 0 ? pc->start_bits : x->bits);
     piece_pop(fn, q);
     if (fq->head) {
-        /* a chained piece (stream_chain) started at pc's end: the flow goes on with its bits */
-        SIM_ASSERT(fq->head->lazy && fq->head->start_ps == pc->end_ps,
-                   "flow level: QP %u: the piece after a lazy one is not chained", q);
-        x->bits = fq->head->start_bits;
+        /* a chained piece (stream_chain) started at pc's end: the flow goes on with its bits,
+         * which are its start_bits until a sync counts some (x->bits < 0 says so: the piece
+         * is not read here, it is cold until its own arrival) */
+        x->bits = -1;
         return;
     }
     x->bits = 0;
@@ -836,6 +884,8 @@ static void stream_settle(flownet *fn, fn_stream *x, bool release)
         lazy_piece_done(fn, x); /* the lazy piece, and the chained ones, that have left */
     if (x->busy) {
         fn_piece *pc = fq->head; /* the lazy piece being sent */
+        if (x->bits < 0) /* a chained piece's (lazy_piece_done) */
+            x->bits = pc->start_bits;
         x->lazy = false;
         pc->lazy = 0;
         lazy_fluid_sync(fn, x, pc);
@@ -912,7 +962,9 @@ static void stream_sent(void *ctx, event *ev)
         x->bits = (double)nx->line_bytes * 8.0;
         fluid_refill(fn->fl, x->fid, x->bits, now);
         fn->stats.coalesced++;
-        sim_at(fn->s, &x->ev, fluid_finish_ps(fn->fl, x->fid));
+        sim_time fin = fluid_finish_ps(fn->fl, x->fid);
+        if (!stream_relazify(fn, x, q, nx, fin))
+            sim_at(fn->s, &x->ev, fin);
         return;
     }
     fluid_remove(fn->fl, x->fid, now);
@@ -1013,21 +1065,18 @@ static void piece_wire(const flownet *fn, fn_piece *pc)
  * Anything that reaches the stream before the chain's end unchains what has not left
  * (stream_settle). Returns false (the caller settles the stream) when pc cannot be chained.
  */
-static bool stream_chain(flownet *fn, uint32_t q, fn_piece *pc)
+/* Piece pc (not yet started, behind the last of lazy stream x's QP q, which ends at the QP's
+ * chain_end) chained: its end and arrival as of its start then, at the stream's rate, its
+ * arrival scheduled. */
+static void piece_chain(flownet *fn, uint32_t q, fn_stream *x, fn_piece *pc)
 {
     fn_qp *fq = &fn->qps[q];
-    fn_stream *x = stream_of(fn, q, 0);
-    fn_piece *tl = fq->tail;
-    if (!x->lazy || !x->busy || !tl || tl->end_ps <= fn->s->now || !fn->cache ||
-        x->epoch != fn->epoch || x->down)
-        return false;
     stream_set(fn, x, x->links, x->n_links, false, pc); /* its latency */
-    pc->start_ps = tl->end_ps;
+    pc->start_ps = fq->chain_end; /* the end of the piece it follows */
     pc->start_bits = (double)pc->line_bytes * 8.0;
     sim_time fin = fluid_finish_memo_at(&fn->fin_memo, pc->start_ps, pc->start_bits, x->rate_bps);
-    if (fin >= SIM_TIME_MAX / 2)
-        return false;
     pc->end_ps = fin;
+    fq->chain_end = fin;
     pc->prev_last = fq->last_arrive;
     sim_time arrive = fin + x->lat_ps;
     if (arrive < fq->last_arrive)
@@ -1036,11 +1085,66 @@ static bool stream_chain(flownet *fn, uint32_t q, fn_piece *pc)
     pc->arrive_ps = arrive;
     pc->lazy = 1;
     pc->q = q;
-    tl->next = pc;
-    fq->tail = pc;
     sim_at(fn->s, &pc->ev, arrive);
     fn->stats.coalesced++;
     fn->stats.one_event++;
+}
+
+static bool stream_chain(flownet *fn, uint32_t q, fn_piece *pc)
+{
+    fn_qp *fq = &fn->qps[q];
+    fn_stream *x = stream_of(fn, q, 0);
+    fn_piece *tl = fq->tail;
+    if (!x->lazy || !x->busy || !tl || fq->chain_end <= fn->s->now || !fn->cache ||
+        x->epoch != fn->epoch || x->down || fq->chain_end >= SIM_TIME_MAX / 4 ||
+        (double)pc->line_bytes * 8.0 >= x->rate_bps * 1e3)
+        return false; /* (the last two: an end past 2^62 ps, where time could wrap) */
+    piece_chain(fn, q, x, pc);
+    tl->next = pc;
+    fq->tail = pc;
+    return true;
+}
+
+/*
+ * Stream x of QP q has just coalesced its QP's next piece pc (stream_sent) and may be alone on
+ * its links again (a flow that shared one has left): then, nothing pending at this instant (the
+ * last commit's rates stand), its rate is the one an add would give it and nothing can change
+ * it while it stays alone — pc's end is known (fin), pc is made lazy as stream_lazify makes a
+ * QP's only piece, and the pieces queued behind it are chained. Without this a QP that was
+ * reached once stays ordinary (an event per piece) as long as its queue never empties, which a
+ * bandwidth-bound ring's never does. Returns false (the caller schedules stream_sent).
+ */
+static bool stream_relazify(flownet *fn, fn_stream *x, uint32_t q, fn_piece *pc, sim_time fin)
+{
+    fn_qp *fq = &fn->qps[q];
+    if (!fn->one_event || fin >= SIM_TIME_MAX / 4 || fluid_pending(fn->fl))
+        return false;
+    double rate = fluid_rate_bps(fn->fl, x->fid);
+    double bits = 0;
+    for (const fn_piece *p = pc->next; p; p = p->next)
+        bits += (double)p->line_bytes * 8.0;
+    if (!(rate > 0) || bits >= rate * 1e3 || !fluid_lazy(fn->fl, x->fid))
+        return false; /* (the queue's end past 2^62 ps: as stream_chain) */
+    x->rate_bps = rate;
+    x->lazy = true;
+    pc->start_ps = fn->s->now;
+    pc->start_bits = x->bits;
+    pc->end_ps = fin;
+    fq->chain_end = fin;
+    pc->prev_last = fq->last_arrive;
+    sim_time arrive = fin + x->lat_ps;
+    if (arrive < fq->last_arrive)
+        arrive = fq->last_arrive;
+    fq->last_arrive = arrive;
+    pc->arrive_ps = arrive;
+    pc->lazy = 1;
+    pc->q = q;
+    sim_at(fn->s, &pc->ev, arrive);
+    fn->stats.one_event++;
+    for (fn_piece *p = pc->next; p; p = p->next)
+        piece_chain(fn, q, x, p);
+    if (pc->next) /* the stream's latency cache back to the head's */
+        stream_set(fn, x, x->links, x->n_links, false, pc);
     return true;
 }
 
@@ -1095,7 +1199,6 @@ void flownet_abort(flownet *fn, flow *f)
             x->busy = x->stalled = false;
         }
         fq->busy = 0;
-        fq->stall_since = SIM_TIME_MAX;
         evq_cancel(&fn->s->q, &fq->stall);
         while (fq->head) { /* flushed: never complete */
             fn_piece *pc = fq->head;
@@ -1205,7 +1308,7 @@ void flownet_reroute(flownet *fn)
             }
             stream_go(fn, x, left, down, nl, false);
         }
-        if (fq->stall_since != SIM_TIME_MAX)
+        if (event_queued(&fq->stall))
             qp_unstall(fn, (uint32_t)q);
     }
 }
@@ -1249,6 +1352,8 @@ void flownet_finish(flownet *fn)
                 continue;
             if (x->lazy)
                 lazy_fluid_sync(fn, x, fq->head);
+            if (x->bits < 0) /* a chained piece's (lazy_piece_done) */
+                x->bits = fq->head->start_bits;
             double left = fluid_left_bits(fn->fl, x->fid, now);
             account(fn, x, fq->head, x->bits - left);
             x->bits = left;
@@ -1264,7 +1369,7 @@ double flownet_qp_rate(const flownet *fn, uint32_t q)
     double r = 0;
     for (uint32_t k = 0; fq->head && k < fq->n_streams; k++) {
         const fn_stream *x = &fn->st[(uint64_t)q * fn->k + k];
-        if (x->fid != FLUID_NONE && !(x->lazy && (!x->busy || fq->tail->end_ps <= fn->s->now)))
+        if (x->fid != FLUID_NONE && !(x->lazy && (!x->busy || fq->chain_end <= fn->s->now)))
             r += fluid_rate_bps(fn->fl, x->fid);
     }
     return r;

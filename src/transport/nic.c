@@ -102,7 +102,11 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
         }
     }
     t->cap_flows = max_flows;
-    t->flows = xcalloc(max_flows ? max_flows : 1, sizeof(flow), "flows");
+    /* aligned to cache lines: a flow's hot fields are one line (nic.h) */
+    uint64_t nf = max_flows ? max_flows : 1;
+    char *fm = xcalloc(1, nf * sizeof(flow) + 64, "flows");
+    t->flows_mem = fm;
+    t->flows = (flow *)(fm + (64 - (uintptr_t)fm % 64) % 64);
     t->cap_qps = (max_flows ? max_flows : 1) * t->qps_per_flow;
     t->qps = xcalloc(t->cap_qps, sizeof(qp), "QPs");
     if (t->selective)
@@ -149,7 +153,7 @@ void transport_free(transport *t)
     xfree(t->uet_bits);
     xfree(t->hpcc_st);
     xfree(t->qps);
-    xfree(t->flows);
+    xfree(t->flows_mem);
     xfree(t->nics);
     xfree(t);
 }
@@ -939,7 +943,7 @@ static inline void qp_prefetch(const qp *q)
 }
 
 /* Prefetch hooks (net.h host_rx_prefetch_fn, issue #17 fourth round): a frame about to reach
- * its NIC: level 0 its QP, level 1 the QP's flow (delivered_bytes is in its second line). */
+ * its NIC: level 0 its QP, level 1 the QP's flow (its first line holds all a receive reads). */
 static void nic_rx_prefetch(const void *ctx, const packet *pkt, int level)
 {
     const transport *t = ctx;
@@ -949,8 +953,7 @@ static void nic_rx_prefetch(const void *ctx, const packet *pkt, int level)
     if (level == 0)
         qp_prefetch(q);
     else {
-        __builtin_prefetch(q->f);
-        __builtin_prefetch((const char *)q->f + sizeof(flow) - 1);
+        __builtin_prefetch(q->f); /* its hot line (nic.h) */
     }
 }
 

@@ -107,6 +107,7 @@
 #define WR_TRANSPORT_NIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../config/config.h"
@@ -166,26 +167,30 @@ enum {
 /* A connection from src to dst (its QPs), carrying messages. A traffic flow is a connection
  * with one message of size_bytes, posted by transport_flow_start; collectives post many. */
 struct flow {
-    uint32_t id;
-    uint32_t job;
+    /* first line: what a message's post and arrival read (flownet.c, the packet model's
+     * receive) — one line instead of two (the array is cache-line aligned: transport_new) */
+    _Alignas(64) transport *tp; /* owner (timer handlers reach the transport through it) */
+    qp *qps;                    /* n_qps consecutive QPs */
+    uint64_t posted_bytes;      /* all messages posted so far */
+    uint64_t delivered_bytes;   /* payload accepted in order at the receiver (goodput) */
+    uint32_t n_qps;
     uint32_t src, dst; /* host indices */
-    uint16_t sport;    /* UDP source port of its first QP */
     uint8_t prio;      /* traffic class of its data and ACK/NAK */
-    uint16_t path;     /* collective-aware balancing: its place among its leaf's flows */
     bool fluid;        /* both ends in one server: the scale-up domain, no packets */
     bool nvl_in;       /* fluid, from the NVSwitch to dst (nvls): takes dst's NVLink ingress,
                         * not src's egress (a flow with src == dst that the switch feeds) */
-    uint32_t n_qps;
-    qp *qps;                  /* n_qps consecutive QPs */
-    transport *tp;            /* owner (timer handlers reach the transport through it) */
-    uint64_t size_bytes;      /* transport_flow_start: the message to send */
-    uint64_t posted_bytes;    /* all messages posted so far */
-    uint64_t delivered_bytes; /* payload accepted in order at the receiver (goodput) */
-    sim_time start_ps, end_ps;
     bool started, done;
-    bool failed; /* aborted: a QP exceeded its retry limit, or its job failed */
+    bool failed;    /* aborted: a QP exceeded its retry limit, or its job failed */
+    uint16_t sport; /* UDP source port of its first QP */
+    uint16_t path;  /* collective-aware balancing: its place among its leaf's flows */
+    uint32_t id;
+    uint32_t job;
+    /* second line */
+    uint64_t size_bytes; /* transport_flow_start: the message to send */
+    sim_time start_ps, end_ps;
     sim_time fail_ps;
 };
+_Static_assert(offsetof(struct flow, size_bytes) == 64, "a flow's hot fields are one line");
 
 struct qp {
     flow *f;
@@ -308,7 +313,8 @@ struct transport {
     uint32_t retry_count;
     sim_time rto_ps;
     nic *nics; /* one per host */
-    flow *flows;
+    flow *flows;     /* cache-line aligned in flows_mem */
+    void *flows_mem;
     uint64_t n_flows, cap_flows;
     qp *qps;
     uint64_t n_qps, cap_qps;
