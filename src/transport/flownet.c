@@ -778,6 +778,25 @@ static void piece_sent(flownet *fn, uint32_t q)
         piece_start(fn, q);
 }
 
+/* Lazy piece pc of QP q leaves the sender at fin (its stream's rate fixed, alone on its path):
+ * the QP's chain ends there, and its arrival — piece_done's, as of fin: its latency later, in
+ * order behind the QP's previous one — is scheduled now. */
+static void piece_lazy_arrival(flownet *fn, fn_qp *fq, uint32_t q, fn_piece *pc, sim_time fin,
+                               sim_time lat_ps)
+{
+    pc->end_ps = fin;
+    fq->chain_end = fin;
+    pc->prev_last = fq->last_arrive;
+    sim_time arrive = fin + lat_ps;
+    if (arrive < fq->last_arrive)
+        arrive = fq->last_arrive;
+    fq->last_arrive = arrive;
+    pc->arrive_ps = arrive;
+    pc->lazy = 1;
+    pc->q = q;
+    sim_at(fn->s, &pc->ev, arrive);
+}
+
 /*
  * One event per message. Stream x, alone on every link of its path at a rate written down at
  * its start (fluid.c's fast path), carries its QP's only piece: nothing can change its rate
@@ -813,18 +832,7 @@ static bool stream_lazify(flownet *fn, fn_stream *x, sim_time fin, bool held)
             evq_cancel(&fn->s->q, &x->ev);
     }
     x->lazy = true;
-    pc->end_ps = fin;
-    fq->chain_end = fin;
-    pc->prev_last = fq->last_arrive;
-    /* piece_done's arrival, as of fin */
-    sim_time arrive = fin + x->lat_ps;
-    if (arrive < fq->last_arrive)
-        arrive = fq->last_arrive;
-    fq->last_arrive = arrive;
-    pc->arrive_ps = arrive;
-    pc->lazy = 1;
-    pc->q = q;
-    sim_at(fn->s, &pc->ev, arrive);
+    piece_lazy_arrival(fn, fq, q, pc, fin, x->lat_ps);
     fn->stats.one_event++;
     return true;
 }
@@ -1054,6 +1062,21 @@ static void piece_wire(const flownet *fn, fn_piece *pc)
             wire_data_frame((uint32_t)mtu, 1) + vx + WIRE_LINE_EXTRA + (n - 2) * full + last_line;
 }
 
+/* Piece pc (not yet started, behind the last of lazy stream x's QP q, which ends at the QP's
+ * chain_end) chained: its end and arrival as of its start then, at the stream's rate, its
+ * arrival scheduled. */
+static void piece_chain(flownet *fn, uint32_t q, fn_stream *x, fn_piece *pc)
+{
+    fn_qp *fq = &fn->qps[q];
+    stream_set(fn, x, x->links, x->n_links, false, pc); /* its latency */
+    pc->start_ps = fq->chain_end; /* the end of the piece it follows */
+    pc->start_bits = (double)pc->line_bytes * 8.0;
+    sim_time fin = fluid_finish_memo_at(&fn->fin_memo, pc->start_ps, pc->start_bits, x->rate_bps);
+    piece_lazy_arrival(fn, fq, q, pc, fin, x->lat_ps);
+    fn->stats.coalesced++;
+    fn->stats.one_event++;
+}
+
 /*
  * One event per message, for a QP that always has its next message: piece pc is posted to QP q
  * whose lazy stream (stream_lazify) is still sending its last piece. That piece's end is when
@@ -1065,31 +1088,6 @@ static void piece_wire(const flownet *fn, fn_piece *pc)
  * Anything that reaches the stream before the chain's end unchains what has not left
  * (stream_settle). Returns false (the caller settles the stream) when pc cannot be chained.
  */
-/* Piece pc (not yet started, behind the last of lazy stream x's QP q, which ends at the QP's
- * chain_end) chained: its end and arrival as of its start then, at the stream's rate, its
- * arrival scheduled. */
-static void piece_chain(flownet *fn, uint32_t q, fn_stream *x, fn_piece *pc)
-{
-    fn_qp *fq = &fn->qps[q];
-    stream_set(fn, x, x->links, x->n_links, false, pc); /* its latency */
-    pc->start_ps = fq->chain_end; /* the end of the piece it follows */
-    pc->start_bits = (double)pc->line_bytes * 8.0;
-    sim_time fin = fluid_finish_memo_at(&fn->fin_memo, pc->start_ps, pc->start_bits, x->rate_bps);
-    pc->end_ps = fin;
-    fq->chain_end = fin;
-    pc->prev_last = fq->last_arrive;
-    sim_time arrive = fin + x->lat_ps;
-    if (arrive < fq->last_arrive)
-        arrive = fq->last_arrive;
-    fq->last_arrive = arrive;
-    pc->arrive_ps = arrive;
-    pc->lazy = 1;
-    pc->q = q;
-    sim_at(fn->s, &pc->ev, arrive);
-    fn->stats.coalesced++;
-    fn->stats.one_event++;
-}
-
 static bool stream_chain(flownet *fn, uint32_t q, fn_piece *pc)
 {
     fn_qp *fq = &fn->qps[q];
@@ -1129,17 +1127,7 @@ static bool stream_relazify(flownet *fn, fn_stream *x, uint32_t q, fn_piece *pc,
     x->lazy = true;
     pc->start_ps = fn->s->now;
     pc->start_bits = x->bits;
-    pc->end_ps = fin;
-    fq->chain_end = fin;
-    pc->prev_last = fq->last_arrive;
-    sim_time arrive = fin + x->lat_ps;
-    if (arrive < fq->last_arrive)
-        arrive = fq->last_arrive;
-    fq->last_arrive = arrive;
-    pc->arrive_ps = arrive;
-    pc->lazy = 1;
-    pc->q = q;
-    sim_at(fn->s, &pc->ev, arrive);
+    piece_lazy_arrival(fn, fq, q, pc, fin, x->lat_ps);
     fn->stats.one_event++;
     for (fn_piece *p = pc->next; p; p = p->next)
         piece_chain(fn, q, x, p);
