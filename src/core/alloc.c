@@ -47,6 +47,16 @@ void *xcalloc(size_t count, size_t size, const char *what)
     return p;
 }
 
+void *xcalloc_lines(uint64_t n, size_t size, void **mem, const char *what)
+{
+    uint64_t bytes;
+    if (__builtin_mul_overflow(n, (uint64_t)size, &bytes) || bytes > SIZE_MAX - 64)
+        oom(SIZE_MAX, what);
+    char *p = xcalloc(1, (size_t)bytes + 64, what);
+    *mem = p;
+    return p + (64 - (uintptr_t)p % 64) % 64;
+}
+
 void *xrealloc(void *p, size_t n, const char *what)
 {
     /* realloc(p, 0) may free p and return NULL; keep it an allocation of one byte instead. */

@@ -94,7 +94,8 @@ uint64_t sim_run(sim *s)
             const evq_entry *far = evq_ahead(q, SIM_PREFETCH_FAR);
             const evq_entry *mid = evq_ahead(q, SIM_PREFETCH_MID);
             const evq_entry *near = evq_ahead(q, SIM_PREFETCH_NEAR);
-            s->prefetch(s->prefetch_ctx, far ? far->ev : NULL, mid ? mid->ev : NULL, near ? near->ev : NULL);
+            s->prefetch(s->prefetch_ctx, far ? far->ev : NULL, mid ? mid->ev : NULL,
+                        near ? near->ev : NULL);
         }
         s->now = t;
         s->events++;

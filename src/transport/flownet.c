@@ -165,15 +165,6 @@ static void lazy_release(flownet *fn, fn_stream *x);
 static void flownet_prefetch(void *ctx, const event *far, const event *mid, const event *near);
 static bool stream_relazify(flownet *fn, fn_stream *x, uint32_t q, fn_piece *pc, sim_time fin);
 
-/* Zeroed array of n elements of `size` (a multiple of 64) starting on a cache line; *mem gets
- * the block to free. */
-static void *calloc_lines(uint64_t n, size_t size, void **mem, const char *what)
-{
-    char *p = xcalloc(1, n * size + 64, what);
-    *mem = p;
-    return p + (64 - (uintptr_t)p % 64) % 64;
-}
-
 flownet *flownet_new(transport *t)
 {
     flownet *fn = xcalloc(1, sizeof *fn, "flow-level network");
@@ -201,9 +192,9 @@ flownet *flownet_new(transport *t)
     fn->one_event = fn->k == 1;
     fluid_lazy_hook(fn->fl, lazy_hook, fn);
     uint64_t nq = t->cap_qps ? t->cap_qps : 1;
-    fn->qps = calloc_lines(nq, sizeof(fn_qp), &fn->qps_mem, "flow-level QPs");
+    fn->qps = xcalloc_lines(nq, sizeof(fn_qp), &fn->qps_mem, "flow-level QPs");
     fn->cap_st = nq * fn->k;
-    fn->st = calloc_lines(fn->cap_st, sizeof(fn_stream), &fn->st_mem, "flow-level streams");
+    fn->st = xcalloc_lines(fn->cap_st, sizeof(fn_stream), &fn->st_mem, "flow-level streams");
     fn->fid_st = xmalloc(sizeof(uint32_t) * fn->cap_st, "fluid flow owners");
     fn->sums = xcalloc(fn->n->n_ports ? fn->n->n_ports : 1, sizeof(link_sum), "link sums");
     for (uint64_t q = 0; q < nq; q++) {
@@ -845,6 +836,14 @@ static void lazy_fluid_sync(flownet *fn, const fn_stream *x, const fn_piece *pc)
     fluid_refill(fn->fl, x->fid, pc->start_bits, pc->start_ps);
 }
 
+/* Stream x's bits as of its head piece pc: a chained piece's own start_bits until something
+ * counts them (lazy_piece_done leaves x->bits < 0 rather than read the piece's cold line). */
+static inline void stream_own_bits(fn_stream *x, const fn_piece *pc)
+{
+    if (x->bits < 0)
+        x->bits = pc->start_bits;
+}
+
 /* Lazy stream x's piece has left (its end_ps ≤ now): stream_sent's work as of end_ps, but for
  * scheduling the arrival (done) and removing the fluid flow (held: lazy_release). */
 static void lazy_piece_done(flownet *fn, fn_stream *x)
@@ -855,7 +854,8 @@ static void lazy_piece_done(flownet *fn, fn_stream *x)
     SIM_ASSERT(x->lazy && x->busy && pc && pc->lazy && pc->end_ps <= fn->s->now,
                "flow level: QP %u has no lazy piece that has left", q);
     pc->lazy = 0;
-    account(fn, x, pc, x->bits < 0 ? pc->start_bits : x->bits);
+    stream_own_bits(x, pc);
+    account(fn, x, pc, x->bits);
     piece_pop(fn, q);
     if (fq->head) {
         /* a chained piece (stream_chain) started at pc's end: the flow goes on with its bits,
@@ -892,8 +892,7 @@ static void stream_settle(flownet *fn, fn_stream *x, bool release)
         lazy_piece_done(fn, x); /* the lazy piece, and the chained ones, that have left */
     if (x->busy) {
         fn_piece *pc = fq->head; /* the lazy piece being sent */
-        if (x->bits < 0) /* a chained piece's (lazy_piece_done) */
-            x->bits = pc->start_bits;
+        stream_own_bits(x, pc);
         x->lazy = false;
         pc->lazy = 0;
         lazy_fluid_sync(fn, x, pc);
@@ -993,8 +992,8 @@ static void piece_arrive(void *ctx, event *ev)
     msg *m = pc->m;
     (void)ctx;
     if (pc->lazy) { /* its last bit left at its end_ps */
-        SIM_ASSERT(fn->qps[pc->q].head == pc, "flow level: QP %u: a lazy piece arrives out of order",
-                   pc->q);
+        SIM_ASSERT(fn->qps[pc->q].head == pc,
+                   "flow level: QP %u: a lazy piece arrives out of order", pc->q);
         lazy_piece_done(fn, stream_of(fn, pc->q, 0));
     }
     flow *f = pc->f;
@@ -1159,11 +1158,12 @@ void flownet_post(flownet *fn, flow *f, msg *m)
         pc->prio = f->prio;
         piece_wire(fn, pc);
         m->pieces_left++;
-        if (fq->head && !stream_chain(fn, q, pc)) /* a lazy head: done, or made ordinary so
-                                                   * this piece follows it */
+        if (fq->head) {
+            if (stream_chain(fn, q, pc))
+                continue; /* behind a lazy piece still sending: its arrival is scheduled */
+            /* a lazy head: done, or made ordinary so this piece follows it */
             stream_settle(fn, stream_of(fn, q, 0), false);
-        if (pc->lazy)
-            continue; /* chained */
+        }
         if (fq->tail) {
             fq->tail->next = pc;
             fq->tail = pc;
@@ -1340,8 +1340,7 @@ void flownet_finish(flownet *fn)
                 continue;
             if (x->lazy)
                 lazy_fluid_sync(fn, x, fq->head);
-            if (x->bits < 0) /* a chained piece's (lazy_piece_done) */
-                x->bits = fq->head->start_bits;
+            stream_own_bits(x, fq->head);
             double left = fluid_left_bits(fn->fl, x->fid, now);
             account(fn, x, fq->head, x->bits - left);
             x->bits = left;

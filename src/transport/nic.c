@@ -103,10 +103,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     }
     t->cap_flows = max_flows;
     /* aligned to cache lines: a flow's hot fields are one line (nic.h) */
-    uint64_t nf = max_flows ? max_flows : 1;
-    char *fm = xcalloc(1, nf * sizeof(flow) + 64, "flows");
-    t->flows_mem = fm;
-    t->flows = (flow *)(fm + (64 - (uintptr_t)fm % 64) % 64);
+    t->flows = xcalloc_lines(max_flows ? max_flows : 1, sizeof(flow), &t->flows_mem, "flows");
     t->cap_qps = (max_flows ? max_flows : 1) * t->qps_per_flow;
     t->qps = xcalloc(t->cap_qps, sizeof(qp), "QPs");
     if (t->selective)
