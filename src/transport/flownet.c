@@ -278,7 +278,9 @@ static void flownet_prefetch(void *ctx, const event *far, const event *mid, cons
             if (sc->flow != FN_SUCC_NONE) {
                 __builtin_prefetch(&flows[sc->flow]);
                 __builtin_prefetch(&fn->qps[sc->q]);
-                __builtin_prefetch(&fn->st[(uint64_t)sc->q << fn->k_log2]);
+                const fn_stream *x = &fn->st[(uint64_t)sc->q << fn->k_log2];
+                __builtin_prefetch(x);
+                __builtin_prefetch(&x->path_d); /* its path (a new piece shape's latency) */
             }
         } else if (mid->fn == stream_sent) {
             const fn_piece *pc = fn->qps[stream_qp(fn, CONTAINER_OF(mid, fn_stream, ev))].head;
