@@ -1,5 +1,5 @@
 /*
- * delayq.h — many timed items, one event: a fixed-capacity 4-ary min-heap of (time, id) whose
+ * delayq.h — many timed items, one event: a fixed-capacity binary min-heap of (time, id) whose
  * head is the one event in the simulation's queue. Executors use it for what would otherwise be
  * an event object per task (compute phases, reduction delays): the event set stays small and
  * nothing is allocated after init. Items due at the same time come out in id order, so results
@@ -26,8 +26,7 @@ typedef struct delayq_item {
 typedef struct delayq {
     event ev;                  /* fires at the head's time */
     sim *sim;
-    delayq_item *heap; /* in mem, aligned (delayq.c) */
-    void *mem;
+    delayq_item *heap;
     uint32_t n, cap;
     delayq_fn fn;
     void *ctx;
