@@ -120,7 +120,13 @@ typedef struct fn_qp {
 } fn_qp;
 _Static_assert(sizeof(fn_qp) == 64, "fn_qp is one cache line");
 
-/* A flow's successor (flownet.succ): where the work its message released posted first. */
+/* A flow's successor (flownet.succ): where the work its message released posted (last). Kept
+ * (and prefetched) only when the connections' flow-level state is larger than this: below it
+ * the lines are mostly in cache and the hint's loads cost more than they hide (measured on a
+ * machine with an 8 MiB last-level cache: 1,024 and 4,096 GPUs, 2 and 8 MB of connections,
+ * 5-8 % slower with it; 16,384 GPUs, 32 MB, the same; 131,072 GPUs, 250 MB, 25 % faster). */
+#define FLOWNET_SUCC_MIN_BYTES (16.0 * 1024 * 1024)
+
 typedef struct fn_succ {
     uint32_t flow, q;
 } fn_succ;
@@ -154,9 +160,9 @@ struct flownet {
     fn_lat_memo lat_memo[FLOWNET_LAT_MEMO]; /* path_latency's, zeroed: empty (rate 0) */
     /* Per flow, what was posted when its last message completed (flownet_prefetch): the
      * flow and first QP that the receiver's work posted to next (a ring's next hop), or
-     * FN_SUCC_NONE. Learned by piece_arrive and flownet_post; read only to prefetch. */
-    fn_succ *succ;    /* [cap_flows] */
-    uint32_t arriving; /* the flow whose message is completing, FN_SUCC_NONE when none */
+     * FN_SUCC_NONE. Learned by piece_arrive; read only to prefetch. */
+    fn_succ *succ; /* [cap_flows], NULL below FLOWNET_SUCC_MIN_BYTES */
+    flow *posted;  /* the flow of the last flownet_post */
 };
 
 /* The QP stream x belongs to (streams are stored QP by QP, k each). */
@@ -174,6 +180,8 @@ static void lazy_hook(void *ctx, uint32_t fid);
 static void stream_settle(flownet *fn, fn_stream *x, bool release);
 static void lazy_release(flownet *fn, fn_stream *x);
 static void flownet_prefetch(void *ctx, const event *far, const event *mid, const event *near);
+static void flownet_prefetch_succ(void *ctx, const event *far, const event *mid,
+                                  const event *near);
 static bool stream_relazify(flownet *fn, fn_stream *x, uint32_t q, fn_piece *pc, sim_time fin);
 
 flownet *flownet_new(transport *t)
@@ -220,15 +228,17 @@ flownet *flownet_new(transport *t)
     }
     pool_init_aligned(&fn->pieces, "flow-level pieces", sizeof(fn_piece), 1024, 64);
     uint64_t nf = t->cap_flows ? t->cap_flows : 1;
-    fn->succ = xmalloc(sizeof(fn_succ) * nf, "flow successors");
-    for (uint64_t i = 0; i < nf; i++)
-        fn->succ[i].flow = fn->succ[i].q = FN_SUCC_NONE;
-    fn->arriving = FN_SUCC_NONE;
+    if ((double)nf * (double)(sizeof(flow) + sizeof(fn_qp) + fn->k * sizeof(fn_stream)) >
+        FLOWNET_SUCC_MIN_BYTES) {
+        fn->succ = xmalloc(sizeof(fn_succ) * nf, "flow successors");
+        for (uint64_t i = 0; i < nf; i++)
+            fn->succ[i].flow = fn->succ[i].q = FN_SUCC_NONE;
+    }
     event_init(&fn->commit, commit_fire);
     fn->n->on_change = on_net_change;
     fn->n->change_ctx = fn;
     if (!fn->s->prefetch) { /* (topo.c installs the packet model's only at packet fidelity) */
-        fn->s->prefetch = flownet_prefetch;
+        fn->s->prefetch = fn->succ ? flownet_prefetch_succ : flownet_prefetch;
         fn->s->prefetch_ctx = fn;
     }
     return fn;
@@ -248,14 +258,16 @@ flownet *flownet_new(transport *t)
  * An arrival's handler also posts: the receiver's next work (a ring's next step) goes out on
  * another connection, whose flow, QP, stream and last piece were last touched a whole ring
  * round before and are cold. Which connection that is was learned the last time this flow's
- * message completed (fn_succ: the first post its completion made), so the far event fetches
+ * message completed (fn_succ: the post its completion made), so the far event fetches
  * that record, the middle one what it names, the next one that QP's last piece. At 131,072
  * GPUs this took a 1.22 G-event iteration from 659 to 500 s (docs/performance.md, sixth round).
  * A wrong or stale hint costs a few useless fetches, never a result.
  */
-static void flownet_prefetch(void *ctx, const event *far, const event *mid, const event *near)
+static inline __attribute__((always_inline)) void prefetch_events(const flownet *fn,
+                                                                   const event *far,
+                                                                   const event *mid,
+                                                                   const event *near, bool succ)
 {
-    const flownet *fn = ctx;
     const flow *flows = fn->t->flows;
     if (far) {
         if (far->fn == piece_arrive) {
@@ -265,7 +277,8 @@ static void flownet_prefetch(void *ctx, const event *far, const event *mid, cons
             __builtin_prefetch(pc->m);
             __builtin_prefetch(&fn->qps[pc->q]);
             __builtin_prefetch(&fn->st[(uint64_t)pc->q << fn->k_log2]);
-            __builtin_prefetch(&fn->succ[pc->f - flows]);
+            if (succ)
+                __builtin_prefetch(&fn->succ[pc->f - flows]);
         } else if (far->fn == stream_sent) {
             const fn_stream *x = CONTAINER_OF(far, fn_stream, ev);
             __builtin_prefetch(x);
@@ -273,7 +286,7 @@ static void flownet_prefetch(void *ctx, const event *far, const event *mid, cons
         }
     }
     if (mid) {
-        if (mid->fn == piece_arrive) { /* what the receiver's next post will touch */
+        if (succ && mid->fn == piece_arrive) { /* what the receiver's next post will touch */
             const fn_succ *sc = &fn->succ[CONTAINER_OF(mid, fn_piece, ev)->f - flows];
             if (sc->flow != FN_SUCC_NONE) {
                 __builtin_prefetch(&flows[sc->flow]);
@@ -291,7 +304,7 @@ static void flownet_prefetch(void *ctx, const event *far, const event *mid, cons
         }
     }
     if (near) {
-        if (near->fn == piece_arrive) { /* the QP's last piece, which the post links to */
+        if (succ && near->fn == piece_arrive) { /* the QP's last piece, which the post links to */
             const fn_succ *sc = &fn->succ[CONTAINER_OF(near, fn_piece, ev)->f - flows];
             if (sc->flow != FN_SUCC_NONE && fn->qps[sc->q].tail)
                 __builtin_prefetch(fn->qps[sc->q].tail);
@@ -303,6 +316,19 @@ static void flownet_prefetch(void *ctx, const event *far, const event *mid, cons
             }
         }
     }
+}
+
+/* Two instances (flownet_new installs one): without the successor hint, the hook is what it was
+ * before the hint existed, with no test for it in each event's path. */
+static void flownet_prefetch(void *ctx, const event *far, const event *mid, const event *near)
+{
+    prefetch_events(ctx, far, mid, near, false);
+}
+
+static void flownet_prefetch_succ(void *ctx, const event *far, const event *mid,
+                                  const event *near)
+{
+    prefetch_events(ctx, far, mid, near, true);
 }
 
 void flownet_free(flownet *fn)
@@ -1052,9 +1078,13 @@ static void piece_arrive(void *ctx, event *ev)
         return;
     }
     if (--m->pieces_left == 0) {
-        fn->arriving = (uint32_t)(f - t->flows); /* its first post is its successor */
+        fn->posted = NULL;
         nic_msg_complete(t, m, fn->s->now);
-        fn->arriving = FN_SUCC_NONE;
+        if (fn->succ && fn->posted) { /* what its completion posted (last) is its successor */
+            fn_succ *sc = &fn->succ[f - t->flows];
+            sc->flow = (uint32_t)(fn->posted - t->flows);
+            sc->q = (uint32_t)(fn->posted->qps - t->qps);
+        }
     }
 }
 
@@ -1185,12 +1215,7 @@ static bool stream_relazify(flownet *fn, fn_stream *x, uint32_t q, fn_piece *pc,
 void flownet_post(flownet *fn, flow *f, msg *m)
 {
     transport *t = fn->t;
-    if (fn->arriving != FN_SUCC_NONE) { /* flownet_prefetch's hint */
-        fn_succ *sc = &fn->succ[fn->arriving];
-        sc->flow = (uint32_t)(f - t->flows);
-        sc->q = (uint32_t)(f->qps - t->qps);
-        fn->arriving = FN_SUCC_NONE;
-    }
+    fn->posted = f; /* piece_arrive's successor hint */
     for (uint32_t i = 0; i < f->n_qps; i++) {
         uint64_t lo = 0, hi = m->bytes; /* one QP (the common case): no 128-bit division */
         if (f->n_qps > 1) {
