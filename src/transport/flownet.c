@@ -227,21 +227,40 @@ flownet *flownet_new(transport *t)
         }
     }
     pool_init_aligned(&fn->pieces, "flow-level pieces", sizeof(fn_piece), 1024, 64);
-    uint64_t nf = t->cap_flows ? t->cap_flows : 1;
-    if ((double)nf * (double)(sizeof(flow) + sizeof(fn_qp) + fn->k * sizeof(fn_stream)) >
-        FLOWNET_SUCC_MIN_BYTES) {
-        fn->succ = xmalloc(sizeof(fn_succ) * nf, "flow successors");
-        for (uint64_t i = 0; i < nf; i++)
-            fn->succ[i].flow = fn->succ[i].q = FN_SUCC_NONE;
-    }
     event_init(&fn->commit, commit_fire);
     fn->n->on_change = on_net_change;
     fn->n->change_ctx = fn;
     if (!fn->s->prefetch) { /* (topo.c installs the packet model's only at packet fidelity) */
-        fn->s->prefetch = fn->succ ? flownet_prefetch_succ : flownet_prefetch;
+        fn->s->prefetch = flownet_prefetch;
         fn->s->prefetch_ctx = fn;
     }
+    double conn_bytes = (double)(t->cap_flows ? t->cap_flows : 1) *
+                        (double)(sizeof(flow) + sizeof(fn_qp) + fn->k * sizeof(fn_stream));
+    flownet_successor_hint(fn, conn_bytes > FLOWNET_SUCC_MIN_BYTES);
     return fn;
+}
+
+void flownet_successor_hint(flownet *fn, bool on)
+{
+    if (on && !fn->succ) {
+        uint64_t nf = fn->t->cap_flows ? fn->t->cap_flows : 1;
+        fn->succ = xmalloc(sizeof(fn_succ) * nf, "flow successors");
+        for (uint64_t i = 0; i < nf; i++)
+            fn->succ[i].flow = fn->succ[i].q = FN_SUCC_NONE;
+    } else if (!on && fn->succ) {
+        xfree(fn->succ);
+        fn->succ = NULL;
+    }
+    if (fn->s->prefetch_ctx == fn)
+        fn->s->prefetch = fn->succ ? flownet_prefetch_succ : flownet_prefetch;
+}
+
+uint64_t flownet_successor_hints(const flownet *fn)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; fn->succ && i < fn->t->n_flows; i++)
+        n += fn->succ[i].flow != FN_SUCC_NONE;
+    return n;
 }
 
 /*
