@@ -123,8 +123,9 @@ _Static_assert(sizeof(fn_qp) == 64, "fn_qp is one cache line");
 /* A flow's successor (flownet.succ): where the work its message released posted (last). Kept
  * (and prefetched) only when the connections' flow-level state is larger than this: below it
  * the lines are mostly in cache and the hint's loads cost more than they hide (measured on a
- * machine with an 8 MiB last-level cache: 1,024 and 4,096 GPUs, 2 and 8 MB of connections,
- * 5-8 % slower with it; 16,384 GPUs, 32 MB, the same; 131,072 GPUs, 250 MB, 25 % faster). */
+ * machine with an 8 MiB last-level cache, llama3-70b iterations: 1,024 and 4,096 GPUs, 1.1 and
+ * 4.3 MB of connections, 5-8 % slower with it; 16,384 GPUs, 17 MB, the same; 131,072 GPUs,
+ * 138 MB, 659 s of run without it, 444 s with it). */
 #define FLOWNET_SUCC_MIN_BYTES (16.0 * 1024 * 1024)
 
 typedef struct fn_succ {
@@ -279,7 +280,7 @@ uint64_t flownet_successor_hints(const flownet *fn)
  * round before and are cold. Which connection that is was learned the last time this flow's
  * message completed (fn_succ: the post its completion made), so the far event fetches
  * that record, the middle one what it names, the next one that QP's last piece. At 131,072
- * GPUs this took a 1.22 G-event iteration from 659 to 500 s (docs/performance.md, sixth round).
+ * GPUs this took a 1.22 G-event iteration from 659 to 444 s (docs/performance.md, sixth round).
  * A wrong or stale hint costs a few useless fetches, never a result.
  */
 static inline __attribute__((always_inline)) void prefetch_events(const flownet *fn,
