@@ -442,10 +442,11 @@ int mem_estimate_run(const scenario *sc, mem_estimate *out, err *e)
     double qps = flows * (sc->nic.qps_per_connection ? sc->nic.qps_per_connection : 1);
     if (sc->fidelity == FIDELITY_FLOW) {
         /* flow level (transport/flownet.c): no packet pool; per QP its streams (one, or up to
-         * 64 sprayed: about 128 bytes each) and its queue head (64), per link the fluid's
-         * arrays and sums (about 80 bytes) */
+         * 64 sprayed: about 128 bytes each) and its queue head (64), per connection its
+         * successor hint (8), per link the fluid's arrays and sums (about 80 bytes) */
         bool spray = sc->lb.mode == LB_SPRAY || sc->nic.transport == TRANSPORT_UET;
-        part[MEM_TRANSPORT] += qps * ((spray ? 64.0 : 1.0) * 128 + 64) + (double)n->n_ports * 80;
+        part[MEM_TRANSPORT] +=
+            qps * ((spray ? 64.0 : 1.0) * 128 + 64) + flows * 8 + (double)n->n_ports * 80;
     } else {
         part[MEM_PACKETS] = packets_bytes(sc, n, qps);
     }

@@ -95,5 +95,11 @@ void flownet_get_stats(const flownet *fn, flownet_stats *out);
 /* One event per message (on by default): off, every piece's end is an event of its own — the
  * reference the lazy path is tested against (tests/test_flownet.c); the results are the same. */
 void flownet_one_event(flownet *fn, bool on);
+/* The successor hint (a prefetch of what an arrival's completion will post to: flownet.c
+ * flownet_prefetch), on by default only when the connections' state outgrows the cache. It
+ * changes no result (tests/test_flownet.c runs it on small scenarios); before the run only.
+ * flownet_successor_hints: the flows that have learned their successor so far. */
+void flownet_successor_hint(flownet *fn, bool on);
+uint64_t flownet_successor_hints(const flownet *fn);
 
 #endif

@@ -184,7 +184,7 @@ void coll_exec_connect(coll_exec *x, transport *t)
     if (x->plan->nvswitch)
         for (uint32_t c = 0; c < x->pconns.n; c++)
             if (is_nvs(x->plan, x->pconns.src[c]))
-                x->nett.flows[c]->nvl_in = true;
+                x->nett.flows[c].nvl_in = true;
     /* room for every transfer waiting on its reduction at once (only if the plan has any) */
     delayq_init(&x->delays, x->net->sim, x->plan->reduce_Bps ? coll_plan_max_ready(x->plan) : 1,
                 post_delayed, x);

@@ -90,18 +90,19 @@ void dag_net_transport_init(dag_net_transport *d, transport *t, const dag_conns 
     d->tp = t;
     d->n = c->n;
     d->job_bits = (uint64_t)job << 40;
-    d->flows = xmalloc(sizeof(flow *) * (c->n ? c->n : 1), "connection flows");
+    d->flows = NULL;
     for (uint32_t i = 0; i < c->n; i++) {
         flow *f = transport_flow_add(t, job, c->src[i], c->dst[i], 0, prio);
         f->started = true;
-        d->flows[i] = f;
+        if (!i)
+            d->flows = f;
+        SIM_ASSERT(f == d->flows + i, "connection %u is not its job's flow %u", i, i);
     }
 }
 
 void dag_net_transport_free(dag_net_transport *d)
 {
-    xfree(d->flows);
-    d->flows = NULL;
+    d->flows = NULL; /* the transport's */
 }
 
 #include "../core/hotpath.h"
@@ -109,7 +110,7 @@ void dag_net_transport_free(dag_net_transport *d)
 static void transport_post_fn(dag_net *n, uint32_t conn, uint64_t bytes, uint64_t cookie)
 {
     dag_net_transport *d = (dag_net_transport *)n;
-    transport_post(d->tp, d->flows[conn], bytes, d->job_bits | cookie);
+    transport_post(d->tp, &d->flows[conn], bytes, d->job_bits | cookie);
 }
 
 bool dag_run_start(dag_run *r, const dag_graph *g)

@@ -130,7 +130,8 @@ struct flow;
 typedef struct dag_net_transport {
     dag_net net;
     struct transport *tp;
-    struct flow **flows;
+    struct flow *flows; /* connection i is flows[i]: consecutive in the transport's array, so a
+                         * post computes its flow instead of loading a pointer to it */
     uint32_t n;
     uint64_t job_bits;
 } dag_net_transport;
