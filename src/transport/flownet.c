@@ -256,12 +256,13 @@ void flownet_successor_hint(flownet *fn, bool on)
         fn->s->prefetch = fn->succ ? flownet_prefetch_succ : flownet_prefetch;
 }
 
-uint64_t flownet_successor_hints(const flownet *fn)
+bool flownet_successor(const flownet *fn, uint32_t flow_id, uint32_t *succ, uint32_t *q)
 {
-    uint64_t n = 0;
-    for (uint64_t i = 0; fn->succ && i < fn->t->n_flows; i++)
-        n += fn->succ[i].flow != FN_SUCC_NONE;
-    return n;
+    if (!fn->succ || flow_id >= fn->t->n_flows || fn->succ[flow_id].flow == FN_SUCC_NONE)
+        return false;
+    *succ = fn->succ[flow_id].flow;
+    *q = fn->succ[flow_id].q;
+    return true;
 }
 
 /*

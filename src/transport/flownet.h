@@ -98,8 +98,9 @@ void flownet_one_event(flownet *fn, bool on);
 /* The successor hint (a prefetch of what an arrival's completion will post to: flownet.c
  * flownet_prefetch), on by default only when the connections' state outgrows the cache. It
  * changes no result (tests/test_flownet.c runs it on small scenarios); before the run only.
- * flownet_successor_hints: the flows that have learned their successor so far. */
+ * flownet_successor: the flow (and its first QP) that flow `flow_id`'s last completed message
+ * posted to; false when it has learned none (or the hint is off). */
 void flownet_successor_hint(flownet *fn, bool on);
-uint64_t flownet_successor_hints(const flownet *fn);
+bool flownet_successor(const flownet *fn, uint32_t flow_id, uint32_t *succ, uint32_t *q);
 
 #endif
