@@ -124,8 +124,11 @@ void evq_free(evq *q)
     xfree(q->run.e);
     xfree(q->b0.e);
     xfree(q->b);
-    for (uint32_t i = 0; i < q->n_slabs; i++)
-        xfree(q->slabs[i]);
+    for (uint64_t i = 0, total = 0; i < q->n_slabs; i++) {
+        uint64_t n = total ? total : EVQ_SLAB_MIN; /* add_slab's sizes */
+        xfree_huge(q->slabs[i], (size_t)n * sizeof(evq_chunk));
+        total += n;
+    }
     xfree(q->slabs);
     memset(q, 0, sizeof *q);
 }
@@ -142,7 +145,7 @@ static void __attribute__((noinline, cold)) grow(evq_bucket *b)
 static void __attribute__((noinline, cold)) add_slab(evq *q)
 {
     uint64_t n = q->chunks ? q->chunks : EVQ_SLAB_MIN;
-    evq_chunk *s = xmalloc((size_t)n * sizeof *s, "event queue chunks");
+    evq_chunk *s = xcalloc_huge((size_t)n * sizeof *s, "event queue chunks");
     if (q->n_slabs == q->cap_slabs) {
         q->cap_slabs = q->cap_slabs ? 2 * q->cap_slabs : 16;
         q->slabs = xrealloc(q->slabs, q->cap_slabs * sizeof *q->slabs, "event queue slabs");

@@ -69,7 +69,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->retry_count = sc->nic.retry_count;
     t->rto_ps = sc->nic.rto_ps;
     t->qps_per_flow = sc->nic.qps_per_connection ? sc->nic.qps_per_connection : 1;
-    t->nics = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(nic), "NICs");
+    t->nics = xcalloc_huge((n->n_hosts ? n->n_hosts : 1) * sizeof(nic), "NICs");
     for (uint32_t h = 0; h < n->n_hosts; h++) {
         nic *c = &t->nics[h];
         node *host = n->hosts[h];
@@ -105,7 +105,7 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     /* aligned to cache lines: a flow's hot fields are one line (nic.h) */
     t->flows = xcalloc_lines(max_flows ? max_flows : 1, sizeof(flow), &t->flows_mem, "flows");
     t->cap_qps = (max_flows ? max_flows : 1) * t->qps_per_flow;
-    t->qps = xcalloc(t->cap_qps, sizeof(qp), "QPs");
+    t->qps = xcalloc_huge(t->cap_qps * sizeof(qp), "QPs");
     if (t->selective)
         t->sack_bits = xcalloc(t->cap_qps * SACK_WORDS, sizeof(uint64_t), "SACK windows");
     if (t->uet) {
@@ -149,9 +149,9 @@ void transport_free(transport *t)
     xfree(t->rccc_ports);
     xfree(t->uet_bits);
     xfree(t->hpcc_st);
-    xfree(t->qps);
-    xfree(t->flows_mem);
-    xfree(t->nics);
+    xfree_huge(t->qps, t->cap_qps * sizeof(qp));
+    xfree_lines(t->flows_mem, t->cap_flows ? t->cap_flows : 1, sizeof(flow));
+    xfree_huge(t->nics, (t->net->n_hosts ? t->net->n_hosts : 1) * sizeof(nic));
     xfree(t);
 }
 
