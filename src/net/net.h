@@ -147,10 +147,11 @@ struct port_cold {
 /*
  * Laid out for the cache (issue #17): the fields every frame touches in port_tx_done, port_next,
  * port_arrive and net_switch_receive come first, in three cache lines, then the per-class lines
- * (a frame touches only its own class's), then what only PFC pauses, the watchdog, InfiniBand,
- * faults and telemetry read. A port is ~1.5 KB, most of it per-class counters; a hop touches
- * about five of its lines instead of about fourteen, which is what keeps 8,192-host fabrics
- * (tens of MB of ports) fast. Keep new per-frame fields in the hot lines and others below.
+ * (a frame touches only its own class's). What only PFC pauses, the watchdog, drops, faults
+ * and per-class telemetry write is in the port's cold block (port_cold, above), made on first
+ * write. A port is 768 bytes; a hop touches about five of its lines instead of about fourteen,
+ * which is what keeps 8,192-host fabrics (tens of MB of ports) fast. Keep new per-frame fields
+ * in the hot lines, others in the class lines' spare room or port_cold.
  * Ports are 64-byte aligned: only topo.c allocates them (one aligned block).
  */
 struct port {
