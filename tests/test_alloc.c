@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,9 +72,43 @@ static void test_oom(void)
     CHECK(strstr(buf, want) != NULL); /* ASan may print its own warning first */
 }
 
+/* xcalloc_huge: zeroed, freeable, 2 MiB-aligned (and advised to huge pages, which only
+ * /proc/self/smaps could show) when it maps; small blocks and sanitizer builds take calloc. */
+static void test_huge(void)
+{
+    uint64_t c0 = alloc_count();
+    size_t sizes[] = {1000, XALLOC_HUGE_MIN - 1, XALLOC_HUGE_MIN, 3 * XALLOC_HUGE_PAGE + 4096};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        unsigned char *p = xcalloc_huge(n, "huge");
+        CHECK(p != NULL);
+        int zero = 1;
+        for (size_t i = 0; i < n; i += 4093)
+            zero &= p[i] == 0;
+        CHECK(zero && p[n - 1] == 0);
+        if (xalloc_huge_used(n))
+            CHECK_EQ_U64((uintptr_t)p % XALLOC_HUGE_PAGE, 0);
+        CHECK(!xalloc_huge_used(n) || n >= XALLOC_HUGE_MIN);
+        memset(p, 0xA5, n); /* all of it is writable */
+        xfree_huge(p, n);
+    }
+    CHECK_EQ_U64(alloc_count() - c0, 4);
+    void *mem = NULL;
+    unsigned char *a = xcalloc_lines(40000, 96, &mem, "lines");
+    CHECK_EQ_U64((uintptr_t)a % 64, 0);
+    CHECK(a[40000 * 96 - 1] == 0);
+    memset(a, 1, 40000 * 96);
+    xfree_lines(mem, 40000, 96);
+    xfree_huge(NULL, XALLOC_HUGE_MIN);
+#if POOL_ASAN
+    CHECK(!xalloc_huge_used(XALLOC_HUGE_MIN)); /* ASan checks every block's bounds */
+#endif
+}
+
 int main(void)
 {
     TEST_RUN(test_basic);
+    TEST_RUN(test_huge);
     TEST_RUN(test_oom);
     return tl_finish();
 }

@@ -1,15 +1,19 @@
 /*
  * test_counters.c — the counters agree with each other: per-class counters add up to the port
  * totals, what a port sent its peer received (once the network has drained, minus frames lost
- * on the wire), per-NIC transport counters add up to the run's totals.
+ * on the wire), per-NIC transport counters add up to the run's totals; a port has a cold block
+ * (net.h port_cold) exactly when it dropped, marked, paused or lost a frame.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "config/config.h"
+#include "net/net.h"
 #include "testlib.h"
 #include "workload/run.h"
 
-static void cross_check(const char *yaml)
+/* some_quiet: some ports neither drop, mark nor pause (so have no cold block) */
+static void cross_check(const char *yaml, bool some_quiet)
 {
     scenario sc;
     run *r = tl_start(&sc, "counters.yaml", yaml, NULL, 0);
@@ -50,6 +54,27 @@ static void cross_check(const char *yaml)
         bad_rx += st->ports[i + 1].tx_packets != st->ports[i].rx_packets;
         bad_rx += st->ports[i].tx_bytes != st->ports[i + 1].rx_bytes;
     }
+    /* A port has a cold block (net.h port_cold) exactly when it dropped, marked, paused,
+     * was paused or lost a frame on its wire: the blocks stay lazy, and a port without one
+     * has nothing to report there. */
+    const net *n = run_net(r);
+    uint32_t with_cold = 0, bad_cold = 0;
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        const port *p = n->ports[i];
+        const port_record *pr = &st->ports[i];
+        uint64_t d = 0;
+        for (int k = 0; k < DROP_REASONS; k++)
+            d += pr->drops[k];
+        bool wrote = d || pr->ecn_marked || pr->pfc_pause_sent || pr->pfc_pause_rx ||
+                     port_cold_of(p)->lost_packets;
+        with_cold += p->cold != NULL;
+        bad_cold += (p->cold != NULL) != wrote;
+        if (!p->cold)
+            bad_cold += memcmp(port_cold_of(p), &net_port_cold_zero, sizeof(port_cold)) != 0;
+    }
+    CHECK_EQ_U64(bad_cold, 0);
+    CHECK_EQ_U64(with_cold, n->n_cold);
+    CHECK(with_cold > 0 && (!some_quiet || with_cold < n->n_ports));
     CHECK(bad_prio == 0);
     CHECK(bad_rx == 0);
     CHECK_EQ_U64(pause_tx, pause_rx);
@@ -75,7 +100,8 @@ static void test_lossless_incast_with_dcqcn(void)
     cross_check("fabric: {preset: leaf-spine, servers: 16, gpus_per_server: 1, leaf_radix: 8,\n"
                 "         host_link: 100Gbps, fabric_link: 100Gbps}\n"
                 "switch: {buffer: 4MiB}\n"
-                "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n");
+                "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n",
+                true);
 }
 
 static void test_lossy_with_retransmits(void)
@@ -85,7 +111,8 @@ static void test_lossy_with_retransmits(void)
                 "switch: {buffer: 300KiB, pfc: {enabled: false}}\n"
                 "workload:\n"
                 "  - {name: in, kind: traffic, pattern: incast, size: 512KB}\n"
-                "  - {name: bg, kind: traffic, pattern: permutation, size: 256KB, priority: 1}\n");
+                "  - {name: bg, kind: traffic, pattern: permutation, size: 256KB, priority: 1}\n",
+                false);
 }
 
 static void test_storm(void)
@@ -94,7 +121,8 @@ static void test_storm(void)
                 "         host_link: 100Gbps}\n"
                 "switch: {buffer: 4MiB, pfc: {watchdog: {detect: 1ms, restore: 2ms}}}\n"
                 "workload: [{name: in, kind: traffic, pattern: incast, size: 1MB}]\n"
-                "faults: [{at: 0s, kind: pfc-storm, nic: 0, duration: 3ms}]\n");
+                "faults: [{at: 0s, kind: pfc-storm, nic: 0, duration: 3ms}]\n",
+                false);
 }
 
 int main(void)

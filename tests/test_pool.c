@@ -186,8 +186,41 @@ static void test_misuse_aborts(void)
     CHECK(aborts(foreign_free));
 }
 
+/* Chunks double up to what fills a 2 MiB huge page: 64-byte objects from 4,096 a chunk go
+ * 4,096, 8,192, 16,384, then 32,767 (2 MiB less the chunk header and alignment slack); every
+ * object distinct, line-aligned and handed out once. */
+static void test_chunk_growth(void)
+{
+#ifdef WR_POOL_PASSTHROUGH
+    fprintf(stderr, "  (skipped: pass-through pool)\n");
+#else
+    pool p;
+    pool_init_aligned(&p, "packets", 64, 4096, 64);
+    enum { N = 120000 };
+    static unsigned char *o[N];
+    uint64_t before = alloc_count();
+    for (int i = 0; i < N; i++) {
+        o[i] = pool_alloc(&p);
+        CHECK(((uintptr_t)o[i] & 63) == 0);
+        o[i][20] = 1; /* the body is writable */
+    }
+    /* 4096 + 8192 + 16384 + 3 x 32767 = 126,973 >= N: six chunks */
+    CHECK_EQ_U64(alloc_count() - before, 6);
+    CHECK_EQ_U64(p.per_chunk, (XALLOC_HUGE_PAGE - 64) / 64);
+    int ascending = 1; /* within a chunk the free list hands objects out in address order */
+    for (int i = 1; i < 4096; i++)
+        ascending &= o[i] == o[i - 1] + 64;
+    CHECK(ascending);
+    CHECK_EQ_U64(p.live, N);
+    for (int i = 0; i < N; i++)
+        pool_free(&p, o[i]);
+    pool_destroy(&p);
+#endif
+}
+
 int main(void)
 {
+    TEST_RUN(test_chunk_growth);
     TEST_RUN(test_sizes);
     TEST_RUN(test_reuse_and_counts);
     TEST_RUN(test_steady_state_no_alloc);

@@ -206,9 +206,9 @@ static void cross_check(const char *yaml, bool expect_drops, bool expect_pauses)
         const port *p = n->ports[i];
         CHECK_EQ_U64(c.tx[i], p->tx_packets); /* the tap sees every frame the port sends */
         /* per link: XOFF frames sent by one end = PAUSEs received by the other */
-        CHECK_EQ_U64(p->pfc_pause_sent, p->peer->pfc_pause_rx);
+        CHECK_EQ_U64(port_cold_of(p)->pfc_pause_sent, port_cold_of(p->peer)->pfc_pause_rx);
         for (int d = 0; d < DROP_REASONS; d++)
-            drops += p->drops[d];
+            drops += port_cold_of(p)->drops[d];
         pauses += c.pause[i];
     }
     /* per switch: frames in (what its peers sent it, less the PAUSE frames it consumes) =
@@ -221,7 +221,7 @@ static void cross_check(const char *yaml, bool expect_drops, bool expect_pauses)
             in += c.tx[p->peer->id] - c.pause[p->peer->id];
             out += c.tx[p->id] - c.pause[p->id];
             for (int d = 0; d < DROP_REASONS; d++)
-                dropped += p->drops[d];
+                dropped += port_cold_of(p)->drops[d];
             for (int q = 0; q < NET_PRIOS; q++)
                 for (const packet *x = p->cls[q].q.head; x; x = x->next)
                     queued++;

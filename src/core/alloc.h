@@ -16,8 +16,26 @@ void *xrealloc(void *p, size_t n, const char *what);
 char *xstrdup(const char *s, const char *what);
 void xfree(void *p);
 /* Zeroed array of n elements of `size` starting on a cache line (64 bytes); *mem gets the block
- * to xfree. For arrays whose elements are laid out by cache line. */
+ * to release with xfree_lines(*mem, n, size). For arrays whose elements are laid out by cache
+ * line (the hot path's flows and QPs: large ones go to huge pages, see xcalloc_huge). */
 void *xcalloc_lines(uint64_t n, size_t size, void **mem, const char *what);
+void xfree_lines(void *mem, uint64_t n, size_t size);
+
+/* Zeroed memory for the large blocks the hot path walks (ports, nodes and FIBs in the arena,
+ * packets and other pools, the event queue's chunks, QPs and flows). From XALLOC_HUGE_MIN bytes
+ * up, the block is a mapping of its own, aligned to 2 MiB and advised to transparent huge pages
+ * (MADV_HUGEPAGE; Debian's default THP mode, "madvise", backs only advised memory), so that one
+ * TLB entry covers 2 MiB instead of 4 KiB: at 8,192 hosts and more the hot path touches more
+ * pages than the TLB holds, and the prefetches the event loop issues stall on page walks
+ * (docs/performance.md, issue #17 sixth round). Smaller blocks, sanitizer builds and
+ * WR_HUGEPAGES=0 in the environment get plain calloc. Release with xfree_huge(p, n), the same n. */
+#define XALLOC_HUGE_PAGE ((size_t)2 << 20)
+#define XALLOC_HUGE_MIN XALLOC_HUGE_PAGE
+void *xcalloc_huge(size_t n, const char *what);
+void xfree_huge(void *p, size_t n);
+/* Whether xcalloc_huge maps blocks of n bytes to huge pages (false below XALLOC_HUGE_MIN, under
+ * sanitizers, with WR_HUGEPAGES=0, or where the system has no MADV_HUGEPAGE). */
+int xalloc_huge_used(size_t n);
 
 /* Number of successful xmalloc/xcalloc/xrealloc/xstrdup calls since start. */
 uint64_t alloc_count(void);

@@ -25,6 +25,7 @@
 
 struct arena_chunk {
     arena_chunk *next;
+    size_t total;     /* bytes of the block (xfree_huge) */
     size_t cap;       /* usable bytes from base */
     size_t used;      /* bytes bumped so far */
     unsigned char *base; /* first 16-byte aligned byte after this header */
@@ -48,7 +49,16 @@ static arena_chunk *chunk_new(arena *a, size_t cap)
     size_t total = sizeof(arena_chunk) + ARENA_ALIGN + cap;
     if (total < cap)
         total = SIZE_MAX;
-    arena_chunk *c = xcalloc(1, total, a->name ? a->name : "arena");
+    else if (xalloc_huge_used(total)) {
+        /* a huge-page block: use all of its last huge page */
+        size_t r = (total + (XALLOC_HUGE_PAGE - 1)) & ~(XALLOC_HUGE_PAGE - 1);
+        if (r > total) {
+            cap += r - total;
+            total = r;
+        }
+    }
+    arena_chunk *c = xcalloc_huge(total, a->name ? a->name : "arena");
+    c->total = total;
     uintptr_t b = ((uintptr_t)(c + 1) + (ARENA_ALIGN - 1)) & ~(uintptr_t)(ARENA_ALIGN - 1);
     c->base = (unsigned char *)b;
     c->cap = cap;
@@ -104,7 +114,7 @@ void arena_free(arena *a)
     arena_chunk *c = a->chunks;
     while (c) {
         arena_chunk *next = c->next;
-        xfree(c);
+        xfree_huge(c, c->total);
         c = next;
     }
     a->chunks = NULL;

@@ -20,6 +20,14 @@
  * pointer chasing and no sifting through cache lines that hold other events, which is where a
  * heap spends its time at 10^5+ pending events.
  *
+ * The run: when the lowest bucket is of byte 2 (a 65.5 ns window) and holds 65 to 8,192
+ * entries, or of byte 1 (256 ps) and holds two or more, it is sorted by time into one array and
+ * served from there, entry by entry into b0; entries pushed into its window meanwhile go to
+ * byte-1 and byte-0 buckets relative to `last`, and the front is the earlier of the run's next
+ * entry and the lowest bucket's minimum. When a byte-2 run's next time enters the 256 ps window
+ * of a byte-1 bucket, that bucket is split relative to the new `last` first, so the buckets stay
+ * a radix heap around it.
+ *
  * `last` may run ahead of the simulation clock: evq_peek_time (or a run that stops at stop_at
  * before popping) settles the front, which moves `last` to the earliest queued time, and the
  * simulation may then schedule an event between its clock and that time. Such entries go to
@@ -62,6 +70,16 @@
  * operations/s at 10^4 pending; it was 8). */
 #define EVQ_RUN_MIN 1u
 #define EVQ_RUN_INSERTION 32u /* a run of at most this many entries: insertion sort */
+/* A byte-2 bucket of more entries becomes the run, sorted whole (below fewer, the bucket is
+ * redistributed to byte-1 buckets as before: two counting passes cost 2 x 256 counters). */
+#define EVQ_RUN2_MIN 64u
+/* ... and at most this many: the run and its scratch (24 bytes an entry each) stay within the
+ * 512 KiB L2 of the machines measured; a denser window (10^6 events pending within a few
+ * microseconds) is redistributed, whose byte-1 buckets sort within L1 */
+#ifndef EVQ_RUN2_MAX
+#define EVQ_RUN2_MAX 8192u
+#endif
+#define EVQ_RUN_AHEAD 16u /* a byte-2 run's event lines are prefetched this far ahead */
 
 /* Bucket index of t > last: p * 256 + d. */
 static inline unsigned bucket_of(sim_time t, sim_time last)
@@ -122,10 +140,14 @@ void evq_free(evq *q)
      * an event whose owner cancelled it and was freed before the simulation). */
     xfree(q->early.e);
     xfree(q->run.e);
+    xfree(q->tmp.e);
     xfree(q->b0.e);
     xfree(q->b);
-    for (uint32_t i = 0; i < q->n_slabs; i++)
-        xfree(q->slabs[i]);
+    for (uint64_t i = 0, total = 0; i < q->n_slabs; i++) {
+        uint64_t n = total ? total : EVQ_SLAB_MIN; /* add_slab's sizes */
+        xfree_huge(q->slabs[i], (size_t)n * sizeof(evq_chunk));
+        total += n;
+    }
     xfree(q->slabs);
     memset(q, 0, sizeof *q);
 }
@@ -142,7 +164,7 @@ static void __attribute__((noinline, cold)) grow(evq_bucket *b)
 static void __attribute__((noinline, cold)) add_slab(evq *q)
 {
     uint64_t n = q->chunks ? q->chunks : EVQ_SLAB_MIN;
-    evq_chunk *s = xmalloc((size_t)n * sizeof *s, "event queue chunks");
+    evq_chunk *s = xcalloc_huge((size_t)n * sizeof *s, "event queue chunks");
     if (q->n_slabs == q->cap_slabs) {
         q->cap_slabs = q->cap_slabs ? 2 * q->cap_slabs : 16;
         q->slabs = xrealloc(q->slabs, q->cap_slabs * sizeof *q->slabs, "event queue slabs");
@@ -337,29 +359,86 @@ bool evq_settle(evq *q)
             i = p * EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(q->occ[p][w]);
         }
         if (have_run) {
-            /* The run's entries precede every bucket of byte 1 and up; a byte-0 bucket (one
-             * time, pushed since the run was made) may come first or tie: both go to b0. */
+            /* The run's entries lie in last's 65.5 ns window (a byte-2 run) or 256 ps window
+             * (a byte-1 run): they precede every bucket of byte 2 and up. A bucket of byte 1
+             * or 0 (pushed since the run was made, into the same window) may come first or
+             * tie: the earliest time goes to b0, from both. */
             sim_time t = q->run.e[q->run_head].time;
-            bool bucket_too = p == 0 && q->b[i].min <= t;
+            bool bucket_too = p <= 1 && q->b[i].min <= t;
+            /* A byte-2 run's next time may enter the 256 ps window of the lowest byte-1
+             * bucket (1, d) (entries later than it there): relative to that new `last` the
+             * bucket's entries differ in byte 0 only, so it is split now, else a byte-0 bucket
+             * pushed later could be served before them. */
+            bool split = p == 1 && !bucket_too && (q->b[i].min >> 8) == (t >> 8);
             if (bucket_too)
                 t = q->b[i].min;
             q->last = t;
+            /* a byte-2 run is too long to ask for all its events' lines when it is made (the
+             * byte-1 path below does): ask for them EVQ_RUN_AHEAD entries ahead instead */
+            if (q->run_head + EVQ_RUN_AHEAD < q->run.len)
+                __builtin_prefetch(q->run.e[q->run_head + EVQ_RUN_AHEAD].ev);
             while (q->run_head < q->run.len && q->run.e[q->run_head].time == t)
                 put_b0(q, q->run.e[q->run_head++]);
-            if (!bucket_too) {
+            if (!bucket_too && !split) {
                 if (b0->len > 1)
                     order_b0(b0);
                 continue;
             }
         }
         evq_list *b = &q->b[i];
-        sim_time m = b->min;
+        sim_time m = b->min < q->last ? b->min : q->last;
+        if (!have_run)
+            m = b->min;
         q->last = m;
         evq_chunk *c = b->head, *tail = b->tail;
         b->head = b->tail = NULL;
         b->min = SIM_TIME_MAX;
         mark_empty(q, i);
-        if (p == 1 && (c->next || c->len > EVQ_RUN_MIN)) {
+        bool run_free = q->run_head >= q->run.len;
+        uint32_t len2 = 0;
+        if (p == 2 && run_free)
+            for (evq_chunk *x = c; x && len2 <= EVQ_RUN2_MAX; x = x->next)
+                len2 += x->len;
+        if (p == 2 && run_free && len2 > EVQ_RUN2_MIN && len2 <= EVQ_RUN2_MAX) {
+            /* A byte-2 bucket spans 65.5 ns, about the time a frame takes to cross a link: at
+             * 1,024 hosts and up it holds hundreds to thousands of entries. Sorting it whole by
+             * its two low bytes (two stable counting passes) into the run serves them from one
+             * array, where redistributing it made a byte-1 bucket, a 1 KiB chunk and a sort per
+             * 256 ps window, most of which hold one or two entries (issue #17, sixth round). */
+            uint32_t len = len2;
+            evq_bucket *r = &q->run, *tb = &q->tmp;
+            r->len = q->run_head = 0;
+            while (r->cap < len)
+                grow(r);
+            while (tb->cap < len)
+                grow(tb);
+            uint32_t c0[EVQ_RADIX + 1] = {0}, c1[EVQ_RADIX + 1] = {0};
+            for (evq_chunk *x = c; x; x = x->next)
+                for (uint32_t k = 0; k < x->len; k++) {
+                    c0[(x->e[k].time & 0xff) + 1]++;
+                    c1[((x->e[k].time >> 8) & 0xff) + 1]++;
+                }
+            for (unsigned d = 0; d < EVQ_RADIX; d++) {
+                c0[d + 1] += c0[d];
+                c1[d + 1] += c1[d];
+            }
+            for (evq_chunk *x = c; x; x = x->next)
+                for (uint32_t k = 0; k < x->len; k++)
+                    tb->e[c0[x->e[k].time & 0xff]++] = x->e[k];
+            for (uint32_t k = 0; k < len; k++)
+                r->e[c1[(tb->e[k].time >> 8) & 0xff]++] = tb->e[k];
+            r->len = len;
+            tail->next = q->free;
+            q->free = c;
+            for (uint32_t k = 0; k < len && k <= EVQ_RUN_AHEAD; k++)
+                __builtin_prefetch(r->e[k].ev);
+            while (q->run_head < r->len && r->e[q->run_head].time == m)
+                put_b0(q, r->e[q->run_head++]);
+            if (b0->len > 1)
+                order_b0(b0);
+            continue;
+        }
+        if (p == 1 && run_free && (c->next || c->len > EVQ_RUN_MIN)) {
             /* A byte-1 bucket spans 256 ps: when it holds more than one entry, sort it by its
              * last byte into the run (stable: equal times keep their order, which order_b0
              * completes), so its times are served from one array instead
@@ -483,7 +562,8 @@ bool evq_check(const evq *q)
         const evq_entry *e = &h->e[k];
         /* after `last`, within its byte-1 window, in time order */
         if (!count_entry(q, e, &n_live, &n_stale) || e->time <= q->last ||
-            (e->time ^ q->last) >= EVQ_RADIX || (k > q->run_head && e->time < e[-1].time))
+            (e->time ^ q->last) >= EVQ_RADIX * EVQ_RADIX ||
+            (k > q->run_head && e->time < e[-1].time))
             return false;
     }
     h = &q->b0;

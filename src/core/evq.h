@@ -74,7 +74,9 @@ struct evq {
     uint32_t n_slabs, cap_slabs;
     uint64_t chunks;    /* chunks allocated in all */
     evq_bucket early;   /* binary heap of entries before `last` (see evq.c); usually empty */
-    evq_bucket run;     /* the byte-1 bucket being served, sorted by time (evq.c "run") */
+    evq_bucket run;     /* the byte-2 or byte-1 bucket being served, sorted by time (evq.c
+                         * "run") */
+    evq_bucket tmp;     /* scratch of the run's radix sort */
     uint32_t run_head;  /* entries of run before this index are consumed */
     uint64_t occ[EVQ_DIGITS][EVQ_RADIX / 64]; /* non-empty buckets */
     uint32_t pos_mask;  /* bit p set when some bucket of byte p is non-empty */

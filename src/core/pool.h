@@ -48,7 +48,7 @@ typedef struct pool {
     const char *name;
     size_t obj_size;      /* >= sizeof(pool_hdr), rounded to `align` */
     size_t align;         /* objects' alignment: 16, or what pool_init_aligned asked for */
-    size_t per_chunk;     /* objects per chunk */
+    size_t per_chunk;     /* objects in the next chunk (doubles up to a 2 MiB huge page) */
     pool_hdr *free_list;
     pool_chunk *chunks;
     uint64_t live;        /* objects handed out and not freed */

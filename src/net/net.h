@@ -51,6 +51,7 @@
 typedef struct node node;
 typedef struct port port;
 typedef struct port_ib port_ib;
+typedef struct port_cold port_cold;
 typedef struct net net;
 
 enum node_kind { NODE_HOST, NODE_SWITCH };
@@ -111,13 +112,46 @@ typedef struct port_tc {
     uint8_t pad_[3];
 } port_tc;
 
+/* What only pauses, the watchdog, drops, frames lost on the wire and the per-class telemetry
+ * counters touch: out of the port (issue #17), in a block a port gets when one of them is
+ * first written (net_port_cold), from an array of one block per port that the system maps
+ * only where written (calloc of untouched zero pages). In a large fabric most ports never
+ * pause, drop or mark (at 8,192 hosts some 15 % do), so 768 bytes a port, 192 MiB of the
+ * 384 MiB of ports at 32,768 GPUs, mostly stay unmapped. Read with port_cold_of(p), which
+ * gives zeros for a port that has none. */
+struct port_cold {
+    port *port;                       /* the port this belongs to */
+    /* frames sent (counted in tx_bytes/tx_packets) that never reached the peer: the link went
+     * down under them, or they failed its FCS check (link-ber) */
+    uint64_t lost_bytes, lost_packets;
+    event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
+    /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
+     * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
+    sim_time pause_until[NET_PRIOS], pause_start[NET_PRIOS];
+    sim_time pause_apply_at[NET_PRIOS];
+    event pause_end;
+    event pause_apply; /* the earliest pending PAUSE takes effect */
+    /* PFC watchdog (switch ports) */
+    sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
+    event wd_ev;
+
+    uint64_t drops[DROP_REASONS];
+    uint64_t pfc_pause_sent, pfc_paused_ps;
+    uint64_t pfc_pause_rx, wd_events;
+    /* per traffic class (SAI queue and PFC-per-priority counters; bytes and packets sent are
+     * in cls[]); PFC frames themselves are MAC control and counted only in the port totals */
+    uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
+    uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
+};
+
 /*
  * Laid out for the cache (issue #17): the fields every frame touches in port_tx_done, port_next,
  * port_arrive and net_switch_receive come first, in three cache lines, then the per-class lines
- * (a frame touches only its own class's), then what only PFC pauses, the watchdog, InfiniBand,
- * faults and telemetry read. A port is ~1.5 KB, most of it per-class counters; a hop touches
- * about five of its lines instead of about fourteen, which is what keeps 8,192-host fabrics
- * (tens of MB of ports) fast. Keep new per-frame fields in the hot lines and others below.
+ * (a frame touches only its own class's). What only PFC pauses, the watchdog, drops, faults
+ * and per-class telemetry write is in the port's cold block (port_cold, above), made on first
+ * write. A port is 768 bytes; a hop touches about five of its lines instead of about fourteen,
+ * which is what keeps 8,192-host fabrics (tens of MB of ports) fast. Keep new per-frame fields
+ * in the hot lines, others in the class lines' spare room or port_cold.
  * Ports are 64-byte aligned: only topo.c allocates them (one aligned block).
  */
 struct port {
@@ -182,38 +216,28 @@ struct port {
     uint64_t hdrm_peak_bytes;  /* most headroom any lossless class held (a gauge) */
     uint64_t trimmed;          /* frames this egress would have dropped (buffer_full) and cut
                                 * to their header instead (switch.trimming); not drops */
+    port_cold *cold;           /* pauses, watchdog, drops, lost frames, per-class telemetry:
+                                * NULL until one is first written (net_port_cold) */
     /* ---- per class: one cache line each (offset 256: topo.c aligns port arrays to 64) ---- */
     _Alignas(64) port_tc cls[NET_PRIOS];
 
-    /* ---- cold: pauses, watchdog, faults, telemetry ---- */
-    /* frames sent (counted in tx_bytes/tx_packets) that never reached the peer: the link went
-     * down under them, or they failed its FCS check (link-ber) */
-    uint64_t lost_bytes, lost_packets;
-    event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
-    /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
-     * delay IEEE 802.3 Annex 31B allows); until then the class is pending and still sends. */
-    sim_time pause_until[NET_PRIOS], pause_start[NET_PRIOS];
-    sim_time pause_apply_at[NET_PRIOS];
-    event pause_end;
-    event pause_apply; /* the earliest pending PAUSE takes effect */
-    /* PFC watchdog (switch ports) */
-    sim_time wd_last_rx[NET_PRIOS];   /* last PAUSE for the class */
-    event wd_ev;
-
-    uint64_t drops[DROP_REASONS];
-    uint64_t pfc_pause_sent, pfc_paused_ps;
-    uint64_t pfc_pause_rx, wd_events;
-    /* per traffic class (SAI queue and PFC-per-priority counters; bytes and packets sent are
-     * in cls[]); PFC frames themselves are MAC control and counted only in the port totals */
-    uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
-    uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };
 _Static_assert(offsetof(struct port, max_q_bytes) < 64 && offsetof(struct port, tx_done) == 64 &&
                    offsetof(struct port, busy_ps) < 128 && offsetof(struct port, drr_cur) < 192 &&
-                   offsetof(struct port, trimmed) < 256,
+                   offsetof(struct port, cold) < 256,
                "port: lines 0-3 hold what their comments say");
 _Static_assert(offsetof(struct port, cls) == 256 && sizeof(port_tc) == 64,
                "port: the hot fields fill lines 0-3, each class its own line");
+
+/* Port p's cold block, made when first asked for (its events initialised): the hot path
+ * calls it only where it writes one of the block's fields. */
+port_cold *net_port_cold(net *n, port *p);
+/* Port p's cold block for reading: zeros (a shared block) when the port has none. */
+extern const port_cold net_port_cold_zero;
+static inline const port_cold *port_cold_of(const port *p)
+{
+    return p->cold ? p->cold : &net_port_cold_zero;
+}
 
 /* Frames that arrived on port p from its peer, and their MAC frame octets (ifHCInOctets): what
  * the peer sent less what is still on the wire and what was lost on it (port.c). */
@@ -333,6 +357,9 @@ struct net {
     node **hosts;
     node **switches;
     port **ports;              /* every egress port (host NIC ports and switch ports) */
+    port_cold *cold;           /* [n_ports] cold blocks, handed out in first-write order
+                                * (net_port_cold); untouched ones are never mapped */
+    uint32_t n_cold;           /* blocks handed out */
     uint32_t n_groups, cap_groups;
     ecmp_group *groups;
     lb_pick_fn pick;

@@ -64,14 +64,16 @@ static void port_next(net *n, port *p);
 /* A frame port p has sent (and counted) will not reach the peer (net_port_rx_bytes). */
 static inline void wire_lost(port *p, const packet *pkt)
 {
-    p->lost_bytes += pkt->frame_bytes;
-    p->lost_packets++;
+    port_cold *c = net_port_cold(p->owner->owner, p);
+    c->lost_bytes += pkt->frame_bytes;
+    c->lost_packets++;
 }
 
 uint64_t net_port_rx_bytes(const port *p, uint64_t *packets)
 {
     const port *q = p->peer;
-    uint64_t bytes = q->tx_bytes - q->lost_bytes, pk = q->tx_packets - q->lost_packets;
+    const port_cold *qc = port_cold_of(q);
+    uint64_t bytes = q->tx_bytes - qc->lost_bytes, pk = q->tx_packets - qc->lost_packets;
     for (const packet *f = q->fly.head; f; f = f->next) {
         bytes -= f->frame_bytes;
         pk--;
@@ -124,8 +126,9 @@ static inline packet *fifo_pop(pkt_fifo *f)
 
 void net_drop(net *n, port *p, packet *pkt, enum drop_reason r)
 {
-    p->drops[r]++;
-    p->prio_drops[pkt->prio & (NET_PRIOS - 1)]++;
+    port_cold *c = net_port_cold(n, p);
+    c->drops[r]++;
+    c->prio_drops[pkt->prio & (NET_PRIOS - 1)]++;
     net_tenant_ctr *tc = net_tenant_of(n, pkt);
     if (tc)
         tc->drops++;
@@ -250,7 +253,7 @@ static inline void ecn_mark(net *n, node *sw, port *out, packet *pkt, uint64_t q
         return;
     pkt->ecn = ECN_CE;
     out->ecn_marked++;
-    out->prio_ecn_marked[pkt->prio]++;
+    net_port_cold(n, out)->prio_ecn_marked[pkt->prio]++;
     net_tenant_ctr *tc = net_tenant_of(n, pkt);
     if (tc)
         tc->ecn_marked++;
@@ -311,12 +314,13 @@ static void send_pfc_frame(net *n, port *p)
     pkt->pfc_vec = p->pfc_tx_pending;
     pkt->pfc_xoff = p->pfc_tx_pending & p->xoff_sent;
     p->pfc_tx_pending = 0;
-    for (int c = 0; c < NET_PRIOS; c++)
-        p->prio_pause_sent[c] += pkt->pfc_xoff >> c & 1;
     if (pkt->pfc_xoff) {
-        p->pfc_pause_sent++;
-        if (!event_queued(&p->pfc_refresh))
-            sim_at(n->sim, &p->pfc_refresh, n->sim->now + pause_quanta_ps(p->peer->rate_bps) / 2);
+        port_cold *pc = net_port_cold(n, p);
+        for (int c = 0; c < NET_PRIOS; c++)
+            pc->prio_pause_sent[c] += pkt->pfc_xoff >> c & 1;
+        pc->pfc_pause_sent++;
+        if (!event_queued(&pc->pfc_refresh))
+            sim_at(n->sim, &pc->pfc_refresh, n->sim->now + pause_quanta_ps(p->peer->rate_bps) / 2);
     }
     port_start_tx(n, p, pkt);
 }
@@ -532,52 +536,56 @@ static void host_relay(net *n, node *host, packet *pkt)
 
 static inline void unpause(port *q, int prio, sim_time now)
 {
-    q->pfc_paused_ps += now - q->pause_start[prio];
-    q->prio_paused_ps[prio] += now - q->pause_start[prio];
+    port_cold *qc = net_port_cold(q->owner->owner, q);
+    qc->pfc_paused_ps += now - qc->pause_start[prio];
+    qc->prio_paused_ps[prio] += now - qc->pause_start[prio];
     q->paused &= (uint8_t)~(1u << prio);
 }
 
 static void arm_pause_end(net *n, port *q)
 {
+    port_cold *qc = net_port_cold(n, q);
     sim_time t = SIM_TIME_MAX;
     for (int c = 0; c < NET_PRIOS; c++)
-        if ((q->paused >> c & 1) && q->pause_until[c] < t)
-            t = q->pause_until[c];
+        if ((q->paused >> c & 1) && qc->pause_until[c] < t)
+            t = qc->pause_until[c];
     if (t == SIM_TIME_MAX)
-        evq_cancel(&n->sim->q, &q->pause_end);
+        evq_cancel(&n->sim->q, &qc->pause_end);
     else
-        evq_reschedule(&n->sim->q, &q->pause_end, t);
+        evq_reschedule(&n->sim->q, &qc->pause_end, t);
 }
 
 static void arm_watchdog(net *n, port *q)
 {
+    port_cold *qc = net_port_cold(n, q);
     sim_time t = SIM_TIME_MAX;
     for (int c = 0; c < NET_PRIOS; c++) {
         uint8_t bit = (uint8_t)(1u << c);
         sim_time due = SIM_TIME_MAX;
         if (q->wd_storm & bit)
-            due = q->wd_last_rx[c] + n->wd_restore_ps;
+            due = qc->wd_last_rx[c] + n->wd_restore_ps;
         else if (q->paused & bit)
-            due = q->pause_start[c] + n->wd_detect_ps;
+            due = qc->pause_start[c] + n->wd_detect_ps;
         if (due < t)
             t = due;
     }
     if (t == SIM_TIME_MAX)
-        evq_cancel(&n->sim->q, &q->wd_ev);
+        evq_cancel(&n->sim->q, &qc->wd_ev);
     else
-        evq_reschedule(&n->sim->q, &q->wd_ev, t);
+        evq_reschedule(&n->sim->q, &qc->wd_ev, t);
 }
 
 static void arm_pause_apply(net *n, port *q)
 {
+    port_cold *qc = net_port_cold(n, q);
     sim_time t = SIM_TIME_MAX;
     for (int c = 0; c < NET_PRIOS; c++)
-        if ((q->pause_pending >> c & 1) && q->pause_apply_at[c] < t)
-            t = q->pause_apply_at[c];
+        if ((q->pause_pending >> c & 1) && qc->pause_apply_at[c] < t)
+            t = qc->pause_apply_at[c];
     if (t == SIM_TIME_MAX)
-        evq_cancel(&n->sim->q, &q->pause_apply);
+        evq_cancel(&n->sim->q, &qc->pause_apply);
     else
-        evq_reschedule(&n->sim->q, &q->pause_apply, t);
+        evq_reschedule(&n->sim->q, &qc->pause_apply, t);
 }
 
 /* Pauses began on q (some classes entered `paused`): timers, watchdog, deadlock search. */
@@ -603,26 +611,27 @@ static void pfc_receive(net *n, port *q, const packet *pkt)
     sim_time resp = net_pfc_response_ps(q->rate_bps);
     sim_time quanta = pause_quanta_ps(q->rate_bps);
     bool resumed = false, pending = false;
+    port_cold *qc = net_port_cold(n, q);
     if (pkt->pfc_xoff)
-        q->pfc_pause_rx++;
+        qc->pfc_pause_rx++;
     for (int c = 0; c < NET_PRIOS; c++) {
         uint8_t bit = (uint8_t)(1u << c);
         if (!(pkt->pfc_vec & bit))
             continue;
         if (pkt->pfc_xoff & bit) {
-            q->prio_pause_rx[c]++;
-            q->wd_last_rx[c] = now;
+            qc->prio_pause_rx[c]++;
+            qc->wd_last_rx[c] = now;
             if (q->wd_storm & bit)
                 continue; /* the watchdog ignores this class's pauses */
             if (q->paused & bit) {
-                q->pause_until[c] = now + quanta;
+                qc->pause_until[c] = now + quanta;
             } else {
                 if (!(q->pause_pending & bit)) {
                     q->pause_pending |= bit;
-                    q->pause_apply_at[c] = now + resp;
+                    qc->pause_apply_at[c] = now + resp;
                     pending = true;
                 }
-                q->pause_until[c] = q->pause_apply_at[c] + quanta;
+                qc->pause_until[c] = qc->pause_apply_at[c] + quanta;
             }
         } else if (q->pause_pending & bit) {
             q->pause_pending &= (uint8_t)~bit;
@@ -642,18 +651,19 @@ static void pfc_receive(net *n, port *q, const packet *pkt)
 /* The response delay of a pending PAUSE ran out: the class stops starting frames now. */
 static void pause_apply(void *ctx, event *ev)
 {
-    port *q = CONTAINER_OF(ev, port, pause_apply);
+    port_cold *qc = CONTAINER_OF(ev, port_cold, pause_apply);
+    port *q = qc->port;
     net *n = q->owner->owner;
     sim_time now = n->sim->now;
     bool started = false;
     (void)ctx;
     for (int c = 0; c < NET_PRIOS; c++) {
         uint8_t bit = (uint8_t)(1u << c);
-        if (!(q->pause_pending & bit) || q->pause_apply_at[c] > now)
+        if (!(q->pause_pending & bit) || qc->pause_apply_at[c] > now)
             continue;
         q->pause_pending &= (uint8_t)~bit;
         q->paused |= bit;
-        q->pause_start[c] = now;
+        qc->pause_start[c] = now;
         started = true;
     }
     arm_pause_apply(n, q);
@@ -662,12 +672,13 @@ static void pause_apply(void *ctx, event *ev)
 
 static void pause_end(void *ctx, event *ev)
 {
-    port *q = CONTAINER_OF(ev, port, pause_end);
+    port_cold *qc = CONTAINER_OF(ev, port_cold, pause_end);
+    port *q = qc->port;
     net *n = q->owner->owner;
     sim_time now = n->sim->now;
     (void)ctx;
     for (int c = 0; c < NET_PRIOS; c++)
-        if ((q->paused >> c & 1) && q->pause_until[c] <= now)
+        if ((q->paused >> c & 1) && qc->pause_until[c] <= now)
             unpause(q, c, now);
     arm_pause_end(n, q);
     if (q->owner->kind == NODE_SWITCH && n->wd_on)
@@ -678,7 +689,7 @@ static void pause_end(void *ctx, event *ev)
 
 static void pfc_refresh(void *ctx, event *ev)
 {
-    port *p = CONTAINER_OF(ev, port, pfc_refresh);
+    port *p = CONTAINER_OF(ev, port_cold, pfc_refresh)->port;
     (void)ctx;
     if (p->xoff_sent)
         pfc_request(p->owner->owner, p, p->xoff_sent);
@@ -686,19 +697,20 @@ static void pfc_refresh(void *ctx, event *ev)
 
 static void watchdog_fire(void *ctx, event *ev)
 {
-    port *q = CONTAINER_OF(ev, port, wd_ev);
+    port_cold *qc = CONTAINER_OF(ev, port_cold, wd_ev);
+    port *q = qc->port;
     net *n = q->owner->owner;
     node *sw = q->owner;
     sim_time now = n->sim->now;
     (void)ctx;
     for (int c = 0; c < NET_PRIOS; c++) {
         uint8_t bit = (uint8_t)(1u << c);
-        if ((q->wd_storm & bit) && now - q->wd_last_rx[c] >= n->wd_restore_ps) {
+        if ((q->wd_storm & bit) && now - qc->wd_last_rx[c] >= n->wd_restore_ps) {
             q->wd_storm &= (uint8_t)~bit; /* quiet for `restore`: honour pauses again */
         } else if (!(q->wd_storm & bit) && (q->paused & bit) &&
-                   now - q->pause_start[c] >= n->wd_detect_ps) {
+                   now - qc->pause_start[c] >= n->wd_detect_ps) {
             q->wd_storm |= bit;
-            q->wd_events++;
+            qc->wd_events++;
             unpause(q, c, now);
             if (!n->wd_forward) {
                 while (q->cls[c].q.head) {
@@ -771,9 +783,11 @@ static void link_flush(net *n, port *p)
     for (int c = 0; c < NET_PRIOS; c++)
         if (p->paused >> c & 1)
             unpause(p, c, n->sim->now);
-    evq_cancel(&n->sim->q, &p->pause_end);
+    if (p->cold) {
+        evq_cancel(&n->sim->q, &p->cold->pause_end);
+        evq_cancel(&n->sim->q, &p->cold->pause_apply);
+    }
     p->pause_pending = 0;
-    evq_cancel(&n->sim->q, &p->pause_apply);
     p->pfc_tx_pending = 0;
 }
 
@@ -819,9 +833,10 @@ void net_pfc_finish(net *n)
             }
         for (int c = 0; c < NET_PRIOS; c++)
             if (q->paused >> c & 1) {
-                q->pfc_paused_ps += now - q->pause_start[c];
-                q->prio_paused_ps[c] += now - q->pause_start[c];
-                q->pause_start[c] = now;
+                port_cold *qc = net_port_cold(n, q);
+                qc->pfc_paused_ps += now - qc->pause_start[c];
+                qc->prio_paused_ps[c] += now - qc->pause_start[c];
+                qc->pause_start[c] = now;
             }
     }
 }
@@ -1197,7 +1212,7 @@ static bool stuck(const net *n, const port *q, int c, sim_time now)
     if (q->owner->kind != NODE_SWITCH || !q->cls[c].q.head)
         return false;
     /* held by PFC, or (InfiniBand) waiting for credits, for the detection time */
-    return ((q->paused >> c & 1) && now - q->pause_start[c] >= n->deadlock_ps) ||
+    return ((q->paused >> c & 1) && now - port_cold_of(q)->pause_start[c] >= n->deadlock_ps) ||
            (q->ib && (q->ib->cr_blocked >> c & 1) &&
             now - q->ib->cr_block_start[c] >= n->deadlock_ps);
 }
@@ -1329,10 +1344,24 @@ void net_port_init_events(port *p)
 {
     event_init(&p->tx_done, port_tx_done);
     event_init(&p->arrive, port_arrive);
-    event_init(&p->pfc_refresh, pfc_refresh);
-    event_init(&p->pause_end, pause_end);
-    event_init(&p->pause_apply, pause_apply);
-    event_init(&p->wd_ev, watchdog_fire);
+}
+
+const port_cold net_port_cold_zero;
+
+port_cold *net_port_cold(net *n, port *p)
+{
+    if (__builtin_expect(p->cold != NULL, 1))
+        return p->cold;
+    SIM_ASSERT(n->n_cold < n->n_ports, "port cold blocks: %u of %u handed out", n->n_cold,
+               n->n_ports);
+    port_cold *c = &n->cold[n->n_cold++];
+    c->port = p;
+    event_init(&c->pfc_refresh, pfc_refresh);
+    event_init(&c->pause_end, pause_end);
+    event_init(&c->pause_apply, pause_apply);
+    event_init(&c->wd_ev, watchdog_fire);
+    p->cold = c;
+    return c;
 }
 
 void net_init_events(net *n)

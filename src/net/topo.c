@@ -978,6 +978,10 @@ static void wire(net *n, const edge_list *el)
     }
     n->n_ports = 2 * el->n;
     n->ports = ARENA_NEW_ARRAY(&n->mem, port *, n->n_ports ? n->n_ports : 1);
+    /* the ports' cold blocks (net.h port_cold): calloc, so that the blocks never handed out
+     * are zero pages never mapped (a fabric this large gets them by mmap) */
+    n->cold = xcalloc(n->n_ports ? n->n_ports : 1, sizeof(port_cold), "port cold blocks");
+    n->n_cold = 0;
     /* every port in one block aligned to a cache line, nodes' ports in node order: the hot
      * fields of a port are its first lines (net.h) */
     size_t slots = 0;
@@ -1288,6 +1292,7 @@ void net_free(net *n)
     if (!n)
         return;
     pool_destroy(&n->pkts);
+    xfree(n->cold);
     arena_free(&n->mem);
     xfree(n->groups);
     xfree(n);

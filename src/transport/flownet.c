@@ -365,8 +365,8 @@ void flownet_free(flownet *fn)
     fluid_free(fn->fl);
     xfree(fn->fid_st);
     xfree(fn->sums);
-    xfree(fn->st_mem);
-    xfree(fn->qps_mem);
+    xfree_lines(fn->st_mem, fn->cap_st, sizeof(fn_stream));
+    xfree_lines(fn->qps_mem, fn->cap_st / fn->k, sizeof(fn_qp));
     xfree(fn);
 }
 

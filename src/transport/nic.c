@@ -37,6 +37,24 @@ uint16_t nic_qp_sport(uint32_t local_qpn, uint32_t remote_qpn)
     return (uint16_t)(lo | 0xC000);
 }
 
+/* The parameter set for NIC ports of `rate`: made at the first port of that rate. The table
+ * holds one set per distinct rate, so it is sized for the worst case (every port of another
+ * rate) and only its first sets are ever written. */
+static const nic_cc_params *cc_params(transport *t, uint64_t rate)
+{
+    const scenario *sc = t->sc;
+    for (uint32_t i = 0; i < t->n_ccp; i++)
+        if (t->ccp[i].rate_bps == rate)
+            return &t->ccp[i];
+    nic_cc_params *c = &t->ccp[t->n_ccp++];
+    c->rate_bps = rate;
+    dcqcn_params_init(&c->dc, &sc->nic.dcqcn, rate);
+    timely_params_init(&c->tp, &sc->nic.timely, rate);
+    nscc_params_init(&c->ns, &sc->nic.nscc, rate, sc->nic.mtu);
+    hpcc_params_init(&c->hc, &sc->nic.hpcc, rate);
+    return c;
+}
+
 transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
 {
     transport *t = xcalloc(1, sizeof *t, "transport");
@@ -69,7 +87,11 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
     t->retry_count = sc->nic.retry_count;
     t->rto_ps = sc->nic.rto_ps;
     t->qps_per_flow = sc->nic.qps_per_connection ? sc->nic.qps_per_connection : 1;
-    t->nics = xcalloc(n->n_hosts ? n->n_hosts : 1, sizeof(nic), "NICs");
+    t->nics = xcalloc_huge((n->n_hosts ? n->n_hosts : 1) * sizeof(nic), "NICs");
+    uint64_t ports = 0;
+    for (uint32_t h = 0; h < n->n_hosts; h++)
+        ports += n->hosts[h]->n_ports;
+    t->ccp = xcalloc(ports ? ports : 1, sizeof(nic_cc_params), "NIC rate parameters");
     for (uint32_t h = 0; h < n->n_hosts; h++) {
         nic *c = &t->nics[h];
         node *host = n->hosts[h];
@@ -95,17 +117,14 @@ transport *transport_new(net *n, const scenario *sc, uint64_t max_flows)
             np->p = &host->ports[i];
             np->nvl = i == host->nvl_port;
             event_init(&np->wake, nic_wake_fire);
-            dcqcn_params_init(&np->dc, &sc->nic.dcqcn, np->p->rate_bps);
-            timely_params_init(&np->tp, &sc->nic.timely, np->p->rate_bps);
-            nscc_params_init(&np->ns, &sc->nic.nscc, np->p->rate_bps, sc->nic.mtu);
-            hpcc_params_init(&np->hc, &sc->nic.hpcc, np->p->rate_bps);
+            np->cc = cc_params(t, np->p->rate_bps);
         }
     }
     t->cap_flows = max_flows;
     /* aligned to cache lines: a flow's hot fields are one line (nic.h) */
     t->flows = xcalloc_lines(max_flows ? max_flows : 1, sizeof(flow), &t->flows_mem, "flows");
     t->cap_qps = (max_flows ? max_flows : 1) * t->qps_per_flow;
-    t->qps = xcalloc(t->cap_qps, sizeof(qp), "QPs");
+    t->qps = xcalloc_huge(t->cap_qps * sizeof(qp), "QPs");
     if (t->selective)
         t->sack_bits = xcalloc(t->cap_qps * SACK_WORDS, sizeof(uint64_t), "SACK windows");
     if (t->uet) {
@@ -149,9 +168,10 @@ void transport_free(transport *t)
     xfree(t->rccc_ports);
     xfree(t->uet_bits);
     xfree(t->hpcc_st);
-    xfree(t->qps);
-    xfree(t->flows_mem);
-    xfree(t->nics);
+    xfree_huge(t->qps, t->cap_qps * sizeof(qp));
+    xfree_lines(t->flows_mem, t->cap_flows ? t->cap_flows : 1, sizeof(flow));
+    xfree(t->ccp);
+    xfree_huge(t->nics, (t->net->n_hosts ? t->net->n_hosts : 1) * sizeof(nic));
     xfree(t);
 }
 
@@ -198,15 +218,15 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
         q->rev_egress = (uint8_t)re;
         q->rate_bps = cs->ports[e].p->rate_bps;
         if (t->timely)
-            timely_init(&q->tm, &cs->ports[e].tp);
+            timely_init(&q->tm, &cs->ports[e].cc->tp);
         else
-            dcqcn_rp_init(&q->rp, &cs->ports[e].dc);
+            dcqcn_rp_init(&q->rp, &cs->ports[e].cc->dc);
         if (t->hpcc) {
             if (!base_rtt && !f->fluid)
                 base_rtt =
                     hpcc_base_rtt(t->net, src, dst, wire_data_frame(t->mtu, 0) + WIRE_LINE_EXTRA,
                                   WIRE_ACK_FRAME + WIRE_LINE_EXTRA);
-            hpcc_init(&t->hpcc_st[q->id], &cs->ports[e].hc, base_rtt);
+            hpcc_init(&t->hpcc_st[q->id], &cs->ports[e].cc->hc, base_rtt);
         }
         event_init(&q->rto, qp_rto_fire);
         event_init(&q->cc_timer, qp_cc_fire);
@@ -418,7 +438,7 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
 
     /* pacing at RC (DCQCN); line rate needs none: the port itself serializes at line rate */
     if (t->dcqcn && q->rp.limited) {
-        if (dcqcn_on_bytes(&q->rp, &np->dc, payload))
+        if (dcqcn_on_bytes(&q->rp, &np->cc->dc, payload))
             q->rate_bps = dcqcn_rate_bps(&q->rp);
         q->next_send_ps = q->rp.limited ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
     } else if (t->timely || t->hpcc) {
@@ -649,10 +669,10 @@ static void responder_data(transport *t, qp *q, packet *pkt)
     } else if (t->dcqcn && pkt->ecn == ECN_CE) {
         /* the NP's port state only for a marked packet (its line is not read otherwise) */
         nic_port *np_port = &t->nics[f->dst].ports[q->rev_egress];
-        bool per_port = np_port->dc.cnp_per_port;
+        bool per_port = np_port->cc->dc.cnp_per_port;
         if (dcqcn_np_may_send(per_port ? &np_port->last_cnp_ps : &q->last_cnp_ps,
                               per_port ? &np_port->cnp_ever : &q->cnp_ever, now,
-                              np_port->dc.cnp_gap_ps)) {
+                              np_port->cc->dc.cnp_gap_ps)) {
             t->cnp_sent++;
             t->nics[f->dst].cnp_sent++;
             send_ctrl(t, q, PKT_CNP, q->rcv_nxt);
@@ -746,10 +766,10 @@ static void responder_data(transport *t, qp *q, packet *pkt)
 static void timely_ack(transport *t, qp *q, const packet *pkt, uint64_t bytes, sim_time now)
 {
     nic_port *np = &t->nics[q->f->src].ports[q->egress];
-    if (!timely_on_acked(&q->tm, &np->tp, bytes))
+    if (!timely_on_acked(&q->tm, &np->cc->tp, bytes))
         return;
     uint32_t rtt_ns = (uint32_t)(now / 1000) - pkt->ts_ns; /* modulo 2^32 */
-    if (!timely_on_rtt(&q->tm, &np->tp, (sim_time)rtt_ns * 1000))
+    if (!timely_on_rtt(&q->tm, &np->cc->tp, (sim_time)rtt_ns * 1000))
         return;
     uint64_t rate = (uint64_t)q->tm.rate_bps;
     if (!rate)
@@ -772,8 +792,8 @@ static void requester_ack(transport *t, qp *q, packet *pkt)
     if (t->hpcc) {
         nic_port *np = &t->nics[q->f->src].ports[q->egress];
         hpcc_state *hs = &t->hpcc_st[q->id];
-        if (hpcc_on_ack(hs, &np->hc, pkt_int_c(pkt), cum, q->snd_nxt)) {
-            uint64_t rate = (uint64_t)hpcc_rate_bps(hs, &np->hc);
+        if (hpcc_on_ack(hs, &np->cc->hc, pkt_int_c(pkt), cum, q->snd_nxt)) {
+            uint64_t rate = (uint64_t)hpcc_rate_bps(hs, &np->cc->hc);
             qp_pace(t, q, rate ? rate : 1, rate < np->p->rate_bps);
         }
     }
@@ -833,7 +853,7 @@ static void qp_cc_catch_up(transport *t, qp *q)
     nic_port *np = &t->nics[q->f->src].ports[q->egress];
     sim_time now = t->net->sim->now;
     for (sim_time next = dcqcn_next_ps(&q->rp); next <= now; next = dcqcn_next_ps(&q->rp))
-        dcqcn_on_timer(&q->rp, &np->dc, next);
+        dcqcn_on_timer(&q->rp, &np->cc->dc, next);
 }
 
 /* Such a QP gets work again: catch up, then pace and arm the timer again. */
@@ -869,7 +889,7 @@ static void requester_cnp(transport *t, qp *q)
     nic_port *np = &t->nics[q->f->src].ports[q->egress];
     if (q->rp.limited && !event_queued(&q->cc_timer))
         qp_cc_catch_up(t, q); /* idle since: its missed expiries come before this CNP */
-    dcqcn_on_cnp(&q->rp, &np->dc, now);
+    dcqcn_on_cnp(&q->rp, &np->cc->dc, now);
     qp_repace(t, q);
     if (q->snd_una >= q->n_pkts)
         return;
@@ -925,7 +945,7 @@ static void qp_cc_fire(void *ctx, event *ev)
         return;
     }
     nic_port *np = &t->nics[q->f->src].ports[q->egress];
-    dcqcn_on_timer(&q->rp, &np->dc, s->now);
+    dcqcn_on_timer(&q->rp, &np->cc->dc, s->now);
     qp_cc_arm(t, q);
     qp_repace(t, q);
 }

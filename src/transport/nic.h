@@ -249,6 +249,16 @@ struct qp {
 };
 
 typedef struct nic nic;
+/* The congestion controls' parameters at one line rate: they follow from the scenario and the
+ * rate alone, so ports of a rate share one set (352 bytes a port before; 22 MiB at 32,768 GPUs,
+ * issue #17). */
+typedef struct nic_cc_params {
+    uint64_t rate_bps;
+    dcqcn_params dc;  /* DCQCN */
+    timely_params tp; /* TIMELY */
+    nscc_params ns;   /* NSCC (UET) */
+    hpcc_params hc;   /* HPCC */
+} nic_cc_params;
 typedef struct nic_port {
     event wake; /* a paced QP may send: pull again */
     sim_time wake_ps;
@@ -264,10 +274,8 @@ typedef struct nic_port {
     bool held;
     bool nvl; /* the host's scale-up (NVLink) port: port index == host->nvl_port */
     pkt_fifo ctrl[NET_PRIOS]; /* ACK/NAK/CNP waiting for the wire */
-    dcqcn_params dc;          /* DCQCN parameters at this port's line rate */
-    timely_params tp;         /* TIMELY parameters at this port's line rate */
-    nscc_params ns;           /* NSCC parameters at this port's line rate (UET) */
-    hpcc_params hc;           /* HPCC parameters at this port's line rate */
+    const nic_cc_params *cc;  /* the congestion controls' parameters at this port's line
+                               * rate, shared by every port of that rate (transport.ccp) */
     sim_time last_cnp_ps;     /* NP with cnp_scope port: the last CNP this port sent */
     bool cnp_ever;
     sim_time held_since_ps; /* when `held` began */
@@ -291,6 +299,8 @@ struct nic {
 
 struct transport {
     net *net;
+    nic_cc_params *ccp; /* one per distinct NIC port rate (nic_port.cc) */
+    uint32_t n_ccp;
     const scenario *sc;
     struct flownet *fn; /* sim.fidelity flow: the flow-level network carries the fabric's
                          * messages (flownet.h), else NULL */

@@ -114,12 +114,12 @@ void uet_qp_init(transport *t, qp *q)
     u->rtx = u->acked + NIC_SACK_WORDS;
     reps_init(&u->reps, t->sc->nic.uet.reps_buffer);
     nic *c = &t->nics[q->f->src];
-    nscc_init(&u->cc, &c->ports[q->egress].ns, t->net->sim->now);
+    nscc_init(&u->cc, &c->ports[q->egress].cc->ns, t->net->sim->now);
     if (t->rccc) {
         /* default: one BDP at the sender port's line rate and nscc.base_rtt (UE 1.0 sizes the
          * unsolicited window to cover the first round trip) */
         uint64_t b = t->sc->nic.uet.unsolicited ? t->sc->nic.uet.unsolicited
-                                                : (uint64_t)c->ports[q->egress].ns.bdp;
+                                                : (uint64_t)c->ports[q->egress].cc->ns.bdp;
         uint64_t pk = (b + t->mtu - 1) / t->mtu;
         u->unsol_pkts = pk < 1 ? 1 : pk > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)pk;
         u->unsol_end = u->grant_end = u->unsol_pkts;
@@ -249,7 +249,7 @@ static void sender_ack(transport *t, qp *q, const packet *pkt)
     }
     if (t->nscc && newly) {
         uint32_t rtt_ns = (uint32_t)(now / 1000) - pkt->ts_ns; /* modulo 2^32 */
-        nscc_on_ack(&u->cc, &t->nics[q->f->src].ports[q->egress].ns, now, newly, ecn,
+        nscc_on_ack(&u->cc, &t->nics[q->f->src].ports[q->egress].cc->ns, now, newly, ecn,
                     (sim_time)rtt_ns * 1000, u->inflight_bytes);
     }
     if (q->snd_una >= q->n_pkts) {
@@ -283,7 +283,7 @@ static void sender_nak(transport *t, qp *q, const packet *pkt)
     if (!lost)
         return;
     if (t->nscc)
-        nscc_on_loss(&u->cc, &t->nics[q->f->src].ports[q->egress].ns, t->net->sim->now, lost,
+        nscc_on_loss(&u->cc, &t->nics[q->f->src].ports[q->egress].cc->ns, t->net->sim->now, lost,
                      u->inflight_bytes);
     nic_qp_activate(t, q);
 }
@@ -295,7 +295,7 @@ void uet_on_rto(transport *t, qp *q)
     for (uint32_t p = q->snd_una; p < q->snd_max; p++)
         lost += mark_rtx(t, q, u, p);
     if (t->nscc && lost)
-        nscc_on_loss(&u->cc, &t->nics[q->f->src].ports[q->egress].ns, t->net->sim->now, lost,
+        nscc_on_loss(&u->cc, &t->nics[q->f->src].ports[q->egress].cc->ns, t->net->sim->now, lost,
                      u->inflight_bytes);
     /* the caller re-arms the timer, then activates the QP */
 }
