@@ -967,6 +967,10 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
         const port *out = &sw->ports[g->member[member]];
         __builtin_prefetch(&out->arrive);
         __builtin_prefetch(&out->cls[pkt->prio & (NET_PRIOS - 1)]);
+        /* an idle egress starts the frame at once: port_next reads and port_start_tx writes
+         * the transmitter's line and line 2 */
+        __builtin_prefetch(&out->tx_done);
+        __builtin_prefetch(&out->dre_bytes);
     }
 }
 
