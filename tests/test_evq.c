@@ -137,9 +137,9 @@ static void test_random_ops(void)
     random_ops(11, 300, 0, 60000);
     /* 65.5 ns windows of hundreds of entries become byte-2 runs, and pushes land in the run's
      * window, before, between and after its times, in byte-1 and byte-0 buckets */
-    random_ops(12, (uint64_t)1 << 17, 0, 60000);
-    random_ops(13, (uint64_t)1 << 19, 0, 60000);
-    random_ops(14, (uint64_t)1 << 18, 1, 60000);
+    random_ops(12, (uint64_t)1 << 17, 0, 25000);
+    random_ops(13, (uint64_t)1 << 19, 0, 25000);
+    random_ops(14, (uint64_t)1 << 18, 1, 25000);
 }
 
 /* Rescheduling without popping leaves a stale entry per reschedule (as a retransmission timer
