@@ -894,6 +894,7 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
             __builtin_prefetch(p->tx_pkt);
             __builtin_prefetch(&p->arrive);    /* line 0: the wire, the queue total */
             __builtin_prefetch(&p->dre_bytes); /* line 2: counters, the load estimate */
+            __builtin_prefetch(&p->cold);      /* line 3: the ECN counter, the cold block */
             __builtin_prefetch(p->owner);
         }
     }
@@ -934,8 +935,13 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
         if (!p->tx_pkt)
             return;
         uint8_t ready = p->q_nonempty & (uint8_t)~p->paused;
-        if (ready) /* the frame port_next will start (strict priority's choice) */
-            __builtin_prefetch(p->cls[31 - __builtin_clz((unsigned)ready)].q.head);
+        if (ready) { /* the frame port_next will start (strict priority's choice) */
+            int c = 31 - __builtin_clz((unsigned)ready);
+            __builtin_prefetch(p->cls[c].q.head);
+            /* a frame marked as it leaves counts in the port's cold block */
+            if (p->cold)
+                __builtin_prefetch(&p->cold->prio_ecn_marked[c]);
+        }
         else if (o->kind == NODE_HOST && o->owner->pull_prefetch)
             o->owner->pull_prefetch(o->owner->host_ctx, o, p, 1);
         return;
