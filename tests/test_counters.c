@@ -73,6 +73,8 @@ static void cross_check(const char *yaml, bool some_quiet)
             bad_cold += memcmp(port_cold_of(p), &net_port_cold_zero, sizeof(port_cold)) != 0;
     }
     CHECK_EQ_U64(bad_cold, 0);
+    /* the run drained: its packets went back to the system before the records were built */
+    CHECK(n->pkts.live == 0 && n->pkts.chunks == NULL && n->pkts.high_water > 0);
     CHECK_EQ_U64(with_cold, n->n_cold);
     CHECK(with_cold > 0 && (!some_quiet || with_cold < n->n_ports));
     CHECK(bad_prio == 0);

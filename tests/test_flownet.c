@@ -548,12 +548,6 @@ static void test_lazy_join_closed_form(void)
     }
 }
 
-/* Random instances: one event per message against the reference (every piece's end an event)
- * on random flows, back-to-back messages on one connection (a ring all_reduce, whose steps
- * refill held flows; with 16 KiB chunks up to 8 chunks a step, chained behind a lazy one and
- * unchained when a flow joins), ECMP collisions on a leaf-spine, the sampler's ticks (flownet_sync), and
- * a spine link going down and up (every lazy flow settled): every result is the same, to the
- * picosecond and the byte. */
 /* Flows of t that have learned a successor. */
 static uint32_t successors(const transport *t)
 {
@@ -594,6 +588,12 @@ static void test_successor_is_ring_next(void)
     done(r, &sc);
 }
 
+/* Random instances: one event per message against the reference (every piece's end an event)
+ * on random flows, back-to-back messages on one connection (a ring all_reduce, whose steps
+ * refill held flows; with 16 KiB chunks up to 8 chunks a step, chained behind a lazy one and
+ * unchained when a flow joins), ECMP collisions on a leaf-spine, the sampler's ticks (flownet_sync), and
+ * a spine link going down and up (every lazy flow settled): every result is the same, to the
+ * picosecond and the byte. */
 static void test_one_event_random(void)
 {
     uint64_t seed = 0x9e3779b97f4a7c15ull;

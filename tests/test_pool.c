@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,6 +187,14 @@ static void test_misuse_aborts(void)
     CHECK(aborts(foreign_free));
 }
 
+#ifndef WR_POOL_PASSTHROUGH
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(unsigned char *const *)a, y = (uintptr_t)*(unsigned char *const *)b;
+    return (x > y) - (x < y);
+}
+#endif
+
 /* Chunks double up to what fills a 2 MiB huge page: 64-byte objects from 4,096 a chunk go
  * 4,096, 8,192, 16,384, then 32,767 (2 MiB less the chunk header and alignment slack); every
  * object distinct, line-aligned and handed out once. */
@@ -211,6 +220,13 @@ static void test_chunk_growth(void)
     for (int i = 1; i < 4096; i++)
         ascending &= o[i] == o[i - 1] + 64;
     CHECK(ascending);
+    static unsigned char *sorted[N];
+    memcpy(sorted, o, sizeof o);
+    qsort(sorted, N, sizeof *sorted, by_address);
+    int distinct = 1;
+    for (int i = 1; i < N; i++)
+        distinct &= sorted[i] != sorted[i - 1];
+    CHECK(distinct);
     CHECK_EQ_U64(p.live, N);
     for (int i = 0; i < N; i++)
         pool_free(&p, o[i]);

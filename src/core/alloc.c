@@ -81,6 +81,11 @@ void xfree_lines(void *mem, uint64_t n, size_t size)
     xfree_huge(mem, (size_t)(n * size) + 64);
 }
 
+static size_t huge_len(size_t n)
+{
+    return (n + (XALLOC_HUGE_PAGE - 1)) & ~(XALLOC_HUGE_PAGE - 1);
+}
+
 #if ALLOC_HUGE
 static int huge_off = -1; /* WR_HUGEPAGES=0: -1 not read yet */
 
@@ -92,11 +97,6 @@ static int huge_enabled(void)
     }
     return !huge_off;
 }
-
-static size_t huge_len(size_t n)
-{
-    return (n + (XALLOC_HUGE_PAGE - 1)) & ~(XALLOC_HUGE_PAGE - 1);
-}
 #endif
 
 int xalloc_huge_used(size_t n)
@@ -107,6 +107,11 @@ int xalloc_huge_used(size_t n)
     (void)n;
     return 0;
 #endif
+}
+
+size_t xalloc_huge_size(size_t n)
+{
+    return xalloc_huge_used(n) ? huge_len(n) : n;
 }
 
 void *xcalloc_huge(size_t n, const char *what)

@@ -33,6 +33,9 @@ void xfree_lines(void *mem, uint64_t n, size_t size);
 #define XALLOC_HUGE_MIN XALLOC_HUGE_PAGE
 void *xcalloc_huge(size_t n, const char *what);
 void xfree_huge(void *p, size_t n);
+/* The bytes xcalloc_huge gives for a request of n: n rounded up to whole huge pages when it
+ * maps them (the rest of the last one is the caller's to use), else n. */
+size_t xalloc_huge_size(size_t n);
 /* Whether xcalloc_huge maps blocks of n bytes to huge pages (false below XALLOC_HUGE_MIN, under
  * sanitizers, with WR_HUGEPAGES=0, or where the system has no MADV_HUGEPAGE). */
 int xalloc_huge_used(size_t n);

@@ -49,13 +49,10 @@ static arena_chunk *chunk_new(arena *a, size_t cap)
     size_t total = sizeof(arena_chunk) + ARENA_ALIGN + cap;
     if (total < cap)
         total = SIZE_MAX;
-    else if (xalloc_huge_used(total)) {
-        /* a huge-page block: use all of its last huge page */
-        size_t r = (total + (XALLOC_HUGE_PAGE - 1)) & ~(XALLOC_HUGE_PAGE - 1);
-        if (r > total) {
-            cap += r - total;
-            total = r;
-        }
+    else { /* a huge-page block: use all of its last huge page */
+        size_t r = xalloc_huge_size(total);
+        cap += r - total;
+        total = r;
     }
     arena_chunk *c = xcalloc_huge(total, a->name ? a->name : "arena");
     c->total = total;

@@ -76,9 +76,7 @@
 /* ... and at most this many: the run and its scratch (24 bytes an entry each) stay within the
  * 512 KiB L2 of the machines measured; a denser window (10^6 events pending within a few
  * microseconds) is redistributed, whose byte-1 buckets sort within L1 */
-#ifndef EVQ_RUN2_MAX
 #define EVQ_RUN2_MAX 8192u
-#endif
 #define EVQ_RUN_AHEAD 16u /* a byte-2 run's event lines are prefetched this far ahead */
 
 /* Bucket index of t > last: p * 256 + d. */
@@ -358,6 +356,7 @@ bool evq_settle(evq *q)
                 w++;
             i = p * EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(q->occ[p][w]);
         }
+        bool split = false;
         if (have_run) {
             /* The run's entries lie in last's 65.5 ns window (a byte-2 run) or 256 ps window
              * (a byte-1 run): they precede every bucket of byte 2 and up. A bucket of byte 1
@@ -369,7 +368,7 @@ bool evq_settle(evq *q)
              * bucket (1, d) (entries later than it there): relative to that new `last` the
              * bucket's entries differ in byte 0 only, so it is split now, else a byte-0 bucket
              * pushed later could be served before them. */
-            bool split = p == 1 && !bucket_too && (q->b[i].min >> 8) == (t >> 8);
+            split = p == 1 && !bucket_too && (q->b[i].min >> 8) == (t >> 8);
             if (bucket_too)
                 t = q->b[i].min;
             q->last = t;
@@ -386,31 +385,28 @@ bool evq_settle(evq *q)
             }
         }
         evq_list *b = &q->b[i];
-        sim_time m = b->min < q->last ? b->min : q->last;
-        if (!have_run)
-            m = b->min;
+        sim_time m = split ? q->last : b->min; /* split: relative to the run's next time */
         q->last = m;
         evq_chunk *c = b->head, *tail = b->tail;
         b->head = b->tail = NULL;
         b->min = SIM_TIME_MAX;
         mark_empty(q, i);
         bool run_free = q->run_head >= q->run.len;
-        uint32_t len2 = 0;
+        uint32_t n2 = 0; /* a byte-2 bucket's entries (counted up to just past the cap) */
         if (p == 2 && run_free)
-            for (evq_chunk *x = c; x && len2 <= EVQ_RUN2_MAX; x = x->next)
-                len2 += x->len;
-        if (p == 2 && run_free && len2 > EVQ_RUN2_MIN && len2 <= EVQ_RUN2_MAX) {
+            for (evq_chunk *x = c; x && n2 <= EVQ_RUN2_MAX; x = x->next)
+                n2 += x->len;
+        if (p == 2 && run_free && n2 > EVQ_RUN2_MIN && n2 <= EVQ_RUN2_MAX) {
             /* A byte-2 bucket spans 65.5 ns, about the time a frame takes to cross a link: at
              * 1,024 hosts and up it holds hundreds to thousands of entries. Sorting it whole by
              * its two low bytes (two stable counting passes) into the run serves them from one
              * array, where redistributing it made a byte-1 bucket, a 1 KiB chunk and a sort per
              * 256 ps window, most of which hold one or two entries (issue #17, sixth round). */
-            uint32_t len = len2;
             evq_bucket *r = &q->run, *tb = &q->tmp;
             r->len = q->run_head = 0;
-            while (r->cap < len)
+            while (r->cap < n2)
                 grow(r);
-            while (tb->cap < len)
+            while (tb->cap < n2)
                 grow(tb);
             uint32_t c0[EVQ_RADIX + 1] = {0}, c1[EVQ_RADIX + 1] = {0};
             for (evq_chunk *x = c; x; x = x->next)
@@ -425,12 +421,12 @@ bool evq_settle(evq *q)
             for (evq_chunk *x = c; x; x = x->next)
                 for (uint32_t k = 0; k < x->len; k++)
                     tb->e[c0[x->e[k].time & 0xff]++] = x->e[k];
-            for (uint32_t k = 0; k < len; k++)
+            for (uint32_t k = 0; k < n2; k++)
                 r->e[c1[(tb->e[k].time >> 8) & 0xff]++] = tb->e[k];
-            r->len = len;
+            r->len = n2;
             tail->next = q->free;
             q->free = c;
-            for (uint32_t k = 0; k < len && k <= EVQ_RUN_AHEAD; k++)
+            for (uint32_t k = 0; k < n2 && k <= EVQ_RUN_AHEAD; k++)
                 __builtin_prefetch(r->e[k].ev);
             while (q->run_head < r->len && r->e[q->run_head].time == m)
                 put_b0(q, r->e[q->run_head++]);
@@ -560,7 +556,7 @@ bool evq_check(const evq *q)
         return false;
     for (uint32_t k = q->run_head; k < h->len; k++) {
         const evq_entry *e = &h->e[k];
-        /* after `last`, within its byte-1 window, in time order */
+        /* after `last`, within its byte-2 window (65.5 ns), in time order */
         if (!count_entry(q, e, &n_live, &n_stale) || e->time <= q->last ||
             (e->time ^ q->last) >= EVQ_RADIX * EVQ_RADIX ||
             (k > q->run_head && e->time < e[-1].time))

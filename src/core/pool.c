@@ -102,14 +102,19 @@ static inline void mark_free(const pool *p, pool_hdr *h)
 }
 
 #ifndef WR_POOL_PASSTHROUGH
+/* Room to align a chunk's first object (none at malloc's alignment, which the header keeps). */
+static inline size_t chunk_slack(const pool *p)
+{
+    return p->align > POOL_ALIGN ? p->align - POOL_ALIGN : 0;
+}
+
 static void __attribute__((noinline)) pool_grow(pool *p)
 {
     size_t bytes;
     SIM_ASSERT(!__builtin_mul_overflow(p->obj_size, p->per_chunk, &bytes) &&
                    bytes <= SIZE_MAX - sizeof(pool_chunk) - p->align,
                "pool %s: chunk of %zu x %zu bytes overflows", p->name, p->per_chunk, p->obj_size);
-    /* room to align the first object (none needed at malloc's alignment) */
-    size_t slack = p->align > POOL_ALIGN ? p->align - POOL_ALIGN : 0;
+    size_t slack = chunk_slack(p);
     pool_chunk *c = xcalloc_huge(sizeof(pool_chunk) + slack + bytes, p->name);
     c->nobj = p->per_chunk;
     c->next = p->chunks;
@@ -199,8 +204,7 @@ void pool_destroy(pool *p)
     while (c) {
         pool_chunk *next = c->next;
         POOL_UNPOISON(chunk_base(p, c), c->nobj * p->obj_size);
-        xfree_huge(c, sizeof(pool_chunk) + (p->align > POOL_ALIGN ? p->align - POOL_ALIGN : 0) +
-                          c->nobj * p->obj_size);
+        xfree_huge(c, sizeof(pool_chunk) + chunk_slack(p) + c->nobj * p->obj_size);
         c = next;
     }
 #endif
