@@ -46,7 +46,8 @@ static int ref_min(void)
  * event is scheduled (4: ties everywhere; 2^40: times use many bits, so entries move through
  * many buckets); `resched_far` makes every reschedule go far into the future, as RTO timers do,
  * so stale entries pile up and get swept. */
-static void random_ops(uint64_t seed, uint64_t spread, int resched_far, int ops)
+static void random_ops_grain(uint64_t seed, uint64_t spread, uint64_t grain, int resched_far,
+                             int ops)
 {
     evq q;
     evq_init(&q);
@@ -64,6 +65,8 @@ static void random_ops(uint64_t seed, uint64_t spread, int resched_far, int ops)
         int k = (int)rng_below(&r, M);
         /* Few distinct times: many ties, so FIFO order is exercised constantly. */
         sim_time t = now + rng_below(&r, spread);
+        if (grain > 1 && t / grain * grain >= now)
+            t = t / grain * grain; /* on a grid: equal times within wide spreads */
         uint64_t what = rng_below(&r, 100);
         /* Drift the mix so the queue both fills up and drains over the run. */
         int fill = (op / 20000) % 2 == 0;
@@ -124,6 +127,11 @@ static void random_ops(uint64_t seed, uint64_t spread, int resched_far, int ops)
     evq_free(&q);
 }
 
+static void random_ops(uint64_t seed, uint64_t spread, int resched_far, int ops)
+{
+    random_ops_grain(seed, spread, 1, resched_far, ops);
+}
+
 static void test_random_ops(void)
 {
     /* evq_check walks every bucket after every operation: the ops are sized so that the
@@ -140,6 +148,10 @@ static void test_random_ops(void)
     random_ops(12, (uint64_t)1 << 17, 0, 25000);
     random_ops(13, (uint64_t)1 << 19, 0, 25000);
     random_ops(14, (uint64_t)1 << 18, 1, 25000);
+    /* the same windows with times on a 256 ps grid: byte-2 runs full of equal times, which
+     * evq_front serves in place in seq order (evq_check: the run's ties are in seq order) */
+    random_ops_grain(15, (uint64_t)1 << 18, 256, 0, 25000);
+    random_ops_grain(16, (uint64_t)1 << 17, 1024, 0, 25000);
 }
 
 /* Rescheduling without popping leaves a stale entry per reschedule (as a retransmission timer

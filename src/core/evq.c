@@ -95,6 +95,7 @@ void evq_init(evq *q)
     for (unsigned i = 0; i < NB; i++)
         q->b[i].min = SIM_TIME_MAX;
     q->next_seq = 1; /* 0 is EVQ_NOT_QUEUED */
+    q->low_min = SIM_TIME_MAX;
 }
 
 static inline bool key_less(const evq_entry *a, const evq_entry *b)
@@ -229,6 +230,19 @@ static inline void mark_empty(evq *q, unsigned i)
 /* Drop every stale entry, keeping the order of the rest (b0's order is seq order). Each bucket is
  * detached and its live entries put back chunk by chunk; a chunk is released as soon as it has
  * been read, so the put never needs more chunks than were released. */
+/* The smallest time in a bucket of byte 0 or 1 (a bound: a bucket's min may be a stale entry's),
+ * SIM_TIME_MAX when there is none. The lowest such bucket holds it: byte-0 buckets lie in
+ * last's 256 ps window, byte-1 buckets in later ones. */
+static sim_time low_min_of(const evq *q)
+{
+    if (!(q->pos_mask & 3u))
+        return SIM_TIME_MAX;
+    unsigned p = (unsigned)__builtin_ctz(q->pos_mask), w = 0;
+    while (!q->occ[p][w])
+        w++;
+    return q->b[p * EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(q->occ[p][w])].min;
+}
+
 static void __attribute__((noinline)) sweep(evq *q)
 {
     evq_bucket *a = &q->b0;
@@ -268,6 +282,7 @@ static void __attribute__((noinline)) sweep(evq *q)
     for (uint32_t i = h->len / 2; i-- > 0;)
         early_sift_down(h, i);
     q->stale = 0;
+    q->low_min = low_min_of(q);
 }
 
 static inline void forget(evq *q, event *ev)
@@ -288,8 +303,12 @@ void evq_push(evq *q, event *ev, sim_time t)
     q->n++;
     if (t == q->last)
         put_b0(q, e);
-    else if (__builtin_expect(t > q->last, 1))
-        put(q, bucket_of(t, q->last), e);
+    else if (__builtin_expect(t > q->last, 1)) {
+        unsigned i = bucket_of(t, q->last);
+        if (i < 2 * EVQ_RADIX && t < q->low_min)
+            q->low_min = t; /* a bucket of byte 0 or 1: evq_front's bound */
+        put(q, i, e);
+    }
     else {
         if (q->early.len == q->early.cap)
             grow(&q->early);
@@ -325,7 +344,15 @@ static void order_b0(evq_bucket *b0)
     qsort(e, n, sizeof *e, by_seq); /* seqs are unique: the result is deterministic */
 }
 
+static bool settle(evq *q);
 bool evq_settle(evq *q)
+{
+    bool r = settle(q);
+    q->low_min = low_min_of(q);
+    return r;
+}
+
+static bool settle(evq *q)
 {
     while (q->early.len) {
         if (live(&q->early.e[0]))
@@ -556,10 +583,12 @@ bool evq_check(const evq *q)
         return false;
     for (uint32_t k = q->run_head; k < h->len; k++) {
         const evq_entry *e = &h->e[k];
-        /* after `last`, within its byte-2 window (65.5 ns), in time order */
+        /* after `last`, within its byte-2 window (65.5 ns), in time order, equal times in seq
+         * order (evq_front serves the run in place) */
         if (!count_entry(q, e, &n_live, &n_stale) || e->time <= q->last ||
             (e->time ^ q->last) >= EVQ_RADIX * EVQ_RADIX ||
-            (k > q->run_head && e->time < e[-1].time))
+            (k > q->run_head && (e->time < e[-1].time ||
+                                 (e->time == e[-1].time && e->seq <= e[-1].seq))))
             return false;
     }
     h = &q->b0;
@@ -597,6 +626,8 @@ bool evq_check(const evq *q)
         }
         if (b->head && b->min != m)
             return false;
+        if (b->head && p <= 1 && q->low_min > m)
+            return false; /* evq_front's bound */
     }
     for (unsigned p = 0; p < EVQ_DIGITS; p++)
         if (((q->pos_mask >> p) & 1) != !!(q->occ[p][0] | q->occ[p][1] | q->occ[p][2] | q->occ[p][3]))

@@ -83,7 +83,10 @@ struct evq {
     uint32_t head0;     /* entries of b0 before this index are consumed */
     uint32_t n;         /* live (scheduled) events */
     uint64_t stale;     /* entries whose event was cancelled or rescheduled since */
-    sim_time last;      /* time of the last popped event (the radix heap's reference) */
+    sim_time last;      /* the radix heap's reference: at most the front's time, in the run's
+                         * window while a run is served (evq.c "run") */
+    sim_time low_min;   /* at most the smallest time in a bucket of byte 0 or 1 (SIM_TIME_MAX:
+                         * none): a run entry before it is the front (evq_front) */
     uint64_t next_seq;
 };
 
@@ -110,10 +113,22 @@ bool evq_settle(evq *q);
 static inline const evq_entry *evq_front(evq *q)
 {
     const evq_bucket *b0 = &q->b0;
-    if (__builtin_expect(q->early.len == 0 && q->head0 < b0->len, 1)) {
-        const evq_entry *e = &b0->e[q->head0];
-        if (e->ev->stamp == e->seq)
-            return e;
+    if (__builtin_expect(q->early.len == 0, 1)) {
+        if (q->head0 < b0->len) {
+            const evq_entry *e = &b0->e[q->head0];
+            if (e->ev->stamp == e->seq)
+                return e;
+        } else if (q->run_head < q->run.len) {
+            /* Served from the run in place (issue #17, seventh round): b0 is spent, and the
+             * run's next entry is before every bucket of byte 0 or 1 (those of byte 2 and up
+             * follow the run's window), so it is the front when live. Equal times in the run
+             * are in seq order (a bucket keeps equal times in seq order, and the run's sorts
+             * are stable; evq_check verifies it). `last` stays where it was: in the run's
+             * window and before every entry, which is all pushes need. */
+            const evq_entry *e = &q->run.e[q->run_head];
+            if (e->time < q->low_min && e->ev->stamp == e->seq)
+                return e;
+        }
     }
     if (!evq_settle(q))
         return NULL;
@@ -126,8 +141,10 @@ static inline event *evq_take_front(evq *q, const evq_entry *e)
     event *ev = e->ev;
     if (__builtin_expect(q->early.len != 0, 0))
         evq_take_early(q); /* evq_front returned the early heap's root */
-    else
+    else if (q->head0 < q->b0.len)
         q->head0++;
+    else
+        q->run_head++; /* evq_front served the run in place */
     ev->stamp = EVQ_NOT_QUEUED;
     q->n--;
     return ev;
