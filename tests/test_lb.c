@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "core/rng.h"
 #include "core/time.h"
+#include "lb/lb.h"
 #include "net/net.h"
 #include "net/packet.h"
 #include "testlib.h"
@@ -269,8 +271,48 @@ static void test_tiers_independent(void)
     }
 }
 
+/* The CRC-32 hash, folded four bytes at a time from the header fields (lb.c), equals the
+ * bytewise CRC-32 of the 13 big-endian tuple bytes, with the seed and the tier's rotation, for
+ * any seed, offset, field mask, addresses and source port. */
+static void test_crc32_fields_equal_bytewise(void)
+{
+    static net nt; /* no VXLAN */
+    node sw;
+    memset(&sw, 0, sizeof sw);
+    sw.owner = &nt;
+    packet pkt;
+    memset(&pkt, 0, sizeof pkt);
+    rng r;
+    rng_init(&r, 5, RNG_ID(RNG_KIND_TEST, 9));
+    int bad = 0;
+    for (int i = 0; i < 20000; i++) {
+        cfg_lb cfg = {.mode = LB_ECMP, .hash = HASH_CRC32};
+        cfg.fields = i < 10000 ? 0x1F : (uint32_t)rng_below(&r, 32);
+        sw.hash_seed = (uint32_t)rng_next(&r);
+        sw.hash_offset = (uint8_t)(i % 3 * 10);
+        pkt.src = (uint32_t)rng_below(&r, 1u << 20);
+        pkt.dst = (uint32_t)rng_below(&r, 1u << 20);
+        pkt.sport = (uint16_t)rng_next(&r);
+        uint32_t sip = cfg.fields & HF_SRC_IP ? net_host_ip(pkt.src) : 0;
+        uint32_t dip = cfg.fields & HF_DST_IP ? net_host_ip(pkt.dst) : 0;
+        uint16_t sp = cfg.fields & HF_SRC_PORT ? pkt.sport : 0;
+        uint16_t dp = cfg.fields & HF_DST_PORT ? ROCEV2_UDP_PORT : 0;
+        uint8_t b[13] = {(uint8_t)(sip >> 24), (uint8_t)(sip >> 16), (uint8_t)(sip >> 8), (uint8_t)sip,
+                         (uint8_t)(dip >> 24), (uint8_t)(dip >> 16), (uint8_t)(dip >> 8), (uint8_t)dip,
+                         (uint8_t)(sp >> 8),   (uint8_t)sp,         (uint8_t)(dp >> 8),  (uint8_t)dp,
+                         cfg.fields & HF_PROTOCOL ? IP_PROTO_UDP : 0};
+        uint32_t h = lb_crc32(sw.hash_seed, b, sizeof b), o = sw.hash_offset;
+        uint32_t want = o ? h >> o | h << (32 - o) : h;
+        bad += lb_hash(&cfg, &sw, &pkt) != want;
+    }
+    CHECK_EQ_U64(bad, 0);
+    /* and the bytewise CRC is CRC-32 itself: the standard check value of "123456789" */
+    CHECK_EQ_U64(lb_crc32(0, (const uint8_t *)"123456789", 9), 0xCBF43926u);
+}
+
 int main(void)
 {
+    TEST_RUN(test_crc32_fields_equal_bytewise);
     TEST_RUN(test_ecmp_collides_spray_spreads);
     TEST_RUN(test_utilization_metric);
     TEST_RUN(test_dynamic_threshold_steady_state);
