@@ -467,13 +467,16 @@ static bool settle(evq *q)
              * completes), so its times are served from one array instead
              * of up to 256 byte-0 buckets of a 1 KiB chunk each (at 10^6 pending the chunk
              * churn cost more than the sort). The run is empty here: its entries would precede
-             * this bucket. Its events are about to be popped one after another: ask for their
-             * cache lines now, all at once. */
+             * this bucket. Its events are about to be popped one after another: ask for the
+             * first EVQ_RUN_AHEAD's cache lines now (the simulation's loop asks for each later
+             * one a few events ahead). All of them at once, at 8,192 hosts (about 100 a
+             * bucket), filled the core's miss buffers and stalled the loop here: 26 % of
+             * settle's samples (issue #17, seventh round). */
             uint32_t len = 0;
             for (evq_chunk *x = c; x; x = x->next) {
-                len += x->len;
-                for (uint32_t k = 0; k < x->len; k++)
+                for (uint32_t k = 0; k < x->len && len + k < EVQ_RUN_AHEAD; k++)
                     __builtin_prefetch(x->e[k].ev);
+                len += x->len;
             }
             evq_bucket *r = &q->run;
             r->len = q->run_head = 0;
