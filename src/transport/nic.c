@@ -971,6 +971,12 @@ static void nic_rx_prefetch(const void *ctx, const packet *pkt, int level)
         qp_prefetch(q);
     else {
         __builtin_prefetch(q->f); /* its hot line (nic.h) */
+        if (pkt->ecn == ECN_CE && pkt->kind == PKT_DATA && (t->dcqcn || t->ibcc)) {
+            /* a marked packet: the NP's CNP state at its port, and the host's counters */
+            const nic *c = &t->nics[pkt->dst];
+            __builtin_prefetch(&c->ports[q->rev_egress & (NIC_PORTS - 1)].cc);
+            __builtin_prefetch(&c->cnp_sent);
+        }
     }
 }
 
