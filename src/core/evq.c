@@ -293,7 +293,7 @@ static inline void forget(evq *q, event *ev)
         sweep(q);
 }
 
-void evq_push(evq *q, event *ev, sim_time t)
+void evq_push_slow(evq *q, event *ev, sim_time t)
 {
     SIM_ASSERT(ev->stamp == EVQ_NOT_QUEUED, "event %p pushed while queued (stamp %llu)",
                (void *)ev, (unsigned long long)ev->stamp);
