@@ -273,6 +273,8 @@ static uint32_t pick_collective(void *ctx, node *sw, const ecmp_group *g, const 
 int lb_install(net *n, const scenario *sc, err *e)
 {
     n->pick_ctx = (void *)&sc->lb;
+    /* the ports' DRE is read only by adaptive balancing on utilization (member_load) */
+    n->dre_on = sc->lb.mode == LB_ADAPTIVE && sc->lb.adaptive_metric == ADAPT_UTILIZATION;
     set_offsets(n, sc->lb.mode == LB_FLOWLET ? HASH_CRC32 : sc->lb.hash);
     switch (sc->lb.mode) {
     case LB_ECMP:

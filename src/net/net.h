@@ -367,6 +367,8 @@ struct net {
                            * switch only and changes nothing (ECMP, hash not random):
                            * the prefetch hook may ask it ahead; else NULL */
     void *pick_ctx;
+    bool dre_on;               /* some policy reads the ports' DRE load (net_port_dre): kept
+                                * up to date only then (lb_install) */
     net_tap_fn tap;
     void *tap_ctx;
     uint32_t lb_leaf_up;       /* collective-aware balancing: uplinks per leaf */
@@ -509,7 +511,8 @@ void net_port_kick(net *n, port *p);
 /* Take a frame that has fully arrived at switch `sw` through ingress port index `in_port`. */
 void net_switch_receive(net *n, node *sw, packet *pkt);
 
-/* A port's recent line bytes (DRE), decayed to `now` without changing the port. */
+/* A port's recent line bytes (DRE), decayed to `now` without changing the port; kept only
+ * while net.dre_on. */
 static inline uint64_t net_port_dre(const port *p, sim_time now)
 {
     uint64_t halvings = (now - p->dre_last_ps) / NET_DRE_HALF_LIFE_PS;

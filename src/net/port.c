@@ -284,9 +284,11 @@ static inline void port_start_tx(net *n, port *p, packet *pkt)
 {
     sim_time ser = sim_ser_time(wire_line_bytes(pkt), p->rate_bps);
     sim_time now = n->sim->now;
-    uint64_t halvings = (now - p->dre_last_ps) / NET_DRE_HALF_LIFE_PS;
-    p->dre_bytes = (halvings >= 64 ? 0 : p->dre_bytes >> halvings) + wire_line_bytes(pkt);
-    p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
+    if (n->dre_on) {
+        uint64_t halvings = (now - p->dre_last_ps) / NET_DRE_HALF_LIFE_PS;
+        p->dre_bytes = (halvings >= 64 ? 0 : p->dre_bytes >> halvings) + wire_line_bytes(pkt);
+        p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
+    }
     if (p->ib && pkt->kind != PKT_FCP && pkt->kind != PKT_PAUSE) {
         uint32_t b = ib_blocks(pkt->frame_bytes);
         SIM_ASSERT(p->ib->cr_limit[pkt->prio] - p->ib->cr_sent[pkt->prio] >= b,
