@@ -113,8 +113,8 @@ static void test_single_flow_alpha_beta(void)
         const node *h0 = run_net(rf)->hosts[0];
         const port *pf = &h0->ports[h0->net_port];
         const port *pp = &run_net(rp)->hosts[0]->ports[h0->net_port];
-        CHECK_EQ_U64(pf->tx_packets, pp->tx_packets);
-        CHECK_EQ_U64(pf->tx_bytes, pp->tx_bytes);
+        CHECK_EQ_U64(net_port_tx_packets(pf), net_port_tx_packets(pp));
+        CHECK_EQ_U64(net_port_tx_bytes(pf), net_port_tx_bytes(pp));
     }
     done(rp, &sp);
     done(rf, &sf);
@@ -541,7 +541,7 @@ static void test_lazy_join_closed_form(void)
             same_results(r1, r0);
             const node *h1 = n->hosts[1];
             const port *down = h1->ports[h1->net_port].peer; /* leaf0 -> h1 */
-            CHECK_EQ_U64(down->tx_wire_bytes, la + lb);
+            CHECK_EQ_U64(net_port_tx_wire_bytes(down), la + lb);
         }
         done(r1, &s1);
         done(r0, &s0);

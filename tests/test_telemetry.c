@@ -72,7 +72,7 @@ static void test_sampler_bounded(void)
     uint32_t nb = 0;
     for (uint32_t i = 0; i < sampler_n_ports(s); i++) {
         const port *p = sampler_port(s, i);
-        if (p->owner->kind != NODE_HOST || p->tx_bytes < 50000000)
+        if (p->owner->kind != NODE_HOST || net_port_tx_bytes(p) < 50000000)
             continue;
         for (uint32_t k = 0; k < sampler_rows(s); k++)
             if (sampler_row_time(s, k) < st->flows[0].end_ps * 9 / 10) {
@@ -204,7 +204,7 @@ static void cross_check(const char *yaml, bool expect_drops, bool expect_pauses)
     uint64_t drops = 0, pauses = 0;
     for (uint32_t i = 0; i < n->n_ports; i++) {
         const port *p = n->ports[i];
-        CHECK_EQ_U64(c.tx[i], p->tx_packets); /* the tap sees every frame the port sends */
+        CHECK_EQ_U64(c.tx[i], net_port_tx_packets(p)); /* the tap sees every frame the port sends */
         /* per link: XOFF frames sent by one end = PAUSEs received by the other */
         CHECK_EQ_U64(port_cold_of(p)->pfc_pause_sent, port_cold_of(p->peer)->pfc_pause_rx);
         for (int d = 0; d < DROP_REASONS; d++)

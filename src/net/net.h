@@ -173,6 +173,8 @@ struct port {
                                 * the port starts no new frame of that class (one on the wire
                                 * completes). Host ports: the NIC's pull must honour it. */
     uint8_t wd_storm;          /* PFC watchdog: classes in a storm: pause ignored, queue drained */
+    uint8_t pfc_tx_pending;    /* classes whose PAUSE/RESUME waits for the wire (port_next reads
+                                * it for every frame: here, not in line 2) */
     uint64_t q_total_bytes;
     uint64_t max_q_bytes;
     /* ---- hot: line 1 (the transmitter; its event is the line port_tx_done starts from) ---- */
@@ -189,19 +191,15 @@ struct port {
     uint64_t dre_bytes;
     sim_time dre_last_ps;
     port_ib *ib; /* InfiniBand: this link's credit state (both directions gated), else NULL */
-    /* counters (telemetry reads them; the hot path only increments). Octet counters follow
-     * RFC 2863 ifHCOutOctets/ifHCInOctets as RFC 3635 §3.2.5 specialises them for Ethernet and
-     * SAI_PORT_STAT_IF_OUT_OCTETS/IN_OCTETS report them: MAC frame bytes, destination address
-     * through FCS, no preamble/SFD and no inter-frame gap. tx_wire_bytes adds those 20 bytes
-     * of line time per frame: the figure utilization is made of. The receive counters are not
-     * kept: a frame that arrived is one the peer sent that is neither on the wire nor lost on
-     * it (net_port_rx_bytes), which saves delivering a frame a write to a cold line. */
-    uint64_t tx_bytes;      /* MAC frame octets sent (ifHCOutOctets), PFC frames included */
-    uint64_t tx_wire_bytes; /* line bytes: frames + preamble/SFD + IPG (utilization) */
-    uint64_t tx_packets;
+    /* What the port sent beyond its classes' counters (cls[].tx_bytes, tx_packets): PFC
+     * frames, InfiniBand FCPs, and the flow level's fluid bytes. The port's totals are
+     * net_port_tx_bytes, _tx_packets and _tx_wire_bytes (below), so a frame of a class writes
+     * its class's line only, not this one (issue #17, seventh round). */
+    uint64_t tx_other_bytes;
+    uint64_t tx_other_wire_bytes;
+    uint64_t tx_other_packets;
     port *peer;                /* the port at the other end (its egress towards us) */
     uint32_t index;            /* index within owner->ports */
-    uint8_t pfc_tx_pending;    /* classes whose PAUSE/RESUME waits for the wire */
     uint8_t xoff_sent;         /* PFC ingress: classes we are holding the peer paused for
                                 * (each class's bit is mirrored in cls[c].xoff) */
     uint8_t pause_pending;     /* classes whose PAUSE has arrived but not yet applies */
@@ -237,6 +235,36 @@ extern const port_cold net_port_cold_zero;
 static inline const port_cold *port_cold_of(const port *p)
 {
     return p->cold ? p->cold : &net_port_cold_zero;
+}
+
+/* A port's transmit counters. Octet counters follow RFC 2863 ifHCOutOctets as RFC 3635
+ * §3.2.5 specialises it for Ethernet and SAI_PORT_STAT_IF_OUT_OCTETS reports it: MAC frame
+ * bytes, destination address through FCS, no preamble/SFD and no inter-frame gap, PFC frames
+ * included. The wire bytes add those 20 bytes of line time per frame (an FCP, a link packet,
+ * none): the figure utilization is made of. The receive counters are not kept: a frame that
+ * arrived is one the peer sent that is neither on the wire nor lost on it (net_port_rx_bytes),
+ * which saves delivering a frame a write to a cold line. Each sums the port's eight class
+ * lines: for reports and telemetry, not for every frame. */
+static inline uint64_t net_port_tx_bytes(const port *p)
+{
+    uint64_t b = p->tx_other_bytes;
+    for (int c = 0; c < NET_PRIOS; c++)
+        b += p->cls[c].tx_bytes;
+    return b;
+}
+static inline uint64_t net_port_tx_packets(const port *p)
+{
+    uint64_t k = p->tx_other_packets;
+    for (int c = 0; c < NET_PRIOS; c++)
+        k += p->cls[c].tx_packets;
+    return k;
+}
+static inline uint64_t net_port_tx_wire_bytes(const port *p)
+{
+    uint64_t b = p->tx_other_wire_bytes;
+    for (int c = 0; c < NET_PRIOS; c++)
+        b += p->cls[c].tx_bytes + (uint64_t)WIRE_LINE_EXTRA * p->cls[c].tx_packets;
+    return b;
 }
 
 /* Frames that arrived on port p from its peer, and their MAC frame octets (ifHCInOctets): what
@@ -388,6 +416,8 @@ struct net {
     bool trimming;
     uint8_t trim_prio;
     bool int_on;               /* HPCC: switches stamp INT into data packets (inttel.h) */
+    uint8_t tx_classes;        /* bit c: some port has sent a frame of class c (INT sums
+                                * these classes' counters) */
     /* PFC (IEEE 802.1Qbb) */
     uint8_t lossless;          /* lossless classes (0 when PFC is off) */
     uint64_t pfc_xoff_bytes;   /* fixed XOFF per ingress and class, 0 = dynamic threshold */
@@ -613,7 +643,7 @@ port *net_find_link(const net *n, const char *spec);
 void net_credit_block(net *n, port *p, int vl, uint32_t blocks);
 static inline bool net_credit_ok(net *n, port *p, int vl, uint32_t frame_bytes)
 {
-    if (!p->ib)
+    if (!n->ib || !p->ib) /* the net's flag first: an Ethernet port's line 2 stays unread */
         return true;
     uint32_t b = ib_blocks(frame_bytes);
     if (p->ib->cr_limit[vl] - p->ib->cr_sent[vl] >= b)

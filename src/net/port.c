@@ -73,7 +73,8 @@ uint64_t net_port_rx_bytes(const port *p, uint64_t *packets)
 {
     const port *q = p->peer;
     const port_cold *qc = port_cold_of(q);
-    uint64_t bytes = q->tx_bytes - qc->lost_bytes, pk = q->tx_packets - qc->lost_packets;
+    uint64_t bytes = net_port_tx_bytes(q) - qc->lost_bytes;
+    uint64_t pk = net_port_tx_packets(q) - qc->lost_packets;
     for (const packet *f = q->fly.head; f; f = f->next) {
         bytes -= f->frame_bytes;
         pk--;
@@ -270,7 +271,14 @@ static inline void int_stamp(net *n, const node *sw, const port *p, packet *pkt)
         return;
     int_hop *h = &r->hop[r->n++];
     h->ts_ps = n->sim->now;
-    h->tx_bytes = p->tx_wire_bytes + wire_line_bytes(pkt);
+    /* the port's line bytes (net_port_tx_wire_bytes), summed over the classes that have
+     * sent anything anywhere (net.tx_classes), whose lines are warm */
+    uint64_t wire = p->tx_other_wire_bytes;
+    for (unsigned m = n->tx_classes; m; m &= m - 1) {
+        const port_tc *tc = &p->cls[__builtin_ctz(m)];
+        wire += tc->tx_bytes + (uint64_t)WIRE_LINE_EXTRA * tc->tx_packets;
+    }
+    h->tx_bytes = wire + wire_line_bytes(pkt);
     h->qlen_bytes = p->q_total_bytes - pkt->frame_bytes;
     h->rate_bps = p->rate_bps;
     h->node = sw->id;
@@ -289,7 +297,7 @@ static inline void port_start_tx(net *n, port *p, packet *pkt)
         p->dre_bytes = (halvings >= 64 ? 0 : p->dre_bytes >> halvings) + wire_line_bytes(pkt);
         p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
     }
-    if (p->ib && pkt->kind != PKT_FCP && pkt->kind != PKT_PAUSE) {
+    if (n->ib && p->ib && pkt->kind != PKT_FCP && pkt->kind != PKT_PAUSE) {
         uint32_t b = ib_blocks(pkt->frame_bytes);
         SIM_ASSERT(p->ib->cr_limit[pkt->prio] - p->ib->cr_sent[pkt->prio] >= b,
                    "port %u started a %u-byte frame on VL %d without credits", p->id,
@@ -410,12 +418,12 @@ static void port_next(net *n, port *p)
         send_pfc_frame(n, p);
         return;
     }
-    if (p->ib && p->ib->fcp_pending) {
+    if (n->ib && p->ib && p->ib->fcp_pending) {
         send_fcp(n, p);
         return;
     }
     uint8_t ready = p->q_nonempty & (uint8_t)~p->paused;
-    if (ready && p->ib)
+    if (ready && n->ib && p->ib)
         ready = credit_ready(n, p, ready);
     if (!ready) {
         if (o->kind == NODE_HOST) {
@@ -468,9 +476,11 @@ static void port_tx_done(void *ctx, event *ev)
     net *n = p->owner->owner;
     packet *pkt = p->tx_pkt;
     (void)ctx;
-    p->tx_bytes += pkt->frame_bytes;
-    p->tx_wire_bytes += wire_line_bytes(pkt);
-    p->tx_packets++;
+    if (pkt->kind == PKT_FCP || pkt->kind == PKT_PAUSE) { /* no class counts them */
+        p->tx_other_bytes += pkt->frame_bytes;
+        p->tx_other_wire_bytes += wire_line_bytes(pkt);
+        p->tx_other_packets++;
+    }
     if (pkt->kind == PKT_FCP) {
         /* a link packet: read by the peer's link layer after the cable, not its pipeline */
         p->tx_pkt = NULL;
@@ -488,6 +498,8 @@ static void port_tx_done(void *ctx, event *ev)
     if (pkt->kind != PKT_PAUSE) {
         p->cls[pkt->prio].tx_bytes += pkt->frame_bytes;
         p->cls[pkt->prio].tx_packets++;
+        if (__builtin_expect(!(n->tx_classes >> pkt->prio & 1), 0))
+            n->tx_classes |= (uint8_t)(1u << pkt->prio);
     }
     n->packet_hops++;
     net_tenant_ctr *tc = net_tenant_of(n, pkt);
@@ -885,7 +897,7 @@ static void port_arrive(void *ctx, event *ev)
  */
 void net_prefetch(void *ctx, const event *far, const event *mid, const event *near)
 {
-    (void)ctx;
+    const net *n = ctx;
     if (far) {
         if (far->fn == port_arrive) {
             const port *p = CONTAINER_OF(far, port, arrive);
@@ -895,7 +907,11 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
             const port *p = CONTAINER_OF(far, port, tx_done);
             __builtin_prefetch(p->tx_pkt);
             __builtin_prefetch(&p->arrive);    /* line 0: the wire, the queue total */
-            __builtin_prefetch(&p->dre_bytes); /* line 2: counters, the load estimate */
+            /* line 2 (the port's index, IB credits, the DRE): a frame's start reads it at a
+             * host port (the NIC's pull) or with IB or the DRE on, not at an Ethernet switch
+             * port otherwise; a host is one of the first n_hosts nodes */
+            if (n->dre_on || n->ib || (const node *)p->owner < n->nodes + n->n_hosts)
+                __builtin_prefetch(&p->dre_bytes);
             __builtin_prefetch(&p->cold);      /* line 3: the ECN counter, the cold block */
             __builtin_prefetch(p->owner);
         }
@@ -906,7 +922,6 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
             const packet *pkt = p->fly.head;
             const node *sw = p->peer_owner;
             if (pkt && sw->kind == NODE_HOST) {
-                const net *n = sw->owner;
                 if (n->rx_prefetch && pkt->kind != PKT_PAUSE && pkt->dst == sw->index)
                     n->rx_prefetch(n->host_ctx, pkt, 0);
             } else if (pkt && pkt->kind != PKT_PAUSE) {
@@ -955,7 +970,6 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
         const node *sw = p->peer_owner;
         if (!pkt || pkt->kind == PKT_PAUSE)
             return;
-        const net *n = sw->owner;
         if (sw->kind == NODE_HOST) {
             if (n->rx_prefetch && pkt->dst == sw->index)
                 n->rx_prefetch(n->host_ctx, pkt, 1);
@@ -976,9 +990,10 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
         __builtin_prefetch(&out->arrive);
         __builtin_prefetch(&out->cls[pkt->prio & (NET_PRIOS - 1)]);
         /* an idle egress starts the frame at once: port_next reads and port_start_tx writes
-         * the transmitter's line and line 2 */
+         * the transmitter's line (a switch port's line 2 only with IB or the DRE on) */
         __builtin_prefetch(&out->tx_done);
-        __builtin_prefetch(&out->dre_bytes);
+        if (n->dre_on || n->ib)
+            __builtin_prefetch(&out->dre_bytes);
     }
 }
 

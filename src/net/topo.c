@@ -1154,8 +1154,10 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     n->sim = s;
     /* the prefetch hook knows only the packet model's events: a flow-level run's events are
      * its pieces and fluid commits, and looking ahead for them would cost every event a walk */
-    if (s && sc->fidelity != FIDELITY_FLOW)
+    if (s && sc->fidelity != FIDELITY_FLOW) {
         s->prefetch = net_prefetch;
+        s->prefetch_ctx = n;
+    }
     /* HPCC: each packet carries its INT record after the struct (inttel.h); packets are
      * cache-line aligned (packet.h) */
     n->int_on = sc->nic.cc == CC_HPCC;

@@ -568,9 +568,9 @@ static void account(flownet *fn, fn_stream *x, const fn_piece *pc, double bits)
         uint64_t mac = wire > fr * WIRE_LINE_EXTRA ? wire - fr * WIRE_LINE_EXTRA : 0;
         for (uint32_t j = 0; j < x->n_links; j++) {
             port *p = fn->n->ports[x->links[j]];
-            p->tx_wire_bytes += wire;
-            p->tx_bytes += mac;
-            p->tx_packets += fr;
+            /* the port's totals sum its classes (net_port_tx_bytes); the line bytes not
+             * made of a class's frames (rounding) stay beside them, modulo 2^64 */
+            p->tx_other_wire_bytes += wire - mac - fr * WIRE_LINE_EXTRA;
             p->cls[c].tx_bytes += mac;
             p->cls[c].tx_packets += fr;
             p->busy_ps += (uint64_t)(bits / fluid_cap_bps(fn->fl, x->links[j]) * 1e12 + 0.5);
@@ -610,9 +610,7 @@ static void flush_counters(flownet *fn)
         port *p = fn->n->ports[l];
         uint64_t wire = (uint64_t)(ls->wire + 0.5), fr = (uint64_t)(ls->frames + 0.5);
         uint64_t mac = wire > fr * WIRE_LINE_EXTRA ? wire - fr * WIRE_LINE_EXTRA : 0;
-        p->tx_wire_bytes += wire;
-        p->tx_bytes += mac;
-        p->tx_packets += fr;
+        p->tx_other_wire_bytes += wire - mac - fr * WIRE_LINE_EXTRA; /* as in account() */
         p->cls[c].tx_bytes += mac;
         p->cls[c].tx_packets += fr;
         p->busy_ps += (uint64_t)(ls->busy + 0.5);

@@ -1270,9 +1270,9 @@ static void collect(run *r)
         net_port_name(p, pr->name, sizeof pr->name);
         pr->network = p->owner->network;
         st->networks |= p->owner->network != NETWORK_BACKEND;
-        pr->tx_bytes = p->tx_bytes;
-        pr->tx_wire_bytes = p->tx_wire_bytes;
-        pr->tx_packets = p->tx_packets;
+        pr->tx_bytes = net_port_tx_bytes(p);
+        pr->tx_wire_bytes = net_port_tx_wire_bytes(p);
+        pr->tx_packets = net_port_tx_packets(p);
         pr->max_queue_bytes = p->max_q_bytes;
         /* busy_ps includes the whole of a frame still on the wire at the end: clamp */
         pr->utilization = window ? (double)p->busy_ps / (double)window : 0.0;
@@ -1281,8 +1281,8 @@ static void collect(run *r)
         pr->ecn_marked = p->ecn_marked;
         pr->pfc_pause_sent = pc->pfc_pause_sent;
         pr->pfc_paused_ps = pc->pfc_paused_ps;
-        st->tx_bytes += p->tx_bytes;
-        st->tx_wire_bytes += p->tx_wire_bytes;
+        st->tx_bytes += pr->tx_bytes;
+        st->tx_wire_bytes += pr->tx_wire_bytes;
         if (pr->utilization > st->max_link_utilization)
             st->max_link_utilization = pr->utilization;
         st->ecn_marked += p->ecn_marked;
