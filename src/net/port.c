@@ -912,7 +912,6 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
              * port otherwise; a host is one of the first n_hosts nodes */
             if (n->dre_on || n->ib || (const node *)p->owner < n->nodes + n->n_hosts)
                 __builtin_prefetch(&p->dre_bytes);
-            __builtin_prefetch(&p->cold);      /* line 3: the ECN counter, the cold block */
             __builtin_prefetch(p->owner);
         }
     }
@@ -938,6 +937,10 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
                 int prio = pkt->prio & (NET_PRIOS - 1);
                 __builtin_prefetch(&p->cls[prio]);
                 __builtin_prefetch(p->fly.tail); /* the frame this one is linked behind */
+                /* line 3 (the ECN counter, the cold block) only when the next frame may be
+                 * marked as it leaves: its class's queue, a part of this total, is over Kmin */
+                if (n->ecn_on && n->ecn_at_dequeue && p->q_total_bytes > n->ecn_kmin_bytes)
+                    __builtin_prefetch(&p->cold);
                 const node *o = p->owner;
                 if (o->kind == NODE_SWITCH) /* the release: the ingress class line */
                     __builtin_prefetch(&o->ports[pkt->in_port].cls[prio]);
@@ -955,8 +958,10 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
         if (ready) { /* the frame port_next will start (strict priority's choice) */
             int c = 31 - __builtin_clz((unsigned)ready);
             __builtin_prefetch(p->cls[c].q.head);
-            /* a frame marked as it leaves counts in the port's cold block */
-            if (p->cold)
+            /* a frame marked as it leaves counts in the port's cold block (line 3 points to
+             * it; the mid stage asked for that line under the same condition) */
+            if (n->ecn_on && n->ecn_at_dequeue && p->cls[c].q_bytes > n->ecn_kmin_bytes &&
+                p->cold)
                 __builtin_prefetch(&p->cold->prio_ecn_marked[c]);
         }
         else if (o->kind == NODE_HOST && o->owner->pull_prefetch)
