@@ -467,14 +467,14 @@ static bool settle(evq *q)
              * completes), so its times are served from one array instead
              * of up to 256 byte-0 buckets of a 1 KiB chunk each (at 10^6 pending the chunk
              * churn cost more than the sort). The run is empty here: its entries would precede
-             * this bucket. Its events are about to be popped one after another: ask for the
-             * first EVQ_RUN_AHEAD's cache lines now (the simulation's loop asks for each later
-             * one a few events ahead). All of them at once, at 8,192 hosts (about 100 a
-             * bucket), filled the core's miss buffers and stalled the loop here: 26 % of
-             * settle's samples (issue #17, seventh round). */
-            uint32_t len = 0;
+             * this bucket. Its events are about to be popped one after another: ask for their
+             * cache lines now, all at once when the caller does not (evq.prefetched_ahead), the
+             * first EVQ_RUN_AHEAD's when it asks for each a few events ahead itself: all of
+             * them then, at 8,192 hosts (about 100 a bucket), filled the core's miss buffers
+             * and stalled the loop here (26 % of settle's samples; issue #17, seventh round). */
+            uint32_t len = 0, ahead = q->prefetched_ahead ? EVQ_RUN_AHEAD : UINT32_MAX;
             for (evq_chunk *x = c; x; x = x->next) {
-                for (uint32_t k = 0; k < x->len && len + k < EVQ_RUN_AHEAD; k++)
+                for (uint32_t k = 0; k < x->len && len + k < ahead; k++)
                     __builtin_prefetch(x->e[k].ev);
                 len += x->len;
             }

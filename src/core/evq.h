@@ -87,6 +87,8 @@ struct evq {
                          * window while a run is served (evq.c "run") */
     sim_time low_min;   /* at most the smallest time in a bucket of byte 0 or 1 (SIM_TIME_MAX:
                          * none): a run entry before it is the front (evq_front) */
+    bool prefetched_ahead; /* the caller asks for each event's line a few pops ahead (sim_run
+                            * with a prefetch hook): a new run asks for its first few only */
     uint64_t next_seq;
 };
 

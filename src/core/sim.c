@@ -70,6 +70,7 @@ uint64_t sim_run(sim *s)
                (unsigned long long)s->progress_every);
     uint64_t start = s->events;
     evq *q = &s->q;
+    q->prefetched_ahead = s->prefetch != NULL; /* the loop below asks for each event's line */
     while (!s->stopped) {
         if (q->n <= s->daemons)
             break; /* empty, or only observers left */
