@@ -185,6 +185,15 @@ static uint32_t pick_spray(void *ctx, node *sw, const ecmp_group *g, const packe
     return (uint32_t)rng_below(&sw->rng, g->n);
 }
 
+/* pick_spray's next choice at sw, drawn from a copy of its stream (net.pick_guess). */
+static uint32_t guess_spray(void *ctx, node *sw, const ecmp_group *g, const packet *pkt)
+{
+    (void)ctx;
+    (void)pkt;
+    rng r = sw->rng;
+    return (uint32_t)rng_below(&r, g->n);
+}
+
 /* Load of a member port: egress queue bytes (plus one for a frame on the wire, so an idle port
  * beats a busy one with an empty queue), or its recent line bytes. */
 static inline uint64_t member_load(const port *p, enum adaptive_metric m, sim_time now)
@@ -279,9 +288,12 @@ int lb_install(net *n, const scenario *sc, err *e)
     switch (sc->lb.mode) {
     case LB_ECMP:
         n->pick = pick_ecmp;
-        n->pick_pure = sc->lb.hash == HASH_RANDOM ? NULL : pick_ecmp;
+        n->pick_guess = sc->lb.hash == HASH_RANDOM ? NULL : pick_ecmp;
         return 0;
-    case LB_SPRAY: n->pick = pick_spray; return 0;
+    case LB_SPRAY:
+        n->pick = pick_spray;
+        n->pick_guess = guess_spray;
+        return 0;
     case LB_ADAPTIVE: n->pick = pick_adaptive; return 0;
     case LB_FLOWLET:
         for (uint32_t i = 0; i < n->n_switches; i++)

@@ -334,11 +334,12 @@ struct node {
      * 537 MB); with relays (rail-only) it spans every host. */
     uint32_t *fib;
     uint32_t fib_lo, fib_n;
+    rng rng;                   /* per-switch stream (spray, random hash): in line 1 with the
+                                * FIB window, which a frame's forwarding reads */
     uint32_t id;    /* index in net->nodes */
     uint32_t index; /* host index (hosts) or switch index (switches) */
     uint32_t n_ports;
     sim_time pipeline_ps;
-    rng rng;                   /* per-switch stream (spray, random hash) */
     struct flowlet_entry *flowlets; /* flowlet table (loadbalance.mode flowlet), else NULL */
     /* host */
     uint32_t ip;               /* IPv4 address (hashed by ECMP): net_host_ip(index) */
@@ -348,7 +349,8 @@ struct node {
     uint32_t nvl_port;         /* index of the scale-up (NVLink) port (UINT32_MAX if none) */
     char name[24];
 };
-_Static_assert(offsetof(struct node, fib) == 64, "node: what forwarding reads fills line 0");
+_Static_assert(offsetof(struct node, fib) == 64 && offsetof(struct node, rng) + sizeof(rng) <= 128,
+               "node: what forwarding reads fills line 0, the FIB window and the stream line 1");
 
 #define NET_FIB_LOCAL (UINT32_MAX - 1) /* node.fib_cls: see the switch's own window */
 
@@ -391,9 +393,12 @@ struct net {
     uint32_t n_groups, cap_groups;
     ecmp_group *groups;
     lb_pick_fn pick;
-    lb_pick_fn pick_pure; /* pick itself when its choice depends on the frame and the
-                           * switch only and changes nothing (ECMP, hash not random):
-                           * the prefetch hook may ask it ahead; else NULL */
+    lb_pick_fn pick_guess; /* what pick would choose for the frame at the switch now,
+                            * changing nothing, for the prefetch hook only (never for a
+                            * decision): pick itself when its choice depends on the frame and
+                            * the switch only (ECMP, hash not random); spraying's next draw
+                            * from the switch's stream, right unless another frame draws
+                            * first; else NULL */
     void *pick_ctx;
     bool dre_on;               /* some policy reads the ports' DRE load (net_port_dre): kept
                                 * up to date only then (lb_install) */

@@ -987,8 +987,8 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
         uint32_t member;
         if (g->n == 1)
             member = 0;
-        else if (n->pick_pure)
-            member = n->pick_pure(n->pick_ctx, (node *)sw, g, pkt);
+        else if (n->pick_guess)
+            member = n->pick_guess(n->pick_ctx, (node *)sw, g, pkt);
         else
             return;
         const port *out = &sw->ports[g->member[member]];
