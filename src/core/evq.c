@@ -22,7 +22,8 @@
  *
  * The run: when the lowest bucket is of byte 2 (a 65.5 ns window) and holds 65 to 8,192
  * entries, or of byte 1 (256 ps) and holds two or more, it is sorted by time into one array and
- * served from there, entry by entry into b0; entries pushed into its window meanwhile go to
+ * served from there: in place (evq_front) while its next entry precedes every byte-0 and byte-1
+ * bucket (the bound `low_min`), else through b0; entries pushed into its window meanwhile go to
  * byte-1 and byte-0 buckets relative to `last`, and the front is the earlier of the run's next
  * entry and the lowest bucket's minimum. When a byte-2 run's next time enters the 256 ps window
  * of a byte-1 bucket, that bucket is split relative to the new `last` first, so the buckets stay
@@ -227,9 +228,15 @@ static inline void mark_empty(evq *q, unsigned i)
         q->pos_mask &= ~(1u << p);
 }
 
-/* Drop every stale entry, keeping the order of the rest (b0's order is seq order). Each bucket is
- * detached and its live entries put back chunk by chunk; a chunk is released as soon as it has
- * been read, so the put never needs more chunks than were released. */
+/* Index of the lowest non-empty bucket of byte p (pos_mask has bit p). */
+static inline unsigned lowest_bucket(const evq *q, unsigned p)
+{
+    unsigned w = 0;
+    while (!q->occ[p][w])
+        w++;
+    return p * EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(q->occ[p][w]);
+}
+
 /* The smallest time in a bucket of byte 0 or 1 (a bound: a bucket's min may be a stale entry's),
  * SIM_TIME_MAX when there is none. The lowest such bucket holds it: byte-0 buckets lie in
  * last's 256 ps window, byte-1 buckets in later ones. */
@@ -237,12 +244,12 @@ static sim_time low_min_of(const evq *q)
 {
     if (!(q->pos_mask & 3u))
         return SIM_TIME_MAX;
-    unsigned p = (unsigned)__builtin_ctz(q->pos_mask), w = 0;
-    while (!q->occ[p][w])
-        w++;
-    return q->b[p * EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(q->occ[p][w])].min;
+    return q->b[lowest_bucket(q, (unsigned)__builtin_ctz(q->pos_mask))].min;
 }
 
+/* Drop every stale entry, keeping the order of the rest (b0's order is seq order). Each bucket is
+ * detached and its live entries put back chunk by chunk; a chunk is released as soon as it has
+ * been read, so the put never needs more chunks than were released. */
 static void __attribute__((noinline)) sweep(evq *q)
 {
     evq_bucket *a = &q->b0;
@@ -376,13 +383,8 @@ static bool settle(evq *q)
                        q->n, (unsigned long long)q->stale);
             return false;
         }
-        unsigned p = q->pos_mask ? (unsigned)__builtin_ctz(q->pos_mask) : EVQ_DIGITS, w = 0;
-        unsigned i = 0;
-        if (p < EVQ_DIGITS) {
-            while (!q->occ[p][w])
-                w++;
-            i = p * EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(q->occ[p][w]);
-        }
+        unsigned p = q->pos_mask ? (unsigned)__builtin_ctz(q->pos_mask) : EVQ_DIGITS;
+        unsigned i = p < EVQ_DIGITS ? lowest_bucket(q, p) : 0;
         bool split = false;
         if (have_run) {
             /* The run's entries lie in last's 65.5 ns window (a byte-2 run) or 256 ps window
@@ -400,7 +402,9 @@ static bool settle(evq *q)
                 t = q->b[i].min;
             q->last = t;
             /* a byte-2 run is too long to ask for all its events' lines when it is made (the
-             * byte-1 path below does): ask for them EVQ_RUN_AHEAD entries ahead instead */
+             * byte-1 path below does): ask for them EVQ_RUN_AHEAD entries ahead instead (here,
+             * when an entry goes through b0; entries served in place are asked for by the
+             * simulation's loop, sim.c) */
             if (q->run_head + EVQ_RUN_AHEAD < q->run.len)
                 __builtin_prefetch(q->run.e[q->run_head + EVQ_RUN_AHEAD].ev);
             while (q->run_head < q->run.len && q->run.e[q->run_head].time == t)

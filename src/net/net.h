@@ -121,8 +121,8 @@ typedef struct port_tc {
  * gives zeros for a port that has none. */
 struct port_cold {
     port *port;                       /* the port this belongs to */
-    /* frames sent (counted in tx_bytes/tx_packets) that never reached the peer: the link went
-     * down under them, or they failed its FCS check (link-ber) */
+    /* frames sent (counted in net_port_tx_bytes/_tx_packets) that never reached the peer: the
+     * link went down under them, or they failed its FCS check (link-ber) */
     uint64_t lost_bytes, lost_packets;
     event pfc_refresh;                /* re-send PAUSE before the peer's pause expires */
     /* PFC, egress side. A PAUSE takes effect pfc_response_ps after it arrived (the response
@@ -139,7 +139,8 @@ struct port_cold {
     uint64_t pfc_pause_sent, pfc_paused_ps;
     uint64_t pfc_pause_rx, wd_events;
     /* per traffic class (SAI queue and PFC-per-priority counters; bytes and packets sent are
-     * in cls[]); PFC frames themselves are MAC control and counted only in the port totals */
+     * in cls[]); PFC frames themselves are MAC control and counted only in the port's
+     * tx_other_* */
     uint64_t prio_ecn_marked[NET_PRIOS], prio_drops[NET_PRIOS];
     uint64_t prio_pause_sent[NET_PRIOS], prio_pause_rx[NET_PRIOS], prio_paused_ps[NET_PRIOS];
 };
@@ -185,7 +186,8 @@ struct port {
     sim_time deliver_ps;       /* prop + the peer's pipeline latency */
     sim_time tx_end_ps;        /* when the frame being serialized ends */
     uint64_t busy_ps;          /* serialization time (to the end of the current frame) */
-    /* ---- hot: line 2 (starting a frame: load estimate, link state; port counters) ---- */
+    /* ---- line 2: what a frame reads only at a host port (the index, the NIC's pull), with
+     * InfiniBand or with the DRE on, and what no class counts ---- */
     /* recent load for adaptive balancing: a discounting rate estimator (CONGA's DRE) of line
      * bytes, halved every NET_DRE_HALF_LIFE_PS, decayed lazily when touched */
     uint64_t dre_bytes;
@@ -259,12 +261,20 @@ static inline uint64_t net_port_tx_packets(const port *p)
         k += p->cls[c].tx_packets;
     return k;
 }
-static inline uint64_t net_port_tx_wire_bytes(const port *p)
+/* ... over the classes in `classes` only (HPCC's INT, per frame: the classes that have sent
+ * anything, whose lines are warm, net.tx_classes; the rest count zero). */
+static inline uint64_t net_port_tx_wire_bytes_of(const port *p, unsigned classes)
 {
     uint64_t b = p->tx_other_wire_bytes;
-    for (int c = 0; c < NET_PRIOS; c++)
-        b += p->cls[c].tx_bytes + (uint64_t)WIRE_LINE_EXTRA * p->cls[c].tx_packets;
+    for (; classes; classes &= classes - 1) {
+        const port_tc *tc = &p->cls[__builtin_ctz(classes)];
+        b += tc->tx_bytes + (uint64_t)WIRE_LINE_EXTRA * tc->tx_packets;
+    }
     return b;
+}
+static inline uint64_t net_port_tx_wire_bytes(const port *p)
+{
+    return net_port_tx_wire_bytes_of(p, (1u << NET_PRIOS) - 1);
 }
 
 /* Frames that arrived on port p from its peer, and their MAC frame octets (ifHCInOctets): what

@@ -271,14 +271,7 @@ static inline void int_stamp(net *n, const node *sw, const port *p, packet *pkt)
         return;
     int_hop *h = &r->hop[r->n++];
     h->ts_ps = n->sim->now;
-    /* the port's line bytes (net_port_tx_wire_bytes), summed over the classes that have
-     * sent anything anywhere (net.tx_classes), whose lines are warm */
-    uint64_t wire = p->tx_other_wire_bytes;
-    for (unsigned m = n->tx_classes; m; m &= m - 1) {
-        const port_tc *tc = &p->cls[__builtin_ctz(m)];
-        wire += tc->tx_bytes + (uint64_t)WIRE_LINE_EXTRA * tc->tx_packets;
-    }
-    h->tx_bytes = wire + wire_line_bytes(pkt);
+    h->tx_bytes = net_port_tx_wire_bytes_of(p, n->tx_classes) + wire_line_bytes(pkt);
     h->qlen_bytes = p->q_total_bytes - pkt->frame_bytes;
     h->rate_bps = p->rate_bps;
     h->node = sw->id;

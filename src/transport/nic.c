@@ -972,9 +972,11 @@ static void nic_rx_prefetch(const void *ctx, const packet *pkt, int level)
     else {
         __builtin_prefetch(q->f); /* its hot line (nic.h) */
         if (pkt->ecn == ECN_CE && pkt->kind == PKT_DATA && (t->dcqcn || t->ibcc)) {
-            /* a marked packet: the NP's CNP state at its port, and the host's counters */
+            /* a marked packet: the host's CNP counter, and DCQCN's CNP state at its port (IB
+             * CC answers every FECN and reads none) */
             const nic *c = &t->nics[pkt->dst];
-            __builtin_prefetch(&c->ports[q->rev_egress & (NIC_PORTS - 1)].cc);
+            if (t->dcqcn)
+                __builtin_prefetch(&c->ports[q->rev_egress & (NIC_PORTS - 1)].cc);
             __builtin_prefetch(&c->cnp_sent);
         }
     }
