@@ -917,11 +917,11 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
                 if (n->rx_prefetch && pkt->kind != PKT_PAUSE && pkt->dst == sw->index)
                     n->rx_prefetch(n->host_ctx, pkt, 0);
             } else if (pkt && pkt->kind != PKT_PAUSE) {
-                /* the ingress class line (PFC accounting) and the frame's ECMP group */
+                /* the ingress class line (PFC accounting) and the frame's FIB entry: its
+                 * class's (the groups themselves are few and stay in cache) */
                 __builtin_prefetch(&sw->ports[p->peer_index].cls[pkt->prio & (NET_PRIOS - 1)]);
-                uint32_t gid = net_fib(sw, pkt->dst);
-                if (gid != UINT32_MAX)
-                    __builtin_prefetch(&sw->owner->groups[gid]);
+                if (sw->fib_cls)
+                    __builtin_prefetch(&sw->fib_cls[n->host_cls[pkt->dst]]);
             }
         } else if (mid->fn == port_tx_done) {
             const port *p = CONTAINER_OF(mid, port, tx_done);
