@@ -78,7 +78,6 @@
  * 512 KiB L2 of the machines measured; a denser window (10^6 events pending within a few
  * microseconds) is redistributed, whose byte-1 buckets sort within L1 */
 #define EVQ_RUN2_MAX 8192u
-#define EVQ_RUN_AHEAD 16u /* a byte-2 run's event lines are prefetched this far ahead */
 
 /* Bucket index of t > last: p * 256 + d. */
 static inline unsigned bucket_of(sim_time t, sim_time last)
@@ -471,17 +470,15 @@ static bool settle(evq *q)
              * completes), so its times are served from one array instead
              * of up to 256 byte-0 buckets of a 1 KiB chunk each (at 10^6 pending the chunk
              * churn cost more than the sort). The run is empty here: its entries would precede
-             * this bucket. Its events are about to be popped one after another: ask for their
-             * cache lines now, all at once when the caller does not (evq.prefetched_ahead), the
-             * first EVQ_RUN_AHEAD's when it asks for each a few events ahead itself: all of
-             * them then, at 8,192 hosts (about 100 a bucket), filled the core's miss buffers
-             * and stalled the loop here (26 % of settle's samples; issue #17, seventh round). */
-            uint32_t len = 0, ahead = q->prefetched_ahead ? EVQ_RUN_AHEAD : UINT32_MAX;
-            for (evq_chunk *x = c; x; x = x->next) {
-                for (uint32_t k = 0; k < x->len && len + k < ahead; k++)
-                    __builtin_prefetch(x->e[k].ev);
+             * this bucket. Its events are about to be popped one after another: the lines of
+             * the first EVQ_RUN_AHEAD are asked for once it is sorted, the rest as it is served
+             * (evq_take_front, or the caller's own look-ahead: evq.prefetched_ahead). Asking
+             * for all of them at once filled the core's miss buffers and stalled here: 26 % of
+             * settle's samples at 8,192 hosts (about 100 a bucket; issue #17, seventh round),
+             * a third at 10^6 pending (about 256; eighth round). */
+            uint32_t len = 0;
+            for (evq_chunk *x = c; x; x = x->next)
                 len += x->len;
-            }
             evq_bucket *r = &q->run;
             r->len = q->run_head = 0;
             while (r->cap < len)
@@ -509,6 +506,8 @@ static bool settle(evq *q)
             }
             tail->next = q->free;
             q->free = c;
+            for (uint32_t k = 0; k < len && k < EVQ_RUN_AHEAD; k++)
+                __builtin_prefetch(r->e[k].ev);
             while (q->run_head < r->len && r->e[q->run_head].time == m)
                 put_b0(q, r->e[q->run_head++]);
             if (b0->len > 1)

@@ -55,6 +55,9 @@ typedef struct evq_bucket {
 /* A radix bucket: a list of fixed-size chunks from the queue's free list, so that memory moves
  * between buckets as time advances instead of every bucket growing its own array. */
 #define EVQ_CHUNK 42 /* entries: a chunk is 1 KiB */
+/* A run's event lines are asked for this many entries ahead of the one served (evq.c, and
+ * evq_take_front for a caller that does not ask itself) */
+#define EVQ_RUN_AHEAD 16u
 typedef struct evq_chunk evq_chunk;
 struct evq_chunk {
     evq_chunk *next;
@@ -88,7 +91,8 @@ struct evq {
     sim_time low_min;   /* at most the smallest time in a bucket of byte 0 or 1 (SIM_TIME_MAX:
                          * none): a run entry before it is the front (evq_front) */
     bool prefetched_ahead; /* the caller asks for each event's line a few pops ahead (sim_run
-                            * with a prefetch hook): a new run asks for its first few only */
+                            * with a prefetch hook); else the queue asks for the line of the
+                            * run's entry EVQ_RUN_AHEAD places on as it serves one */
     uint64_t next_seq;
 };
 
@@ -168,8 +172,14 @@ static inline event *evq_take_front(evq *q, const evq_entry *e)
         evq_take_early(q); /* evq_front returned the early heap's root */
     else if (q->head0 < q->b0.len)
         q->head0++;
-    else
+    else {
         q->run_head++; /* evq_front served the run in place */
+        /* a caller that does not ask for events' lines ahead (prefetched_ahead) gets the
+         * line of the entry EVQ_RUN_AHEAD on: one at a time, as the run is served, where
+         * asking for a whole run's lines when it is made filled the miss buffers */
+        if (!q->prefetched_ahead && q->run_head + EVQ_RUN_AHEAD < q->run.len)
+            __builtin_prefetch(q->run.e[q->run_head + EVQ_RUN_AHEAD].ev);
+    }
     ev->stamp = EVQ_NOT_QUEUED;
     q->n--;
     return ev;
