@@ -219,8 +219,10 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
         q->rate_bps = cs->ports[e].p->rate_bps;
         if (t->timely)
             timely_init(&q->tm, &cs->ports[e].cc->tp);
-        else
+        else {
             dcqcn_rp_init(&q->rp, &cs->ports[e].cc->dc);
+            q->rp_limited = q->rp.limited;
+        }
         if (t->hpcc) {
             if (!base_rtt && !f->fluid)
                 base_rtt =
@@ -437,10 +439,11 @@ static packet *qp_emit(transport *t, nic_port *np, qp *q, sim_time now)
         pkt_int(pkt)->n = 0; /* the switches on its way push their records */
 
     /* pacing at RC (DCQCN); line rate needs none: the port itself serializes at line rate */
-    if (t->dcqcn && q->rp.limited) {
+    if (t->dcqcn && q->rp_limited) {
         if (dcqcn_on_bytes(&q->rp, &np->cc->dc, payload))
             q->rate_bps = dcqcn_rate_bps(&q->rp);
-        q->next_send_ps = q->rp.limited ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
+        q->rp_limited = q->rp.limited;
+        q->next_send_ps = q->rp_limited ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
     } else if (t->timely || t->hpcc) {
         q->next_send_ps =
             q->rate_bps < np->p->rate_bps ? now + sim_ser_time(q->last_line_bytes, q->rate_bps) : 0;
@@ -854,6 +857,7 @@ static void qp_cc_catch_up(transport *t, qp *q)
     sim_time now = t->net->sim->now;
     for (sim_time next = dcqcn_next_ps(&q->rp); next <= now; next = dcqcn_next_ps(&q->rp))
         dcqcn_on_timer(&q->rp, &np->cc->dc, next);
+    q->rp_limited = q->rp.limited;
 }
 
 /* Such a QP gets work again: catch up, then pace and arm the timer again. */
@@ -890,6 +894,7 @@ static void requester_cnp(transport *t, qp *q)
     if (q->rp.limited && !event_queued(&q->cc_timer))
         qp_cc_catch_up(t, q); /* idle since: its missed expiries come before this CNP */
     dcqcn_on_cnp(&q->rp, &np->cc->dc, now);
+    q->rp_limited = q->rp.limited;
     qp_repace(t, q);
     if (q->snd_una >= q->n_pkts)
         return;
@@ -946,30 +951,42 @@ static void qp_cc_fire(void *ctx, event *ev)
     }
     nic_port *np = &t->nics[q->f->src].ports[q->egress];
     dcqcn_on_timer(&q->rp, &np->cc->dc, s->now);
+    q->rp_limited = q->rp.limited;
     qp_cc_arm(t, q);
     qp_repace(t, q);
 }
 
-/* The lines of a QP (304 bytes, not aligned to lines: up to six). */
-static inline void qp_prefetch(const qp *q)
+/* The lines of a QP a frame's handling reads (nic.h: the QP's lines): a send lines 0-1, a data
+ * packet's receipt lines 0 and 2, an ACK or NAK lines 0-1 (TIMELY's state in lines 3-4 too), a
+ * CNP lines 0-1 and 3-4. Asking for all five lines each time (the QP was 304 bytes, not
+ * aligned: up to six) cost the misses of lines nothing read (issue #17, eighth round). */
+static inline void qp_prefetch_send(const qp *q)
 {
-    const char *a = (const char *)q;
-    for (size_t off = 0; off < sizeof *q; off += 64)
-        __builtin_prefetch(a + off);
-    __builtin_prefetch(a + sizeof *q - 1);
+    __builtin_prefetch(q);
+    __builtin_prefetch(&q->next_send_ps);
 }
 
 /* Prefetch hooks (net.h host_rx_prefetch_fn, issue #17 fourth round): a frame about to reach
- * its NIC: level 0 its QP, level 1 the QP's flow (its first line holds all a receive reads). */
+ * its NIC: level 0 its QP's lines that the frame's kind reads, level 1 the QP's flow (its
+ * first line holds all a receive reads). */
 static void nic_rx_prefetch(const void *ctx, const packet *pkt, int level)
 {
     const transport *t = ctx;
     if (pkt->flow >= t->n_qps)
         return;
     const qp *q = &t->qps[pkt->flow];
-    if (level == 0)
-        qp_prefetch(q);
-    else {
+    if (level == 0) {
+        __builtin_prefetch(q);
+        if (pkt->kind == PKT_DATA) {
+            __builtin_prefetch(&q->rcv_piece);
+        } else {
+            __builtin_prefetch(&q->next_send_ps);
+            if (pkt->kind == PKT_CNP || t->timely) {
+                __builtin_prefetch(&q->sack);
+                __builtin_prefetch(&q->rp.limited);
+            }
+        }
+    } else {
         __builtin_prefetch(q->f); /* its hot line (nic.h) */
         if (pkt->ecn == ECN_CE && pkt->kind == PKT_DATA && (t->dcqcn || t->ibcc)) {
             /* a marked packet: the host's CNP counter, and DCQCN's CNP state at its port (IB
@@ -995,7 +1012,7 @@ static void nic_pull_prefetch(const void *ctx, const node *host, const port *p, 
         __builtin_prefetch(np);
         __builtin_prefetch(&np->ctrl_mask);
     } else if (np->head) {
-        qp_prefetch(np->head);
+        qp_prefetch_send(np->head);
     }
 }
 

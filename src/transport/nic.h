@@ -192,15 +192,20 @@ struct flow {
 };
 _Static_assert(offsetof(struct flow, size_bytes) == 64, "a flow's hot fields are one line");
 
+/* Laid out by what each side reads (issue #17, eighth round; 320 bytes, the array page-aligned:
+ * five lines): line 0 what the requester's send and ACK and the responder both read, line 1 the
+ * requester's pacing and retransmission timer, line 2 the responder's receive state, lines 3-4
+ * the timers and the congestion control. A send reads lines 0-1, a data packet's receipt lines
+ * 0 and 2 (nic_rx_prefetch asks for just those). */
 struct qp {
-    flow *f;
+    /* line 0 */
+    _Alignas(64) flow *f;
     uint32_t id; /* index in transport->qps; packets carry it in `flow` */
     uint16_t sport;
     uint8_t egress;     /* requester's port index towards dst */
     uint8_t rev_egress; /* responder's port index towards src */
     /* requester */
     piece *head, *tail; /* pieces not yet acknowledged, in PSN order */
-    piece *rcv_piece;   /* responder: the piece holding rcv_nxt */
     uint32_t n_pkts;    /* PSNs posted so far (one past the last) */
     uint32_t snd_nxt, snd_una, snd_max;
     uint32_t rtx_psn; /* selective: the PSN to resend */
@@ -210,18 +215,35 @@ struct qp {
                   * send and receive reads, not beside the timers: issue #17) */
     uint8_t retries; /* RTO expiries since the last cumulative progress */
     qp *next_active;
+    /* line 1: the requester's pacing and retransmission timer */
     sim_time next_send_ps;    /* pacing: earliest start of the next packet */
     sim_time last_send_ps;    /* start of the previous packet */
     uint32_t last_line_bytes; /* its line bytes */
     uint8_t prio;             /* f->prio, here for the pull, which need not read the flow */
+    bool rp_limited;          /* rp.limited (DCQCN), here for the send, which need not read
+                               * lines 3-4: qp_rp_sync copies it after each change */
     uint64_t rate_bps;        /* pacing rate (DCQCN RC), line rate when not limited */
     event rto;
     sim_time rto_deadline;
-    uint32_t echo_ts_ns; /* responder: the ts_ns of the data packet an ACK answers
-                          * (TIMELY; here it fills the padding before cc_timer) */
-    uint32_t rcv_end;    /* responder: one past the last PSN of rcv_piece (when set), so the
-                          * in-order path tests piece ends without reading the piece
-                          * (nic_int.h); beside echo_ts_ns, which every data packet writes */
+    /* line 2: the responder */
+    _Alignas(64) piece *rcv_piece; /* the piece holding rcv_nxt */
+    uint32_t rcv_end;    /* one past the last PSN of rcv_piece (when set), so the in-order
+                          * path tests piece ends without reading the piece (nic_int.h) */
+    uint32_t rcv_nxt;
+    uint32_t since_ack; /* accepted since the last ACK */
+    uint32_t sacked;    /* selective: packets buffered beyond rcv_nxt */
+    uint32_t echo_ts_ns; /* the ts_ns of the data packet an ACK answers (TIMELY) */
+    uint32_t nak_psn;
+    bool nak_sent, dup_acked, cnp_ever;
+    bool tail_seen;    /* selective: the chunk's last packet has arrived */
+    bool hole_timing;  /* hole_deadline is the current hole's */
+    bool nak_live;     /* OOO: nak_psn was NAKed and has not arrived twice */
+    uint8_t reo_shift; /* OOO: this QP's window is reorder_window << reo_shift */
+    sim_time last_cnp_ps;
+    event hole; /* OOO placement: the hole at rcv_nxt has outlived the window */
+    /* lines 3-4 */
+    _Alignas(64) uint64_t *sack; /* selective: NIC_SACK_WINDOW bits, indexed psn % window */
+    sim_time hole_deadline;
     event cc_timer;
     sim_time cc_deadline;
     union {              /* the congestion control's state: nic.cc picks one */
@@ -232,21 +254,13 @@ struct qp {
             sim_time at;
         } ibcc; /* ib (only read when transport.ibcc) */
     };
-    /* responder */
-    uint32_t rcv_nxt;
-    uint32_t since_ack; /* accepted since the last ACK */
-    uint32_t sacked;    /* selective: packets buffered beyond rcv_nxt */
-    bool nak_sent, dup_acked, cnp_ever;
-    bool tail_seen; /* selective: the chunk's last packet has arrived */
-    sim_time last_cnp_ps;
-    uint64_t *sack; /* selective: NIC_SACK_WINDOW bits, indexed psn % window */
-    event hole;     /* OOO placement: the hole at rcv_nxt has outlived the window */
-    sim_time hole_deadline;
-    bool hole_timing;  /* hole_deadline is the current hole's */
-    bool nak_live;     /* OOO: nak_psn was NAKed and has not arrived twice */
-    uint8_t reo_shift; /* OOO: this QP's window is reorder_window << reo_shift */
-    uint32_t nak_psn;
 };
+_Static_assert(offsetof(struct qp, next_active) + sizeof(qp *) <= 64 &&
+                   offsetof(struct qp, rto_deadline) + sizeof(sim_time) <= 128 &&
+                   offsetof(struct qp, rcv_piece) == 128 &&
+                   offsetof(struct qp, hole) + sizeof(event) <= 192 &&
+                   offsetof(struct qp, sack) == 192 && sizeof(struct qp) == 320,
+               "qp: lines 0-4 hold what their comments say");
 
 typedef struct nic nic;
 /* The congestion controls' parameters at one line rate: they follow from the scenario and the
