@@ -206,6 +206,7 @@ static inline void put(evq *q, unsigned i, evq_entry e)
         b->tail = c = n;
     }
     c->e[c->len++] = e;
+    b->n++;
     if (e.time < b->min)
         b->min = e.time;
 }
@@ -263,6 +264,7 @@ static void __attribute__((noinline)) sweep(evq *q)
             continue;
         b->head = b->tail = NULL;
         b->min = SIM_TIME_MAX;
+        b->n = 0;
         mark_empty(q, i);
         while (c) {
             evq_entry tmp[EVQ_CHUNK];
@@ -418,15 +420,14 @@ static bool settle(evq *q)
         sim_time m = split ? q->last : b->min; /* split: relative to the run's next time */
         q->last = m;
         evq_chunk *c = b->head, *tail = b->tail;
+        uint64_t nb = b->n; /* its entries, stale ones included */
         b->head = b->tail = NULL;
         b->min = SIM_TIME_MAX;
+        b->n = 0;
         mark_empty(q, i);
         bool run_free = q->run_head >= q->run.len;
-        uint32_t n2 = 0; /* a byte-2 bucket's entries (counted up to just past the cap) */
-        if (p == 2 && run_free)
-            for (evq_chunk *x = c; x && n2 <= EVQ_RUN2_MAX; x = x->next)
-                n2 += x->len;
-        if (p == 2 && run_free && n2 > EVQ_RUN2_MIN && n2 <= EVQ_RUN2_MAX) {
+        if (p == 2 && run_free && nb > EVQ_RUN2_MIN && nb <= EVQ_RUN2_MAX) {
+            uint32_t n2 = (uint32_t)nb;
             /* A byte-2 bucket spans 65.5 ns, about the time a frame takes to cross a link: at
              * 1,024 hosts and up it holds hundreds to thousands of entries. Sorting it whole by
              * its two low bytes (two stable counting passes) into the run serves them from one
@@ -476,9 +477,7 @@ static bool settle(evq *q)
              * for all of them at once filled the core's miss buffers and stalled here: 26 % of
              * settle's samples at 8,192 hosts (about 100 a bucket; issue #17, seventh round),
              * a third at 10^6 pending (about 256; eighth round). */
-            uint32_t len = 0;
-            for (evq_chunk *x = c; x; x = x->next)
-                len += x->len;
+            uint32_t len = (uint32_t)nb; /* at most 2^32-1 entries are queued */
             evq_bucket *r = &q->run;
             r->len = q->run_head = 0;
             while (r->cap < len)
@@ -616,8 +615,10 @@ bool evq_check(const evq *q)
         if (occ && !((q->pos_mask >> p) & 1))
             return false;
         sim_time m = SIM_TIME_MAX;
+        uint64_t n_b = 0;
         for (const evq_chunk *c = b->head; c; c = c->next) {
             chunks++;
+            n_b += c->len;
             if (c->len == 0 || c->len > EVQ_CHUNK || (c->next && c->len != EVQ_CHUNK) ||
                 (!c->next && c != b->tail))
                 return false;
@@ -631,6 +632,8 @@ bool evq_check(const evq *q)
             }
         }
         if (b->head && b->min != m)
+            return false;
+        if (b->n != n_b)
             return false;
         if (b->head && p <= 1 && q->low_min > m)
             return false; /* evq_front's bound */

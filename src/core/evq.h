@@ -67,6 +67,8 @@ struct evq_chunk {
 typedef struct evq_list {
     evq_chunk *head, *tail;
     sim_time min; /* smallest time appended since the bucket was last emptied */
+    uint64_t n;   /* entries appended since then (settle sizes a run without walking the
+                   * chunks: issue #17, eighth round); 32 bytes, two buckets a line */
 } evq_list;
 
 struct evq {
@@ -122,6 +124,7 @@ static inline void evq_push(evq *q, event *ev, sim_time t)
             ev->stamp = seq;
             q->n++;
             c->e[c->len++] = (evq_entry){t, seq, ev};
+            b->n++;
             if (t < b->min)
                 b->min = t;
             return;
