@@ -23,7 +23,7 @@ typedef void (*sim_progress_fn)(const sim *s, void *user);
 /* Prefetch hook (see sim_run): `far`, `mid` and `near` are the events due to fire four, two
  * and one event after the one about to run, as far as the queue knows (any may be NULL, stale
  * or overtaken later); it may read their owners and issue prefetches, and must change
- * nothing. */
+ * nothing a result depends on (it may keep a memo of a pure function, as net.guess). */
 typedef void (*sim_prefetch_fn)(void *ctx, const event *far, const event *mid, const event *near);
 
 struct sim {

@@ -281,8 +281,9 @@ static inline uint64_t net_port_tx_wire_bytes(const port *p)
  * the peer sent less what is still on the wire and what was lost on it (port.c). */
 uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
 
-/* The simulation's prefetch hook for the port events (sim_prefetch_fn; port.c): reads, never
- * writes. topo.c installs it in the net's simulation. */
+/* The simulation's prefetch hook for the port events (sim_prefetch_fn; port.c): reads the
+ * simulation's state, never writes it; it writes only net.guess, a memo of what pick returns.
+ * topo.c installs it in the net's simulation. */
 void net_prefetch(void *ctx, const event *far, const event *mid, const event *near);
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
@@ -405,11 +406,24 @@ struct net {
     lb_pick_fn pick;
     lb_pick_fn pick_guess; /* what pick would choose for the frame at the switch now,
                             * changing nothing, for the prefetch hook only (never for a
-                            * decision): pick itself when its choice depends on the frame and
-                            * the switch only (ECMP, hash not random); spraying's next draw
+                            * decision, except through net.guess when it is pick itself):
+                            * pick itself when its choice depends on the frame and the
+                            * switch only (ECMP, hash not random); spraying's next draw
                             * from the switch's stream, right unless another frame draws
                             * first; else NULL */
     void *pick_ctx;
+    /* The prefetch hook's last two exact guesses (pick_guess == pick: a function of the
+     * switch, the frame's src, dst and sport and the group's size only), for the event about
+     * to run and the next: net_switch_receive takes a guess's member instead of hashing the
+     * frame again when all of these match (issue #17, eighth round). Never a decision of its
+     * own: a match is what pick would return. */
+    struct net_guess {
+        const node *sw;
+        const packet *pkt;
+        uint32_t src, dst, n, member;
+        uint16_t sport;
+    } guess[2];
+    uint8_t guess_next; /* the slot the hook writes next */
     bool dre_on;               /* some policy reads the ports' DRE load (net_port_dre): kept
                                 * up to date only then (lb_install) */
     net_tap_fn tap;

@@ -980,9 +980,21 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
         uint32_t member;
         if (g->n == 1)
             member = 0;
-        else if (n->pick_guess)
+        else if (n->pick_guess) {
             member = n->pick_guess(n->pick_ctx, (node *)sw, g, pkt);
-        else
+            if (n->pick_guess == n->pick) { /* exact: net_switch_receive takes it */
+                net *w = ctx;
+                struct net_guess *m = &w->guess[w->guess_next];
+                w->guess_next ^= 1;
+                m->sw = sw;
+                m->pkt = pkt;
+                m->src = pkt->src;
+                m->dst = pkt->dst;
+                m->sport = pkt->sport;
+                m->n = g->n;
+                m->member = member;
+            }
+        } else
             return;
         const port *out = &sw->ports[g->member[member]];
         __builtin_prefetch(&out->arrive);
@@ -1105,6 +1117,14 @@ void net_port_kick(net *n, port *p)
         port_next(n, p);
 }
 
+/* Is m the prefetch hook's guess for pkt at sw (net.guess)? */
+static inline bool guess_matches(const struct net_guess *m, const node *sw, const ecmp_group *g,
+                                 const packet *pkt)
+{
+    return m->pkt == pkt && m->sw == sw && m->src == pkt->src && m->dst == pkt->dst &&
+           m->sport == pkt->sport && m->n == g->n;
+}
+
 void net_switch_receive(net *n, node *sw, packet *pkt)
 {
     uint32_t gid = net_fib(sw, pkt->dst);
@@ -1117,7 +1137,15 @@ void net_switch_receive(net *n, node *sw, packet *pkt)
         return;
     }
     const ecmp_group *g = &n->groups[gid];
-    uint32_t member = g->n == 1 ? 0 : n->pick(n->pick_ctx, sw, g, pkt);
+    uint32_t member;
+    if (g->n == 1)
+        member = 0;
+    else if (guess_matches(&n->guess[0], sw, g, pkt))
+        member = n->guess[0].member; /* the hook's exact guess: what pick returns */
+    else if (guess_matches(&n->guess[1], sw, g, pkt))
+        member = n->guess[1].member;
+    else
+        member = n->pick(n->pick_ctx, sw, g, pkt);
     port *out = &sw->ports[g->member[member]];
     if (!out->up) {
         ib_free(n, in, pkt->prio, ib_blocks(pkt->frame_bytes));
