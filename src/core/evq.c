@@ -74,10 +74,13 @@
 /* A byte-2 bucket of more entries becomes the run, sorted whole (below fewer, the bucket is
  * redistributed to byte-1 buckets as before: two counting passes cost 2 x 256 counters). */
 #define EVQ_RUN2_MIN 64u
-/* ... and at most this many: the run and its scratch (24 bytes an entry each) stay within the
- * 512 KiB L2 of the machines measured; a denser window (10^6 events pending within a few
- * microseconds) is redistributed, whose byte-1 buckets sort within L1 */
-#define EVQ_RUN2_MAX 8192u
+/* ... and at most this many (the run and its scratch, 24 bytes an entry each, 768 KiB at
+ * most): 8,192 kept them within a 512 KiB L2, but the 8,192-host leaf-spine with 256 KB flows
+ * fills its 65.5 ns windows with about 10,000 entries, and redistributing them to byte-1
+ * buckets (a fresh chunk per 42 entries, then a sort per 256 ps) cost 4-5 % more than one
+ * sort from L3 (issue #17, eighth round). A denser window (10^6 events pending within a few
+ * microseconds) is still redistributed: no faster sorted whole at 131,072 on this machine. */
+#define EVQ_RUN2_MAX 32768u
 
 /* Bucket index of t > last: p * 256 + d. */
 static inline unsigned bucket_of(sim_time t, sim_time last)
