@@ -212,6 +212,9 @@ flow *transport_flow_add(transport *t, uint32_t job, uint32_t src, uint32_t dst,
         q->id = (uint32_t)t->n_qps++;
         q->f = f;
         q->prio = prio;
+        q->src = src;
+        q->dst = dst;
+        q->path = (uint16_t)(f->path + i);
         uint32_t lqpn = cs->next_qpn++ & 0xFFFFFF, rqpn = cd->next_qpn++ & 0xFFFFFF;
         q->sport = nic_qp_sport(lqpn, rqpn);
         q->egress = (uint8_t)e;
@@ -289,7 +292,7 @@ static void qp_activate(transport *t, qp *q)
 {
     if (q->active || !qp_can_send(t, q))
         return;
-    nic_port *np = &t->nics[q->f->src].ports[q->egress];
+    nic_port *np = &t->nics[q->src].ports[q->egress];
     ring_push(np, q);
     net_port_kick(t->net, np->p);
 }
@@ -380,14 +383,13 @@ static inline uint32_t host_vxlan_bytes(const transport *t)
 
 packet *nic_data_packet(transport *t, qp *q, uint32_t psn, sim_time now, bool idle)
 {
-    flow *f = q->f;
     const piece *pc = qp_piece(q, psn);
     uint32_t payload = piece_payload(t, pc, psn);
     packet *pkt = pool_alloc(&t->net->pkts);
     pkt->next = NULL;
     pkt->flow = q->id;
-    pkt->src = f->src;
-    pkt->dst = f->dst;
+    pkt->src = q->src; /* the QP's copies: the flow's line is not read */
+    pkt->dst = q->dst;
     pkt->psn = psn;
     pkt->payload_bytes = payload;
     pkt->first = psn == pc->first_psn;
@@ -395,10 +397,10 @@ packet *nic_data_packet(transport *t, qp *q, uint32_t psn, sim_time now, bool id
     pkt->frame_bytes = wire_data_frame(payload, pkt->first) + host_vxlan_bytes(t);
     pkt->msg_bytes = pc->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)pc->bytes;
     pkt->sport = q->sport;
-    pkt->path = (uint16_t)(f->path + (q - f->qps));
+    pkt->path = q->path;
     pkt->in_port = 0;
     pkt->kind = PKT_DATA;
-    pkt->prio = f->prio;
+    pkt->prio = q->prio;
     pkt->ecn = ECN_ECT0;
     pkt->hops = 0;
     pkt->flags = 0;
@@ -1205,6 +1207,8 @@ uint32_t transport_failover(transport *t, uint32_t from, uint32_t to)
             f->dst = to;
         for (uint32_t i = 0; i < f->n_qps; i++) {
             qp *q = &f->qps[i];
+            q->src = f->src;
+            q->dst = f->dst;
             q->egress = (uint8_t)net_host_egress(t->net, t->nics[f->src].host, f->dst);
             q->rev_egress = (uint8_t)net_host_egress(t->net, t->nics[f->dst].host, f->src);
             moved++;

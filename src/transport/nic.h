@@ -221,10 +221,13 @@ struct qp {
     uint32_t last_line_bytes; /* its line bytes */
     uint8_t prio;             /* f->prio, here for the pull, which need not read the flow */
     bool rp_limited;          /* rp.limited (DCQCN), here for the send, which need not read
-                               * lines 3-4: qp_rp_sync copies it after each change */
+                               * lines 3-4: copied after each change */
+    uint16_t path;            /* f->path + its index in the flow: the frames' path */
     uint64_t rate_bps;        /* pacing rate (DCQCN RC), line rate when not limited */
     event rto;
     sim_time rto_deadline;
+    uint32_t src, dst; /* f->src, f->dst (the failover moves both), here so that a send and an
+                        * ACK's reactivation need not read the flow's line */
     /* line 2: the responder */
     _Alignas(64) piece *rcv_piece; /* the piece holding rcv_nxt */
     uint32_t rcv_end;    /* one past the last PSN of rcv_piece (when set), so the in-order
@@ -256,7 +259,7 @@ struct qp {
     };
 };
 _Static_assert(offsetof(struct qp, next_active) + sizeof(qp *) <= 64 &&
-                   offsetof(struct qp, rto_deadline) + sizeof(sim_time) <= 128 &&
+                   offsetof(struct qp, dst) + sizeof(uint32_t) <= 128 &&
                    offsetof(struct qp, rcv_piece) == 128 &&
                    offsetof(struct qp, hole) + sizeof(event) <= 192 &&
                    offsetof(struct qp, sack) == 192 && sizeof(struct qp) == 320,
