@@ -154,7 +154,7 @@ static void test_roundtrip(void)
     enum { R = 3, N = 400 };
     static chakra_node nodes[R][N];
     static uint64_t deps[R][N][8];
-    static char names[R][N][16];
+    static char names[R][N][32]; /* "n%d.%d": room for any two ints (gcc -O1 checks) */
     char dir[] = "/tmp/wr-chakra.XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     uint64_t s = 42;
