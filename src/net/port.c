@@ -984,15 +984,10 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
             member = n->pick_guess(n->pick_ctx, (node *)sw, g, pkt);
             if (n->pick_guess == n->pick) { /* exact: net_switch_receive takes it */
                 net *w = ctx;
-                struct net_guess *m = &w->guess[w->guess_next];
+                w->guess[w->guess_next] = (struct net_guess){
+                    .sw = sw, .pkt = pkt, .src = pkt->src, .dst = pkt->dst, .n = g->n,
+                    .member = member, .sport = pkt->sport};
                 w->guess_next ^= 1;
-                m->sw = sw;
-                m->pkt = pkt;
-                m->src = pkt->src;
-                m->dst = pkt->dst;
-                m->sport = pkt->sport;
-                m->n = g->n;
-                m->member = member;
             }
         } else
             return;
