@@ -355,6 +355,22 @@ static void order_b0(evq_bucket *b0)
     qsort(e, n, sizeof *e, by_seq); /* seqs are unique: the result is deterministic */
 }
 
+/* A bucket (chunks c .. tail) was just sorted into the run: its chunks go back to the free
+ * list, the lines of the run's first EVQ_RUN_AHEAD events are asked for (the rest as the run
+ * is served), and the entries at the new front time m go to b0, in seq order. */
+static void run_begin(evq *q, evq_chunk *c, evq_chunk *tail, sim_time m)
+{
+    const evq_bucket *r = &q->run;
+    tail->next = q->free;
+    q->free = c;
+    for (uint32_t k = 0; k < r->len && k < EVQ_RUN_AHEAD; k++)
+        __builtin_prefetch(r->e[k].ev);
+    while (q->run_head < r->len && r->e[q->run_head].time == m)
+        put_b0(q, r->e[q->run_head++]);
+    if (q->b0.len > 1)
+        order_b0(&q->b0);
+}
+
 static bool settle(evq *q);
 bool evq_settle(evq *q)
 {
@@ -458,14 +474,7 @@ static bool settle(evq *q)
             for (uint32_t k = 0; k < n2; k++)
                 r->e[c1[(tb->e[k].time >> 8) & 0xff]++] = tb->e[k];
             r->len = n2;
-            tail->next = q->free;
-            q->free = c;
-            for (uint32_t k = 0; k < n2 && k <= EVQ_RUN_AHEAD; k++)
-                __builtin_prefetch(r->e[k].ev);
-            while (q->run_head < r->len && r->e[q->run_head].time == m)
-                put_b0(q, r->e[q->run_head++]);
-            if (b0->len > 1)
-                order_b0(b0);
+            run_begin(q, c, tail, m);
             continue;
         }
         if (p == 1 && run_free && (c->next || c->len > EVQ_RUN_MIN)) {
@@ -506,14 +515,7 @@ static bool settle(evq *q)
                         r->e[cnt[x->e[k].time & 0xff]++] = x->e[k];
                 r->len = len;
             }
-            tail->next = q->free;
-            q->free = c;
-            for (uint32_t k = 0; k < len && k < EVQ_RUN_AHEAD; k++)
-                __builtin_prefetch(r->e[k].ev);
-            while (q->run_head < r->len && r->e[q->run_head].time == m)
-                put_b0(q, r->e[q->run_head++]);
-            if (b0->len > 1)
-                order_b0(b0);
+            run_begin(q, c, tail, m);
             continue;
         }
         for (evq_chunk *x = c; x; x = x->next) {
