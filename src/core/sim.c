@@ -36,6 +36,9 @@
 #define SIM_PREFETCH_FAR 3u
 #define SIM_PREFETCH_MID 1u
 #define SIM_PREFETCH_NEAR 0u
+_Static_assert(SIM_PREFETCH_LINE > SIM_PREFETCH_FAR && SIM_PREFETCH_FAR > SIM_PREFETCH_MID &&
+                   SIM_PREFETCH_MID > SIM_PREFETCH_NEAR,
+               "sim_run's span test covers the farthest place");
 
 static volatile sig_atomic_t interrupt_flag;
 
@@ -89,14 +92,23 @@ uint64_t sim_run(sim *s)
                    (unsigned long long)t, (unsigned long long)s->now);
         event *ev = evq_take_front(q, front);
         if (s->prefetch) {
-            const evq_entry *line = evq_ahead(q, SIM_PREFETCH_LINE);
-            if (line)
-                __builtin_prefetch(line->ev);
-            const evq_entry *far = evq_ahead(q, SIM_PREFETCH_FAR);
-            const evq_entry *mid = evq_ahead(q, SIM_PREFETCH_MID);
-            const evq_entry *near = evq_ahead(q, SIM_PREFETCH_NEAR);
-            s->prefetch(s->prefetch_ctx, far ? far->ev : NULL, mid ? mid->ev : NULL,
-                        near ? near->ev : NULL);
+            const evq_entry *base;
+            if (evq_ahead_span(q, &base) > SIM_PREFETCH_LINE) {
+                /* the common case: all four places in one array (the same entries
+                 * evq_ahead gives, without its walk) */
+                __builtin_prefetch(base[SIM_PREFETCH_LINE].ev);
+                s->prefetch(s->prefetch_ctx, base[SIM_PREFETCH_FAR].ev,
+                            base[SIM_PREFETCH_MID].ev, base[SIM_PREFETCH_NEAR].ev);
+            } else {
+                const evq_entry *line = evq_ahead(q, SIM_PREFETCH_LINE);
+                if (line)
+                    __builtin_prefetch(line->ev);
+                const evq_entry *far = evq_ahead(q, SIM_PREFETCH_FAR);
+                const evq_entry *mid = evq_ahead(q, SIM_PREFETCH_MID);
+                const evq_entry *near = evq_ahead(q, SIM_PREFETCH_NEAR);
+                s->prefetch(s->prefetch_ctx, far ? far->ev : NULL, mid ? mid->ev : NULL,
+                            near ? near->ev : NULL);
+            }
         }
         s->now = t;
         s->events++;
