@@ -283,8 +283,17 @@ uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
 
 /* The simulation's prefetch hook for the port events (sim_prefetch_fn; port.c): reads the
  * simulation's state, never writes it; it writes only net.guess, a memo of what pick returns.
- * topo.c installs it in the net's simulation. */
+ * topo.c installs it in the net's simulation when net_prefetch_pays. */
 void net_prefetch(void *ctx, const event *far, const event *mid, const event *near);
+/* Bytes of a port a packet hop touches (lines 0 and 1 and one class line), and the L2 size
+ * assumed where sysconf does not give one: net_prefetch_pays compares their product with the
+ * number of ports against the L2 (topo.c). */
+#define NET_HOT_PORT_BYTES 192u
+#define NET_L2_DEFAULT_BYTES (512u * 1024u)
+/* Whether the network's simulation should run the prefetch hook: its ports' hot lines exceed
+ * the core's L2 cache (or WR_PREFETCH=1/0 in the environment says so). Results are the same
+ * either way. */
+bool net_prefetch_pays(const net *n);
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is
  * then idle until it calls net_port_kick); it must not return a frame of a priority set in

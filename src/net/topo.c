@@ -37,8 +37,11 @@
  * more than one host and fabric.scale_up.bandwidth > 0, its links at the rate NCCL achieves
  * (bandwidth × scale_up.efficiency).
  */
+#define _DEFAULT_SOURCE /* sysconf(_SC_LEVEL2_CACHE_SIZE) */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/alloc.h"
 #include "../core/names.h"
@@ -1152,12 +1155,6 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     arena_init(&n->mem, "sim arena (topology, FIBs)");
     n->sc = sc;
     n->sim = s;
-    /* the prefetch hook knows only the packet model's events: a flow-level run's events are
-     * its pieces and fluid commits, and looking ahead for them would cost every event a walk */
-    if (s && sc->fidelity != FIDELITY_FLOW) {
-        s->prefetch = net_prefetch;
-        s->prefetch_ctx = n;
-    }
     /* HPCC: each packet carries its INT record after the struct (inttel.h); packets are
      * cache-line aligned (packet.h) */
     n->int_on = sc->nic.cc == CC_HPCC;
@@ -1256,7 +1253,36 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     }
     if (route)
         net_route(n);
+    /* the prefetch hook knows only the packet model's events: a flow-level run's events are
+     * its pieces and fluid commits, and looking ahead for them would cost every event a walk */
+    if (s && sc->fidelity != FIDELITY_FLOW && net_prefetch_pays(n)) {
+        s->prefetch = net_prefetch;
+        s->prefetch_ctx = n;
+    }
     return n;
+}
+
+/*
+ * Whether the prefetch hook pays for itself (issue #17, ninth round). It hides the misses of a
+ * fabric whose hot lines do not fit the core's L2, at the price of reading three events ahead
+ * for every event: a quarter of the run's time when nothing misses. Measured on a 512 KiB L2
+ * (docs/performance.md, ninth round), without the hook: a 128-host fat tree (768 ports) 0.395
+ * -> 0.283 us a hop, a 256-host leaf-spine (1,024 ports) 0.400 -> 0.304; a 512-host one (2,048
+ * ports) and a 432-host fat tree (2,592 ports) the same either way; the 1,024-host fat tree
+ * (6,144 ports) 1.6-2 times slower. So the hook goes in when the ports' hot lines
+ * (NET_HOT_PORT_BYTES each: lines 0 and 1 and the class line a hop touches) exceed the L2
+ * (sysconf's size, or NET_L2_DEFAULT_BYTES where the system does not say). The results never depend on it (the
+ * hook writes nothing a handler decides on but the ECMP guess, which is checked before use);
+ * WR_PREFETCH=1 or 0 in the environment forces it on or off (tests/test_pin.sh runs both).
+ */
+bool net_prefetch_pays(const net *n)
+{
+    const char *force = getenv("WR_PREFETCH");
+    if (force && *force)
+        return force[0] != '0';
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    uint64_t cache = l2 > 0 ? (uint64_t)l2 : NET_L2_DEFAULT_BYTES;
+    return (uint64_t)n->n_ports * NET_HOT_PORT_BYTES > cache;
 }
 
 net *net_build(const scenario *sc, sim *s, err *e)
