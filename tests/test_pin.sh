@@ -44,7 +44,8 @@ run_all() {
         if ! grep -q '"end_reason": "completed"' "$out/summary.det"; then
             fails=$((fails + 1)); echo "FAIL $name ($mode): the run did not complete"
         fi
-        (cd "$T/out.$mode" && for f in "$name"/summary.det "$name"/*.csv; do sha256sum "$f"; done) >> "$got"
+        (cd "$T/out.$mode" &&
+            for f in "$name"/summary.det "$name"/*.csv; do sha256sum "$f"; done) >> "$got"
     done
 }
 run_all auto
@@ -61,13 +62,17 @@ for mode in auto 1; do
     got=$T/got.$mode
     while read -r sum file; do
         want=$(awk -v f="$file" '$2 == f { print $1 }' "$PINS")
-        if [ -z "$want" ]; then fails=$((fails + 1)); echo "FAIL $file ($mode): not pinned (new output file?)"
-        elif [ "$want" != "$sum" ]; then fails=$((fails + 1)); echo "FAIL $file ($mode): differs from its pin"
+        if [ -z "$want" ]; then
+            fails=$((fails + 1)); echo "FAIL $file ($mode): not pinned (new output file?)"
+        elif [ "$want" != "$sum" ]; then
+            fails=$((fails + 1)); echo "FAIL $file ($mode): differs from its pin"
         else echo "ok   $file ($mode)"; fi
     done < "$got"
     while read -r sum file; do
-        grep -q " $file\$" "$got" || { fails=$((fails + 1)); echo "FAIL $file ($mode): pinned but not written"; }
+        grep -q " $file\$" "$got" ||
+            { fails=$((fails + 1)); echo "FAIL $file ($mode): pinned but not written"; }
     done < "$PINS"
 done
-echo "$n pinned runs (each scenario without and with the prefetch hook), $(cat "$T"/got.* | wc -l) files, $fails failed"
+echo "$n pinned runs (each scenario without and with the prefetch hook)," \
+    "$(cat "$T"/got.* | wc -l) files, $fails failed"
 [ "$fails" = 0 ]

@@ -1271,9 +1271,10 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
  * ports) and a 432-host fat tree (2,592 ports) the same either way; the 1,024-host fat tree
  * (6,144 ports) 1.6-2 times slower. So the hook goes in when the ports' hot lines
  * (NET_HOT_PORT_BYTES each: lines 0 and 1 and the class line a hop touches) exceed the L2
- * (sysconf's size, or NET_L2_DEFAULT_BYTES where the system does not say). The results never depend on it (the
- * hook writes nothing a handler decides on but the ECMP guess, which is checked before use);
- * WR_PREFETCH=1 or 0 in the environment forces it on or off (tests/test_pin.sh runs both).
+ * (sysconf's size, or NET_L2_DEFAULT_BYTES where the system does not say). The results never
+ * depend on it (the hook writes nothing a handler decides on but the ECMP guess, which is
+ * checked before use); WR_PREFETCH=1 or 0 in the environment forces it on or off
+ * (tests/test_pin.sh runs both).
  */
 bool net_prefetch_pays(const net *n)
 {
