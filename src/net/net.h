@@ -287,11 +287,11 @@ uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
 void net_prefetch(void *ctx, const event *far, const event *mid, const event *near);
 /* Bytes of a port a packet hop touches (lines 0 and 1 and one class line), and the L2 size
  * assumed where sysconf does not give one: net_prefetch_pays compares their product with the
- * number of ports against the L2 (topo.c). */
+ * number of ports against 5/4 of the L2 (topo.c). */
 #define NET_HOT_PORT_BYTES 192u
 #define NET_L2_DEFAULT_BYTES (512u * 1024u)
 /* Whether the network's simulation should run the prefetch hook: its ports' hot lines exceed
- * the core's L2 cache (or WR_PREFETCH=1/0 in the environment says so). Results are the same
+ * 5/4 of the core's L2 cache (or WR_PREFETCH=1/0 in the environment says so). Results are the same
  * either way. */
 bool net_prefetch_pays(const net *n);
 

@@ -1266,15 +1266,16 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
  * Whether the prefetch hook pays for itself (issue #17, ninth round). It hides the misses of a
  * fabric whose hot lines do not fit the core's L2, at the price of reading three events ahead
  * for every event: a quarter of the run's time when nothing misses. Measured on a 512 KiB L2
- * (docs/performance.md, ninth round), without the hook: a 128-host fat tree (768 ports) 0.395
- * -> 0.283 us a hop, a 256-host leaf-spine (1,024 ports) 0.400 -> 0.304; a 512-host one (2,048
- * ports) and a 432-host fat tree (2,592 ports) the same either way; the 1,024-host fat tree
- * (6,144 ports) 1.6-2 times slower. So the hook goes in when the ports' hot lines
- * (NET_HOT_PORT_BYTES each: lines 0 and 1 and the class line a hop touches) exceed the L2
- * (sysconf's size, or NET_L2_DEFAULT_BYTES where the system does not say). The results never
- * depend on it (the hook writes nothing a handler decides on but the ECMP guess, which is
- * checked before use); WR_PREFETCH=1 or 0 in the environment forces it on or off
- * (tests/test_pin.sh runs both).
+ * (docs/performance.md, ninth round), us a hop without / with it, 2 MB permutations, scale-up
+ * ports counted: 128-host fat tree (1,024 ports) 0.283 / 0.395, 256-host leaf-spine (1,536)
+ * 0.31 / 0.41, 512-host leaf-spine (3,072) 0.375 / 0.402, 432-host fat tree (3,456) 0.365 /
+ * 0.374, 1,024-host fat tree (8,192) 1.6-2 times slower without. So the hook goes in when the
+ * ports' hot lines (NET_HOT_PORT_BYTES each: lines 0 and 1 and the class line a hop touches)
+ * exceed 5/4 of the L2 (sysconf's size, or NET_L2_DEFAULT_BYTES where the system does not
+ * say): 0.2, 0.3, 0.6, 0.66 and 1.6 MB against 0.64 MB here. The results never depend on it
+ * (the hook writes nothing a handler decides on but the ECMP guess, which is checked before
+ * use); WR_PREFETCH=1 or 0 in the environment forces it on or off (tests/test_pin.sh runs
+ * both).
  */
 bool net_prefetch_pays(const net *n)
 {
@@ -1283,7 +1284,7 @@ bool net_prefetch_pays(const net *n)
         return force[0] != '0';
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     uint64_t cache = l2 > 0 ? (uint64_t)l2 : NET_L2_DEFAULT_BYTES;
-    return (uint64_t)n->n_ports * NET_HOT_PORT_BYTES > cache;
+    return (uint64_t)n->n_ports * NET_HOT_PORT_BYTES * 4 > cache * 5;
 }
 
 net *net_build(const scenario *sc, sim *s, err *e)
