@@ -20,31 +20,13 @@
 #include "sim.h"
 
 #include "err.h"
+#include "sim_loop.h"
 
-/* Software-pipelined prefetch (issue #17, fourth round). Positions count from the entry behind
- * the popped one (evq_ahead after the pop: 0 = the next event). Before an event's handler runs,
- * the line of the event at SIM_PREFETCH_LINE is prefetched (the queue also prefetches a run's
- * lines when it sorts a bucket, evq.c), and the network's hook is shown three of the events due
- * next, each one level deeper into what its handler will read: the event at SIM_PREFETCH_FAR,
- * whose own line is in cache by then, to prefetch what that line points to (the frame, the
- * node, the port's other hot lines); the event at SIM_PREFETCH_MID, whose pointed-to lines are
- * in cache by then, to prefetch the next level (the class line, the ingress port, the ECMP
- * group, the QP); and the next event, to prefetch the last (the egress port, the flow, the next
- * queued frame). So the dependent misses of the next events overlap this one's work instead of
- * each stalling in turn. The distances were measured (docs/performance.md, fourth round). */
-#define SIM_PREFETCH_LINE 7u
-#define SIM_PREFETCH_FAR 3u
-#define SIM_PREFETCH_MID 1u
-#define SIM_PREFETCH_NEAR 0u
-_Static_assert(SIM_PREFETCH_LINE > SIM_PREFETCH_FAR && SIM_PREFETCH_FAR > SIM_PREFETCH_MID &&
-                   SIM_PREFETCH_MID > SIM_PREFETCH_NEAR,
-               "sim_run's span test covers the farthest place");
+volatile sig_atomic_t sim_interrupt_flag;
 
-static volatile sig_atomic_t interrupt_flag;
-
-void sim_interrupt_request(void) { interrupt_flag = 1; }
-void sim_interrupt_clear(void) { interrupt_flag = 0; }
-bool sim_interrupt_pending(void) { return interrupt_flag != 0; }
+void sim_interrupt_request(void) { sim_interrupt_flag = 1; }
+void sim_interrupt_clear(void) { sim_interrupt_flag = 0; }
+bool sim_interrupt_pending(void) { return sim_interrupt_flag != 0; }
 
 void sim_init(sim *s, uint64_t seed)
 {
@@ -62,62 +44,14 @@ void sim_init(sim *s, uint64_t seed)
     s->progress_every = (uint64_t)1 << 20;
     s->prefetch = NULL;
     s->prefetch_ctx = NULL;
+    s->loop = NULL;
 }
 
 void sim_free(sim *s) { evq_free(&s->q); }
 
 uint64_t sim_run(sim *s)
 {
-    SIM_ASSERT(!(s->progress_every & (s->progress_every - 1)),
-               "progress_every must be a power of two, got %llu",
-               (unsigned long long)s->progress_every);
-    uint64_t start = s->events;
-    evq *q = &s->q;
-    q->prefetched_ahead = s->prefetch != NULL; /* the loop below asks for each event's line */
-    while (!s->stopped) {
-        if (q->n <= s->daemons)
-            break; /* empty, or only observers left */
-        if (__builtin_expect(interrupt_flag != 0, 0)) {
-            s->interrupted = true;
-            break;
-        }
-        const evq_entry *front = evq_front(q);
-        sim_time t = front->time;
-        if (t > s->stop_at) {
-            if (s->stop_at > s->now)
-                s->now = s->stop_at;
-            break;
-        }
-        SIM_ASSERT(t >= s->now, "time went backwards: event at %llu ps, now %llu ps",
-                   (unsigned long long)t, (unsigned long long)s->now);
-        event *ev = evq_take_front(q, front);
-        if (s->prefetch) {
-            const evq_entry *base;
-            if (evq_ahead_span(q, &base) > SIM_PREFETCH_LINE) {
-                /* the common case: all four places in one array (the same entries
-                 * evq_ahead gives, without its walk) */
-                __builtin_prefetch(base[SIM_PREFETCH_LINE].ev);
-                s->prefetch(s->prefetch_ctx, base[SIM_PREFETCH_FAR].ev,
-                            base[SIM_PREFETCH_MID].ev, base[SIM_PREFETCH_NEAR].ev);
-            } else {
-                const evq_entry *line = evq_ahead(q, SIM_PREFETCH_LINE);
-                if (line)
-                    __builtin_prefetch(line->ev);
-                const evq_entry *far = evq_ahead(q, SIM_PREFETCH_FAR);
-                const evq_entry *mid = evq_ahead(q, SIM_PREFETCH_MID);
-                const evq_entry *near = evq_ahead(q, SIM_PREFETCH_NEAR);
-                s->prefetch(s->prefetch_ctx, far ? far->ev : NULL, mid ? mid->ev : NULL,
-                            near ? near->ev : NULL);
-            }
-        }
-        s->now = t;
-        s->events++;
-        ev->fn(s, ev);
-        if (__builtin_expect(s->drain != NULL, 0) && *s->drain == 0)
-            break;
-        if (__builtin_expect(s->progress != NULL, 0) &&
-            (s->events & (s->progress_every - 1)) == 0)
-            s->progress(s, s->progress_user);
-    }
-    return s->events - start;
+    if (s->loop)
+        return s->loop(s); /* the model's copy, its hook inlined (sim_loop.h) */
+    return sim_loop(s, s->prefetch);
 }

@@ -44,6 +44,9 @@ struct sim {
     uint64_t progress_every;  /* events between progress calls (power of two) */
     sim_prefetch_fn prefetch; /* NULL = none; the network installs its own (port.c) */
     void *prefetch_ctx;       /* its first argument */
+    /* A copy of the loop with `prefetch` inlined (sim_loop.h), which sim_run calls instead of
+     * its own; NULL = sim_run's own. Whoever sets `prefetch` sets or clears this with it. */
+    uint64_t (*loop)(sim *s);
 };
 
 void sim_init(sim *s, uint64_t seed);

@@ -285,6 +285,8 @@ uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
  * simulation's state, never writes it; it writes only net.guess, a memo of what pick returns.
  * topo.c installs it in the net's simulation when net_prefetch_pays. */
 void net_prefetch(void *ctx, const event *far, const event *mid, const event *near);
+/* The simulation's loop with net_prefetch inlined (sim.loop; port.c). */
+uint64_t net_run_loop(sim *s);
 /* Bytes of a port a packet hop touches (lines 0 and 1 and one class line), and the L2 size
  * assumed where sysconf does not give one: net_prefetch_pays compares their product with the
  * number of ports against 5/4 of the L2 (topo.c). */

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "../core/err.h"
+#include "../core/sim_loop.h"
 #include "../core/hotpath.h"
 
 #define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
@@ -888,7 +889,8 @@ static void port_arrive(void *ctx, event *ev)
  * the event is queued: the port, the frames it holds, nodes, QPs. PAUSE frames are skipped
  * (they are consumed by the receiving MAC, and their dst names no host).
  */
-void net_prefetch(void *ctx, const event *far, const event *mid, const event *near)
+static inline __attribute__((always_inline)) void
+port_prefetch_events(void *ctx, const event *far, const event *mid, const event *near)
 {
     const net *n = ctx;
     if (far) {
@@ -1001,6 +1003,15 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
             __builtin_prefetch(&out->dre_bytes);
     }
 }
+
+void net_prefetch(void *ctx, const event *far, const event *mid, const event *near)
+{
+    port_prefetch_events(ctx, far, mid, near);
+}
+
+/* The simulation's loop with the hook above inlined (sim_loop.h): topo.c installs it as
+ * sim.loop together with net_prefetch as sim.prefetch. */
+uint64_t net_run_loop(sim *s) { return sim_loop(s, port_prefetch_events); }
 
 /*
  * Arrival over a link direction with a bit error rate (link-ber): the receiver's MAC checks the

@@ -1258,6 +1258,7 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
     if (s && sc->fidelity != FIDELITY_FLOW && net_prefetch_pays(n)) {
         s->prefetch = net_prefetch;
         s->prefetch_ctx = n;
+        s->loop = net_run_loop;
     }
     return n;
 }

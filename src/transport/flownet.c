@@ -234,6 +234,7 @@ flownet *flownet_new(transport *t)
     if (!fn->s->prefetch) { /* (topo.c installs the packet model's only at packet fidelity) */
         fn->s->prefetch = flownet_prefetch;
         fn->s->prefetch_ctx = fn;
+        fn->s->loop = NULL; /* sim_run's own loop, calling the hook above */
     }
     double conn_bytes = (double)(t->cap_flows ? t->cap_flows : 1) *
                         (double)(sizeof(flow) + sizeof(fn_qp) + fn->k * sizeof(fn_stream));
