@@ -11,11 +11,12 @@
  * (sim.h) is tested before each event: one load of a volatile flag, which the handler of a
  * signal sets.
  *
- * The loop reads the queue's front entry once (evq_front) and takes it (evq_take_front) instead
- * of calling evq_peek_time+evq_pop through the queue's checks twice; the progress test is a
- * mask on the event count (progress_every is a power of two), so the per-event overhead beyond
- * the queue is one indirect call and a few stores, plus, when a network is attached, the
- * prefetch hook's call (below).
+ * The loop itself is sim_loop.h's, an inline template over the prefetch hook: sim_run runs
+ * the copy a model installed (sim.loop: the network's, its hook inlined) or instantiates it
+ * with the hook it holds. It reads the queue's front entry once (evq_front) and takes it
+ * (evq_take_front) instead of calling evq_peek_time+evq_pop through the queue's checks twice;
+ * the progress test is a mask on the event count (progress_every is a power of two), so the
+ * per-event overhead beyond the queue is one indirect call and a few stores, plus the hook.
  */
 #include "sim.h"
 
