@@ -225,8 +225,9 @@ static inline uint32_t evq_ahead_span(const evq *q, const evq_entry **base)
         *base = &q->b0.e[q->head0];
         return r;
     }
-    *base = &q->run.e[q->run_head];
-    return q->run.len - q->run_head;
+    r = q->run.len - q->run_head;
+    *base = r ? &q->run.e[q->run_head] : NULL; /* (no run yet: run.e is NULL) */
+    return r;
 }
 /* Earliest time, or SIM_TIME_MAX if empty. */
 static inline sim_time evq_peek_time(evq *q)
