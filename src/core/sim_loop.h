@@ -36,8 +36,7 @@ _Static_assert(SIM_PREFETCH_LINE > SIM_PREFETCH_FAR && SIM_PREFETCH_FAR > SIM_PR
                    SIM_PREFETCH_MID > SIM_PREFETCH_NEAR,
                "sim_run's span test covers the farthest place");
 
-static inline __attribute__((always_inline)) uint64_t sim_loop(sim *s,
-                                                                sim_prefetch_fn pf)
+static inline __attribute__((always_inline)) uint64_t sim_loop(sim *s, sim_prefetch_fn pf)
 {
     SIM_ASSERT(!(s->progress_every & (s->progress_every - 1)),
                "progress_every must be a power of two, got %llu",
@@ -68,8 +67,8 @@ static inline __attribute__((always_inline)) uint64_t sim_loop(sim *s,
                 /* the common case: all four places in one array (the same entries
                  * evq_ahead gives, without its walk) */
                 __builtin_prefetch(base[SIM_PREFETCH_LINE].ev);
-                pf(s->prefetch_ctx, base[SIM_PREFETCH_FAR].ev,
-                            base[SIM_PREFETCH_MID].ev, base[SIM_PREFETCH_NEAR].ev);
+                pf(s->prefetch_ctx, base[SIM_PREFETCH_FAR].ev, base[SIM_PREFETCH_MID].ev,
+                   base[SIM_PREFETCH_NEAR].ev);
             } else {
                 const evq_entry *line = evq_ahead(q, SIM_PREFETCH_LINE);
                 if (line)
@@ -78,7 +77,7 @@ static inline __attribute__((always_inline)) uint64_t sim_loop(sim *s,
                 const evq_entry *mid = evq_ahead(q, SIM_PREFETCH_MID);
                 const evq_entry *near = evq_ahead(q, SIM_PREFETCH_NEAR);
                 pf(s->prefetch_ctx, far ? far->ev : NULL, mid ? mid->ev : NULL,
-                            near ? near->ev : NULL);
+                   near ? near->ev : NULL);
             }
         }
         s->now = t;

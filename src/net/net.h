@@ -293,8 +293,8 @@ uint64_t net_run_loop(sim *s);
 #define NET_HOT_PORT_BYTES 192u
 #define NET_L2_DEFAULT_BYTES (512u * 1024u)
 /* Whether the network's simulation should run the prefetch hook: its ports' hot lines exceed
- * 5/4 of the core's L2 cache (or WR_PREFETCH=1/0 in the environment says so). Results are the same
- * either way. */
+ * 5/4 of the core's L2 cache (or WR_PREFETCH=1/0 in the environment says so). Results are the
+ * same either way. */
 bool net_prefetch_pays(const net *n);
 
 /* Host hooks, set by the transport. `pull` returns the next frame for `p` or NULL (the NIC is

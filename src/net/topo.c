@@ -1273,10 +1273,10 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
  * 0.374, 1,024-host fat tree (8,192) 1.6-2 times slower without. So the hook goes in when the
  * ports' hot lines (NET_HOT_PORT_BYTES each: lines 0 and 1 and the class line a hop touches)
  * exceed 5/4 of the L2 (sysconf's size, or NET_L2_DEFAULT_BYTES where the system does not
- * say): 0.2, 0.3, 0.6, 0.66 and 1.6 MB against 0.64 MB here. The results never depend on it
- * (the hook writes nothing a handler decides on but the ECMP guess, which is checked before
- * use); WR_PREFETCH=1 or 0 in the environment forces it on or off (tests/test_pin.sh runs
- * both).
+ * say): 192, 288, 576, 648 and 1,536 KiB against 640 KiB here. The results never depend
+ * on it (the hook writes nothing a handler decides on but the ECMP guess, which is checked
+ * before use); WR_PREFETCH=1 or 0 in the environment forces it on or off (tests/test_pin.sh
+ * runs both).
  */
 bool net_prefetch_pays(const net *n)
 {
