@@ -43,9 +43,7 @@ void sim_init(sim *s, uint64_t seed)
     s->progress = NULL;
     s->progress_user = NULL;
     s->progress_every = (uint64_t)1 << 20;
-    s->prefetch = NULL;
-    s->prefetch_ctx = NULL;
-    s->loop = NULL;
+    sim_set_prefetch(s, NULL, NULL, NULL);
 }
 
 void sim_free(sim *s) { evq_free(&s->q); }

@@ -42,10 +42,11 @@ struct sim {
     sim_progress_fn progress;
     void *progress_user;
     uint64_t progress_every;  /* events between progress calls (power of two) */
+    /* set together by sim_set_prefetch */
     sim_prefetch_fn prefetch; /* NULL = none; the network installs its own (port.c) */
     void *prefetch_ctx;       /* its first argument */
     /* A copy of the loop with `prefetch` inlined (sim_loop.h), which sim_run calls instead of
-     * its own; NULL = sim_run's own. Whoever sets `prefetch` sets or clears this with it. */
+     * its own; NULL = sim_run's own. */
     uint64_t (*loop)(sim *s);
 };
 
@@ -54,6 +55,15 @@ void sim_free(sim *s);
 static inline void sim_at(sim *s, event *ev, sim_time t) { evq_push(&s->q, ev, t); }
 static inline void sim_after(sim *s, event *ev, sim_time dt) { evq_push(&s->q, ev, s->now + dt); }
 static inline void sim_stop(sim *s) { s->stopped = true; }
+/* Install a prefetch hook (NULL: none) with its context, and the copy of the loop that inlines
+ * it (sim_loop.h; NULL: sim_run's own loop, calling the hook through its pointer). One setter,
+ * so that a hook is never left beside another hook's loop. */
+static inline void sim_set_prefetch(sim *s, sim_prefetch_fn fn, void *ctx, uint64_t (*loop)(sim *s))
+{
+    s->prefetch = fn;
+    s->prefetch_ctx = ctx;
+    s->loop = loop;
+}
 /* Run until empty, stopped, past stop_at or interrupted. Returns the number of events executed. */
 uint64_t sim_run(sim *s);
 

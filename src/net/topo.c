@@ -1255,11 +1255,8 @@ static net *build(const scenario *sc, sim *s, err *e, bool route)
         net_route(n);
     /* the prefetch hook knows only the packet model's events: a flow-level run's events are
      * its pieces and fluid commits, and looking ahead for them would cost every event a walk */
-    if (s && sc->fidelity != FIDELITY_FLOW && net_prefetch_pays(n)) {
-        s->prefetch = net_prefetch;
-        s->prefetch_ctx = n;
-        s->loop = net_run_loop;
-    }
+    if (s && sc->fidelity != FIDELITY_FLOW && net_prefetch_pays(n))
+        sim_set_prefetch(s, net_prefetch, n, net_run_loop);
     return n;
 }
 

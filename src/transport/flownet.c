@@ -231,11 +231,8 @@ flownet *flownet_new(transport *t)
     event_init(&fn->commit, commit_fire);
     fn->n->on_change = on_net_change;
     fn->n->change_ctx = fn;
-    if (!fn->s->prefetch) { /* (topo.c installs the packet model's only at packet fidelity) */
-        fn->s->prefetch = flownet_prefetch;
-        fn->s->prefetch_ctx = fn;
-        fn->s->loop = NULL; /* sim_run's own loop, calling the hook above */
-    }
+    if (!fn->s->prefetch) /* (topo.c installs the packet model's only at packet fidelity) */
+        sim_set_prefetch(fn->s, flownet_prefetch, fn, NULL);
     double conn_bytes = (double)(t->cap_flows ? t->cap_flows : 1) *
                         (double)(sizeof(flow) + sizeof(fn_qp) + fn->k * sizeof(fn_stream));
     flownet_successor_hint(fn, conn_bytes > FLOWNET_SUCC_MIN_BYTES);
@@ -254,7 +251,7 @@ void flownet_successor_hint(flownet *fn, bool on)
         fn->succ = NULL;
     }
     if (fn->s->prefetch_ctx == fn)
-        fn->s->prefetch = fn->succ ? flownet_prefetch_succ : flownet_prefetch;
+        sim_set_prefetch(fn->s, fn->succ ? flownet_prefetch_succ : flownet_prefetch, fn, NULL);
 }
 
 bool flownet_successor(const flownet *fn, uint32_t flow_id, uint32_t *succ, uint32_t *q)
