@@ -1,8 +1,10 @@
 /*
  * test_topo.c — topology presets and routing: exact counts against the closed forms, every host
  * pair reachable over every ECMP branch, hop counts as the topology dictates, rail-only
- * cross-rail traffic through the scale-up domain, and topology errors at the right key.
+ * cross-rail traffic through the scale-up domain, topology errors at the right key, and the
+ * prefetch hook installed by the fabric's size or as WR_PREFETCH forces it.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <stdlib.h>
 #include <string.h>
 
@@ -682,6 +684,44 @@ static void test_topology_errors(void)
                  "unknown node \"t\"", 7);
 }
 
+/* net_prefetch_pays: the hook for a fabric whose ports' hot lines outgrow any L2, none for one
+ * port, and WR_PREFETCH overriding both ways; net_build installs the hook and its inlined loop
+ * together, or neither (test_pin's forced pass relies on this to run the hook at all). */
+static void test_prefetch_hook_choice(void)
+{
+    static net x; /* only n_ports is read */
+    unsetenv("WR_PREFETCH");
+    x.n_ports = 1;
+    CHECK(!net_prefetch_pays(&x));
+    x.n_ports = UINT32_MAX; /* 768 GiB of hot lines */
+    CHECK(net_prefetch_pays(&x));
+    static const char *const off[] = {"0", "off", "no", "false"};
+    for (unsigned i = 0; i < sizeof off / sizeof off[0]; i++) {
+        setenv("WR_PREFETCH", off[i], 1);
+        CHECK(!net_prefetch_pays(&x));
+    }
+    x.n_ports = 1;
+    setenv("WR_PREFETCH", "1", 1);
+    CHECK(net_prefetch_pays(&x));
+
+    static const char *const fab = "fabric: {preset: leaf-spine, servers: 2, gpus_per_server: 4}\n";
+    built b;
+    err e;
+    CHECK(build(&b, fab, &e) == 0);
+    if (b.n) {
+        CHECK(b.s.prefetch == net_prefetch && b.s.loop == net_run_loop &&
+              b.s.prefetch_ctx == b.n);
+        unbuild(&b);
+    }
+    setenv("WR_PREFETCH", "0", 1);
+    CHECK(build(&b, fab, &e) == 0);
+    if (b.n) {
+        CHECK(b.s.prefetch == NULL && b.s.loop == NULL);
+        unbuild(&b);
+    }
+    unsetenv("WR_PREFETCH");
+}
+
 int main(void)
 {
     TEST_RUN(test_routes_equal_per_host_bfs);
@@ -696,5 +736,6 @@ int main(void)
     TEST_RUN(test_custom);
     TEST_RUN(test_reroute_after_link_down);
     TEST_RUN(test_topology_errors);
+    TEST_RUN(test_prefetch_hook_choice);
     return tl_finish();
 }
