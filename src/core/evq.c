@@ -218,6 +218,17 @@ static inline void put(evq *q, unsigned i, evq_entry e)
         b->min = e.time;
 }
 
+/* Ask for all 16 lines of a chunk (NULL: none): a bucket's chunks lie anywhere, so the
+ * hardware's stream prefetch stops at each chunk's end; asked for one chunk ahead, a bucket
+ * filled long ago (a byte-2 bucket at 10^6 pending: out of the L3) streams in while the chunk
+ * before it is read. */
+static inline void prefetch_chunk(const evq_chunk *c)
+{
+    if (c)
+        for (unsigned l = 0; l < sizeof *c; l += 64)
+            __builtin_prefetch((const char *)c + l);
+}
+
 static uint32_t keep_live(evq_entry *e, uint32_t n)
 {
     uint32_t w = 0;
@@ -463,11 +474,13 @@ static bool settle(evq *q)
             while (tb->cap < n2)
                 grow(tb);
             uint32_t c0[EVQ_RADIX + 1] = {0}, c1[EVQ_RADIX + 1] = {0};
-            for (evq_chunk *x = c; x; x = x->next)
+            for (evq_chunk *x = c; x; x = x->next) {
+                prefetch_chunk(x->next);
                 for (uint32_t k = 0; k < x->len; k++) {
                     c0[(x->e[k].time & 0xff) + 1]++;
                     c1[((x->e[k].time >> 8) & 0xff) + 1]++;
                 }
+            }
             for (unsigned d = 0; d < EVQ_RADIX; d++) {
                 c0[d + 1] += c0[d];
                 c1[d + 1] += c1[d];
@@ -509,9 +522,11 @@ static bool settle(evq *q)
                     }
             } else {
                 uint32_t cnt[EVQ_RADIX + 1] = {0};
-                for (evq_chunk *x = c; x; x = x->next)
+                for (evq_chunk *x = c; x; x = x->next) {
+                    prefetch_chunk(x->next);
                     for (uint32_t k = 0; k < x->len; k++)
                         cnt[(x->e[k].time & 0xff) + 1]++;
+                }
                 for (unsigned d = 0; d < EVQ_RADIX; d++)
                     cnt[d + 1] += cnt[d];
                 for (evq_chunk *x = c; x; x = x->next)
@@ -522,24 +537,42 @@ static bool settle(evq *q)
             run_begin(q, c, tail, m);
             continue;
         }
-        for (evq_chunk *x = c; x; x = x->next) {
+        for (evq_chunk *x = c, *nx; x; x = nx) {
             const evq_entry *e = x->e;
             const uint32_t len = x->len;
+            prefetch_chunk(x->next);
             /* A bucket of byte 0 or a small one of byte 1: its events are about to be popped
              * one after another, so ask for their cache lines now, all at once, instead of
              * missing on each in turn (the event sits in the component its handler works on). */
             if (p <= 1)
                 for (uint32_t k = 0; k < len; k++)
                     __builtin_prefetch(e[k].ev);
-            for (uint32_t k = 0; k < len; k++) {
-                if (e[k].time == m)
-                    put_b0(q, e[k]);
-                else
-                    put(q, bucket_of(e[k].time, m), e[k]); /* always at a byte below p */
-            }
+            if (p == 2) {
+                /* (the densest case, a byte-2 bucket too large for the run: its entries share
+                 * bytes 2 and up with m, so they differ from it in byte 1 or byte 0 only) */
+                for (uint32_t k = 0; k < len; k++) {
+                    sim_time t = e[k].time;
+                    if (t == m)
+                        put_b0(q, e[k]);
+                    else
+                        put(q, (t ^ m) >> 8 ? EVQ_RADIX + (unsigned)((t >> 8) & 0xff)
+                                            : (unsigned)(t & 0xff), e[k]);
+                }
+            } else
+                for (uint32_t k = 0; k < len; k++) {
+                    if (e[k].time == m)
+                        put_b0(q, e[k]);
+                    else
+                        put(q, bucket_of(e[k].time, m), e[k]); /* at a byte below p */
+                }
+            /* the chunk just read goes back to the free list at once, so the next put that
+             * needs a chunk takes it while its lines are still in the cache (returning the
+             * bucket's chunks after the loop made a dense window's redistribution stream
+             * through twice its size) */
+            nx = x->next;
+            x->next = q->free;
+            q->free = x;
         }
-        tail->next = q->free; /* the emptied chunks, back to the free list */
-        q->free = c;
         if (b0->len > 1)
             order_b0(b0);
     }
