@@ -302,12 +302,24 @@ static dref dheap_pop(dref *h, uint32_t *n)
     return top;
 }
 
+/* Drop the reference's stale entries (seq[k]: event k's live seq). */
+static void dheap_compact(dref *h, uint32_t *n, const uint64_t *seq)
+{
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < *n; i++)
+        if (seq[h[i].k] == h[i].seq)
+            h[w++] = h[i];
+    *n = 0;
+    for (uint32_t i = 0; i < w; i++)
+        dheap_push(h, n, h[i]);
+}
+
 /* Dense 65.5 ns windows: tens of thousands of events within one byte-2 bucket, more than the
  * run takes whole (EVQ_RUN2_MAX), so the queue takes the path bench_evq's 10^6 pending and the
  * 32,768-GPU fabrics take. Pops are checked against the reference one by one while popped
  * events are pushed back into the window being served (before, between and after the times
  * still queued, and on a grid, so that equal times abound), cancelled and rescheduled. */
-static void dense_window(uint64_t seed, uint32_t n, uint64_t grain)
+static void dense_window(uint64_t seed, uint32_t n, uint64_t grain, int churn)
 {
     event *e = calloc(n, sizeof *e);
     uint64_t *seq = calloc(n, sizeof *seq); /* the reference's live seq per event, 0: none */
@@ -365,15 +377,25 @@ static void dense_window(uint64_t seed, uint32_t n, uint64_t grain)
                 dheap_push(h, &hn, (dref){nt, seq[k], k});
             }
         }
-        if (hn + 8 > (size_t)n * 4) { /* compact the reference: drop its stale entries */
-            uint32_t w = 0;
-            for (uint32_t i = 0; i < hn; i++)
-                if (seq[h[i].k] == h[i].seq)
-                    h[w++] = h[i];
-            hn = 0;
-            for (uint32_t i = 0; i < w; i++)
-                dheap_push(h, &hn, h[i]);
+        if (churn && pops == 1) {
+            /* every event rescheduled twice within the window being served: the stale
+             * entries outnumber the live ones, and the queue sweeps them from the window */
+            uint64_t before = q.stale;
+            for (int round = 0; round < 2; round++)
+                for (uint32_t k = 0; k < n; k++) {
+                    sim_time nt = now + rng_below(&r, 1u << 16) / grain * grain;
+                    evq_reschedule(&q, &e[k], nt < now ? now : nt);
+                    live += seq[k] == 0;
+                    seq[k] = next++;
+                    dheap_push(h, &hn, (dref){nt < now ? now : nt, seq[k], k});
+                    if (hn + 8 > (size_t)n * 4)
+                        dheap_compact(h, &hn, seq);
+                }
+            CHECK(q.stale < before + 2 * (uint64_t)n); /* swept */
+            CHECK(evq_check(&q));
         }
+        if (hn + 8 > (size_t)n * 4)
+            dheap_compact(h, &hn, seq);
         if (op % 4096 == 0 && (!evq_check(&q) || evq_size(&q) != live))
             bad_check++;
     }
@@ -389,9 +411,10 @@ static void dense_window(uint64_t seed, uint32_t n, uint64_t grain)
 
 static void test_dense_windows(void)
 {
-    dense_window(21, 40000, 1);
-    dense_window(22, 50000, 64); /* ties: 1,024 distinct times in the window */
-    dense_window(23, 20000, 1);  /* (a window the run takes whole, for comparison) */
+    dense_window(21, 40000, 1, 0);
+    dense_window(22, 50000, 64, 0); /* ties: 1,024 distinct times in the window */
+    dense_window(24, 40000, 1, 1);  /* stale entries swept while the window is served */
+    dense_window(23, 20000, 1, 0);  /* (a window the run takes whole, for comparison) */
 }
 
 int main(void)
