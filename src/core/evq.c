@@ -44,8 +44,11 @@
  *
  * Measured with bench/bench_evq.c (hold model, exponential increments of mean 1 us, M hold
  * ops/s at 10^3 / 10^4 / 10^5 / 10^6 pending, idle machine): the 4-ary heap with inline keys and
- * prefetching it replaces made 31.1 / 20.1 / 15.1 / 3.3; this queue 40.8 / 24.7 / 27.8 / 17.1.
- * What remains at 10^6 is mostly the first touch of each event (prefetched a bucket ahead).
+ * prefetching it replaces made 31.1 / 20.1 / 15.1 / 3.3; this queue 40.8 / 24.7 / 27.8 / 17.1
+ * when it replaced it; on the development machine of issue #17's tenth round, with the bench's
+ * events on huge pages as the simulator's are, 31.2 / 38.1 / 32.1 / 20.7. At 10^6 a hold runs
+ * about 180 instructions, and the redistribution of dense windows writes into the chunks it
+ * has just read (settle, below).
  *
  * Radix buckets are lists of 1 KiB chunks from one free list, refilled by slabs that double the
  * total (O(log) allocations in a run, none once the queue has reached its working size); the
