@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/env.h"
 #include "core/pool.h" /* POOL_ASAN */
 #include "testlib.h"
 
@@ -74,6 +75,29 @@ static void test_oom(void)
 
 /* xcalloc_huge: zeroed, freeable, 2 MiB-aligned (and advised to huge pages, which only
  * /proc/self/smaps could show) when it maps; small blocks and sanitizer builds take calloc. */
+/* WR_HUGEPAGES turns huge pages off with the spellings WR_PREFETCH takes (0, off, no, false).
+ * The switch is read once per process, so each value is tried in a child forked before this
+ * process has read it (main runs this test first). */
+static void test_hugepages_env(void)
+{
+    static const char *off[] = {"0", "off", "no", "false"};
+    for (unsigned k = 0; k < 4; k++)
+        CHECK(env_value_off(off[k]));
+    CHECK(!env_value_off(NULL) && !env_value_off("") && !env_value_off("1") &&
+          !env_value_off("on") && !env_value_off("yes") && !env_value_off("offline"));
+    for (unsigned k = 0; k < 4; k++) {
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            setenv("WR_HUGEPAGES", off[k], 1);
+            _exit(xalloc_huge_used(XALLOC_HUGE_MIN) ? 1 : 0);
+        }
+        int st = 0;
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+}
+
 static void test_huge(void)
 {
     uint64_t c0 = alloc_count();
@@ -107,6 +131,7 @@ static void test_huge(void)
 
 int main(void)
 {
+    TEST_RUN(test_hugepages_env); /* first: before this process reads WR_HUGEPAGES */
     TEST_RUN(test_basic);
     TEST_RUN(test_huge);
     TEST_RUN(test_oom);

@@ -10,6 +10,7 @@
  */
 #define _DEFAULT_SOURCE /* MADV_HUGEPAGE, MAP_ANONYMOUS */
 #include "alloc.h"
+#include "env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,13 +88,12 @@ static size_t huge_len(size_t n)
 }
 
 #if ALLOC_HUGE
-static int huge_off = -1; /* WR_HUGEPAGES=0: -1 not read yet */
+static int huge_off = -1; /* WR_HUGEPAGES off (env.h): -1 not read yet */
 
 static int huge_enabled(void)
 {
     if (huge_off < 0) {
-        const char *e = getenv("WR_HUGEPAGES");
-        huge_off = e && strcmp(e, "0") == 0;
+        huge_off = env_value_off(getenv("WR_HUGEPAGES")); /* 0, off, no, false */
     }
     return !huge_off;
 }

@@ -28,7 +28,8 @@ void xfree_lines(void *mem, uint64_t n, size_t size);
  * TLB entry covers 2 MiB instead of 4 KiB: at 8,192 hosts and more the hot path touches more
  * pages than the TLB holds, and the prefetches the event loop issues stall on page walks
  * (docs/performance.md, issue #17 sixth round). Smaller blocks, sanitizer builds and
- * WR_HUGEPAGES=0 in the environment get plain calloc. Release with xfree_huge(p, n), the same n. */
+ * WR_HUGEPAGES=0 (or off, no, false: env.h) in the environment get plain calloc. Release with
+ * xfree_huge(p, n), the same n. */
 #define XALLOC_HUGE_PAGE ((size_t)2 << 20)
 #define XALLOC_HUGE_MIN XALLOC_HUGE_PAGE
 void *xcalloc_huge(size_t n, const char *what);
@@ -37,7 +38,7 @@ void xfree_huge(void *p, size_t n);
  * maps them (the rest of the last one is the caller's to use), else n. */
 size_t xalloc_huge_size(size_t n);
 /* Whether xcalloc_huge maps blocks of n bytes to huge pages (false below XALLOC_HUGE_MIN, under
- * sanitizers, with WR_HUGEPAGES=0, or where the system has no MADV_HUGEPAGE). */
+ * sanitizers, with WR_HUGEPAGES off, or where the system has no MADV_HUGEPAGE). */
 int xalloc_huge_used(size_t n);
 
 /* Number of successful xmalloc/xcalloc/xrealloc/xstrdup calls since start. */

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "../core/alloc.h"
+#include "../core/env.h"
 #include "../core/names.h"
 #include "net.h"
 #include "inttel.h"
@@ -1279,8 +1280,7 @@ bool net_prefetch_pays(const net *n)
 {
     const char *force = getenv("WR_PREFETCH");
     if (force && *force) /* 0 (or off, no, false): off; any other value: on */
-        return strcmp(force, "0") && strcmp(force, "off") && strcmp(force, "no") &&
-               strcmp(force, "false");
+        return !env_value_off(force);
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     uint64_t cache = l2 > 0 ? (uint64_t)l2 : NET_L2_DEFAULT_BYTES;
     return (uint64_t)n->n_ports * NET_HOT_PORT_BYTES * 4 > cache * 5;
