@@ -198,13 +198,14 @@ static inline void put(evq *q, unsigned i, evq_entry e)
 {
     evq_list *b = &q->b[i];
     evq_chunk *c = b->tail;
-    if (__builtin_expect(!c || c->len == EVQ_CHUNK, 0)) {
+    uint32_t slot = b->fill;
+    if (__builtin_expect(slot == 0 || slot == EVQ_CHUNK, 0)) { /* no tail, or a full one */
+        SIM_ASSERT(b->n <= UINT32_MAX - EVQ_CHUNK, "event queue bucket full (%u entries)", b->n);
         if (!q->free)
             add_slab(q);
         evq_chunk *n = q->free;
         q->free = n->next;
         n->next = NULL;
-        n->len = 0;
         if (c)
             c->next = n;
         else {
@@ -214,8 +215,10 @@ static inline void put(evq *q, unsigned i, evq_entry e)
             q->pos_mask |= 1u << p;
         }
         b->tail = c = n;
+        slot = 0;
     }
-    c->e[c->len++] = e;
+    c->e[slot] = e;
+    b->fill = slot + 1;
     b->n++;
     if (e.time < b->min)
         b->min = e.time;
@@ -280,17 +283,18 @@ static void __attribute__((noinline)) sweep(evq *q)
     q->head0 = 0;
     for (unsigned i = 0; i < NB; i++) {
         evq_list *b = &q->b[i];
-        evq_chunk *c = b->head;
+        evq_chunk *c = b->head, *tail = b->tail;
         if (!c)
             continue;
+        uint32_t fill = b->fill;
         b->head = b->tail = NULL;
         b->min = SIM_TIME_MAX;
-        b->n = 0;
+        b->n = b->fill = 0;
         mark_empty(q, i);
         while (c) {
             evq_entry tmp[EVQ_CHUNK];
-            uint32_t n = 0;
-            for (uint32_t k = 0; k < c->len; k++)
+            uint32_t n = 0, len = evq_chunk_fill(c, tail, fill);
+            for (uint32_t k = 0; k < len; k++)
                 if (live(&c->e[k]))
                     tmp[n++] = c->e[k];
             evq_chunk *next = c->next;
@@ -458,9 +462,10 @@ static bool settle(evq *q)
         q->last = m;
         evq_chunk *c = b->head, *tail = b->tail;
         uint64_t nb = b->n; /* its entries, stale ones included */
+        uint32_t fill = b->fill;
         b->head = b->tail = NULL;
         b->min = SIM_TIME_MAX;
-        b->n = 0;
+        b->n = b->fill = 0;
         mark_empty(q, i);
         bool run_free = q->run_head >= q->run.len;
         if (p == 2 && run_free && nb > EVQ_RUN2_MIN && nb <= EVQ_RUN2_MAX) {
@@ -479,7 +484,7 @@ static bool settle(evq *q)
             uint32_t c0[EVQ_RADIX + 1] = {0}, c1[EVQ_RADIX + 1] = {0};
             for (evq_chunk *x = c; x; x = x->next) {
                 prefetch_chunk(x->next);
-                for (uint32_t k = 0; k < x->len; k++) {
+                for (uint32_t k = 0, len = evq_chunk_fill(x, tail, fill); k < len; k++) {
                     c0[(x->e[k].time & 0xff) + 1]++;
                     c1[((x->e[k].time >> 8) & 0xff) + 1]++;
                 }
@@ -489,7 +494,7 @@ static bool settle(evq *q)
                 c1[d + 1] += c1[d];
             }
             for (evq_chunk *x = c; x; x = x->next)
-                for (uint32_t k = 0; k < x->len; k++)
+                for (uint32_t k = 0, len = evq_chunk_fill(x, tail, fill); k < len; k++)
                     tb->e[c0[x->e[k].time & 0xff]++] = x->e[k];
             for (uint32_t k = 0; k < n2; k++)
                 r->e[c1[(tb->e[k].time >> 8) & 0xff]++] = tb->e[k];
@@ -497,7 +502,7 @@ static bool settle(evq *q)
             run_begin(q, c, tail, m);
             continue;
         }
-        if (p == 1 && run_free && (c->next || c->len > EVQ_RUN_MIN)) {
+        if (p == 1 && run_free && nb > EVQ_RUN_MIN) {
             /* A byte-1 bucket spans 256 ps: when it holds more than one entry, sort it by its
              * last byte into the run (stable: equal times keep their order, which order_b0
              * completes), so its times are served from one array instead
@@ -517,7 +522,7 @@ static bool settle(evq *q)
             if (len <= EVQ_RUN_INSERTION) {
                 /* a few entries (a sparse queue): a stable insertion sort */
                 for (evq_chunk *x = c; x; x = x->next)
-                    for (uint32_t k = 0; k < x->len; k++) {
+                    for (uint32_t k = 0, xl = evq_chunk_fill(x, tail, fill); k < xl; k++) {
                         uint32_t j = r->len++;
                         for (; j > 0 && r->e[j - 1].time > x->e[k].time; j--)
                             r->e[j] = r->e[j - 1];
@@ -527,13 +532,13 @@ static bool settle(evq *q)
                 uint32_t cnt[EVQ_RADIX + 1] = {0};
                 for (evq_chunk *x = c; x; x = x->next) {
                     prefetch_chunk(x->next);
-                    for (uint32_t k = 0; k < x->len; k++)
+                    for (uint32_t k = 0, xl = evq_chunk_fill(x, tail, fill); k < xl; k++)
                         cnt[(x->e[k].time & 0xff) + 1]++;
                 }
                 for (unsigned d = 0; d < EVQ_RADIX; d++)
                     cnt[d + 1] += cnt[d];
                 for (evq_chunk *x = c; x; x = x->next)
-                    for (uint32_t k = 0; k < x->len; k++)
+                    for (uint32_t k = 0, xl = evq_chunk_fill(x, tail, fill); k < xl; k++)
                         r->e[cnt[x->e[k].time & 0xff]++] = x->e[k];
                 r->len = len;
             }
@@ -542,7 +547,7 @@ static bool settle(evq *q)
         }
         for (evq_chunk *x = c, *nx; x; x = nx) {
             const evq_entry *e = x->e;
-            const uint32_t len = x->len;
+            const uint32_t len = evq_chunk_fill(x, tail, fill);
             prefetch_chunk(x->next);
             /* A bucket of byte 0 or a small one of byte 1: its events are about to be popped
              * one after another, so ask for their cache lines now, all at once, instead of
@@ -663,11 +668,13 @@ bool evq_check(const evq *q)
         uint64_t n_b = 0;
         for (const evq_chunk *c = b->head; c; c = c->next) {
             chunks++;
-            n_b += c->len;
-            if (c->len == 0 || c->len > EVQ_CHUNK || (c->next && c->len != EVQ_CHUNK) ||
-                (!c->next && c != b->tail))
+            /* every chunk full but the tail, which holds the rest of the bucket's n */
+            if ((!c->next && c != b->tail) || (c->next && c == b->tail) || b->fill == 0 ||
+                b->fill > EVQ_CHUNK)
                 return false;
-            for (uint32_t k = 0; k < c->len; k++) {
+            uint32_t len = evq_chunk_fill(c, b->tail, b->fill);
+            n_b += len;
+            for (uint32_t k = 0; k < len; k++) {
                 const evq_entry *e = &c->e[k];
                 if (!count_entry(q, e, &n_live, &n_stale) || e->time <= q->last ||
                     bucket_of(e->time, q->last) != i)
@@ -678,7 +685,7 @@ bool evq_check(const evq *q)
         }
         if (b->head && b->min != m)
             return false;
-        if (b->n != n_b)
+        if (b->n != n_b || (!b->head && b->fill))
             return false;
         if (b->head && p <= 1 && q->low_min > m)
             return false; /* evq_front's bound */

@@ -61,15 +61,25 @@ typedef struct evq_bucket {
 typedef struct evq_chunk evq_chunk;
 struct evq_chunk {
     evq_chunk *next;
-    uint32_t len, pad;
+    uint64_t pad;
     evq_entry e[EVQ_CHUNK];
 };
 typedef struct evq_list {
     evq_chunk *head, *tail;
     sim_time min; /* smallest time appended since the bucket was last emptied */
-    uint64_t n;   /* entries appended since then (settle sizes a run without walking the
-                   * chunks: issue #17, eighth round); 32 bytes, two buckets a line */
+    uint32_t n;   /* entries appended since then (settle sizes a run without walking the
+                   * chunks: issue #17, eighth round; below 2^32: put asserts it) */
+    uint32_t fill; /* entries in the tail chunk (0: none); every other chunk is full, and a
+                    * chunk keeps no count of its own, so an append reads the bucket's line
+                    * only, not the tail chunk's first line (issue #17, tenth round: a dense
+                    * window's redistribution appends to 256 tails at once, whose first lines
+                    * the L1 does not keep); 32 bytes, two buckets a line */
 } evq_list;
+/* Entries in chunk c of a bucket (or a list taken from one) whose tail holds `fill`. */
+static inline uint32_t evq_chunk_fill(const evq_chunk *c, const evq_chunk *tail, uint32_t fill)
+{
+    return c == tail ? fill : EVQ_CHUNK;
+}
 
 struct evq {
     evq_bucket b0;      /* entries at time `last`, in seq order */
@@ -118,12 +128,13 @@ static inline void evq_push(evq *q, event *ev, sim_time t)
                              ev->stamp == EVQ_NOT_QUEUED && q->n < UINT32_MAX, 1)) {
         unsigned p = (63u - (unsigned)__builtin_clzll(x)) >> 3;
         evq_list *b = &q->b[p * EVQ_RADIX + (unsigned)((t >> (8 * p)) & 0xff)];
-        evq_chunk *c = b->tail;
-        if (__builtin_expect(c && c->len < EVQ_CHUNK, 1)) {
+        uint32_t slot = b->fill;
+        if (__builtin_expect(slot - 1 < EVQ_CHUNK - 1, 1)) { /* a tail with room */
             uint64_t seq = q->next_seq++;
             ev->stamp = seq;
             q->n++;
-            c->e[c->len++] = (evq_entry){t, seq, ev};
+            b->tail->e[slot] = (evq_entry){t, seq, ev};
+            b->fill = slot + 1;
             b->n++;
             if (t < b->min)
                 b->min = t;
@@ -207,10 +218,11 @@ static inline const evq_entry *evq_ahead(const evq *q, uint32_t k)
      * the run alone rarely reaches a few events ahead). Only a bucket's first chunk counts. */
     for (unsigned w = 0; w < EVQ_RADIX / 64; w++)
         for (uint64_t bits = q->occ[1][w]; bits; bits &= bits - 1) {
-            const evq_chunk *c = q->b[EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(bits)].head;
-            if (k < c->len)
-                return &c->e[k];
-            k -= c->len;
+            const evq_list *b = &q->b[EVQ_RADIX + w * 64 + (unsigned)__builtin_ctzll(bits)];
+            uint32_t len = evq_chunk_fill(b->head, b->tail, b->fill);
+            if (k < len)
+                return &b->head->e[k];
+            k -= len;
         }
     return NULL;
 }
