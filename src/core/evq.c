@@ -46,9 +46,10 @@
  * ops/s at 10^3 / 10^4 / 10^5 / 10^6 pending, idle machine): the 4-ary heap with inline keys and
  * prefetching it replaces made 31.1 / 20.1 / 15.1 / 3.3; this queue 40.8 / 24.7 / 27.8 / 17.1
  * when it replaced it; on the development machine of issue #17's tenth round, with the bench's
- * events on huge pages as the simulator's are, 31.2 / 38.1 / 32.1 / 20.7. At 10^6 a hold runs
- * about 180 instructions, and the redistribution of dense windows writes into the chunks it
- * has just read (settle, below).
+ * events on huge pages as the simulator's are, 32.1 / 41.2 / 36.5 / 22.5 (17.4 at 10^7). At
+ * 10^6 a hold runs about 180 instructions; the redistribution of dense windows writes into the
+ * chunks it has just read (settle, below), and an append reads the bucket's line only (its
+ * tail chunk's fill is there: evq.h).
  *
  * Radix buckets are lists of 1 KiB chunks from one free list, refilled by slabs that double the
  * total (O(log) allocations in a run, none once the queue has reached its working size); the
