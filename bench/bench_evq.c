@@ -111,13 +111,20 @@ int main(int argc, char **argv)
     rng_init(&r, 42, RNG_ID(RNG_KIND_TEST, 1));
     for (uint32_t i = 0; i < INC_N; i++)
         inc[i] = (sim_time)(-log(1.0 - rng_unit(&r)) * 1e6) + 1;
-    printf("mode     pending   hold_ops   wall_s    cpu_s  M_hold_ops/cpu_s\n");
     static uint32_t sizes[] = {1000, 10000, 100000, 1000000};
     unsigned n_sizes = sizeof sizes / sizeof sizes[0];
     if (argc > 2) { /* one size only (for profiling) */
-        sizes[0] = (uint32_t)strtoul(argv[2], NULL, 10);
+        char *end;
+        unsigned long n = strtoul(argv[2], &end, 10);
+        if (*end || n == 0 || n > UINT32_MAX) {
+            fprintf(stderr, "usage: bench_evq [hold_ops [pending]]: pending is 1 to %u\n",
+                    UINT32_MAX);
+            return 2;
+        }
+        sizes[0] = (uint32_t)n;
         n_sizes = 1;
     }
+    printf("mode     pending   hold_ops   wall_s    cpu_s  M_hold_ops/cpu_s\n");
     for (unsigned k = 0; k < n_sizes; k++) {
         bench_hold(sizes[k], ops);
         bench_sim(sizes[k], ops);

@@ -97,6 +97,17 @@ static inline unsigned bucket_of(sim_time t, sim_time last)
     return p * EVQ_RADIX + (unsigned)((t >> (8 * p)) & 0xff);
 }
 
+/* The same for an entry of a bucket of byte p being redistributed relative to m, its minimum:
+ * the entries share bytes p and up with m, so from a byte-2 bucket (the densest case, a window
+ * too large for the run) they differ from it in byte 1 or byte 0 only, without bucket_of's
+ * search (3.7 % fewer instructions in bench_evq at 10^6 pending, issue #17 tenth round). */
+static inline unsigned bucket_below(sim_time t, sim_time m, unsigned p)
+{
+    if (p == 2)
+        return (t ^ m) >> 8 ? EVQ_RADIX + (unsigned)((t >> 8) & 0xff) : (unsigned)(t & 0xff);
+    return bucket_of(t, m);
+}
+
 static inline bool live(const evq_entry *e) { return e->ev->stamp == e->seq; }
 
 void evq_init(evq *q)
@@ -394,6 +405,20 @@ static void run_begin(evq *q, evq_chunk *c, evq_chunk *tail, sim_time m)
         order_b0(&q->b0);
 }
 
+/* Entries e[0 .. len) of a bucket of byte p, relative to its minimum m: to b0 or a lower
+ * bucket. */
+static inline __attribute__((always_inline)) void redistribute(evq *q, const evq_entry *e,
+                                                               uint32_t len, sim_time m,
+                                                               unsigned p)
+{
+    for (uint32_t k = 0; k < len; k++) {
+        if (e[k].time == m)
+            put_b0(q, e[k]);
+        else
+            put(q, bucket_below(e[k].time, m, p), e[k]);
+    }
+}
+
 static bool settle(evq *q);
 bool evq_settle(evq *q)
 {
@@ -556,24 +581,10 @@ static bool settle(evq *q)
             if (p <= 1)
                 for (uint32_t k = 0; k < len; k++)
                     __builtin_prefetch(e[k].ev);
-            if (p == 2) {
-                /* (the densest case, a byte-2 bucket too large for the run: its entries share
-                 * bytes 2 and up with m, so they differ from it in byte 1 or byte 0 only) */
-                for (uint32_t k = 0; k < len; k++) {
-                    sim_time t = e[k].time;
-                    if (t == m)
-                        put_b0(q, e[k]);
-                    else
-                        put(q, (t ^ m) >> 8 ? EVQ_RADIX + (unsigned)((t >> 8) & 0xff)
-                                            : (unsigned)(t & 0xff), e[k]);
-                }
-            } else
-                for (uint32_t k = 0; k < len; k++) {
-                    if (e[k].time == m)
-                        put_b0(q, e[k]);
-                    else
-                        put(q, bucket_of(e[k].time, m), e[k]); /* at a byte below p */
-                }
+            if (p == 2) /* (bucket_below's shortcut, compiled in for the densest case) */
+                redistribute(q, e, len, m, 2);
+            else
+                redistribute(q, e, len, m, p);
             /* the chunk just read goes back to the free list at once, so the next put that
              * needs a chunk takes it while its lines are still in the cache (returning the
              * bucket's chunks after the loop made a dense window's redistribution stream
@@ -667,11 +678,12 @@ bool evq_check(const evq *q)
             return false;
         sim_time m = SIM_TIME_MAX;
         uint64_t n_b = 0;
+        /* every chunk full but the tail, which holds the rest of the bucket's n (1 to a chunk) */
+        if (b->head ? b->fill == 0 || b->fill > EVQ_CHUNK : b->fill != 0)
+            return false;
         for (const evq_chunk *c = b->head; c; c = c->next) {
             chunks++;
-            /* every chunk full but the tail, which holds the rest of the bucket's n */
-            if ((!c->next && c != b->tail) || (c->next && c == b->tail) || b->fill == 0 ||
-                b->fill > EVQ_CHUNK)
+            if ((!c->next && c != b->tail) || (c->next && c == b->tail))
                 return false;
             uint32_t len = evq_chunk_fill(c, b->tail, b->fill);
             n_b += len;
@@ -686,7 +698,7 @@ bool evq_check(const evq *q)
         }
         if (b->head && b->min != m)
             return false;
-        if (b->n != n_b || (!b->head && b->fill))
+        if (b->n != n_b)
             return false;
         if (b->head && p <= 1 && q->low_min > m)
             return false; /* evq_front's bound */

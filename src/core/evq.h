@@ -61,7 +61,7 @@ typedef struct evq_bucket {
 typedef struct evq_chunk evq_chunk;
 struct evq_chunk {
     evq_chunk *next;
-    uint64_t pad;
+    uint64_t pad; /* (its count is the bucket's `fill` when it is the tail, else EVQ_CHUNK) */
     evq_entry e[EVQ_CHUNK];
 };
 typedef struct evq_list {
