@@ -339,6 +339,14 @@ static void dense_window(uint64_t seed, uint32_t n, uint64_t grain, int churn)
         dheap_push(h, &hn, (dref){t, seq[k], k});
         live++;
     }
+    /* The path the window takes, so that the test cannot drift off the one it is for: above
+     * EVQ_RUN2_MAX (32,768, evq.c) the window is redistributed into byte-1 buckets, below it
+     * sorted whole into the run. (Settling moves nothing in the order: evq_settle.) */
+    CHECK(evq_settle(&q));
+    if (n > 32768)
+        CHECK((q.pos_mask & 2u) && q.run.len < n);
+    else
+        CHECK(!(q.pos_mask & 2u) && q.run.len == n);
     int bad_order = 0, bad_check = 0;
     uint64_t pops = 0;
     for (uint64_t op = 0; live > 0 && op < 4 * (uint64_t)n; op++) {
