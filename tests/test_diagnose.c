@@ -150,6 +150,34 @@ static void test_ecmp_thresholds(void)
     CHECK(!fired(&f.st, "ecmp_collision", NULL));
 }
 
+/* The rule judges each switch's uplinks as one group: ports listed out of their owners' order
+ * are grouped by owner, and owners whose names agree in their first 16 bytes stay apart (the
+ * sort compares a 16-byte key first, issue #17 eleventh round). Merged, the two switches
+ * below would make one group of four uplinks. */
+static void test_ecmp_groups(void)
+{
+    fake f;
+    fake_init(&f);
+    port_record *hot = fake_port(&f, "leaf0000000000000002->spine0");
+    fake_port(&f, "leaf0000000000000001->spine0")->tx_bytes = 4000000;
+    port_record *cold = fake_port(&f, "leaf0000000000000002->spine1");
+    fake_port(&f, "leaf0000000000000001->spine1")->tx_bytes = 4000000;
+    fake_port(&f, "leaf0000000000000002->h0")->tx_bytes = 9000000;
+    fake_port(&f, "leaf0000000000000001->h1")->tx_bytes = 9000000;
+    hot->tx_bytes = 8000000;
+    hot->max_queue_bytes = 2000000;
+    cold->tx_bytes = 100000;
+    diagnosis d;
+    CHECK(fired(&f.st, "ecmp_collision", &d));
+    CHECK(strstr(d.text, "leaf0000000000000002->spine0 carried") != NULL);
+    CHECK(strstr(d.text, "while leaf0000000000000002->spine1 carried") != NULL);
+    CHECK(strstr(d.text, "1 of 2 sibling uplinks") != NULL);
+    /* the balanced switch alone: silent */
+    hot->tx_bytes = 4000000;
+    cold->tx_bytes = 4000000;
+    CHECK(!fired(&f.st, "ecmp_collision", NULL));
+}
+
 /* DCQCN rate collapse: CNPs, links under half busy, a job ≥ 1.5 × ideal, no drops or PFC. */
 static void test_dcqcn_thresholds(void)
 {
@@ -523,6 +551,7 @@ int main(void)
 {
     TEST_RUN(test_lossless_drops);
     TEST_RUN(test_ecmp_thresholds);
+    TEST_RUN(test_ecmp_groups);
     TEST_RUN(test_dcqcn_thresholds);
     TEST_RUN(test_pfc_spreading_thresholds);
     TEST_RUN(test_incast_run);

@@ -34,10 +34,11 @@ static bool split_port(const char *name, char *owner, char *peer, size_t len)
         return false;
     memcpy(owner, name, (size_t)(arrow - name));
     owner[arrow - name] = '\0';
-    snprintf(peer, len, "%s", arrow + 2);
-    char *hash = strchr(peer, '#');
-    if (hash)
-        *hash = '\0';
+    size_t k = strcspn(arrow + 2, "#"); /* the peer, without its "#k" (cut to fit) */
+    if (k >= len)
+        k = len - 1;
+    memcpy(peer, arrow + 2, k);
+    peer[k] = '\0';
     return true;
 }
 
@@ -126,17 +127,44 @@ static int family_tier(const char *fam)
     return -1;
 }
 
+/* What rule_ecmp_collision reads of a port's name, parsed once per port (a port's name is
+ * "owner->peer" or "owner->peer#k"): the owner's span, the peer's name family (its letters) and
+ * tier, whether the peer is a host, and whether a fault touched the link. Parsing each name once
+ * instead of at every comparison and in every member's inner loop took the rule from about a
+ * second to a tenth of one at 32,768 GPUs (issue #17, eleventh round). */
+typedef struct ecmp_port {
+    uint64_t key[2]; /* the owner's first 16 bytes, big-endian, zero-padded: most
+                      * comparisons of the sort end here, without reading the name */
+    const char *name;
+    uint32_t idx;             /* into st->ports */
+    uint8_t own_len;          /* name[0, own_len) is the owner */
+    uint8_t fam_off, fam_len; /* name[fam_off, + fam_len) is the peer's family */
+    int8_t peer_tier;         /* family_tier of the peer's family */
+    bool peer_host;           /* host_index(peer) >= 0 */
+    bool faulted;             /* fault_touched */
+} ecmp_port;
+
 /* qsort by the owning node's name, then by port index (stable and deterministic). */
-static const run_stats *sort_ports;
 static int by_owner(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const char *px = sort_ports->ports[x].name, *py = sort_ports->ports[y].name;
-    size_t lx = strcspn(px, "-"), ly = strcspn(py, "-");
-    int c = strncmp(px, py, lx < ly ? lx : ly);
+    const ecmp_port *x = a, *y = b;
+    int c = 0;
+    for (int k = 0; k < 2 && !c; k++)
+        c = x->key[k] < y->key[k] ? -1 : x->key[k] > y->key[k];
+    /* equal keys: the first 16 bytes agree (names hold no NUL), so only two longer owners
+     * can differ past them; otherwise the shorter owner is a prefix and sorts first */
+    if (!c && x->own_len > 16 && y->own_len > 16)
+        c = memcmp(x->name + 16, y->name + 16,
+                   (x->own_len < y->own_len ? x->own_len : y->own_len) - 16);
     if (!c)
-        c = lx < ly ? -1 : lx > ly;
-    return c ? c : (x < y ? -1 : x > y);
+        c = x->own_len < y->own_len ? -1 : x->own_len > y->own_len;
+    return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
+}
+
+static bool same_family(const ecmp_port *a, const ecmp_port *b)
+{
+    return a->fam_len == b->fam_len &&
+           !memcmp(a->name + a->fam_off, b->name + b->fam_off, a->fam_len);
 }
 
 /* ---- thresholds ---------------------------------------------------------------------------- */
@@ -545,57 +573,74 @@ static void rule_ecmp_collision(const run_stats *st, diagnosis *out, int *n, int
     const job_result *w = worst_job(st);
     if (w && w->jct_over_ideal < DIAG_SLOWED)
         return;
-    uint32_t *ord = malloc(sizeof(uint32_t) * (st->n_ports ? st->n_ports : 1));
+    ecmp_port *ord = malloc(sizeof *ord * (st->n_ports ? st->n_ports : 1));
     if (!ord)
         return;
-    for (uint32_t i = 0; i < st->n_ports; i++)
-        ord[i] = i;
-    sort_ports = st;
-    qsort(ord, st->n_ports, sizeof *ord, by_owner);
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < st->n_ports; i++) {
+        const char *name = st->ports[i].name;
+        if (!split_port(name, own, peer, sizeof own))
+            continue; /* not "owner->peer": no role to judge */
+        char fam[48];
+        name_family(peer, fam, sizeof fam);
+        size_t ol = strlen(own);
+        uint64_t key[2] = {0, 0};
+        for (size_t k = 0; k < ol && k < 16; k++)
+            key[k / 8] |= (uint64_t)(unsigned char)own[k] << (56 - 8 * (k % 8));
+        ecmp_port *e = &ord[np++];
+        *e = (ecmp_port){.key = {key[0], key[1]}, .name = name, .idx = i};
+        e->own_len = (uint8_t)ol;
+        e->fam_off = (uint8_t)(ol + 2);
+        e->fam_len = (uint8_t)strlen(fam);
+        e->peer_tier = (int8_t)family_tier(fam);
+        e->peer_host = host_index(peer) >= 0;
+        e->faulted = st->n_faults && fault_touched(st, name);
+    }
+    qsort(ord, np, sizeof *ord, by_owner);
     const port_record *hot = NULL, *cold = NULL;
     double gap = 0;
     uint32_t group_n = 0, group_idle = 0;
-    for (uint32_t i = 0; i < st->n_ports;) {
-        if (!split_port(st->ports[ord[i]].name, own, peer, sizeof own)) {
-            i++;
+    enum { FAMS = 16 };
+    for (uint32_t i = 0, end; i < np; i = end) {
+        const ecmp_port *g = &ord[i];
+        for (end = i + 1; end < np && ord[end].own_len == g->own_len &&
+                          !memcmp(ord[end].name, g->name, g->own_len);
+             end++)
+            ;
+        memcpy(own, g->name, g->own_len);
+        own[g->own_len] = '\0';
+        char ofam[48];
+        name_family(own, ofam, sizeof ofam);
+        int own_tier = family_tier(ofam);
+        /* ECMP chooses among uplinks only: towards a higher tier, from a switch */
+        if (host_index(own) >= 0 || own_tier < 1)
             continue;
-        }
-        uint32_t end = i + 1;
-        char o2[48], p2[48], fam[48], fam2[48];
-        while (end < st->n_ports && split_port(st->ports[ord[end]].name, o2, p2, sizeof o2) &&
-               strcmp(o2, own) == 0)
-            end++;
-        if (host_index(own) >= 0) {
-            i = end;
-            continue;
-        }
+        /* each peer family once, from its first member (the families seen so far: few) */
+        const ecmp_port *seen[FAMS];
+        uint32_t n_seen = 0;
         for (uint32_t g0 = i; g0 < end; g0++) {
-            split_port(st->ports[ord[g0]].name, o2, peer, sizeof o2);
-            if (host_index(peer) >= 0)
+            const ecmp_port *f = &ord[g0];
+            if (f->peer_host)
                 continue;
-            name_family(peer, fam, sizeof fam);
-            char ofam[48];
-            name_family(own, ofam, sizeof ofam);
-            /* ECMP chooses among uplinks only: towards a higher tier */
-            if (family_tier(ofam) < 1 || family_tier(fam) <= family_tier(ofam))
+            bool dup = false;
+            for (uint32_t k = 0; k < n_seen && !dup; k++)
+                dup = same_family(seen[k], f);
+            for (uint32_t j = n_seen == FAMS ? i : g0; j < g0 && !dup; j++)
+                dup = !ord[j].peer_host && same_family(&ord[j], f); /* past FAMS families */
+            if (dup)
                 continue;
-            bool seen = false; /* family handled from an earlier member */
-            for (uint32_t j = i; j < g0 && !seen; j++) {
-                split_port(st->ports[ord[j]].name, o2, p2, sizeof o2);
-                name_family(p2, fam2, sizeof fam2);
-                seen = host_index(p2) < 0 && strcmp(fam2, fam) == 0;
-            }
-            if (seen)
+            if (n_seen < FAMS)
+                seen[n_seen++] = f;
+            if (f->peer_tier <= own_tier)
                 continue;
             const port_record *h = NULL, *c = NULL;
             uint32_t m = 0, idle = 0;
             uint64_t total = 0;
             for (uint32_t j = g0; j < end; j++) {
-                const port_record *q = &st->ports[ord[j]];
-                split_port(q->name, o2, p2, sizeof o2);
-                name_family(p2, fam2, sizeof fam2);
-                if (host_index(p2) >= 0 || strcmp(fam2, fam) != 0 || fault_touched(st, q->name))
+                const ecmp_port *e = &ord[j];
+                if (e->peer_host || e->faulted || !same_family(e, f))
                     continue;
+                const port_record *q = &st->ports[e->idx];
                 m++;
                 total += q->tx_bytes;
                 if (!h || q->tx_bytes > h->tx_bytes)
@@ -604,24 +649,22 @@ static void rule_ecmp_collision(const run_stats *st, diagnosis *out, int *n, int
                     c = q;
             }
             for (uint32_t j = g0; m && j < end; j++) {
-                const port_record *q = &st->ports[ord[j]];
-                split_port(q->name, o2, p2, sizeof o2);
-                name_family(p2, fam2, sizeof fam2);
-                if (host_index(p2) < 0 && strcmp(fam2, fam) == 0 && !fault_touched(st, q->name))
-                    idle += q->tx_bytes * 4 * m < total; /* under a quarter of a fair share */
+                const ecmp_port *e = &ord[j];
+                /* under a quarter of a fair share */
+                if (!e->peer_host && !e->faulted && same_family(e, f))
+                    idle += st->ports[e->idx].tx_bytes * 4 * m < total;
             }
-            double g = m && total ? (double)(h->tx_bytes - c->tx_bytes) / (double)total : 0;
+            double gg = m && total ? (double)(h->tx_bytes - c->tx_bytes) / (double)total : 0;
             if (m >= 2 && h->tx_bytes >= 1000000 && h->tx_bytes * m >= 3 * total / 2 &&
                 h->tx_bytes >= 2 * c->tx_bytes && h->max_queue_bytes >= DIAG_REAL_QUEUE_BYTES &&
-                g > gap) {
-                gap = g;
+                gg > gap) {
+                gap = gg;
                 hot = h;
                 cold = c;
                 group_n = m;
                 group_idle = idle;
             }
         }
-        i = end;
     }
     free(ord);
     if (!hot)
