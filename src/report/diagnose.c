@@ -127,24 +127,22 @@ static int family_tier(const char *fam)
     return -1;
 }
 
-/* What rule_ecmp_collision reads of a port's name, parsed once per port (a port's name is
- * "owner->peer" or "owner->peer#k"): the owner's span, the peer's name family (its letters) and
- * tier, whether the peer is a host, and whether a fault touched the link. Parsing each name once
- * instead of at every comparison and in every member's inner loop took the rule from about a
- * second to a tenth of one at 32,768 GPUs (issue #17, eleventh round). */
+/* What rule_ecmp_collision reads of an uplink's name, parsed once per port (a port's name is
+ * "owner->peer" or "owner->peer#k"): the owner's span and the peer's name family (its letters),
+ * and whether a fault touched the link. Parsing each name once instead of at every comparison
+ * and in every member's inner loop took the rule from about a second to a tenth of one at
+ * 32,768 GPUs (issue #17, eleventh round). */
 typedef struct ecmp_port {
-    uint64_t key[2]; /* the owner's first 16 bytes, big-endian, zero-padded: most
-                      * comparisons of the sort end here, without reading the name */
-    const char *name;
+    uint64_t key[2];          /* the owner's first 16 bytes, big-endian, zero-padded: most
+                               * comparisons of the sort end here, without reading the name */
     uint32_t idx;             /* into st->ports */
     uint8_t own_len;          /* name[0, own_len) is the owner */
     uint8_t fam_off, fam_len; /* name[fam_off, + fam_len) is the peer's family */
-    int8_t peer_tier;         /* family_tier of the peer's family */
-    bool peer_host;           /* host_index(peer) >= 0 */
     bool faulted;             /* fault_touched */
 } ecmp_port;
 
 /* qsort by the owning node's name, then by port index (stable and deterministic). */
+static const run_stats *sort_ports;
 static int by_owner(const void *a, const void *b)
 {
     const ecmp_port *x = a, *y = b;
@@ -154,17 +152,17 @@ static int by_owner(const void *a, const void *b)
     /* equal keys: the first 16 bytes agree (names hold no NUL), so only two longer owners
      * can differ past them; otherwise the shorter owner is a prefix and sorts first */
     if (!c && x->own_len > 16 && y->own_len > 16)
-        c = memcmp(x->name + 16, y->name + 16,
+        c = memcmp(sort_ports->ports[x->idx].name + 16, sort_ports->ports[y->idx].name + 16,
                    (x->own_len < y->own_len ? x->own_len : y->own_len) - 16);
     if (!c)
         c = x->own_len < y->own_len ? -1 : x->own_len > y->own_len;
     return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
 }
 
-static bool same_family(const ecmp_port *a, const ecmp_port *b)
+static bool same_family(const run_stats *st, const ecmp_port *a, const ecmp_port *b)
 {
-    return a->fam_len == b->fam_len &&
-           !memcmp(a->name + a->fam_off, b->name + b->fam_off, a->fam_len);
+    return a->fam_len == b->fam_len && !memcmp(st->ports[a->idx].name + a->fam_off,
+                                               st->ports[b->idx].name + b->fam_off, a->fam_len);
 }
 
 /* ---- thresholds ---------------------------------------------------------------------------- */
@@ -576,69 +574,56 @@ static void rule_ecmp_collision(const run_stats *st, diagnosis *out, int *n, int
     ecmp_port *ord = malloc(sizeof *ord * (st->n_ports ? st->n_ports : 1));
     if (!ord)
         return;
+    /* ECMP chooses among uplinks only: a switch's ports towards a higher tier, the only ones
+     * the rule judges (names that say no role are left out) */
     uint32_t np = 0;
     for (uint32_t i = 0; i < st->n_ports; i++) {
         const char *name = st->ports[i].name;
-        if (!split_port(name, own, peer, sizeof own))
-            continue; /* not "owner->peer": no role to judge */
-        char fam[48];
+        char fam[48], ofam[48];
+        if (!split_port(name, own, peer, sizeof own) || host_index(own) >= 0 ||
+            host_index(peer) >= 0)
+            continue;
+        name_family(own, ofam, sizeof ofam);
         name_family(peer, fam, sizeof fam);
+        int own_tier = family_tier(ofam);
+        if (own_tier < 1 || family_tier(fam) <= own_tier)
+            continue;
         size_t ol = strlen(own);
         uint64_t key[2] = {0, 0};
         for (size_t k = 0; k < ol && k < 16; k++)
             key[k / 8] |= (uint64_t)(unsigned char)own[k] << (56 - 8 * (k % 8));
-        ecmp_port *e = &ord[np++];
-        *e = (ecmp_port){.key = {key[0], key[1]}, .name = name, .idx = i};
-        e->own_len = (uint8_t)ol;
-        e->fam_off = (uint8_t)(ol + 2);
-        e->fam_len = (uint8_t)strlen(fam);
-        e->peer_tier = (int8_t)family_tier(fam);
-        e->peer_host = host_index(peer) >= 0;
-        e->faulted = st->n_faults && fault_touched(st, name);
+        ord[np++] = (ecmp_port){.key = {key[0], key[1]},
+                                .idx = i,
+                                .own_len = (uint8_t)ol,
+                                .fam_off = (uint8_t)(ol + 2),
+                                .fam_len = (uint8_t)strlen(fam),
+                                .faulted = st->n_faults && fault_touched(st, name)};
     }
+    sort_ports = st;
     qsort(ord, np, sizeof *ord, by_owner);
     const port_record *hot = NULL, *cold = NULL;
     double gap = 0;
     uint32_t group_n = 0, group_idle = 0;
-    enum { FAMS = 16 };
     for (uint32_t i = 0, end; i < np; i = end) {
-        const ecmp_port *g = &ord[i];
-        for (end = i + 1; end < np && ord[end].own_len == g->own_len &&
-                          !memcmp(ord[end].name, g->name, g->own_len);
+        const char *gname = st->ports[ord[i].idx].name;
+        for (end = i + 1; end < np && ord[end].own_len == ord[i].own_len &&
+                          !memcmp(st->ports[ord[end].idx].name, gname, ord[i].own_len);
              end++)
             ;
-        memcpy(own, g->name, g->own_len);
-        own[g->own_len] = '\0';
-        char ofam[48];
-        name_family(own, ofam, sizeof ofam);
-        int own_tier = family_tier(ofam);
-        /* ECMP chooses among uplinks only: towards a higher tier, from a switch */
-        if (host_index(own) >= 0 || own_tier < 1)
-            continue;
-        /* each peer family once, from its first member (the families seen so far: few) */
-        const ecmp_port *seen[FAMS];
-        uint32_t n_seen = 0;
+        /* a switch's uplinks towards each tier family, from that family's first member */
         for (uint32_t g0 = i; g0 < end; g0++) {
             const ecmp_port *f = &ord[g0];
-            if (f->peer_host)
-                continue;
-            bool dup = false;
-            for (uint32_t k = 0; k < n_seen && !dup; k++)
-                dup = same_family(seen[k], f);
-            for (uint32_t j = n_seen == FAMS ? i : g0; j < g0 && !dup; j++)
-                dup = !ord[j].peer_host && same_family(&ord[j], f); /* past FAMS families */
-            if (dup)
-                continue;
-            if (n_seen < FAMS)
-                seen[n_seen++] = f;
-            if (f->peer_tier <= own_tier)
+            bool seen = false;
+            for (uint32_t j = i; j < g0 && !seen; j++)
+                seen = same_family(st, &ord[j], f);
+            if (seen)
                 continue;
             const port_record *h = NULL, *c = NULL;
             uint32_t m = 0, idle = 0;
             uint64_t total = 0;
             for (uint32_t j = g0; j < end; j++) {
                 const ecmp_port *e = &ord[j];
-                if (e->peer_host || e->faulted || !same_family(e, f))
+                if (e->faulted || !same_family(st, e, f))
                     continue;
                 const port_record *q = &st->ports[e->idx];
                 m++;
@@ -651,7 +636,7 @@ static void rule_ecmp_collision(const run_stats *st, diagnosis *out, int *n, int
             for (uint32_t j = g0; m && j < end; j++) {
                 const ecmp_port *e = &ord[j];
                 /* under a quarter of a fair share */
-                if (!e->peer_host && !e->faulted && same_family(e, f))
+                if (!e->faulted && same_family(st, e, f))
                     idle += st->ports[e->idx].tx_bytes * 4 * m < total;
             }
             double gg = m && total ? (double)(h->tx_bytes - c->tx_bytes) / (double)total : 0;
