@@ -147,7 +147,7 @@ struct port_cold {
 
 /*
  * Laid out for the cache (issue #17): the fields every frame touches in port_tx_done, port_next,
- * port_arrive and net_switch_receive come first, in three cache lines, then the per-class lines
+ * port_arrive and switch_receive come first, in three cache lines, then the per-class lines
  * (a frame touches only its own class's). What only PFC pauses, the watchdog, drops, faults
  * and per-class telemetry write is in the port's cold block (port_cold, above), made on first
  * write. A port is 768 bytes; a hop touches about five of its lines instead of about fourteen,
@@ -425,7 +425,7 @@ struct net {
     void *pick_ctx;
     /* The prefetch hook's last two exact guesses (pick_guess == pick: a function of the
      * switch, the frame's src, dst and sport and the group's size only), for the event about
-     * to run and the next: net_switch_receive takes a guess's member instead of hashing the
+     * to run and the next: switch_receive takes a guess's member instead of hashing the
      * frame again when all of these match (issue #17, eighth round). Never a decision of its
      * own: a match is what pick would return. */
     struct net_guess {
@@ -578,8 +578,6 @@ static inline void net_changed(net *n)
 /* Hot path (port.c). */
 /* Wake a host port whose transport has new data: starts serialization if the port is idle. */
 void net_port_kick(net *n, port *p);
-/* Take a frame that has fully arrived at switch `sw` through ingress port index `in_port`. */
-void net_switch_receive(net *n, node *sw, packet *pkt);
 
 /* A port's recent line bytes (DRE), decayed to `now` without changing the port; kept only
  * while net.dre_on. */

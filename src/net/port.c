@@ -994,7 +994,7 @@ port_prefetch_events(void *ctx, const event *far, const event *mid, const event 
             member = 0;
         else if (n->pick_guess) {
             member = n->pick_guess(n->pick_ctx, (node *)sw, g, pkt);
-            if (n->pick_guess == n->pick) { /* exact: net_switch_receive takes it */
+            if (n->pick_guess == n->pick) { /* exact: switch_receive takes it */
                 net *w = ctx;
                 w->guess[w->guess_next] = (struct net_guess){
                     .sw = sw, .pkt = pkt, .src = pkt->src, .dst = pkt->dst, .n = g->n,
@@ -1141,8 +1141,8 @@ static inline bool guess_matches(const struct net_guess *m, const node *sw, cons
            m->sport == pkt->sport && m->n == g->n;
 }
 
-/* Inlined into port_arrive, where every switch hop comes from (issue #17, eleventh round);
- * net_switch_receive for the API. */
+/* Take a frame that has fully arrived at switch `sw` through ingress port index pkt->in_port.
+ * Inlined into port_arrive, where every switch hop comes from (issue #17, eleventh round). */
 static inline __attribute__((always_inline)) void switch_receive(net *n, node *sw, packet *pkt)
 {
     uint32_t gid = net_fib(sw, pkt->dst);
@@ -1261,11 +1261,6 @@ static inline __attribute__((always_inline)) void switch_receive(net *n, node *s
     enqueue(out, pkt);
     if (!out->tx_busy)
         port_next_inline(n, out);
-}
-
-void net_switch_receive(net *n, node *sw, packet *pkt)
-{
-    switch_receive(n, sw, pkt);
 }
 
 /* ---- deadlock detection ------------------------------------------------------------------ */
