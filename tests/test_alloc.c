@@ -73,8 +73,6 @@ static void test_oom(void)
     CHECK(strstr(buf, want) != NULL); /* ASan may print its own warning first */
 }
 
-/* xcalloc_huge: zeroed, freeable, 2 MiB-aligned (and advised to huge pages, which only
- * /proc/self/smaps could show) when it maps; small blocks and sanitizer builds take calloc. */
 /* WR_HUGEPAGES turns huge pages off with the spellings WR_PREFETCH takes (0, off, no, false).
  * The switch is read once per process, so each value is tried in a child forked before this
  * process has read it (main runs this test first). */
@@ -98,6 +96,8 @@ static void test_hugepages_env(void)
     }
 }
 
+/* xcalloc_huge: zeroed, freeable, 2 MiB-aligned (and advised to huge pages, which only
+ * /proc/self/smaps could show) when it maps; small blocks and sanitizer builds take calloc. */
 static void test_huge(void)
 {
     uint64_t c0 = alloc_count();

@@ -340,10 +340,10 @@ static void dense_window(uint64_t seed, uint32_t n, uint64_t grain, int churn)
         live++;
     }
     /* The path the window takes, so that the test cannot drift off the one it is for: above
-     * EVQ_RUN2_MAX (32,768, evq.c) the window is redistributed into byte-1 buckets, below it
-     * sorted whole into the run. (Settling moves nothing in the order: evq_settle.) */
+     * EVQ_RUN2_MAX the window is redistributed into byte-1 buckets, below it sorted whole
+     * into the run. (Settling moves nothing in the order: evq_settle.) */
     CHECK(evq_settle(&q));
-    if (n > 32768)
+    if (n > EVQ_RUN2_MAX)
         CHECK((q.pos_mask & 2u) && q.run.len < n);
     else
         CHECK(!(q.pos_mask & 2u) && q.run.len == n);
@@ -419,6 +419,8 @@ static void dense_window(uint64_t seed, uint32_t n, uint64_t grain, int churn)
 
 static void test_dense_windows(void)
 {
+    _Static_assert(EVQ_RUN2_MAX < 40000 && EVQ_RUN2_MAX > 20000,
+                   "the dense windows below straddle EVQ_RUN2_MAX");
     dense_window(21, 40000, 1, 0);
     dense_window(22, 50000, 64, 0); /* ties: 1,024 distinct times in the window */
     dense_window(24, 40000, 1, 1);  /* stale entries swept while the window is served */

@@ -82,13 +82,7 @@
  * holds a few dozen, 1.7 % on the 1,024-host ECMP fat tree; 23 -> 29 M hold operations/s at
  * 10^3 pending; 4, 8 and 32 in between). */
 #define EVQ_RUN2_MIN 16u
-/* ... and at most this many (the run and its scratch, 24 bytes an entry each, 768 KiB at
- * most): 8,192 kept them within a 512 KiB L2, but the 8,192-host leaf-spine with 256 KB flows
- * fills its 65.5 ns windows with about 10,000 entries, and redistributing them to byte-1
- * buckets (a fresh chunk per 42 entries, then a sort per 256 ps) cost 4-5 % more than one
- * sort from L3 (issue #17, eighth round). A denser window (10^6 events pending within a few
- * microseconds) is still redistributed: no faster sorted whole at 131,072 on this machine. */
-#define EVQ_RUN2_MAX 32768u
+/* ... and at most EVQ_RUN2_MAX (evq.h). */
 
 /* Bucket index of t > last: p * 256 + d. */
 static inline unsigned bucket_of(sim_time t, sim_time last)

@@ -58,6 +58,15 @@ typedef struct evq_bucket {
 /* A run's event lines are asked for this many entries ahead of the one served (evq.c, and
  * evq_take_front for a caller that does not ask itself) */
 #define EVQ_RUN_AHEAD 16u
+/* A byte-2 bucket (a 65.5 ns window) of at most this many entries is sorted whole into the run
+ * (evq.c settle; the run and its scratch, 24 bytes an entry each, 768 KiB at most): 8,192 kept
+ * them within a 512 KiB L2, but the 8,192-host leaf-spine with 256 KB flows fills its windows
+ * with about 10,000 entries, and redistributing them to byte-1 buckets (a fresh chunk per 42
+ * entries, then a sort per 256 ps) cost 4-5 % more than one sort from L3 (issue #17, eighth
+ * round). A denser window (10^6 events pending within a few microseconds) is redistributed:
+ * no faster sorted whole at 131,072 on this machine. Here so that test_evq can tell which
+ * path a window takes. */
+#define EVQ_RUN2_MAX 32768u
 typedef struct evq_chunk evq_chunk;
 struct evq_chunk {
     evq_chunk *next;
