@@ -271,6 +271,62 @@ static void test_tiers_independent(void)
     }
 }
 
+/* ECMP's pick (with the default hash a specialised copy, lb.c pick_ecmp_crc32) is lb_hash
+ * modulo the group's size, at every switch of a three-tier fat tree, for every hash family,
+ * with the default fields and a subset (the generic path), and under leaf VTEPs. */
+static void pick_case(const char *lb, bool vxlan)
+{
+    char y[1024];
+    snprintf(y, sizeof y,
+             "seed: 7\n"
+             "fabric: {preset: fat-tree, k: 8, gpus_per_server: 1%s}\n"
+             "loadbalance: %s\n%s"
+             "workload:\n"
+             "  - {kind: traffic, pattern: incast, hosts: [0, 100], size: 4KB%s}\n",
+             vxlan ? ", vtep: leaf" : "", lb, vxlan ? "tenants: [{name: blue, vni: 10010}]\n" : "",
+             vxlan ? ", tenant: blue" : "");
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    net *n = run_net_mut(r);
+    rng g;
+    rng_init(&g, 11, RNG_ID(RNG_KIND_TEST, 12));
+    packet pkt;
+    memset(&pkt, 0, sizeof pkt);
+    uint64_t bad = 0, tried = 0;
+    for (uint32_t i = 0; i < n->n_switches; i++) {
+        node *sw = n->switches[i];
+        for (int k = 0; k < 64; k++) {
+            pkt.src = (uint32_t)rng_below(&g, n->n_hosts);
+            pkt.dst = (uint32_t)rng_below(&g, n->n_hosts);
+            pkt.sport = (uint16_t)rng_next(&g);
+            uint32_t gid = net_fib(sw, pkt.dst);
+            if (gid == UINT32_MAX)
+                continue;
+            const ecmp_group *grp = &n->groups[gid];
+            tried++;
+            bad += n->pick(n->pick_ctx, sw, grp, &pkt) != lb_hash(&sc.lb, sw, &pkt) % grp->n;
+        }
+    }
+    if (bad)
+        printf("  %s%s: %llu of %llu picks differ\n", lb, vxlan ? " (VXLAN)" : "", (unsigned long long)bad,
+               (unsigned long long)tried);
+    CHECK_EQ_U64(bad, 0);
+    CHECK(tried > 1000);
+    run_free(r);
+}
+
+static void test_pick_is_the_hash(void)
+{
+    pick_case("{mode: ecmp}", false);
+    pick_case("{mode: ecmp, hash: crc16}", false);
+    pick_case("{mode: ecmp, hash: xor}", false);
+    pick_case("{mode: ecmp, fields: [src_ip, dst_ip, src_port]}", false);
+    pick_case("{mode: ecmp}", true);
+}
+
 /* The CRC-32 hash, folded four bytes at a time from the header fields (lb.c), equals the
  * bytewise CRC-32 of the 13 big-endian tuple bytes, with the seed and the tier's rotation, for
  * any seed, offset, field mask, addresses and source port. */
@@ -317,5 +373,6 @@ int main(void)
     TEST_RUN(test_utilization_metric);
     TEST_RUN(test_dynamic_threshold_steady_state);
     TEST_RUN(test_tiers_independent);
+    TEST_RUN(test_pick_is_the_hash);
     return tl_finish();
 }

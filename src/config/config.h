@@ -242,6 +242,7 @@ enum hash_kind { HASH_CRC16, HASH_CRC32, HASH_XOR, HASH_RANDOM };
 enum {
     HF_SRC_IP = 1 << 0, HF_DST_IP = 1 << 1, HF_SRC_PORT = 1 << 2,
     HF_DST_PORT = 1 << 3, HF_PROTOCOL = 1 << 4,
+    HF_ALL = (1 << 5) - 1,
 };
 enum adaptive_metric { ADAPT_QUEUE, ADAPT_UTILIZATION };
 
