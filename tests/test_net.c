@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "core/time.h"
+#include "net/net.h"
 #include "net/packet.h"
 #include "testlib.h"
 #include "workload/run.h"
@@ -392,6 +393,57 @@ static void test_busy_time_at_stop(void)
     scenario_free(&sc);
 }
 
+/* The frame path compiled for the default features (port.c, net.fast) is taken exactly when a
+ * run has none of the others, and WR_FAST_PATH=0 turns it off. (test_pin checks that both
+ * paths give the same results.) */
+static bool fast_case(const char *extra, bool execute)
+{
+    char y[1024];
+    bool tenants = strstr(extra, "tenants") != NULL, ib = strstr(extra, "infiniband") != NULL;
+    snprintf(y, sizeof y,
+             "fabric: {preset: leaf-spine, servers: 4, gpus_per_server: 2, leaf_radix: 8%s}\n"
+             "%s"
+             "workload:\n"
+             "  - {name: p, kind: traffic, pattern: permutation, size: 64KB%s}\n",
+             tenants ? ", vtep: leaf" : ib ? ", link_layer: infiniband" : "", ib ? "" : extra,
+             tenants ? ", tenant: blue" : "");
+    scenario sc;
+    run *r = start(&sc, y);
+    CHECK(r != NULL);
+    if (!r)
+        return false;
+    net *n = run_net_mut(r);
+    bool fast;
+    if (execute) {
+        run_execute(r, NULL, NULL);
+        CHECK(run_result(r)->flows_completed == run_result(r)->n_flows);
+        fast = n->fast;
+    } else {
+        net_hot_path_select(n);
+        fast = n->fast;
+    }
+    CHECK(net_hot_path_consistent(n));
+    run_free(r);
+    scenario_free(&sc);
+    return fast;
+}
+
+static void test_fast_path_selection(void)
+{
+    CHECK(fast_case("", true));
+    CHECK(!fast_case("switch: {scheduler: dwrr}\n", true));
+    CHECK(!fast_case("switch: {ecn: {mark_at: enqueue}}\n", true));
+    CHECK(!fast_case("switch: {trimming: true}\n", false));
+    CHECK(!fast_case("nic: {cc: hpcc}\n", false));
+    CHECK(!fast_case("loadbalance: {mode: adaptive, adaptive: {metric: utilization}}\n", false));
+    CHECK(!fast_case("tenants: [{name: blue, vni: 10010}]\n", false));
+    CHECK(!fast_case("infiniband", true));
+    setenv("WR_FAST_PATH", "off", 1);
+    CHECK(!fast_case("", true));
+    unsetenv("WR_FAST_PATH");
+    CHECK(fast_case("", false));
+}
+
 int main(void)
 {
     TEST_RUN(test_wire_sizes);
@@ -405,5 +457,6 @@ int main(void)
     TEST_RUN(test_all_to_all_conservation);
     TEST_RUN(test_stop_at_inflight);
     TEST_RUN(test_permutation_is_derangement);
+    TEST_RUN(test_fast_path_selection);
     return tl_finish();
 }

@@ -1,7 +1,7 @@
 /*
- * env.h — the environment switches wirerate reads (WR_HUGEPAGES, WR_PREFETCH): one spelling of
- * "off" for all of them, so that a user who turns one off the way another is documented gets
- * what they asked for.
+ * env.h — the environment switches wirerate reads (WR_HUGEPAGES, WR_PREFETCH, WR_FAST_PATH):
+ * one spelling of "off" for all of them, so that a user who turns one off the way another is
+ * documented gets what they asked for.
  */
 #ifndef WR_CORE_ENV_H
 #define WR_CORE_ENV_H

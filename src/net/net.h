@@ -285,6 +285,13 @@ uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
  * simulation's state, never writes it; it writes only net.guess, a memo of what pick returns.
  * topo.c installs it in the net's simulation when net_prefetch_pays. */
 void net_prefetch(void *ctx, const event *far, const event *mid, const event *near);
+/* Chooses the frame path for the run about to start (net.fast): the copy for the common
+ * features when the net has none of the others, unless WR_FAST_PATH=0 (or off, no, false) in
+ * the environment asks for the general one. Call when the set-up is complete, before sim_run; a run
+ * whose features change later must call it again. */
+void net_hot_path_select(net *n);
+/* Whether net.fast is still what net_hot_path_select would choose (the run's end checks). */
+bool net_hot_path_consistent(const net *n);
 /* The simulation's loop with net_prefetch inlined (sim.loop; port.c). */
 uint64_t net_run_loop(sim *s);
 /* Bytes of a port a packet hop touches (lines 0 and 1 and one class line), and the L2 size
@@ -435,6 +442,11 @@ struct net {
         uint16_t sport;
     } guess[2];
     uint8_t guess_next; /* the slot the hook writes next */
+    /* The frame path compiled for the common features (net_hot_path_select): none of IB, the
+     * DRE, a packet tap, INT, DWRR, VXLAN, trimming and tenants, ECN marked at dequeue. The
+     * handlers test this once and run a copy of their code in which those tests are constants
+     * (port.c); the results are the same either way (test_pin runs both). */
+    bool fast;
     bool dre_on;               /* some policy reads the ports' DRE load (net_port_dre): kept
                                 * up to date only then (lb_install) */
     net_tap_fn tap;

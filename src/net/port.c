@@ -45,6 +45,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/env.h"
 #include "../core/err.h"
 #include "../core/sim_loop.h"
 #include "../core/hotpath.h"
@@ -61,7 +62,8 @@ const char *drop_reason_name(enum drop_reason r)
 }
 
 static void port_next(net *n, port *p);
-static inline __attribute__((always_inline)) void switch_receive(net *n, node *sw, packet *pkt);
+static inline __attribute__((always_inline)) void switch_receive(net *n, node *sw, packet *pkt,
+                                                                 bool fast);
 
 /* A frame port p has sent (and counted) will not reach the peer (net_port_rx_bytes). */
 static inline void wire_lost(port *p, const packet *pkt)
@@ -283,17 +285,31 @@ static inline void int_stamp(net *n, const node *sw, const port *p, packet *pkt)
 
 /* ---- transmission ------------------------------------------------------------------------ */
 
-/* Start serializing `pkt` on p at the current time. */
-static inline void port_start_tx(net *n, port *p, packet *pkt)
+/*
+ * Two copies of the frame path (issue #17, twelfth round). The functions every frame passes
+ * (port_start_tx, port_next_inline, tx_done, arrive, switch_receive and the prefetch hook) take
+ * a constant `fast`: false, the general path, which tests each feature's flag as it comes;
+ * true, the path for the features a run has by default, in which InfiniBand credits, the DRE,
+ * a packet tap, INT, DWRR, VXLAN, trimming and tenants are absent and ECN is marked at dequeue,
+ * so their tests fold away. net_hot_path_select installs the fast handlers (port_arrive_fast,
+ * port_tx_done_fast) and the loop with the fast hook when the run has only those features:
+ * 4.7 % of a fat tree's instructions go. Both copies are the same code, so the results are
+ * too: test_pin runs every pinned scenario both ways.
+ */
+
+/* Start serializing `pkt` on p at the current time. `fast`: the frame path for the common
+ * features (net.fast), in which the tests of the others are constants. */
+static inline __attribute__((always_inline)) void port_start_tx(net *n, port *p, packet *pkt,
+                                                                bool fast)
 {
     sim_time ser = sim_ser_time(wire_line_bytes(pkt), p->rate_bps);
     sim_time now = n->sim->now;
-    if (n->dre_on) {
+    if (!fast && n->dre_on) {
         uint64_t halvings = (now - p->dre_last_ps) / NET_DRE_HALF_LIFE_PS;
         p->dre_bytes = (halvings >= 64 ? 0 : p->dre_bytes >> halvings) + wire_line_bytes(pkt);
         p->dre_last_ps += halvings * NET_DRE_HALF_LIFE_PS;
     }
-    if (n->ib && p->ib && pkt->kind != PKT_FCP && pkt->kind != PKT_PAUSE) {
+    if (!fast && n->ib && p->ib && pkt->kind != PKT_FCP && pkt->kind != PKT_PAUSE) {
         uint32_t b = ib_blocks(pkt->frame_bytes);
         SIM_ASSERT(p->ib->cr_limit[pkt->prio] - p->ib->cr_sent[pkt->prio] >= b,
                    "port %u started a %u-byte frame on VL %d without credits", p->id,
@@ -305,7 +321,7 @@ static inline void port_start_tx(net *n, port *p, packet *pkt)
     p->tx_end_ps = now + ser;
     p->busy_ps += ser;
     sim_at(n->sim, &p->tx_done, now + ser);
-    if (n->tap)
+    if (!fast && n->tap)
         n->tap(n->tap_ctx, p, pkt, now);
 }
 
@@ -328,7 +344,7 @@ static void send_pfc_frame(net *n, port *p)
         if (!event_queued(&pc->pfc_refresh))
             sim_at(n->sim, &pc->pfc_refresh, n->sim->now + pause_quanta_ps(p->peer->rate_bps) / 2);
     }
-    port_start_tx(n, p, pkt);
+    port_start_tx(n, p, pkt, false);
 }
 
 /* InfiniBand: send the FCP of the lowest VL waiting for one, with the limit as of now. */
@@ -345,7 +361,7 @@ static void send_fcp(net *n, port *p)
     pkt->prio = (uint8_t)vl;
     pkt->psn = p->ib->cap_blocks + p->ib->freed[vl];
     p->ib->fcp_sent++;
-    port_start_tx(n, p, pkt);
+    port_start_tx(n, p, pkt, false);
 }
 
 void net_credit_block(net *n, port *p, int vl, uint32_t blocks)
@@ -410,34 +426,34 @@ static int drr_pick(net *n, port *p, uint8_t ready)
  * where every frame passes (a transmission's end, a frame reaching an idle egress); port_next
  * for the rest (issue #17, eleventh round: its call and saved registers were 2 % of a fat
  * tree's instructions). */
-static inline __attribute__((always_inline)) void port_next_inline(net *n, port *p)
+static inline __attribute__((always_inline)) void port_next_inline(net *n, port *p, bool fast)
 {
     node *o = p->owner;
     if (p->pfc_tx_pending) {
         send_pfc_frame(n, p);
         return;
     }
-    if (n->ib && p->ib && p->ib->fcp_pending) {
+    if (!fast && n->ib && p->ib && p->ib->fcp_pending) {
         send_fcp(n, p);
         return;
     }
     uint8_t ready = p->q_nonempty & (uint8_t)~p->paused;
-    if (ready && n->ib && p->ib)
+    if (!fast && ready && n->ib && p->ib)
         ready = credit_ready(n, p, ready);
     if (!ready) {
         if (o->kind == NODE_HOST) {
             packet *pkt = n->pull(n->host_ctx, o, p);
             if (pkt)
-                port_start_tx(n, p, pkt);
+                port_start_tx(n, p, pkt, fast);
         }
         return;
     }
-    int prio = n->dwrr && o->kind == NODE_SWITCH ? drr_pick(n, p, ready)
-                                                 : 31 - __builtin_clz((unsigned)ready);
+    int prio = !fast && n->dwrr && o->kind == NODE_SWITCH ? drr_pick(n, p, ready)
+                                                          : 31 - __builtin_clz((unsigned)ready);
     packet *pkt = fifo_pop(&p->cls[prio].q);
     if (!p->cls[prio].q.head) {
         p->q_nonempty &= (uint8_t)~(1u << prio);
-        if (n->dwrr)
+        if (!fast && n->dwrr)
             p->cls[prio].drr_deficit = 0;
     }
     if (o->kind == NODE_HOST) {
@@ -445,19 +461,22 @@ static inline __attribute__((always_inline)) void port_next_inline(net *n, port 
         p->cls[prio].q_bytes -= pkt->frame_bytes;
         p->q_total_bytes -= pkt->frame_bytes;
     } else {
-        if (n->ecn_at_dequeue && n->ecn_on)
+        if ((fast || n->ecn_at_dequeue) && n->ecn_on)
             /* marking at dequeue: the queue that is still behind this frame (its own bytes
              * stay in q_bytes until its transmission ends) */
             ecn_mark(n, o, p, pkt, p->cls[prio].q_bytes - pkt->frame_bytes);
-        if (n->int_on)
+        if (!fast && n->int_on)
             int_stamp(n, o, p, pkt);
     }
-    port_start_tx(n, p, pkt);
+    port_start_tx(n, p, pkt, fast);
 }
 
 static void port_next(net *n, port *p)
 {
-    port_next_inline(n, p);
+    if (n->fast)
+        port_next_inline(n, p, true);
+    else
+        port_next_inline(n, p, false);
 }
 
 /* Per-tenant counters of a frame that port p has sent (net_tenant_ctr). */
@@ -474,12 +493,9 @@ static void tenant_count_tx(net_tenant_ctr *c, const port *p, const packet *pkt)
     }
 }
 
-static void port_tx_done(void *ctx, event *ev)
+static inline __attribute__((always_inline)) void tx_done(net *n, port *p, bool fast)
 {
-    port *p = CONTAINER_OF(ev, port, tx_done);
-    net *n = p->owner->owner;
     packet *pkt = p->tx_pkt;
-    (void)ctx;
     if (pkt->kind == PKT_FCP || pkt->kind == PKT_PAUSE) { /* no class counts them */
         p->tx_other_bytes += pkt->frame_bytes;
         p->tx_other_wire_bytes += wire_line_bytes(pkt);
@@ -506,7 +522,7 @@ static void port_tx_done(void *ctx, event *ev)
             n->tx_classes |= (uint8_t)(1u << pkt->prio);
     }
     n->packet_hops++;
-    net_tenant_ctr *tc = net_tenant_of(n, pkt);
+    net_tenant_ctr *tc = fast ? NULL : net_tenant_of(n, pkt);
     if (tc)
         tenant_count_tx(tc, p, pkt);
     /* tx_pkt stays set while the buffer is released, so a RESUME that the release triggers on
@@ -522,7 +538,23 @@ static void port_tx_done(void *ctx, event *ev)
         if (wire_push(&p->fly, pkt, n->sim->now + p->deliver_ps))
             sim_at(n->sim, &p->arrive, n->sim->now + p->deliver_ps);
     }
-    port_next_inline(n, p);
+    port_next_inline(n, p, fast);
+}
+
+/* The transmit-done event's handlers: the general one, and the copy for the common features
+ * that net_hot_path_select installs (net.fast). */
+static void port_tx_done(void *ctx, event *ev)
+{
+    port *p = CONTAINER_OF(ev, port, tx_done);
+    (void)ctx;
+    tx_done(p->owner->owner, p, false);
+}
+
+static void port_tx_done_fast(void *ctx, event *ev)
+{
+    port *p = CONTAINER_OF(ev, port, tx_done);
+    (void)ctx;
+    tx_done(p->owner->owner, p, true);
 }
 
 static inline void enqueue(port *out, packet *pkt)
@@ -861,13 +893,9 @@ void net_pfc_finish(net *n)
 
 /* ---- arrival and forwarding -------------------------------------------------------------- */
 
-static void port_arrive(void *ctx, event *ev)
+static inline __attribute__((always_inline)) void arrive(net *n, port *p, node *peer, bool fast)
 {
-    port *p = CONTAINER_OF(ev, port, arrive);
-    node *peer = p->peer_owner; /* p->peer->owner, without reading the receiving port */
-    net *n = peer->owner; /* the receiver's node, which the frame needs anyway (not p's) */
     packet *pkt = fifo_pop(&p->fly);
-    (void)ctx;
     if (p->fly.head)
         sim_at(n->sim, &p->arrive, pkt->t_next);
     if (pkt->kind == PKT_PAUSE) {
@@ -876,7 +904,7 @@ static void port_arrive(void *ctx, event *ev)
         return;
     }
     if (peer->kind == NODE_HOST) {
-        if (n->ib && p->ib)
+        if (!fast && n->ib && p->ib)
             ib_free(n, p->peer, pkt->prio, ib_blocks(pkt->frame_bytes)); /* the HCA takes it */
         if (pkt->dst == peer->index)
             n->rx(n->host_ctx, peer, pkt);
@@ -884,8 +912,24 @@ static void port_arrive(void *ctx, event *ev)
             host_relay(n, peer, pkt);
     } else {
         pkt->in_port = (uint16_t)p->peer_index;
-        switch_receive(n, peer, pkt);
+        switch_receive(n, peer, pkt, fast);
     }
+}
+
+/* The arrival event's handlers, as port_tx_done's. The net is the receiver's (its node the
+ * frame needs anyway), not p's. */
+static void port_arrive(void *ctx, event *ev)
+{
+    port *p = CONTAINER_OF(ev, port, arrive);
+    (void)ctx;
+    arrive(p->peer_owner->owner, p, p->peer_owner, false);
+}
+
+static void port_arrive_fast(void *ctx, event *ev)
+{
+    port *p = CONTAINER_OF(ev, port, arrive);
+    (void)ctx;
+    arrive(p->peer_owner->owner, p, p->peer_owner, true);
 }
 
 /*
@@ -900,28 +944,30 @@ static void port_arrive(void *ctx, event *ev)
  * (they are consumed by the receiving MAC, and their dst names no host).
  */
 static inline __attribute__((always_inline)) void
-port_prefetch_events(void *ctx, const event *far, const event *mid, const event *near)
+prefetch_events(void *ctx, const event *far, const event *mid, const event *near, bool fast)
 {
     const net *n = ctx;
+    const event_fn arrive_fn = fast ? port_arrive_fast : port_arrive;
+    const event_fn tx_done_fn = fast ? port_tx_done_fast : port_tx_done;
     if (far) {
-        if (far->fn == port_arrive) {
+        if (far->fn == arrive_fn) {
             const port *p = CONTAINER_OF(far, port, arrive);
             __builtin_prefetch(p->fly.head);
             __builtin_prefetch(p->peer_owner);
-        } else if (far->fn == port_tx_done) {
+        } else if (far->fn == tx_done_fn) {
             const port *p = CONTAINER_OF(far, port, tx_done);
             __builtin_prefetch(p->tx_pkt);
             __builtin_prefetch(&p->arrive);    /* line 0: the wire, the queue total */
             /* line 2 (the port's index, IB credits, the DRE): a frame's start reads it at a
              * host port (the NIC's pull) or with IB or the DRE on, not at an Ethernet switch
              * port otherwise; a host is one of the first n_hosts nodes */
-            if (n->dre_on || n->ib || (const node *)p->owner < n->nodes + n->n_hosts)
+            if ((!fast && (n->dre_on || n->ib)) || (const node *)p->owner < n->nodes + n->n_hosts)
                 __builtin_prefetch(&p->dre_bytes);
             __builtin_prefetch(p->owner);
         }
     }
     if (mid) {
-        if (mid->fn == port_arrive) {
+        if (mid->fn == arrive_fn) {
             const port *p = CONTAINER_OF(mid, port, arrive);
             const packet *pkt = p->fly.head;
             const node *sw = p->peer_owner;
@@ -935,7 +981,7 @@ port_prefetch_events(void *ctx, const event *far, const event *mid, const event 
                 if (sw->fib_cls)
                     __builtin_prefetch(&sw->fib_cls[n->host_cls[pkt->dst]]);
             }
-        } else if (mid->fn == port_tx_done) {
+        } else if (mid->fn == tx_done_fn) {
             const port *p = CONTAINER_OF(mid, port, tx_done);
             const packet *pkt = p->tx_pkt;
             if (pkt) {
@@ -944,7 +990,8 @@ port_prefetch_events(void *ctx, const event *far, const event *mid, const event 
                 __builtin_prefetch(p->fly.tail); /* the frame this one is linked behind */
                 /* line 3 (the ECN counter, the cold block) only when the next frame may be
                  * marked as it leaves: its class's queue, a part of this total, is over Kmin */
-                if (n->ecn_on && n->ecn_at_dequeue && p->q_total_bytes > n->ecn_kmin_bytes)
+                if (n->ecn_on && (fast || n->ecn_at_dequeue) &&
+                    p->q_total_bytes > n->ecn_kmin_bytes)
                     __builtin_prefetch(&p->cold);
                 const node *o = p->owner;
                 if (o->kind == NODE_SWITCH) /* the release: the ingress class line */
@@ -954,7 +1001,7 @@ port_prefetch_events(void *ctx, const event *far, const event *mid, const event 
             }
         }
     }
-    if (near && near->fn == port_tx_done) {
+    if (near && near->fn == tx_done_fn) {
         const port *p = CONTAINER_OF(near, port, tx_done);
         const node *o = p->owner;
         if (!p->tx_pkt)
@@ -965,7 +1012,7 @@ port_prefetch_events(void *ctx, const event *far, const event *mid, const event 
             __builtin_prefetch(p->cls[c].q.head);
             /* a frame marked as it leaves counts in the port's cold block (line 3 points to
              * it; the mid stage asked for that line under the same condition) */
-            if (n->ecn_on && n->ecn_at_dequeue && p->cls[c].q_bytes > n->ecn_kmin_bytes &&
+            if (n->ecn_on && (fast || n->ecn_at_dequeue) && p->cls[c].q_bytes > n->ecn_kmin_bytes &&
                 p->cold)
                 __builtin_prefetch(&p->cold->prio_ecn_marked[c]);
         }
@@ -973,7 +1020,7 @@ port_prefetch_events(void *ctx, const event *far, const event *mid, const event 
             o->owner->pull_prefetch(o->owner->host_ctx, o, p, 1);
         return;
     }
-    if (near && near->fn == port_arrive) {
+    if (near && near->fn == arrive_fn) {
         /* the egress port of an arriving frame, when the choice is known ahead */
         const port *p = CONTAINER_OF(near, port, arrive);
         const packet *pkt = p->fly.head;
@@ -1009,9 +1056,21 @@ port_prefetch_events(void *ctx, const event *far, const event *mid, const event 
         /* an idle egress starts the frame at once: port_next reads and port_start_tx writes
          * the transmitter's line (a switch port's line 2 only with IB or the DRE on) */
         __builtin_prefetch(&out->tx_done);
-        if (n->dre_on || n->ib)
+        if (!fast && (n->dre_on || n->ib))
             __builtin_prefetch(&out->dre_bytes);
     }
+}
+
+static inline __attribute__((always_inline)) void
+port_prefetch_events(void *ctx, const event *far, const event *mid, const event *near)
+{
+    prefetch_events(ctx, far, mid, near, false);
+}
+
+static inline __attribute__((always_inline)) void
+port_prefetch_events_fast(void *ctx, const event *far, const event *mid, const event *near)
+{
+    prefetch_events(ctx, far, mid, near, true);
 }
 
 void net_prefetch(void *ctx, const event *far, const event *mid, const event *near)
@@ -1022,6 +1081,14 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
 /* The simulation's loop with the hook above inlined (sim_loop.h): topo.c installs it as
  * sim.loop together with net_prefetch as sim.prefetch. */
 uint64_t net_run_loop(sim *s) { return sim_loop(s, port_prefetch_events); }
+
+/* The same for the common features' frame path (net.fast): net_hot_path_select puts these in
+ * their place, and the hook then knows the handlers by their fast copies. */
+static void net_prefetch_fast(void *ctx, const event *far, const event *mid, const event *near)
+{
+    port_prefetch_events_fast(ctx, far, mid, near);
+}
+static uint64_t net_run_loop_fast(sim *s) { return sim_loop(s, port_prefetch_events_fast); }
 
 /*
  * Arrival over a link direction with a bit error rate (link-ber): the receiver's MAC checks the
@@ -1081,7 +1148,7 @@ void net_port_ber(net *n, port *p, port_ber *b)
     (void)n;
     p->ber = b;
     /* the event may be queued: only its handler changes */
-    p->arrive.fn = b ? port_arrive_ber : port_arrive;
+    p->arrive.fn = b ? port_arrive_ber : n->fast ? port_arrive_fast : port_arrive;
 }
 
 void net_link_rate(net *n, port *p, uint64_t rate_bps)
@@ -1127,6 +1194,36 @@ static bool trim(net *n, node *sw, port *out, packet *pkt)
     return true;
 }
 
+/* The features the common frame path compiles out (net.fast). */
+static bool hot_path_common(const net *n)
+{
+    return !n->ib && !n->dre_on && !n->tap && !n->int_on && !n->dwrr && !n->vxlan &&
+           !n->trimming && !n->qp_tenant && n->ecn_at_dequeue;
+}
+
+void net_hot_path_select(net *n)
+{
+    bool fast = hot_path_common(n) && !env_value_off(getenv("WR_FAST_PATH"));
+    n->fast = fast;
+    /* the handlers (a fault's own, port_arrive_ber, stays), then the loop with its hook */
+    for (uint32_t i = 0; i < n->n_ports; i++) {
+        port *p = n->ports[i];
+        if (p->arrive.fn == port_arrive || p->arrive.fn == port_arrive_fast)
+            p->arrive.fn = fast ? port_arrive_fast : port_arrive;
+        if (p->tx_done.fn == port_tx_done || p->tx_done.fn == port_tx_done_fast)
+            p->tx_done.fn = fast ? port_tx_done_fast : port_tx_done;
+    }
+    sim *s = n->sim;
+    if (s && (s->prefetch == net_prefetch || s->prefetch == net_prefetch_fast))
+        sim_set_prefetch(s, fast ? net_prefetch_fast : net_prefetch, n,
+                         fast ? net_run_loop_fast : net_run_loop);
+}
+
+bool net_hot_path_consistent(const net *n)
+{
+    return !n->fast || hot_path_common(n);
+}
+
 void net_port_kick(net *n, port *p)
 {
     if (!p->tx_busy && p->up)
@@ -1143,7 +1240,8 @@ static inline bool guess_matches(const struct net_guess *m, const node *sw, cons
 
 /* Take a frame that has fully arrived at switch `sw` through ingress port index pkt->in_port.
  * Inlined into port_arrive, where every switch hop comes from (issue #17, eleventh round). */
-static inline __attribute__((always_inline)) void switch_receive(net *n, node *sw, packet *pkt)
+static inline __attribute__((always_inline)) void switch_receive(net *n, node *sw, packet *pkt,
+                                                                 bool fast)
 {
     uint32_t gid = net_fib(sw, pkt->dst);
     pkt->hops++;
@@ -1170,7 +1268,7 @@ static inline __attribute__((always_inline)) void switch_receive(net *n, node *s
         net_drop(n, out, pkt, DROP_LINK_DOWN);
         return;
     }
-    if (n->vxlan == VTEP_LEAF + 1 && sw->tier != TIER_SCALE_UP) {
+    if (!fast && n->vxlan == VTEP_LEAF + 1 && sw->tier != TIER_SCALE_UP) {
         /* leaf VTEP (vxlan.c): encapsulate what comes from a host and goes on to a switch,
          * decapsulate what comes from a switch and goes to a host; the buffer holds the frame
          * as it will leave */
@@ -1181,7 +1279,7 @@ static inline __attribute__((always_inline)) void switch_receive(net *n, node *s
         else if (from_sw && !to_sw)
             pkt->frame_bytes -= WIRE_VXLAN_OVERHEAD;
     }
-    if (n->ib && in->ib) {
+    if (!fast && n->ib && in->ib) {
         /* InfiniBand (in->ib is set exactly when in->peer->ib is: ib_setup gates both
          * directions of a link): the frame holds its input port's VL buffer, which the
          * upstream's credits guarantee has room; FECN (IB CC) when the egress VL queue is over
@@ -1248,7 +1346,7 @@ static inline __attribute__((always_inline)) void switch_receive(net *n, node *s
         /* lossy: dynamic threshold on the egress queue, and the frame must fit */
         uint64_t limit = (uint64_t)(((unsigned __int128)free_sh * sw->buf.alpha_q16) >> 16);
         if (fb > free_sh || out->cls[prio].q_bytes >= limit) {
-            if (n->trimming && (pkt->flags & PKT_F_TRIMMABLE) && trim(n, sw, out, pkt))
+            if (!fast && n->trimming && (pkt->flags & PKT_F_TRIMMABLE) && trim(n, sw, out, pkt))
                 return;
             net_drop(n, out, pkt, DROP_BUFFER_FULL);
             return;
@@ -1256,11 +1354,11 @@ static inline __attribute__((always_inline)) void switch_receive(net *n, node *s
         pkt->pfc_pool = PFC_POOL_LOSSY;
         sw->buf.used_bytes += fb;
     }
-    if (n->ecn_on && !n->ecn_at_dequeue)
+    if (!fast && n->ecn_on && !n->ecn_at_dequeue)
         ecn_mark(n, sw, out, pkt, out->cls[prio].q_bytes); /* the bytes ahead of it */
     enqueue(out, pkt);
     if (!out->tx_busy)
-        port_next_inline(n, out);
+        port_next_inline(n, out, fast);
 }
 
 /* ---- deadlock detection ------------------------------------------------------------------ */

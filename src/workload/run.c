@@ -898,6 +898,7 @@ void run_isolated_baselines(run *r)
         run *alone = run_build(sc, (int)j, &e);
         if (!alone)
             continue; /* cannot happen: the shared run built */
+        net_hot_path_select(alone->net);
         sim_run(&alone->sim);
         job_result jr;
         memset(&jr, 0, sizeof jr);
@@ -1432,7 +1433,10 @@ void run_execute(run *r, sim_progress_fn progress, void *user)
     r->sim.progress = progress;
     r->sim.progress_user = user;
     double t0 = wall_now();
+    net_hot_path_select(r->net); /* the set-up (telemetry, tenants) is complete */
     sim_run(&r->sim);
+    SIM_ASSERT(net_hot_path_consistent(r->net),
+               "a feature of the frame path changed during the run (net_hot_path_select)");
     double wall = wall_now() - t0;
     /* Packets the run no longer holds go back to the system before the records are built
      * (collect): at 32,768 GPUs the pool's 590 MiB and the 200 MiB of port records would
