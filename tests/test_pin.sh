@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # test_pin.sh — the results pin: each scenario of tests/pin/ (ECMP + PFC/DCQCN, spray, UET with
 # trimming, PFC incast with DWRR, HPCC's INT, a ring all_reduce, a training job, InfiniBand
-# credits, VXLAN with flowlets and link faults) is run and the SHA-256 of every result file is
-# compared with tests/pin/pins.sha256: summary.json without the fields that measure the machine
-# (wall_s, events_per_s, peak_rss_bytes, setup_s) and the tool's version, and every CSV as
-# written. A change to the engine that is meant to be invisible (a faster event queue, a struct
+# credits, VXLAN with flowlets and link faults, the same faults with the default features) is run
+# and the SHA-256 of every result file is compared with tests/pin/pins.sha256: summary.json
+# without the fields that measure the machine (wall_s, events_per_s, peak_rss_bytes, setup_s)
+# and the tool's version, and every CSV as written. A change to the engine that is meant to be invisible (a faster event queue, a struct
 # laid out for the cache) must leave every line as it is; it proves "byte-identical results
 # before and after" file by file, in Debug and Release alike. Each scenario runs three ways:
 # as it comes, with the prefetch hook forced on, and with the hook on and the general frame
