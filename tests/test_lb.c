@@ -25,6 +25,14 @@ static run *start(scenario *sc, const char *yaml)
     return tl_start(sc, "lb.yaml", yaml, NULL, 0);
 }
 
+/* start()'s run and its network (NULL, and a failed check, when it does not build). */
+static net *start_net(scenario *sc, const char *yaml, run **r)
+{
+    *r = start(sc, yaml);
+    CHECK(*r != NULL);
+    return *r ? run_net_mut(*r) : NULL;
+}
+
 typedef struct spread {
     uint64_t up_bytes[8];
     uint32_t used, crowded;    /* uplinks carrying any bytes / at least two flows' worth */
@@ -203,11 +211,10 @@ static void tiers_case(const char *fabric, const char *hash, uint32_t src, uint3
              "  - {kind: traffic, pattern: incast, hosts: [%u, %u], size: 4KB}\n",
              fabric, hash, src, dst);
     scenario sc;
-    run *r = start(&sc, y);
-    CHECK(r != NULL);
-    if (!r)
+    run *r;
+    net *n = start_net(&sc, y, &r);
+    if (!n)
         return;
-    net *n = run_net_mut(r);
     const node *h = n->hosts[src];
     node *leaf = h->ports[h->net_port].peer->owner;
     const ecmp_group *g1 = &n->groups[net_fib(leaf, dst)];
@@ -286,11 +293,10 @@ static void pick_case(const char *lb, bool vxlan)
              vxlan ? ", vtep: leaf" : "", lb, vxlan ? "tenants: [{name: blue, vni: 10010}]\n" : "",
              vxlan ? ", tenant: blue" : "");
     scenario sc;
-    run *r = start(&sc, y);
-    CHECK(r != NULL);
-    if (!r)
+    run *r;
+    net *n = start_net(&sc, y, &r);
+    if (!n)
         return;
-    net *n = run_net_mut(r);
     rng g;
     rng_init(&g, 11, RNG_ID(RNG_KIND_TEST, 12));
     packet pkt;
@@ -311,11 +317,12 @@ static void pick_case(const char *lb, bool vxlan)
         }
     }
     if (bad)
-        printf("  %s%s: %llu of %llu picks differ\n", lb, vxlan ? " (VXLAN)" : "", (unsigned long long)bad,
-               (unsigned long long)tried);
+        printf("  %s%s: %llu of %llu picks differ\n", lb, vxlan ? " (VXLAN)" : "",
+               (unsigned long long)bad, (unsigned long long)tried);
     CHECK_EQ_U64(bad, 0);
     CHECK(tried > 1000);
     run_free(r);
+    scenario_free(&sc);
 }
 
 static void test_pick_is_the_hash(void)
