@@ -36,7 +36,12 @@ _Static_assert(SIM_PREFETCH_LINE > SIM_PREFETCH_FAR && SIM_PREFETCH_FAR > SIM_PR
                    SIM_PREFETCH_MID > SIM_PREFETCH_NEAR,
                "sim_run's span test covers the farthest place");
 
-static inline __attribute__((always_inline)) uint64_t sim_loop(sim *s, sim_prefetch_fn pf)
+/* A model's own dispatch (sim_loop_with): runs the event, calling the handlers it knows
+ * directly (inlined into the loop) and ev->fn for the rest. */
+typedef void (*sim_dispatch_fn)(sim *s, event *ev);
+
+static inline __attribute__((always_inline)) uint64_t sim_loop_with(sim *s, sim_prefetch_fn pf,
+                                                                    sim_dispatch_fn dispatch)
 {
     SIM_ASSERT(!(s->progress_every & (s->progress_every - 1)),
                "progress_every must be a power of two, got %llu",
@@ -82,7 +87,10 @@ static inline __attribute__((always_inline)) uint64_t sim_loop(sim *s, sim_prefe
         }
         s->now = t;
         s->events++;
-        ev->fn(s, ev);
+        if (dispatch)
+            dispatch(s, ev);
+        else
+            ev->fn(s, ev);
         if (__builtin_expect(s->drain != NULL, 0) && *s->drain == 0)
             break;
         if (__builtin_expect(s->progress != NULL, 0) &&
@@ -90,6 +98,11 @@ static inline __attribute__((always_inline)) uint64_t sim_loop(sim *s, sim_prefe
             s->progress(s, s->progress_user);
     }
     return s->events - start;
+}
+
+static inline __attribute__((always_inline)) uint64_t sim_loop(sim *s, sim_prefetch_fn pf)
+{
+    return sim_loop_with(s, pf, NULL);
 }
 
 #endif
