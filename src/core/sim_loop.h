@@ -1,12 +1,15 @@
 /*
- * sim_loop.h — THE hot loop (sim_run), as an inline template over the prefetch hook.
+ * sim_loop.h — THE hot loop (sim_run), as an inline template over the prefetch hook and the
+ * dispatch.
  *
  * sim.c's sim_run instantiates it with the hook the simulation holds (a call through a pointer,
  * or none). A model whose hook is fixed instantiates it with that function (port.c's
  * net_run_loop with net_prefetch) and installs the copy as sim.loop: the hook is then inlined
  * into the loop, which saves its call, its frame and the reloads around it on every event
- * (issue #17, ninth round). Both copies run the same events in the same order; only the
- * compiler's view of the hook differs. Include only where a loop is instantiated.
+ * (issue #17, ninth round). Such a model may also give a dispatch (sim_loop_with) that runs
+ * the handlers it knows inlined and ev->fn for the rest (issue #17, twelfth round). All copies
+ * run the same events in the same order; only the compiler's view of the hook and handlers
+ * differs. Include only where a loop is instantiated.
  */
 #ifndef WR_CORE_SIM_LOOP_H
 #define WR_CORE_SIM_LOOP_H
