@@ -179,9 +179,10 @@ static uint32_t pick_ecmp(void *ctx, node *sw, const ecmp_group *g, const packet
 }
 
 /* pick_ecmp for the default hash (CRC-32 of all five fields of the RoCEv2 header, no VXLAN
- * outer header): the same value with the constant fields folded in and no dispatch, called
- * once a switch hop and once more ahead of it by the prefetch hook (issue #17, twelfth round:
- * lb_hash and its call were 3 % of a fat tree's instructions). test_lb compares the two. */
+ * outer header): the same value with the constant fields folded in and no dispatch. Every
+ * switch hop asks it, through the prefetch hook's guess or, where no guess applies, in the hop
+ * (issue #17, twelfth round: lb_hash and its call were 3 % of a fat tree's instructions).
+ * test_lb compares the two. */
 static uint32_t pick_ecmp_crc32(void *ctx, node *sw, const ecmp_group *g, const packet *pkt)
 {
     (void)ctx;

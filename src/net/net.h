@@ -287,8 +287,8 @@ uint64_t net_port_rx_bytes(const port *p, uint64_t *packets);
 void net_prefetch(void *ctx, const event *far, const event *mid, const event *near);
 /* Chooses the frame path for the run about to start (net.fast): the copy for the common
  * features when the net has none of the others, unless WR_FAST_PATH=0 (or off, no, false) in
- * the environment asks for the general one. Call when the set-up is complete, before sim_run; a run
- * whose features change later must call it again. */
+ * the environment asks for the general one. Call when the set-up is complete, before
+ * sim_run; a run whose features change later must call it again. */
 void net_hot_path_select(net *n);
 /* Whether net.fast is still what net_hot_path_select would choose (the run's end checks). */
 bool net_hot_path_consistent(const net *n);
@@ -443,9 +443,10 @@ struct net {
     } guess[2];
     uint8_t guess_next; /* the slot the hook writes next */
     /* The frame path compiled for the common features (net_hot_path_select): none of IB, the
-     * DRE, a packet tap, INT, DWRR, VXLAN, trimming and tenants, ECN marked at dequeue. The
-     * handlers test this once and run a copy of their code in which those tests are constants
-     * (port.c); the results are the same either way (test_pin runs both). */
+     * DRE, a packet tap, INT, DWRR, VXLAN, trimming and tenants, ECN marked at dequeue. Its
+     * ports' events then run the copy of the handlers in which those tests are constants
+     * (port.c), and port_next, called from elsewhere, picks its copy by this flag; the results
+     * are the same either way (test_pin runs both). */
     bool fast;
     bool dre_on;               /* some policy reads the ports' DRE load (net_port_dre): kept
                                 * up to date only then (lb_install) */

@@ -493,8 +493,11 @@ static void tenant_count_tx(net_tenant_ctr *c, const port *p, const packet *pkt)
     }
 }
 
-static inline __attribute__((always_inline)) void tx_done(net *n, port *p, bool fast)
+/* The end of p's transmission (its event: port_tx_done, port_tx_done_fast, or the loops'
+ * dispatch). */
+static inline __attribute__((always_inline)) void tx_done(port *p, bool fast)
 {
+    net *n = p->owner->owner;
     packet *pkt = p->tx_pkt;
     if (pkt->kind == PKT_FCP || pkt->kind == PKT_PAUSE) { /* no class counts them */
         p->tx_other_bytes += pkt->frame_bytes;
@@ -545,16 +548,14 @@ static inline __attribute__((always_inline)) void tx_done(net *n, port *p, bool 
  * that net_hot_path_select installs (net.fast). */
 static void port_tx_done(void *ctx, event *ev)
 {
-    port *p = CONTAINER_OF(ev, port, tx_done);
     (void)ctx;
-    tx_done(p->owner->owner, p, false);
+    tx_done(CONTAINER_OF(ev, port, tx_done), false);
 }
 
 static void port_tx_done_fast(void *ctx, event *ev)
 {
-    port *p = CONTAINER_OF(ev, port, tx_done);
     (void)ctx;
-    tx_done(p->owner->owner, p, true);
+    tx_done(CONTAINER_OF(ev, port, tx_done), true);
 }
 
 static inline void enqueue(port *out, packet *pkt)
@@ -893,8 +894,12 @@ void net_pfc_finish(net *n)
 
 /* ---- arrival and forwarding -------------------------------------------------------------- */
 
-static inline __attribute__((always_inline)) void arrive(net *n, port *p, node *peer, bool fast)
+/* The frame at the head of p's wire reaches the peer (its event: port_arrive, port_arrive_fast,
+ * or the loops' dispatch). */
+static inline __attribute__((always_inline)) void arrive(port *p, bool fast)
 {
+    node *peer = p->peer_owner; /* p->peer->owner, without reading the receiving port */
+    net *n = peer->owner; /* the receiver's node, which the frame needs anyway (not p's) */
     packet *pkt = fifo_pop(&p->fly);
     if (p->fly.head)
         sim_at(n->sim, &p->arrive, pkt->t_next);
@@ -916,20 +921,17 @@ static inline __attribute__((always_inline)) void arrive(net *n, port *p, node *
     }
 }
 
-/* The arrival event's handlers, as port_tx_done's. The net is the receiver's (its node the
- * frame needs anyway), not p's. */
+/* The arrival event's handlers, as port_tx_done's. */
 static void port_arrive(void *ctx, event *ev)
 {
-    port *p = CONTAINER_OF(ev, port, arrive);
     (void)ctx;
-    arrive(p->peer_owner->owner, p, p->peer_owner, false);
+    arrive(CONTAINER_OF(ev, port, arrive), false);
 }
 
 static void port_arrive_fast(void *ctx, event *ev)
 {
-    port *p = CONTAINER_OF(ev, port, arrive);
     (void)ctx;
-    arrive(p->peer_owner->owner, p, p->peer_owner, true);
+    arrive(CONTAINER_OF(ev, port, arrive), true);
 }
 
 /*
@@ -1084,15 +1086,12 @@ void net_prefetch(void *ctx, const event *far, const event *mid, const event *ne
  * round). Everything else goes through ev->fn. */
 static inline __attribute__((always_inline)) void dispatch(sim *s, event *ev, bool fast)
 {
-    if (ev->fn == (fast ? port_tx_done_fast : port_tx_done)) {
-        port *p = CONTAINER_OF(ev, port, tx_done);
-        tx_done(p->owner->owner, p, fast);
-    } else if (ev->fn == (fast ? port_arrive_fast : port_arrive)) {
-        port *p = CONTAINER_OF(ev, port, arrive);
-        arrive(p->peer_owner->owner, p, p->peer_owner, fast);
-    } else {
+    if (ev->fn == (fast ? port_tx_done_fast : port_tx_done))
+        tx_done(CONTAINER_OF(ev, port, tx_done), fast);
+    else if (ev->fn == (fast ? port_arrive_fast : port_arrive))
+        arrive(CONTAINER_OF(ev, port, arrive), fast);
+    else
         ev->fn(s, ev);
-    }
 }
 static inline __attribute__((always_inline)) void dispatch_general(sim *s, event *ev)
 {
