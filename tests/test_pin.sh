@@ -4,9 +4,10 @@
 # credits, VXLAN with flowlets and link faults, the same faults with the default features) is run
 # and the SHA-256 of every result file is compared with tests/pin/pins.sha256: summary.json
 # without the fields that measure the machine (wall_s, events_per_s, peak_rss_bytes, setup_s)
-# and the tool's version, and every CSV as written. A change to the engine that is meant to be invisible (a faster event queue, a struct
-# laid out for the cache) must leave every line as it is; it proves "byte-identical results
-# before and after" file by file, in Debug and Release alike. Each scenario runs three ways:
+# and the tool's version, and every CSV as written. A change to the engine that is meant to be
+# invisible (a faster event queue, a struct laid out for the cache) must leave every line as it
+# is; it proves "byte-identical results before and after" file by file, in Debug and Release
+# alike. Each scenario runs three ways:
 # as it comes, with the prefetch hook forced on, and with the hook on and the general frame
 # path forced (WR_FAST_PATH=0): the scenarios with the default features otherwise take the copy
 # of the frame path compiled for them (port.c, net.fast), so both copies are pinned.
